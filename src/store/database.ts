@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from '../../db/schema.js';
+
+/** The committed drizzle-kit migrations, found from this file rather than from the working directory. */
+export const migrationsFolder = fileURLToPath(new URL('../../db/migrations', import.meta.url));
+
+const migrationAttempts = 5;
+
+/**
+ * Opens (creating if needed) the SQLite database at `path` and brings its schema up to date.
+ * Safe to call from several processes on one file at once, and again on an open file.
+ */
+export function openDatabase(path: string): BetterSqlite3.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new BetterSqlite3(path);
+  try {
+    // busy_timeout first: the journal-mode switch and the migrations may wait for another process.
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    applyMigrations(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function applyMigrations(db: BetterSqlite3.Database): void {
+  // Two processes starting on a fresh file can both decide that a migration is missing; the second
+  // then fails inside its own transaction (for example "table already exists") and rolls back.
+  // Running migrate() again re-reads the journal table and finds nothing left to do.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      migrate(drizzle(db, { schema }), { migrationsFolder });
+      return;
+    } catch (error) {
+      if (attempt >= migrationAttempts) throw error;
+    }
+  }
+}
