@@ -1,0 +1,110 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Document } from 'openapi-backend';
+import type { Config } from './config.js';
+import { ResponseContract } from './contract/responseContract.js';
+import { loadServedArtifacts } from './contract/servedArtifacts.js';
+import { createHttpAdapter } from './http/httpAdapter.js';
+import { SqliteRateLimiter } from './limits/rateLimiter.js';
+import type { Logger } from './logger.js';
+import { toErrorReply } from './portfolio/errors.js';
+import { createPortfolioApi } from './portfolio/portfolioApi.js';
+import { createApiKeyStore } from './store/apiKeys.js';
+import { openDatabase } from './store/database.js';
+import { createPortfolioReader } from './store/portfolioContent.js';
+
+export interface RunningApp {
+  /** The address the server listens on, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** The base URL the served downloads name. */
+  publicBaseUrl: string;
+  server: Server;
+  db: BetterSqlite3.Database;
+  /** Stops accepting connections, lets open requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface AppDependencies {
+  now?: () => number;
+  logger: Logger;
+  /** An already opened database; otherwise `config.databasePath` is opened. */
+  db?: BetterSqlite3.Database;
+}
+
+/** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
+export async function startApp(config: Config, deps: AppDependencies): Promise<RunningApp> {
+  const now = deps.now ?? Date.now;
+  const db = deps.db ?? openDatabase(config.databasePath);
+  const apiKeys = createApiKeyStore(db, { now });
+  const rateLimiter = new SqliteRateLimiter(db, now);
+
+  // The public base URL may depend on the port the OS picks, so the APIs are built after listen.
+  let handler: ReturnType<typeof createHttpAdapter> | undefined;
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    if (handler) handler(req, res);
+    else {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end('{"error":{"code":"internal_error","status":503,"message":"Starting up.","requestId":"startup"}}');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  const publicBaseUrl = config.publicBaseUrl || `http://localhost:${address.port}`;
+
+  const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
+  const portfolioApi = await createPortfolioApi({
+    document: portfolioArtifacts.document as Document,
+    findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
+    content: createPortfolioReader(db),
+    rateLimiter,
+    rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
+    downloads: portfolioArtifacts,
+    now,
+    logger: deps.logger,
+  });
+  handler = createHttpAdapter({
+    apis: [
+      {
+        api: portfolioApi,
+        responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
+        errorReply: (error, requestId) => toErrorReply(error, requestId, deps.logger),
+      },
+    ],
+    responseValidation: config.responseValidation,
+    logger: deps.logger,
+    logRequests: config.logRequests,
+    now,
+  });
+
+  const purgeEveryMs = 10 * 60 * 1000;
+  const purgeTimer = setInterval(() => {
+    rateLimiter.purgeWindowsBefore(now() - Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000));
+  }, purgeEveryMs);
+  purgeTimer.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    publicBaseUrl,
+    server,
+    db,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        clearInterval(purgeTimer);
+        server.close(() => {
+          if (!deps.db) db.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

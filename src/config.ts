@@ -1,0 +1,82 @@
+import path from 'node:path';
+
+export type ResponseValidationMode = 'off' | 'warn' | 'enforce';
+
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  /** Base URL written into the served specifications and Postman collections. */
+  publicBaseUrl: string;
+  /** Default allowance per API key and window of the Portfolio Read API. */
+  portfolioRateLimit: number;
+  portfolioRateWindowSeconds: number;
+  responseValidation: ResponseValidationMode;
+  /** Load the demo data set when the database is empty at start-up. */
+  loadDemoData: boolean;
+  logRequests: boolean;
+}
+
+/** Every environment variable the server reads, documented once; the README's table mirrors it. */
+export const ENVIRONMENT_VARIABLES = [
+  { name: 'PORT', default: '3000', description: 'TCP port to listen on (0 picks a free port).' },
+  { name: 'HOST', default: '0.0.0.0', description: 'Interface to listen on.' },
+  { name: 'DATABASE_PATH', default: 'data/app.db', description: 'SQLite database file; created and migrated at start-up.' },
+  {
+    name: 'PUBLIC_BASE_URL',
+    default: 'http://localhost:<PORT>',
+    description: 'Base URL that the served openapi.json/openapi.yaml/postman.json name as their server.',
+  },
+  { name: 'PORTFOLIO_RATE_LIMIT', default: '120', description: 'Requests allowed per API key and window (a key may carry its own allowance).' },
+  { name: 'PORTFOLIO_RATE_WINDOW_SECONDS', default: '60', description: 'Length of a rate-limit window in seconds.' },
+  {
+    name: 'RESPONSE_VALIDATION',
+    default: 'off',
+    description: 'Check every response against the contract: off, warn (log violations) or enforce (log and answer 500).',
+  },
+  { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
+  { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
+] as const;
+
+type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
+
+export class ConfigError extends Error {}
+
+function positiveInteger(name: VariableName, raw: string | undefined, fallback: number, allowZero = false): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new ConfigError(`${name} must be an integer ≥ ${allowZero ? 0 : 1}, got "${raw}"`);
+  }
+  return value;
+}
+
+function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', '1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['off', '0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = positiveInteger('PORT', env.PORT, 3000, true);
+  const responseValidation = (env.RESPONSE_VALIDATION || 'off') as ResponseValidationMode;
+  if (!['off', 'warn', 'enforce'].includes(responseValidation)) {
+    throw new ConfigError(`RESPONSE_VALIDATION must be off, warn or enforce, got "${env.RESPONSE_VALIDATION}"`);
+  }
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || '').replace(/\/+$/, '');
+  if (publicBaseUrl && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicBaseUrl)) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${env.PUBLIC_BASE_URL}"`);
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    databasePath: path.resolve(env.DATABASE_PATH || 'data/app.db'),
+    publicBaseUrl,
+    portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
+    portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
+    responseValidation,
+    loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),
+    logRequests: onOff('LOG_REQUESTS', env.LOG_REQUESTS, true),
+  };
+}

@@ -1,0 +1,137 @@
+import { OpenAPIRouter, type Operation, type Request } from 'openapi-backend';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+interface TemplateRoute {
+  pattern: RegExp;
+  /** Length of the template without its `{param}` parts: longer is more specific. */
+  specificity: number;
+  operationsByMethod: Map<string, Operation>;
+}
+
+export interface RouteMatch {
+  operation?: Operation;
+  /** Methods the matched path offers (upper case), for the `Allow` header of a 405. */
+  allowedMethods: string[];
+}
+
+function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function compileTemplate(path: string): RegExp {
+  const pattern = path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('[^/]+');
+  return new RegExp(`^${pattern}$`);
+}
+
+/**
+ * openapi-backend's router with its operation table built once.
+ *
+ * The stock router re-derives every operation with lodash and compiles one RegExp per
+ * operation on every request, so routing cost grows with the size of the API. This one keeps
+ * the same semantics (apiRoot, trailing slashes ignored, exact paths before templates, the most
+ * specific template first, 404 when no path matches, 405 when the path matches but the method
+ * does not) and answers from maps and pre-compiled patterns.
+ */
+export class PrecompiledRouter extends OpenAPIRouter {
+  private operationTable?: Operation[];
+  private operationsById?: Map<string, Operation>;
+  private exactRoutes?: Map<string, Map<string, Operation>>;
+  private templateRoutes?: TemplateRoute[];
+
+  override getOperations(): Operation[] {
+    this.operationTable ??= super.getOperations();
+    return this.operationTable;
+  }
+
+  override getOperation(operationId: string): Operation | undefined {
+    if (!this.operationsById) {
+      this.operationsById = new Map();
+      for (const operation of this.getOperations()) {
+        if (operation.operationId) this.operationsById.set(operation.operationId, operation);
+      }
+    }
+    return this.operationsById.get(operationId);
+  }
+
+  /** Finds the operation for a request, or says which methods its path offers. */
+  route(method: string, rawPath: string): RouteMatch | undefined {
+    const { exactRoutes, templateRoutes } = this.buildTables();
+    let path = rawPath.trim();
+    if (!path.startsWith('/')) path = `/${path}`;
+    const queryStart = path.indexOf('?');
+    if (queryStart >= 0) path = path.slice(0, queryStart);
+    if (!this.underApiRoot(path)) return undefined;
+    const normalizedPath = this.normalizePath(path);
+    const normalizedMethod = method.trim().toLowerCase();
+
+    const exact = exactRoutes.get(normalizedPath);
+    const exactOperation = exact?.get(normalizedMethod);
+    if (exact && exactOperation) return { operation: exactOperation, allowedMethods: allowedMethodsOf(exact) };
+
+    let firstMatchingTemplate: TemplateRoute | undefined;
+    for (const route of templateRoutes) {
+      if (!route.pattern.test(normalizedPath)) continue;
+      const operation = route.operationsByMethod.get(normalizedMethod);
+      if (operation) return { operation, allowedMethods: allowedMethodsOf(route.operationsByMethod) };
+      firstMatchingTemplate ??= route;
+    }
+    const pathOwner = exact ?? firstMatchingTemplate?.operationsByMethod;
+    return pathOwner ? { allowedMethods: allowedMethodsOf(pathOwner) } : undefined;
+  }
+
+  override matchOperation(req: Request): Operation | undefined;
+  override matchOperation(req: Request, strict: boolean): Operation;
+  override matchOperation(req: Request, strict?: boolean): Operation | undefined {
+    const match = this.route(req.method, req.path);
+    if (match?.operation) return match.operation;
+    if (!strict) return undefined;
+    if (match) throw new Error('405-methodNotAllowed: this method is not registered for the route');
+    throw new Error('404-notFound: no route matches request');
+  }
+
+  /** The stock router keeps this check private; the same rule: the root itself or a child of it. */
+  private underApiRoot(path: string): boolean {
+    if (this.apiRoot === '/') return path.startsWith('/');
+    const root = this.apiRoot.replace(/\/$/, '');
+    return path === root || path.startsWith(`${root}/`);
+  }
+
+  private buildTables(): { exactRoutes: Map<string, Map<string, Operation>>; templateRoutes: TemplateRoute[] } {
+    if (this.exactRoutes && this.templateRoutes) {
+      return { exactRoutes: this.exactRoutes, templateRoutes: this.templateRoutes };
+    }
+    const exactRoutes = new Map<string, Map<string, Operation>>();
+    const templatesByPath = new Map<string, TemplateRoute>();
+    for (const operation of this.getOperations()) {
+      if (operation.path.includes('{')) {
+        let route = templatesByPath.get(operation.path);
+        if (!route) {
+          route = {
+            pattern: compileTemplate(operation.path),
+            specificity: operation.path.replace(/\{.*?\}/g, '').length,
+            operationsByMethod: new Map(),
+          };
+          templatesByPath.set(operation.path, route);
+        }
+        route.operationsByMethod.set(operation.method, operation);
+      } else {
+        let byMethod = exactRoutes.get(operation.path);
+        if (!byMethod) {
+          byMethod = new Map();
+          exactRoutes.set(operation.path, byMethod);
+        }
+        byMethod.set(operation.method, operation);
+      }
+    }
+    // A stable sort keeps document order among templates of equal specificity, as lodash's orderBy does.
+    const templateRoutes = [...templatesByPath.values()].sort((a, b) => b.specificity - a.specificity);
+    this.exactRoutes = exactRoutes;
+    this.templateRoutes = templateRoutes;
+    return { exactRoutes, templateRoutes };
+  }
+}
+
+function allowedMethodsOf(operationsByMethod: Map<string, Operation>): string[] {
+  return HTTP_METHODS.filter((method) => operationsByMethod.has(method)).map((method) => method.toUpperCase());
+}

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Express, type Request, type Response } from 'express';
+import type { ResponseValidationMode } from '../config.js';
+import type { ContractApi, IncomingCall, Reply } from '../contract/reply.js';
+import type { ResponseContract } from '../contract/responseContract.js';
+import type { Logger } from '../logger.js';
+
+export interface MountedApi {
+  api: ContractApi;
+  responseContract: ResponseContract;
+  /** Turns anything the adapter itself cannot handle into this API's error shape. */
+  errorReply: (error: unknown, requestId: string) => Reply;
+}
+
+export interface HttpAdapterOptions {
+  /** Matched by longest path prefix; the API with prefix `/` answers everything else. */
+  apis: MountedApi[];
+  responseValidation: ResponseValidationMode;
+  logger: Logger;
+  logRequests: boolean;
+  maxBodyBytes?: number;
+  now?: () => number;
+}
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFor(header: string | string[] | undefined): string {
+  if (typeof header === 'string' && CLIENT_REQUEST_ID.test(header)) return header;
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The only place that knows Express: it turns a request into an `IncomingCall`, hands it to the
+ * API that owns the path, checks the reply against the contract when asked to, and writes it.
+ */
+export function createHttpAdapter(options: HttpAdapterOptions): Express {
+  const apis = [...options.apis].sort((a, b) => b.api.pathPrefix.length - a.api.pathPrefix.length);
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+
+  app.use(async (req: Request, res: Response) => {
+    const startedAt = process.hrtime.bigint();
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    const mounted = apis.find(({ api }) => isUnderPrefix(req.path, api.pathPrefix)) ?? apis[apis.length - 1]!;
+    let reply: Reply;
+    let operationId: string | undefined;
+    try {
+      const queryStart = req.originalUrl.indexOf('?');
+      const call: IncomingCall = {
+        method: req.method,
+        path: req.path,
+        rawQuery: queryStart >= 0 ? req.originalUrl.slice(queryStart + 1) : '',
+        headers: req.headers,
+        body: mounted.api.readsRequestBodies ? await readBody(req, maxBodyBytes) : undefined,
+        requestId,
+      };
+      ({ reply, operationId } = await mounted.api.handle(call));
+    } catch (error) {
+      reply = mounted.errorReply(error, requestId);
+    }
+    reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
+    writeReply(res, reply, requestId, req.method);
+    if (options.logRequests) {
+      options.logger.info('request', {
+        requestId,
+        method: req.method,
+        path: req.path,
+        operationId,
+        status: reply.status,
+        durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+        at: now(),
+      });
+    }
+  });
+  return app;
+}
+
+function isUnderPrefix(path: string, prefix: string): boolean {
+  return prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
+}
+
+function checkAgainstContract(
+  reply: Reply,
+  operationId: string | undefined,
+  requestId: string,
+  mounted: MountedApi,
+  options: HttpAdapterOptions,
+): Reply {
+  if (options.responseValidation === 'off' || !operationId) return reply;
+  const { headers, body } = serialize(reply, requestId);
+  const problems = mounted.responseContract.check(operationId, {
+    status: reply.status,
+    headers,
+    body: parseForCheck(body, headers['content-type']),
+  });
+  if (problems.length === 0) return reply;
+  options.logger.error('response violates the contract', { requestId, operationId, problems });
+  if (options.responseValidation === 'warn') return reply;
+  return mounted.errorReply(new Error('response violates the contract'), requestId);
+}
+
+function parseForCheck(body: string | undefined, contentType: string | undefined): unknown {
+  if (body === undefined || body === '') return undefined;
+  return contentType?.includes('json') ? JSON.parse(body) : body;
+}
+
+function serialize(reply: Reply, requestId: string): { headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
+  headers['x-request-id'] = requestId;
+  if (reply.body === undefined) return { headers, body: undefined };
+  if (typeof reply.body === 'string') return { headers, body: reply.body };
+  headers['content-type'] ??= 'application/json; charset=utf-8';
+  return { headers, body: JSON.stringify(reply.body) };
+}
+
+function writeReply(res: Response, reply: Reply, requestId: string, method: string): void {
+  const { headers, body } = serialize(reply, requestId);
+  const bytes = body === undefined ? undefined : Buffer.from(body);
+  if (bytes) headers['content-length'] = String(bytes.length);
+  res.writeHead(reply.status, headers);
+  res.end(method === 'HEAD' ? undefined : bytes);
+}
+
+class PayloadTooLargeError extends Error {}
+
+async function readBody(req: Request, maxBytes: number): Promise<Buffer | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new PayloadTooLargeError(`request body larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return size === 0 ? undefined : Buffer.concat(chunks);
+}

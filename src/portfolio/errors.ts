@@ -1,0 +1,70 @@
+import type { Reply } from '../contract/reply.js';
+import type { Logger } from '../logger.js';
+
+/** The closed set of `ErrorEnvelope` codes, as the contract lists them. */
+export type PortfolioErrorCode =
+  | 'invalid_parameter'
+  | 'unauthenticated'
+  | 'api_key_revoked'
+  | 'api_key_expired'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'internal_error';
+
+export interface ParameterProblem {
+  in: 'query' | 'path' | 'header';
+  name: string;
+  message: string;
+}
+
+const STATUS_OF: Record<PortfolioErrorCode, number> = {
+  invalid_parameter: 400,
+  unauthenticated: 401,
+  api_key_revoked: 403,
+  api_key_expired: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+/** Thrown anywhere in the portfolio pipeline; `toErrorReply` turns it into an ErrorEnvelope. */
+export class PortfolioError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: PortfolioErrorCode,
+    message: string,
+    readonly options: { details?: ParameterProblem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = STATUS_OF[code];
+  }
+}
+
+export const NOT_FOUND_MESSAGE = 'Not found.';
+
+/** The one error funnel: anything thrown becomes an ErrorEnvelope; unknown errors are logged, never shown. */
+export function toErrorReply(error: unknown, requestId: string, logger: Logger): Reply {
+  const known =
+    error instanceof PortfolioError
+      ? error
+      : new PortfolioError('internal_error', 'An unexpected error occurred. Quote the request id when reporting it.');
+  if (!(error instanceof PortfolioError)) {
+    logger.error('unhandled error', { requestId, error });
+  }
+  return {
+    status: known.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...known.options.headers },
+    body: {
+      error: {
+        code: known.code,
+        status: known.status,
+        message: known.message,
+        requestId,
+        ...(known.options.details ? { details: known.options.details } : {}),
+      },
+    },
+  };
+}

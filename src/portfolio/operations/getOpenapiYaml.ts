@@ -1,0 +1,8 @@
+import type { PortfolioHandler } from '../operationContext.js';
+import { PUBLIC_DOWNLOAD_CACHE } from './downloadHeaders.js';
+
+export const getOpenapiYaml: PortfolioHandler = (ctx) => ({
+  status: 200,
+  headers: { 'content-type': 'application/yaml; charset=utf-8', 'cache-control': PUBLIC_DOWNLOAD_CACHE },
+  body: ctx.downloads.openapiYaml,
+});

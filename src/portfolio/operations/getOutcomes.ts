@@ -1,0 +1,3 @@
+import { listPublished } from './listPublished.js';
+
+export const getOutcomes = listPublished('outcome');

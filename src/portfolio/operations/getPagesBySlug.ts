@@ -1,0 +1,3 @@
+import { publishedBySlug } from './publishedBySlug.js';
+
+export const getPagesBySlug = publishedBySlug('page');

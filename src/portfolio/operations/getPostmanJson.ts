@@ -1,0 +1,12 @@
+import type { PortfolioHandler } from '../operationContext.js';
+import { PUBLIC_DOWNLOAD_CACHE } from './downloadHeaders.js';
+
+export const getPostmanJson: PortfolioHandler = (ctx) => ({
+  status: 200,
+  headers: {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': PUBLIC_DOWNLOAD_CACHE,
+    'content-disposition': 'inline; filename="portfolio.postman_collection.json"',
+  },
+  body: ctx.downloads.postmanJson,
+});

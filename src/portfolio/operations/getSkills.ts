@@ -1,0 +1,3 @@
+import { listPublished } from './listPublished.js';
+
+export const getSkills = listPublished('skill');

@@ -1,0 +1,82 @@
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
+import { startApp } from './app.js';
+import { createJsonLogger } from './logger.js';
+import { openDatabase } from './store/database.js';
+import { loadDemoData, type DemoFixture } from './demo/demoData.js';
+import { createTenantStore } from './store/tenants.js';
+
+const HELP = `Usage: npm start
+
+Starts the API server: the Published Portfolio Read API under /api/v1.
+On an empty database it loads the demo data set and prints a demo API key.
+
+Environment variables:
+${ENVIRONMENT_VARIABLES.map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`).join('\n')}
+`;
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const config = loadConfig();
+  const logger = createJsonLogger();
+  const db = openDatabase(config.databasePath);
+  let demo: DemoFixture | undefined;
+  if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
+    demo = loadDemoData(db, Date.now);
+  }
+  const app = await startApp(config, { logger, db });
+  printBanner(app.url, app.publicBaseUrl, config.databasePath, demo);
+
+  const shutdown = (signal: string) => {
+    process.stdout.write(`\n${signal} received: finishing open requests and closing the database...\n`);
+    const forceExit = setTimeout(() => process.exit(1), 10_000);
+    forceExit.unref();
+    void app.close().then(() => {
+      db.close();
+      process.stdout.write('Stopped.\n');
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function printBanner(url: string, publicBaseUrl: string, databasePath: string, demo: DemoFixture | undefined): void {
+  const lines = [
+    '',
+    `Contract API server listening on ${url}`,
+    `  database:        ${databasePath}`,
+    `  public base URL: ${publicBaseUrl}`,
+    '',
+    'Published Portfolio Read API (/api/v1):',
+    `  ${publicBaseUrl}/api/v1/openapi.json`,
+    `  ${publicBaseUrl}/api/v1/openapi.yaml`,
+    `  ${publicBaseUrl}/api/v1/postman.json`,
+    '',
+  ];
+  if (demo) {
+    lines.push(
+      'Demo data loaded into the empty database.',
+      `  demo key: ${demo.portfolio.apiKey}`,
+      `  try: curl -H "Authorization: Bearer ${demo.portfolio.apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
+      '  The keys are shown only now; make another with: npm run admin -- key create --tenant ' + demo.portfolio.tenantId,
+      '  demo fixture (every demo key and slug, for tests and newman):',
+      `  ${JSON.stringify(demo)}`,
+      '',
+    );
+  } else {
+    lines.push('Create an API key with: npm run admin -- key create --tenant <tenant id>  (tenants: npm run admin -- tenant list)', '');
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});
