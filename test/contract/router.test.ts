@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { OpenAPIRouter, type Document } from 'openapi-backend';
+import { describe, expect, it } from 'vitest';
+import { PrecompiledRouter } from '../../src/contract/precompiledRouter.js';
+
+const document = JSON.parse(readFileSync(new URL('../../generated/portfolio/openapi.json', import.meta.url), 'utf8')) as Document;
+
+/** The shapes the portfolio API lacks: an exact path beside a template, nested templates, several methods. */
+const syntheticDocument = {
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/pets': { get: { operationId: 'listPets' }, post: { operationId: 'createPet' } },
+    '/pets/mine': { get: { operationId: 'myPets' } },
+    '/pets/{id}': { get: { operationId: 'getPet' }, delete: { operationId: 'deletePet' } },
+    '/pets/{id}/toys/{toyId}': { get: { operationId: 'getToy' } },
+    '/pets/{id}/toys/latest': { get: { operationId: 'latestToy' } },
+    '/files/{name}.json': { get: { operationId: 'getFile' } },
+  },
+} as unknown as Document;
+
+function matchOutcome(router: OpenAPIRouter, method: string, path: string): string {
+  try {
+    return router.matchOperation({ method, path, headers: {} }, true)?.operationId ?? 'none';
+  } catch (error) {
+    return (error as Error).message.slice(0, 3);
+  }
+}
+
+function concretePath(template: string): string {
+  return template.replace(/\{[^}]+\}/g, 'x1');
+}
+
+describe.each([
+  ['portfolio contract', document],
+  ['synthetic document', syntheticDocument],
+])('PrecompiledRouter on the %s', (_name, definition) => {
+  const stock = new OpenAPIRouter({ definition });
+  const precompiled = new PrecompiledRouter({ definition });
+  const operations = stock.getOperations();
+  const paths = [...new Set(operations.map((operation) => concretePath(operation.path)))];
+  const probes = [
+    ...paths,
+    ...paths.map((path) => `${path}/`),
+    ...paths.map((path) => `${path}/extra`),
+    '/',
+    '/nope',
+    '/pets/mine/',
+    '/files/report.json',
+    '/files/reportxjson',
+  ];
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+  it('lists the same operations as the stock router', () => {
+    expect(precompiled.getOperations().map((operation) => operation.operationId)).toEqual(
+      operations.map((operation) => operation.operationId),
+    );
+    for (const operation of operations) {
+      expect(precompiled.getOperation(operation.operationId!)?.path).toBe(operation.path);
+    }
+  });
+
+  it.each(methods)('matches %s requests exactly as the stock router (operation, 404 or 405)', (method) => {
+    for (const path of probes) {
+      expect(`${method} ${path} -> ${matchOutcome(precompiled, method, path)}`).toBe(
+        `${method} ${path} -> ${matchOutcome(stock, method, path)}`,
+      );
+    }
+  });
+});
+
+describe('PrecompiledRouter.route', () => {
+  const router = new PrecompiledRouter({ definition: syntheticDocument });
+
+  it('names the methods a path offers, for the Allow header', () => {
+    expect(router.route('PUT', '/pets')).toEqual({ allowedMethods: ['GET', 'POST'] });
+    expect(router.route('POST', '/pets/7')).toEqual({ allowedMethods: ['GET', 'DELETE'] });
+    expect(router.route('GET', '/unknown')).toBeUndefined();
+  });
+
+  it('prefers an exact path and the more specific template', () => {
+    expect(router.route('GET', '/pets/mine')?.operation?.operationId).toBe('myPets');
+    expect(router.route('DELETE', '/pets/mine')?.operation?.operationId).toBe('deletePet');
+    expect(router.route('GET', '/pets/1/toys/latest')?.operation?.operationId).toBe('latestToy');
+    expect(router.route('GET', '/pets/1/toys/9')?.operation?.operationId).toBe('getToy');
+  });
+});

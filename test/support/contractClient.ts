@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Document } from 'openapi-backend';
+import { createAjv2020 } from '../../src/contract/ajv.js';
+import { PrecompiledRouter } from '../../src/contract/precompiledRouter.js';
+import { ResponseContract } from '../../src/contract/responseContract.js';
+
+export interface CheckedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON bodies parsed; other bodies as text. */
+  body: any;
+  text: string;
+  operationId?: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function loadDocument(api: string): Record<string, unknown> {
+  const file = fileURLToPath(new URL(`../../generated/${api}/openapi.json`, import.meta.url));
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/**
+ * An HTTP client for tests that validates every response it receives against the contract:
+ * the operation's declared status, headers and body, and for requests that match no operation
+ * (404, 405) the API's error schema. A mismatch throws, so it fails the test that made the call.
+ */
+export class ContractClient {
+  readonly document: Record<string, unknown>;
+  private readonly router: PrecompiledRouter;
+  private readonly contract: ResponseContract;
+  private readonly validateError: (body: unknown) => boolean;
+
+  constructor(
+    readonly baseUrl: string,
+    api = 'portfolio',
+    errorSchemaName = 'ErrorEnvelope',
+  ) {
+    this.document = loadDocument(api);
+    this.router = new PrecompiledRouter({ definition: this.document as unknown as Document });
+    this.contract = new ResponseContract(this.document);
+    const ajv = createAjv2020({ validateSchema: false });
+    ajv.addSchema(this.document, 'client-contract');
+    this.validateError = ajv.compile({ $ref: `client-contract#/components/schemas/${errorSchemaName}` });
+  }
+
+  get(path: string, headers: Record<string, string> = {}): Promise<CheckedResponse> {
+    return this.request('GET', path, { headers });
+  }
+
+  async request(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<CheckedResponse> {
+    const response = await fetch(new URL(path, this.baseUrl), { method, headers: init.headers, body: init.body, redirect: 'manual' });
+    const text = await response.text();
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const contentType = headers['content-type'] ?? '';
+    const body = text === '' ? undefined : contentType.includes('json') ? JSON.parse(text) : text;
+    const problems: string[] = [];
+    if (!REQUEST_ID.test(headers['x-request-id'] ?? '')) problems.push('x-request-id header missing or malformed');
+    const operationId = this.router.route(method, new URL(path, this.baseUrl).pathname)?.operation?.operationId;
+    if (operationId) {
+      problems.push(...this.contract.check(operationId, { status: response.status, headers, body: method === 'HEAD' ? undefined : body }));
+    } else if (response.status >= 400 && method !== 'HEAD' && !this.validateError(body)) {
+      problems.push(`${method} ${path} ${response.status}: body is not an error of the contract: ${text.slice(0, 200)}`);
+    }
+    if (problems.length > 0) {
+      throw new Error(`Response of ${method} ${path} violates the contract:\n  ${problems.join('\n  ')}`);
+    }
+    return { status: response.status, headers, body, text, operationId };
+  }
+}
