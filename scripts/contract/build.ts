@@ -1,0 +1,128 @@
+// specs/<api>/openapi.yaml ─► generated/<api>/{openapi.json, openapi.yaml, postman.json, types.ts}, for every API.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleSpec, type BundledSpec } from './bundle.js';
+import { checkConventions } from './conventions.js';
+import type { JsonObject } from './document.js';
+import { renderOpenapiJson, renderOpenapiYaml } from './openapiFiles.js';
+import { renderPostmanCollection } from './postmanCollection.js';
+import { ContractBuildError, type ContractProblem } from './problems.js';
+import { renderTypes } from './typescriptTypes.js';
+
+export const SPECS_DIR = 'specs';
+export const GENERATED_DIR = 'generated';
+export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'types.ts'] as const;
+
+export interface ApiSpec {
+  /** The folder name under specs/, e.g. `portfolio`. */
+  api: string;
+  /** Absolute path of specs/<api>/openapi.yaml. */
+  rootFile: string;
+}
+
+export interface GeneratedFile {
+  /** Relative to the repository root, with forward slashes, e.g. `generated/portfolio/openapi.json`. */
+  path: string;
+  contents: string;
+}
+
+/** Every `specs/<api>/openapi.yaml` under the repository root, sorted by API name. */
+export function discoverApis(repoRoot: string): ApiSpec[] {
+  const specsDir = path.join(repoRoot, SPECS_DIR);
+  if (!fs.existsSync(specsDir)) return [];
+  return fs
+    .readdirSync(specsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(specsDir, entry.name, 'openapi.yaml')))
+    .map((entry) => ({ api: entry.name, rootFile: path.join(specsDir, entry.name, 'openapi.yaml') }))
+    .sort((a, b) => (a.api < b.api ? -1 : a.api > b.api ? 1 : 0));
+}
+
+/**
+ * Bundles one API and checks its conventions. Returns the bundle and every problem found; the bundle is only
+ * usable when there are no problems.
+ */
+export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: BundledSpec; problems: ContractProblem[] } {
+  let bundled: BundledSpec;
+  try {
+    bundled = bundleSpec(spec.rootFile, { displayBase: repoRoot });
+  } catch (error) {
+    if (error instanceof ContractBuildError) return { problems: [...error.problems] };
+    throw error;
+  }
+  return { bundled, problems: checkConventions(bundled) };
+}
+
+/** The four generated files of one API from its bundled (and checked) document. */
+export async function renderApi(api: string, document: JsonObject): Promise<GeneratedFile[]> {
+  const dir = `${GENERATED_DIR}/${api}`;
+  return [
+    { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },
+    { path: `${dir}/openapi.yaml`, contents: renderOpenapiYaml(api, document) },
+    { path: `${dir}/postman.json`, contents: renderPostmanCollection(api, document) },
+    { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
+  ];
+}
+
+/**
+ * Builds every API in memory. Throws a ContractBuildError listing the problems of all APIs when any has one,
+ * so that nothing is written from a spec that breaks the conventions.
+ */
+export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]> {
+  const specs = discoverApis(repoRoot);
+  if (specs.length === 0) {
+    throw new ContractBuildError([{ file: `${SPECS_DIR}/`, message: 'no specs/<api>/openapi.yaml found' }]);
+  }
+  const problems: ContractProblem[] = [];
+  const compiled: { api: string; document: JsonObject }[] = [];
+  for (const spec of specs) {
+    const result = compileSpec(spec, repoRoot);
+    problems.push(...result.problems);
+    if (result.bundled && result.problems.length === 0) compiled.push({ api: spec.api, document: result.bundled.document });
+  }
+  if (problems.length > 0) throw new ContractBuildError(problems);
+  const files: GeneratedFile[] = [];
+  for (const { api, document } of compiled) files.push(...(await renderApi(api, document)));
+  return files;
+}
+
+export function writeGeneratedFiles(repoRoot: string, files: readonly GeneratedFile[]): void {
+  for (const file of files) {
+    const target = path.join(repoRoot, file.path);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, file.contents);
+  }
+}
+
+export interface FileDifference {
+  path: string;
+  /** missing: not on disk; stale: differs from a fresh build; unexpected: on disk but no longer produced. */
+  kind: 'missing' | 'stale' | 'unexpected';
+}
+
+/** Compares a fresh in-memory build with generated/ on disk. */
+export function compareWithDisk(repoRoot: string, files: readonly GeneratedFile[]): FileDifference[] {
+  const differences: FileDifference[] = [];
+  for (const file of files) {
+    const target = path.join(repoRoot, file.path);
+    if (!fs.existsSync(target)) differences.push({ path: file.path, kind: 'missing' });
+    else if (fs.readFileSync(target, 'utf8') !== file.contents) differences.push({ path: file.path, kind: 'stale' });
+  }
+  const expected = new Set(files.map((file) => file.path));
+  for (const onDisk of listFiles(path.join(repoRoot, GENERATED_DIR))) {
+    const relative = path.relative(repoRoot, onDisk).split(path.sep).join('/');
+    if (!expected.has(relative)) differences.push({ path: relative, kind: 'unexpected' });
+  }
+  return differences;
+}
+
+function listFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...listFiles(full));
+    else if (entry.name !== '.gitkeep') found.push(full);
+  }
+  return found;
+}

@@ -1,0 +1,211 @@
+// House rules every operation must follow; the server, the Postman collection and the docs depend on them.
+
+import { sourceFileOf, type BundledSpec } from './bundle.js';
+import {
+  dereference,
+  describeOperation,
+  isJsonObject,
+  isPublicOperation,
+  listOperations,
+  lowestSuccessStatus,
+  operationParameters,
+  resolvePointer,
+  type JsonObject,
+  type JsonValue,
+  type OperationEntry,
+} from './document.js';
+import type { ContractProblem } from './problems.js';
+
+/** Responses every operation that needs a credential must declare. */
+export const REQUIRED_PROTECTED_RESPONSES = ['401', '429', '500'] as const;
+
+/** Checks the bundled spec against the conventions; returns every problem found (empty when it conforms). */
+export function checkConventions(bundled: BundledSpec): ContractProblem[] {
+  const { document } = bundled;
+  const problems: ContractProblem[] = [];
+  const operations = listOperations(document);
+
+  if (!isJsonObject(document.paths) || operations.length === 0) {
+    problems.push({ file: bundled.rootLabel, message: 'the spec declares no operations under paths' });
+  }
+
+  const declaredTags = new Set<string>();
+  if (Array.isArray(document.tags)) {
+    for (const tag of document.tags) {
+      if (isJsonObject(tag) && typeof tag.name === 'string') declaredTags.add(tag.name);
+    }
+  }
+
+  const firstOwner = new Map<string, OperationEntry>();
+  for (const entry of operations) {
+    const report = (message: string): void => {
+      problems.push({ file: sourceFileOf(bundled, entry.pointer), where: describeOperation(entry), message });
+    };
+    const { operation } = entry;
+
+    const operationId = operation.operationId;
+    if (typeof operationId !== 'string' || operationId.trim() === '') {
+      report('missing operationId; add `operationId: <verbNoun>` (unique in the API; handlers are named after it)');
+    } else {
+      const owner = firstOwner.get(operationId);
+      if (owner) {
+        report(
+          `operationId ${operationId} is already used by ${owner.method.toUpperCase()} ${owner.path} (${sourceFileOf(bundled, owner.pointer)}); operationIds must be unique`,
+        );
+      } else {
+        firstOwner.set(operationId, entry);
+      }
+    }
+
+    const tags = operation.tags;
+    if (!Array.isArray(tags) || tags.length === 0 || !tags.every((tag) => typeof tag === 'string' && tag !== '')) {
+      report('missing tags; add `tags: [<Tag>]` naming a tag declared in the root document (the Postman folder)');
+    } else {
+      for (const tag of tags) {
+        if (typeof tag === 'string' && !declaredTags.has(tag)) {
+          report(`tag ${tag} is not declared in the root document's tags list; add it there (it orders the Postman folders)`);
+        }
+      }
+    }
+
+    if (typeof operation.summary !== 'string' || operation.summary.trim() === '') {
+      report('missing summary; add `summary:` (it names the Postman request)');
+    }
+
+    if (typeof operation['x-ratelimit-class'] !== 'string' || operation['x-ratelimit-class'] === '') {
+      report('missing x-ratelimit-class; add `x-ratelimit-class: <class>` (a string, e.g. read)');
+    }
+
+    const scopes = operation['x-required-scopes'];
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) {
+      report('missing x-required-scopes; add `x-required-scopes: [...]` (an array of strings, `[]` when no scope is needed)');
+    }
+
+    checkParameters(document, entry, report);
+    checkResponses(document, entry, report);
+  }
+  return problems;
+}
+
+function checkParameters(document: JsonObject, entry: OperationEntry, report: (message: string) => void): void {
+  for (const list of [entry.pathItem.parameters, entry.operation.parameters]) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      report('parameters must be a list');
+      continue;
+    }
+    for (const raw of list) {
+      if (!isJsonObject(dereference(document, raw))) {
+        report(`parameter ${isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref : ''} does not resolve to a parameter object`);
+      }
+    }
+  }
+  const parameters = operationParameters(document, entry);
+  const templateNames = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+  for (const name of templateNames) {
+    if (!parameters.some((parameter) => parameter.in === 'path' && parameter.name === name)) {
+      report(`the path has {${name}} but no path parameter named ${name}; declare it with \`in: path\`, \`required: true\` and an example`);
+    }
+  }
+  for (const { name, in: location, parameter } of parameters) {
+    if (location !== 'path') continue;
+    if (!templateNames.includes(name)) {
+      report(`path parameter ${name} does not appear in the path template; remove it or add {${name}} to the path`);
+    }
+    if (parameter.example === undefined || parameter.example === null) {
+      report(`path parameter ${name} has no example; add \`example: <value>\` (Postman sends it as the path variable)`);
+    }
+  }
+}
+
+function checkResponses(document: JsonObject, entry: OperationEntry, report: (message: string) => void): void {
+  const responses = entry.operation.responses;
+  if (!isJsonObject(responses)) {
+    report('missing responses');
+    return;
+  }
+  if (lowestSuccessStatus(entry.operation) === undefined) {
+    report('declares no 2xx response; add the success response (the Postman test asserts the lowest 2xx status)');
+  }
+  if (!isPublicOperation(document, entry.operation)) {
+    const missing = REQUIRED_PROTECTED_RESPONSES.filter((status) => !Object.hasOwn(responses, status));
+    if (missing.length > 0) {
+      report(
+        `needs a credential but does not declare ${missing.join(', ')}; add ${missing
+          .map((status) => `'${status}'`)
+          .join(', ')} responses (or \`security: []\` if the operation is public)`,
+      );
+    }
+  }
+  for (const [status, rawResponse] of Object.entries(responses)) {
+    const response = dereference(document, rawResponse);
+    if (!isJsonObject(response)) {
+      report(`response ${status} ${describeRef(rawResponse)}does not resolve to a response object`);
+      continue;
+    }
+    const headers = response.headers;
+    if (headers !== undefined) {
+      if (!isJsonObject(headers)) {
+        report(`response ${status}: headers must be a mapping`);
+      } else {
+        for (const [name, rawHeader] of Object.entries(headers)) {
+          const header = dereference(document, rawHeader);
+          if (!isJsonObject(header)) {
+            report(`response ${status} header ${name} ${describeRef(rawHeader)}does not resolve`);
+          } else if (header.schema === undefined && header.content === undefined) {
+            report(`response ${status} header ${name} has neither schema nor content`);
+          } else {
+            const broken = brokenRefs(document, header);
+            if (broken.length > 0) report(`response ${status} header ${name} uses unresolvable ${broken.join(', ')}`);
+          }
+        }
+      }
+    }
+    const content = response.content;
+    if (content === undefined) continue;
+    if (!isJsonObject(content)) {
+      report(`response ${status}: content must be a mapping of media types`);
+      continue;
+    }
+    for (const [mediaType, media] of Object.entries(content)) {
+      if (!isJsonObject(media) || media.schema === undefined) {
+        report(`response ${status} ${mediaType} has no schema; add one (responses are validated against it)`);
+        continue;
+      }
+      if (dereference(document, media.schema) === undefined) {
+        report(`response ${status} ${mediaType} schema ${describeRef(media.schema)}does not resolve`);
+        continue;
+      }
+      const broken = brokenRefs(document, media.schema);
+      if (broken.length > 0) report(`response ${status} ${mediaType} schema uses unresolvable ${broken.join(', ')}`);
+    }
+  }
+}
+
+function describeRef(node: JsonValue | undefined): string {
+  return isJsonObject(node) && typeof node.$ref === 'string' ? `(${node.$ref}) ` : '';
+}
+
+/** Internal references reachable from `node` (following them) that point nowhere. */
+function brokenRefs(document: JsonObject, node: JsonValue): string[] {
+  const broken = new Set<string>();
+  const visited = new Set<string>();
+  const visit = (value: JsonValue): void => {
+    if (Array.isArray(value)) {
+      value.forEach(visit);
+      return;
+    }
+    if (!isJsonObject(value)) return;
+    const ref = value.$ref;
+    if (typeof ref === 'string') {
+      if (visited.has(ref)) return;
+      visited.add(ref);
+      const target = ref.startsWith('#') ? resolvePointer(document, ref.slice(1)) : undefined;
+      if (target === undefined) broken.add(ref);
+      else visit(target);
+    }
+    for (const [key, child] of Object.entries(value)) if (key !== '$ref') visit(child);
+  };
+  visit(node);
+  return [...broken];
+}

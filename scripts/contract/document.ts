@@ -1,0 +1,133 @@
+// Plain-JSON view of an OpenAPI document and the few walks over it that the compiler needs.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function escapePointerSegment(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointerOf(segments: readonly string[]): string {
+  return segments.map((segment) => '/' + escapePointerSegment(segment)).join('');
+}
+
+/** Resolves a JSON pointer fragment (without the leading `#`, URI-encoded or not) inside `root`. */
+export function resolvePointer(root: JsonValue, fragment: string): JsonValue | undefined {
+  if (fragment === '' || fragment === '/') return fragment === '' ? root : undefined;
+  if (!fragment.startsWith('/')) return undefined;
+  let node: JsonValue | undefined = root;
+  for (const rawSegment of fragment.slice(1).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(rawSegment);
+    } catch {
+      return undefined;
+    }
+    segment = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(segment)) return undefined;
+      node = node[Number(segment)];
+    } else if (isJsonObject(node)) {
+      node = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    } else {
+      return undefined;
+    }
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/**
+ * Follows internal `$ref`s (`#/...`) until a non-reference node is reached.
+ * Returns undefined when a reference does not resolve or the chain loops.
+ */
+export function dereference(document: JsonObject, node: JsonValue | undefined): JsonValue | undefined {
+  const seen = new Set<string>();
+  let current = node;
+  while (isJsonObject(current) && typeof current.$ref === 'string') {
+    const ref = current.$ref;
+    if (!ref.startsWith('#') || seen.has(ref)) return undefined;
+    seen.add(ref);
+    current = resolvePointer(document, ref.slice(1));
+  }
+  return current;
+}
+
+export interface OperationEntry {
+  path: string;
+  method: HttpMethod;
+  /** JSON pointer of the operation in the bundled document. */
+  pointer: string;
+  pathItem: JsonObject;
+  operation: JsonObject;
+}
+
+/** Every operation of the document in the order of `paths` and then of HTTP_METHODS. */
+export function listOperations(document: JsonObject): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  const paths = document.paths;
+  if (!isJsonObject(paths)) return entries;
+  for (const [path, rawPathItem] of Object.entries(paths)) {
+    const pathItem = dereference(document, rawPathItem);
+    if (!isJsonObject(pathItem)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (!isJsonObject(operation)) continue;
+      entries.push({ path, method, pointer: pointerOf(['paths', path, method]), pathItem, operation });
+    }
+  }
+  return entries;
+}
+
+export interface ParameterEntry {
+  name: string;
+  in: string;
+  parameter: JsonObject;
+}
+
+/** Path-item parameters overridden by operation parameters with the same name and location. */
+export function operationParameters(document: JsonObject, entry: OperationEntry): ParameterEntry[] {
+  const byKey = new Map<string, ParameterEntry>();
+  for (const list of [entry.pathItem.parameters, entry.operation.parameters]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const parameter = dereference(document, raw);
+      if (!isJsonObject(parameter)) continue;
+      if (typeof parameter.name !== 'string' || typeof parameter.in !== 'string') continue;
+      byKey.set(`${parameter.in}:${parameter.name}`, { name: parameter.name, in: parameter.in, parameter });
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** `security: []` on the operation (or no security requirement at all) means the operation is public. */
+export function isPublicOperation(document: JsonObject, operation: JsonObject): boolean {
+  const security = operation.security ?? document.security;
+  return security === undefined || (Array.isArray(security) && security.length === 0);
+}
+
+/** The lowest 2xx status the operation declares (`2XX` counts as 200), or undefined. */
+export function lowestSuccessStatus(operation: JsonObject): number | undefined {
+  const responses = operation.responses;
+  if (!isJsonObject(responses)) return undefined;
+  let lowest: number | undefined;
+  for (const key of Object.keys(responses)) {
+    const status = /^2[0-9][0-9]$/.test(key) ? Number(key) : /^2XX$/i.test(key) ? 200 : undefined;
+    if (status !== undefined && (lowest === undefined || status < lowest)) lowest = status;
+  }
+  return lowest;
+}
+
+export function describeOperation(entry: OperationEntry): string {
+  const id = typeof entry.operation.operationId === 'string' ? ` (${entry.operation.operationId})` : '';
+  return `${entry.method.toUpperCase()} ${entry.path}${id}`;
+}

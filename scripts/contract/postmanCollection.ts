@@ -1,0 +1,147 @@
+// A deterministic Postman v2.1 collection: one folder per tag, one request per operation, each asserting
+// its success status so that `newman run` is a smoke test of a running server.
+
+import { createHash } from 'node:crypto';
+import postman from 'postman-collection';
+import type {
+  CollectionDefinition,
+  Item,
+  ItemDefinition,
+  ItemGroupDefinition,
+  RequestDefinition,
+  UrlDefinition,
+} from 'postman-collection';
+import {
+  isJsonObject,
+  isPublicOperation,
+  listOperations,
+  lowestSuccessStatus,
+  operationParameters,
+  type JsonObject,
+  type JsonValue,
+  type OperationEntry,
+} from './document.js';
+import { generatedNotice } from './openapiFiles.js';
+
+export const POSTMAN_SCHEMA_URL = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
+
+/** A UUID derived from `name` (SHA-256, shaped like a version-5 UUID), so ids never change between builds. */
+export function deterministicUuid(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex').slice(0, 32).split('');
+  hex[12] = '5';
+  hex[16] = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  const text = hex.join('');
+  return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20, 32)}`;
+}
+
+function exampleText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function parameterValue(parameter: JsonObject): string {
+  const schema = isJsonObject(parameter.schema) ? parameter.schema : {};
+  return exampleText(parameter.example) ?? exampleText(schema.example) ?? exampleText(schema.default) ?? '';
+}
+
+/** OpenAPI descriptions are CommonMark; Postman renders them when told so. */
+function markdown(content: string): { content: string; type: string } {
+  return { content, type: 'text/markdown' };
+}
+
+function descriptionOf(node: JsonObject): { content: string; type: string } | undefined {
+  return typeof node.description === 'string' ? markdown(node.description) : undefined;
+}
+
+function buildRequestItem(api: string, document: JsonObject, entry: OperationEntry): Item {
+  const { operation } = entry;
+  const operationId = String(operation.operationId);
+  const parameters = operationParameters(document, entry);
+  const pathValues = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.parameter]));
+  const segments = entry.path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => segment.replace(/\{([^}]+)\}/g, ':$1'));
+  const variables = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((match) => {
+    const name = match[1] ?? '';
+    const parameter = pathValues.get(name) ?? {};
+    return { key: name, value: parameterValue(parameter), description: descriptionOf(parameter) };
+  });
+  const query = parameters
+    .filter((p) => p.in === 'query')
+    .map((p) => ({ key: p.name, value: parameterValue(p.parameter), disabled: true, description: descriptionOf(p.parameter) }));
+
+  const status = lowestSuccessStatus(operation) ?? 200;
+  const request: RequestDefinition = {
+    method: entry.method.toUpperCase(),
+    url: {
+      raw: `{{baseUrl}}/${segments.join('/')}`,
+      host: ['{{baseUrl}}'],
+      path: segments,
+      query,
+      variable: variables,
+    } as unknown as UrlDefinition,
+  };
+  const description = descriptionOf(operation);
+  if (description) request.description = description;
+  if (isPublicOperation(document, operation)) request.auth = { type: 'noauth' };
+
+  return new postman.Item({
+    id: deterministicUuid(`${api}:operation:${operationId}`),
+    name: typeof operation.summary === 'string' ? operation.summary : operationId,
+    request,
+    event: [
+      {
+        listen: 'test',
+        script: {
+          id: deterministicUuid(`${api}:operation:${operationId}:test`),
+          type: 'text/javascript',
+          exec: [`pm.test("status is ${status}", () => pm.response.to.have.status(${status}));`],
+        },
+      },
+    ],
+  } as ItemDefinition);
+}
+
+/** Renders postman.json for the bundled document (tags and operations assumed to pass the conventions). */
+export function renderPostmanCollection(api: string, document: JsonObject): string {
+  const info = isJsonObject(document.info) ? document.info : {};
+  const title = typeof info.title === 'string' ? info.title : api;
+  const servers = Array.isArray(document.servers) ? document.servers : [];
+  const firstServer = servers[0];
+  const baseUrl = isJsonObject(firstServer) && typeof firstServer.url === 'string' ? firstServer.url : 'http://localhost:3000';
+  const summary = typeof info.summary === 'string' ? `\n\n${info.summary}` : '';
+
+  const collection = new postman.Collection({
+    info: {
+      id: deterministicUuid(`${api}:collection`),
+      name: title,
+      description: markdown(
+        `${generatedNotice(api)}${summary}\n\nSet \`baseUrl\` to the server and \`bearerToken\` to a credential; every request asserts its success status.`,
+      ),
+    },
+    auth: { type: 'bearer', bearer: [{ key: 'token', value: '{{bearerToken}}', type: 'string' }] },
+    variable: [
+      { key: 'baseUrl', value: baseUrl, type: 'string' },
+      { key: 'bearerToken', value: '', type: 'string' },
+    ],
+    item: [],
+  } as unknown as CollectionDefinition);
+
+  const operations = listOperations(document);
+  const tags = Array.isArray(document.tags) ? document.tags.filter(isJsonObject) : [];
+  for (const tag of tags) {
+    if (typeof tag.name !== 'string') continue;
+    const tagName = tag.name;
+    const members = operations.filter((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === tagName);
+    if (members.length === 0) continue;
+    const folder = new postman.ItemGroup<Item>({
+      id: deterministicUuid(`${api}:tag:${tagName}`),
+      name: tagName,
+      ...(typeof tag.description === 'string' ? { description: markdown(tag.description) } : {}),
+    } as ItemGroupDefinition);
+    for (const entry of members) folder.items.add(buildRequestItem(api, document, entry));
+    collection.items.add(folder);
+  }
+  return JSON.stringify(collection.toJSON(), null, 2) + '\n';
+}
