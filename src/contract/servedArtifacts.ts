@@ -1,0 +1,59 @@
+// The downloads an API serves (its spec as JSON and YAML, its Postman collection), made from the committed
+// generated/<api>/ files with this server's public base URL in place of the local demo server.
+// Computed once at start-up by the caller; the texts are served as they are.
+
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+
+export interface ServedArtifacts {
+  /** openapi.json as served: pretty-printed, `servers` = the public base URL. */
+  openapiJson: string;
+  /** openapi.yaml as served: the same document, keeping the do-not-edit comment. */
+  openapiYaml: string;
+  /** postman.json as served: the `baseUrl` collection variable defaults to the public base URL. */
+  postmanJson: string;
+  /** The parsed served document (what openapiJson says), for the contract pipeline. */
+  document: object;
+}
+
+const GENERATED_ROOT = new URL('../../generated/', import.meta.url);
+
+const SERVER_DESCRIPTION = 'This server (its public base URL).';
+
+function readGenerated(api: string, name: string): string {
+  const url = new URL(`${encodeURIComponent(api)}/${name}`, GENERATED_ROOT);
+  try {
+    return fs.readFileSync(fileURLToPath(url), 'utf8');
+  } catch (error) {
+    throw new Error(`Cannot read generated/${api}/${name} (${(error as Error).message}); run npm run build:contract`);
+  }
+}
+
+/** Replaces the member's value in place so that the document keeps its key order. */
+function withMember(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  if (!Object.hasOwn(object, key)) return { ...object, [key]: value };
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, k === key ? value : v]));
+}
+
+export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedArtifacts {
+  // `{{baseUrl}}/api/v1/...` and `${url}/api/v1/...` must not end up with a double slash.
+  const baseUrl = publicBaseUrl.replace(/\/+$/, '');
+  const servers = [{ url: baseUrl, description: SERVER_DESCRIPTION }];
+
+  const document = withMember(JSON.parse(readGenerated(api, 'openapi.json')) as Record<string, unknown>, 'servers', servers);
+  const openapiJson = JSON.stringify(document, null, 2) + '\n';
+
+  const yamlDocument = YAML.parseDocument(readGenerated(api, 'openapi.yaml'));
+  yamlDocument.set('servers', yamlDocument.createNode(servers));
+  const openapiYaml = yamlDocument.toString({ lineWidth: 0 });
+
+  const collection = JSON.parse(readGenerated(api, 'postman.json')) as { variable?: { key?: string; value?: unknown }[] };
+  const variables = collection.variable ?? [];
+  const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
+  if (baseUrlVariable) baseUrlVariable.value = baseUrl;
+  else collection.variable = [...variables, { key: 'baseUrl', value: baseUrl }];
+  const postmanJson = JSON.stringify(collection, null, 2) + '\n';
+
+  return { openapiJson, openapiYaml, postmanJson, document };
+}
