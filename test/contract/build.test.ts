@@ -1,0 +1,379 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postman from 'postman-collection';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { buildContracts, compareWithDisk, discoverApis, type GeneratedFile } from '../../scripts/contract/build.js';
+import { bundleSpec } from '../../scripts/contract/bundle.js';
+import { checkConventions } from '../../scripts/contract/conventions.js';
+import {
+  isJsonObject,
+  isPublicOperation,
+  listOperations,
+  lowestSuccessStatus,
+  resolvePointer,
+  type JsonObject,
+  type JsonValue,
+} from '../../scripts/contract/document.js';
+import { generatedNotice } from '../../scripts/contract/openapiFiles.js';
+import { POSTMAN_SCHEMA_URL } from '../../scripts/contract/postmanCollection.js';
+import { ContractBuildError, formatProblem } from '../../scripts/contract/problems.js';
+import { loadServedArtifacts } from '../../src/contract/servedArtifacts.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUILD_TIMEOUT = 60_000;
+const apis = discoverApis(REPO_ROOT).map((spec) => spec.api);
+
+function readGenerated(api: string, name: string): string {
+  return fs.readFileSync(path.join(REPO_ROOT, 'generated', api, name), 'utf8');
+}
+
+function allRefs(node: JsonValue, found: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((child) => allRefs(child, found));
+  else if (isJsonObject(node)) {
+    if (typeof node.$ref === 'string') found.push(node.$ref);
+    Object.values(node).forEach((child) => allRefs(child, found));
+  }
+  return found;
+}
+
+const temporaryDirs: string[] = [];
+
+/** Writes a repository-shaped temp dir (`specs/<api>/...`) and returns its root. */
+function writeTempRepo(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-build-'));
+  temporaryDirs.push(root);
+  for (const [relative, contents] of Object.entries(files)) {
+    const target = path.join(root, relative);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, contents);
+  }
+  return root;
+}
+
+afterAll(() => {
+  for (const dir of temporaryDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const GOOD_ROOT = `openapi: 3.1.0
+info: {title: Tiny API, version: v1}
+servers: [{url: 'http://localhost:3000'}]
+security: [{bearer: []}]
+tags: [{name: Items}]
+paths:
+  /items/{id}:
+    $ref: ./paths/item.yaml
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+  responses:
+    Problem:
+      $ref: ./components/responses/Problem.yaml
+  schemas:
+    Item:
+      $ref: ./components/schemas/Item.yaml
+    Error:
+      $ref: ./components/schemas/Error.yaml
+`;
+
+const GOOD_PROBLEM = `description: An error.
+content:
+  application/json:
+    schema:
+      $ref: ../../openapi.yaml#/components/schemas/Error
+`;
+
+const GOOD_OPERATION = `get:
+  operationId: getItem
+  tags: [Items]
+  summary: Get an item
+  x-ratelimit-class: read
+  x-required-scopes: [items:read]
+  parameters:
+    - {name: id, in: path, required: true, schema: {type: string}, example: itm_1}
+  responses:
+    '200':
+      description: The item.
+      content:
+        application/json:
+          schema:
+            $ref: ../openapi.yaml#/components/schemas/Item
+    '401': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '429': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '500': {$ref: ../openapi.yaml#/components/responses/Problem}
+`;
+
+function tinySpec(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    'specs/tiny/openapi.yaml': GOOD_ROOT,
+    'specs/tiny/paths/item.yaml': GOOD_OPERATION,
+    'specs/tiny/components/responses/Problem.yaml': GOOD_PROBLEM,
+    'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n  related:\n    $ref: ./Related.yaml\n',
+    'specs/tiny/components/schemas/Related.yaml': 'type: object\nproperties:\n  item:\n    $ref: ../../openapi.yaml#/components/schemas/Item\n',
+    'specs/tiny/components/schemas/Error.yaml': 'type: object\nproperties:\n  code: {type: string}\n',
+    ...overrides,
+  };
+}
+
+describe('committed generated files', () => {
+  let files: GeneratedFile[] = [];
+  beforeAll(async () => {
+    files = await buildContracts(REPO_ROOT);
+  }, BUILD_TIMEOUT);
+
+  it('finds at least the portfolio API', () => {
+    expect(apis).toContain('portfolio');
+  });
+
+  it('are what a fresh build produces (run npm run build:contract when this fails)', () => {
+    expect(compareWithDisk(REPO_ROOT, files)).toEqual([]);
+  });
+
+  it('carry the do-not-edit notice at the top and end with a newline', () => {
+    for (const file of files) {
+      const api = file.path.split('/')[1] ?? '';
+      const lines = file.contents.split('\n');
+      if (file.path.endsWith('openapi.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
+      else if (file.path.endsWith('postman.json')) expect(file.contents, file.path).toContain(generatedNotice(api));
+      else expect(lines[0], file.path).toMatch(/^(#|\/\/) Generated from specs\//);
+      expect(file.contents.endsWith('\n'), file.path).toBe(true);
+    }
+  });
+
+  it('are the same when built twice', async () => {
+    const again = await buildContracts(REPO_ROOT);
+    expect(again).toEqual(files);
+  }, BUILD_TIMEOUT);
+});
+
+describe.each(apis)('generated/%s', (api) => {
+  const document = JSON.parse(readGenerated(api, 'openapi.json')) as JsonObject;
+  const operations = listOperations(document);
+
+  it('openapi.yaml parses to exactly the document in openapi.json', () => {
+    const yamlText = readGenerated(api, 'openapi.yaml');
+    expect(yamlText.split('\n')[0]).toBe(`# ${generatedNotice(api)}`);
+    expect(YAML.parse(yamlText)).toEqual(document);
+    expect(Object.keys(document)[0]).toBe('x-generated');
+  });
+
+  it('openapi.json has only internal references, all resolvable', () => {
+    const refs = allRefs(document);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/'), ref).toBe(true);
+      expect(resolvePointer(document, ref.slice(1)), ref).toBeDefined();
+    }
+    expect(isJsonObject(document.components) && isJsonObject(document.components.schemas)).toBe(true);
+  });
+
+  it('postman.json is a v2.1 collection with every operation exactly once', () => {
+    const json = JSON.parse(readGenerated(api, 'postman.json')) as JsonObject;
+    const collection = new postman.Collection(json);
+    const exported = collection.toJSON() as { info: { schema: string; name: string; description: unknown } };
+    expect(exported.info.schema).toBe(POSTMAN_SCHEMA_URL);
+    expect(isJsonObject(json.info) && json.info.schema).toBe(POSTMAN_SCHEMA_URL);
+    const info = isJsonObject(document.info) ? document.info : {};
+    expect(collection.name).toBe(info.title);
+    expect(JSON.stringify(exported.info.description)).toContain('do not edit');
+
+    const servers = Array.isArray(document.servers) ? document.servers : [];
+    const firstServer = servers[0];
+    expect(collection.variables.get('baseUrl')).toBe(isJsonObject(firstServer) ? firstServer.url : undefined);
+    expect(collection.variables.get('bearerToken')).toBe('');
+    expect(collection.auth?.type).toBe('bearer');
+    expect(JSON.stringify(collection.auth?.toJSON())).toContain('{{bearerToken}}');
+
+    const items: InstanceType<typeof postman.Item>[] = [];
+    collection.forEachItem((item) => items.push(item));
+    expect(items).toHaveLength(operations.length);
+
+    for (const entry of operations) {
+      const expectedPath = '/' + entry.path.split('/').filter(Boolean).map((s) => s.replace(/\{([^}]+)\}/g, ':$1')).join('/');
+      const matches = items.filter(
+        (item) => item.request.method === entry.method.toUpperCase() && '/' + (item.request.url.path ?? []).join('/') === expectedPath,
+      );
+      const label = `${entry.method} ${entry.path}`;
+      expect(matches, label).toHaveLength(1);
+      const item = matches[0]!;
+      expect(item.name, label).toBe(entry.operation.summary);
+      expect(item.request.url.getHost(), label).toBe('{{baseUrl}}');
+
+      // Path variables are declared and carry the spec's example, so nothing is sent literally.
+      expect(item.request.url.getPath(), label).not.toMatch(/[{}]/);
+      for (const segment of expectedPath.split('/').filter((s) => s.startsWith(':'))) {
+        const value: unknown = item.request.url.variables.get(segment.slice(1));
+        expect(typeof value === 'string' && value.length > 0, `${label} :${segment}`).toBe(true);
+      }
+
+      const status = lowestSuccessStatus(entry.operation);
+      const tests = item.events.listeners('test');
+      expect(tests, label).toHaveLength(1);
+      const exec = tests[0]?.script.exec ?? [];
+      expect(exec.join('\n'), label).toBe(`pm.test("status is ${status}", () => pm.response.to.have.status(${status}));`);
+
+      const itemAuth = item.getAuth();
+      if (isPublicOperation(document, entry.operation)) expect(itemAuth?.type, label).toBe('noauth');
+      else expect(itemAuth?.type, label).toBe('bearer');
+    }
+  });
+
+  it('postman.json folders follow the spec tags in order', () => {
+    const json = JSON.parse(readGenerated(api, 'postman.json')) as { item: { name: string }[] };
+    const tagNames = (Array.isArray(document.tags) ? document.tags : [])
+      .filter(isJsonObject)
+      .map((tag) => tag.name)
+      .filter((name) => operations.some((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === name));
+    expect(json.item.map((folder) => folder.name)).toEqual(tagNames);
+  });
+
+  it('types.ts declares every operation', () => {
+    const types = readGenerated(api, 'types.ts');
+    expect(types).toContain('export interface paths');
+    for (const entry of operations) expect(types).toContain(`${String(entry.operation.operationId)}: {`);
+  });
+});
+
+describe('loadServedArtifacts', () => {
+  const baseUrl = 'https://portfolio.example.test';
+  const served = loadServedArtifacts('portfolio', `${baseUrl}/`);
+
+  it('serves the public base URL as the only server, in JSON and YAML alike', () => {
+    const json = JSON.parse(served.openapiJson) as JsonObject;
+    expect(json.servers).toEqual([{ url: baseUrl, description: expect.any(String) }]);
+    expect(YAML.parse(served.openapiYaml)).toEqual(json);
+    expect(served.document).toEqual(json);
+    expect(served.openapiYaml.split('\n')[0]).toBe(`# ${generatedNotice('portfolio')}`);
+    expect(Object.keys(json)).toEqual(Object.keys(JSON.parse(readGenerated('portfolio', 'openapi.json')) as object));
+  });
+
+  it('sets the Postman baseUrl variable to the public base URL', () => {
+    const collection = new postman.Collection(JSON.parse(served.postmanJson) as object);
+    expect(collection.variables.get('baseUrl')).toBe(baseUrl);
+    expect(collection.variables.get('bearerToken')).toBe('');
+  });
+
+  it('leaves the committed files alone', () => {
+    expect(readGenerated('portfolio', 'openapi.json')).toContain('"url": "http://localhost:3000"');
+  });
+});
+
+describe('bundler', () => {
+  it('inlines file references and turns references to the root document into internal ones', () => {
+    const root = writeTempRepo(tinySpec());
+    const bundled = bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
+    const { document } = bundled;
+    expect(resolvePointer(document, '/paths/~1items~1{id}/get/responses/200/content/application~1json/schema')).toEqual({
+      $ref: '#/components/schemas/Item',
+    });
+    expect(resolvePointer(document, '/components/schemas/Item/properties/related/properties/item')).toEqual({
+      $ref: '#/components/schemas/Item',
+    });
+    expect(resolvePointer(document, '/components/responses/Problem/content/application~1json/schema')).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
+    for (const ref of allRefs(document)) expect(ref.startsWith('#/')).toBe(true);
+    expect(checkConventions(bundled)).toEqual([]);
+  });
+
+  it('names the file and the ref of a missing file', () => {
+    const root = writeTempRepo(
+      tinySpec({ 'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  tag:\n    $ref: ./Tag.yaml\n' }),
+    );
+    expect(() => bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root })).toThrow(
+      'specs/tiny/components/schemas/Item.yaml: $ref ./Tag.yaml: the referenced file specs/tiny/components/schemas/Tag.yaml does not exist',
+    );
+  });
+
+  it('reports a cycle between files with the chain', () => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  next:\n    $ref: ./Next.yaml\n',
+        'specs/tiny/components/schemas/Next.yaml': 'type: object\nproperties:\n  back:\n    $ref: ./Item.yaml\n',
+      }),
+    );
+    expect(() => bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root })).toThrow(
+      /specs\/tiny\/components\/schemas\/Next\.yaml: \$ref \.\/Item\.yaml: reference cycle specs\/tiny\/components\/schemas\/Item\.yaml -> specs\/tiny\/components\/schemas\/Next\.yaml -> specs\/tiny\/components\/schemas\/Item\.yaml/,
+    );
+  });
+
+  it('reports a reference to a root component that does not exist', () => {
+    const root = writeTempRepo(
+      tinySpec({ 'specs/tiny/paths/item.yaml': GOOD_OPERATION.replace('schemas/Item', 'schemas/Itme') }),
+    );
+    expect(() => bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root })).toThrow(
+      'specs/tiny/paths/item.yaml: $ref ../openapi.yaml#/components/schemas/Itme: the root document has nothing at #/components/schemas/Itme',
+    );
+  });
+});
+
+describe('convention checks', () => {
+  it('builds the tiny spec', async () => {
+    const root = writeTempRepo(tinySpec());
+    const files = await buildContracts(root);
+    expect(files.map((file) => file.path)).toEqual([
+      'generated/tiny/openapi.json',
+      'generated/tiny/openapi.yaml',
+      'generated/tiny/postman.json',
+      'generated/tiny/types.ts',
+    ]);
+  }, BUILD_TIMEOUT);
+
+  it('lists every violation with the file and the operation to change', async () => {
+    const bad = GOOD_OPERATION.replace('  x-ratelimit-class: read\n', '')
+      .replace(', example: itm_1', '')
+      .replace("    '429': {$ref: ../openapi.yaml#/components/responses/Problem}\n", '')
+      .replace('x-required-scopes: [items:read]', 'x-required-scopes: items:read');
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/paths/item.yaml': bad,
+        'specs/tiny/openapi.yaml': GOOD_ROOT.replace(
+          'paths:\n',
+          'paths:\n  /other:\n    get:\n      operationId: getItem\n      security: []\n      responses:\n        \'200\': {description: ok}\n',
+        ),
+      }),
+    );
+    const error = await buildContracts(root).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ContractBuildError);
+    const problems = (error as ContractBuildError).problems.map(formatProblem);
+    const where = 'specs/tiny/paths/item.yaml: GET /items/{id} (getItem)';
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^${escape(where)}: operationId getItem is already used by GET /other \\(specs/tiny/openapi\\.yaml\\)`)),
+        expect.stringMatching(new RegExp(`^${escape(where)}: missing x-ratelimit-class`)),
+        expect.stringMatching(new RegExp(`^${escape(where)}: missing x-required-scopes`)),
+        expect.stringMatching(new RegExp(`^${escape(where)}: path parameter id has no example`)),
+        expect.stringMatching(new RegExp(`^${escape(where)}: needs a credential but does not declare 429`)),
+        expect.stringMatching(/^specs\/tiny\/openapi\.yaml: GET \/other \(getItem\): missing tags/),
+        expect.stringMatching(/^specs\/tiny\/openapi\.yaml: GET \/other \(getItem\): missing summary/),
+      ]),
+    );
+    expect((error as Error).message).toContain(`${where}: missing x-ratelimit-class`);
+    expect(fs.existsSync(path.join(root, 'generated'))).toBe(false);
+  });
+
+  it('requires every response schema and header to resolve', () => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/paths/item.yaml': GOOD_OPERATION.replace(
+          "      description: The item.\n",
+          "      description: The item.\n      headers:\n        X-Missing:\n          description: no schema\n",
+        ).replace(/schema:\n\s+\$ref: \.\.\/openapi\.yaml#\/components\/schemas\/Item\n/, 'schema_: {}\n'),
+      }),
+    );
+    const bundled = bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
+    expect(checkConventions(bundled).map(formatProblem)).toEqual([
+      'specs/tiny/paths/item.yaml: GET /items/{id} (getItem): response 200 header X-Missing has neither schema nor content',
+      'specs/tiny/paths/item.yaml: GET /items/{id} (getItem): response 200 application/json has no schema; add one (responses are validated against it)',
+    ]);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
