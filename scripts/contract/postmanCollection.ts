@@ -12,6 +12,7 @@ import type {
   UrlDefinition,
 } from 'postman-collection';
 import {
+  dereference,
   isJsonObject,
   isPublicOperation,
   listOperations,
@@ -53,6 +54,24 @@ function descriptionOf(node: JsonObject): { content: string; type: string } | un
   return typeof node.description === 'string' ? markdown(node.description) : undefined;
 }
 
+/** The JSON request body example the spec gives (example, first of examples, or the schema's example). */
+function exampleBody(document: JsonObject, operation: JsonObject): { mediaType: string; raw: string } | undefined {
+  const requestBody = dereference(document, operation.requestBody);
+  if (!isJsonObject(requestBody) || !isJsonObject(requestBody.content)) return undefined;
+  for (const [mediaType, media] of Object.entries(requestBody.content)) {
+    if (!/json/i.test(mediaType) || !isJsonObject(media)) continue;
+    const examples = isJsonObject(media.examples) ? Object.values(media.examples) : [];
+    const firstExample = dereference(document, examples[0]);
+    const schema = dereference(document, media.schema);
+    const value =
+      media.example ??
+      (isJsonObject(firstExample) ? firstExample.value : undefined) ??
+      (isJsonObject(schema) ? schema.example : undefined);
+    if (value !== undefined) return { mediaType, raw: JSON.stringify(value, null, 2) };
+  }
+  return undefined;
+}
+
 function buildRequestItem(api: string, document: JsonObject, entry: OperationEntry): Item {
   const { operation } = entry;
   const operationId = String(operation.operationId);
@@ -71,6 +90,18 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
     .filter((p) => p.in === 'query')
     .map((p) => ({ key: p.name, value: parameterValue(p.parameter), disabled: true, description: descriptionOf(p.parameter) }));
 
+  // Header parameters (an idempotency key, say) go in with their example; only required ones are enabled.
+  const header = parameters
+    .filter((p) => p.in === 'header')
+    .map((p) => ({
+      key: p.name,
+      value: parameterValue(p.parameter),
+      ...(p.parameter.required === true ? {} : { disabled: true }),
+      description: descriptionOf(p.parameter),
+    }));
+  const body = exampleBody(document, operation);
+  if (body) header.push({ key: 'Content-Type', value: body.mediaType, description: undefined });
+
   const status = lowestSuccessStatus(operation) ?? 200;
   const request: RequestDefinition = {
     method: entry.method.toUpperCase(),
@@ -81,7 +112,9 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
       query,
       variable: variables,
     } as unknown as UrlDefinition,
-  };
+    ...(header.length > 0 ? { header } : {}),
+    ...(body ? { body: { mode: 'raw', raw: body.raw, options: { raw: { language: 'json' } } } } : {}),
+  } as RequestDefinition;
   const description = descriptionOf(operation);
   if (description) request.description = description;
   if (isPublicOperation(document, operation)) request.auth = { type: 'noauth' };

@@ -321,6 +321,52 @@ describe('convention checks', () => {
     ]);
   }, BUILD_TIMEOUT);
 
+  it('gives Postman requests the spec\'s header parameters and JSON body example', async () => {
+    const create = `post:
+  operationId: createItem
+  tags: [Items]
+  summary: Create an item
+  x-ratelimit-class: write
+  x-required-scopes: [items:write]
+  parameters:
+    - {name: Idempotency-Key, in: header, required: true, schema: {type: string}, example: key-1}
+    - {name: X-Trace, in: header, schema: {type: string}}
+  requestBody:
+    required: true
+    content:
+      application/json:
+        schema: {type: object}
+        example: {name: First}
+  responses:
+    '201': {description: Created.}
+    '200': {description: Replayed.}
+    '401': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '429': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '500': {$ref: ../openapi.yaml#/components/responses/Problem}
+`;
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/openapi.yaml': GOOD_ROOT.replace('paths:\n', 'paths:\n  /items:\n    $ref: ./paths/items.yaml\n'),
+        'specs/tiny/paths/items.yaml': create,
+      }),
+    );
+    const files = await buildContracts(root);
+    const postmanFile = files.find((file) => file.path === 'generated/tiny/postman.json');
+    const collection = new postman.Collection(JSON.parse(postmanFile?.contents ?? '{}') as object);
+    const items: InstanceType<typeof postman.Item>[] = [];
+    collection.forEachItem((item) => items.push(item));
+    const createItem = items.find((item) => item.name === 'Create an item');
+    expect(createItem?.request.method).toBe('POST');
+    expect(createItem?.request.headers.get('Idempotency-Key')).toBe('key-1');
+    expect(createItem?.request.headers.one('X-Trace')?.disabled).toBe(true); // optional, so off by default
+    expect(createItem?.request.headers.one('Idempotency-Key')?.disabled).toBeFalsy();
+    expect(createItem?.request.headers.get('Content-Type')).toBe('application/json');
+    expect(JSON.parse(createItem?.request.body?.raw ?? 'null')).toEqual({ name: 'First' });
+    expect(createItem?.events.listeners('test')[0]?.script.exec).toEqual([
+      'pm.test("status is 200", () => pm.response.to.have.status(200));',
+    ]);
+  }, BUILD_TIMEOUT);
+
   it('lists every violation with the file and the operation to change', async () => {
     const bad = GOOD_OPERATION.replace('  x-ratelimit-class: read\n', '')
       .replace(', example: itm_1', '')
