@@ -4,11 +4,13 @@ import { sourceFileOf, type BundledSpec } from './bundle.js';
 import {
   dereference,
   describeOperation,
+  escapePointerSegment,
   isJsonObject,
   isPublicOperation,
   listOperations,
   lowestSuccessStatus,
   operationParameters,
+  pointerOfTarget,
   resolvePointer,
   type JsonObject,
   type JsonValue,
@@ -18,6 +20,8 @@ import type { ContractProblem } from './problems.js';
 
 /** Responses every operation that needs a credential must declare. */
 export const REQUIRED_PROTECTED_RESPONSES = ['401', '429', '500'] as const;
+
+type Report = (message: string, at?: string) => void;
 
 /** Checks the bundled spec against the conventions; returns every problem found (empty when it conforms). */
 export function checkConventions(bundled: BundledSpec): ContractProblem[] {
@@ -38,8 +42,9 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
 
   const firstOwner = new Map<string, OperationEntry>();
   for (const entry of operations) {
-    const report = (message: string): void => {
-      problems.push({ file: sourceFileOf(bundled, entry.pointer), where: describeOperation(entry), message });
+    // `at` is the pointer of the node to change when it is not the operation itself (e.g. a shared component).
+    const report: Report = (message, at = entry.pointer) => {
+      problems.push({ file: sourceFileOf(bundled, at), where: describeOperation(entry), message });
     };
     const { operation } = entry;
 
@@ -87,7 +92,7 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
   return problems;
 }
 
-function checkParameters(document: JsonObject, entry: OperationEntry, report: (message: string) => void): void {
+function checkParameters(document: JsonObject, entry: OperationEntry, report: Report): void {
   for (const list of [entry.pathItem.parameters, entry.operation.parameters]) {
     if (list === undefined) continue;
     if (!Array.isArray(list)) {
@@ -107,18 +112,18 @@ function checkParameters(document: JsonObject, entry: OperationEntry, report: (m
       report(`the path has {${name}} but no path parameter named ${name}; declare it with \`in: path\`, \`required: true\` and an example`);
     }
   }
-  for (const { name, in: location, parameter } of parameters) {
+  for (const { name, in: location, parameter, pointer } of parameters) {
     if (location !== 'path') continue;
     if (!templateNames.includes(name)) {
-      report(`path parameter ${name} does not appear in the path template; remove it or add {${name}} to the path`);
+      report(`path parameter ${name} does not appear in the path template; remove it or add {${name}} to the path`, pointer);
     }
     if (parameter.example === undefined || parameter.example === null) {
-      report(`path parameter ${name} has no example; add \`example: <value>\` (Postman sends it as the path variable)`);
+      report(`path parameter ${name} has no example; add \`example: <value>\` (Postman sends it as the path variable)`, pointer);
     }
   }
 }
 
-function checkResponses(document: JsonObject, entry: OperationEntry, report: (message: string) => void): void {
+function checkResponses(document: JsonObject, entry: OperationEntry, report: Report): void {
   const responses = entry.operation.responses;
   if (!isJsonObject(responses)) {
     report('missing responses');
@@ -138,6 +143,7 @@ function checkResponses(document: JsonObject, entry: OperationEntry, report: (me
     }
   }
   for (const [status, rawResponse] of Object.entries(responses)) {
+    const responseAt = pointerOfTarget(document, rawResponse, `${entry.pointer}/responses/${status}`);
     const response = dereference(document, rawResponse);
     if (!isJsonObject(response)) {
       report(`response ${status} ${describeRef(rawResponse)}does not resolve to a response object`);
@@ -146,17 +152,18 @@ function checkResponses(document: JsonObject, entry: OperationEntry, report: (me
     const headers = response.headers;
     if (headers !== undefined) {
       if (!isJsonObject(headers)) {
-        report(`response ${status}: headers must be a mapping`);
+        report(`response ${status}: headers must be a mapping`, responseAt);
       } else {
         for (const [name, rawHeader] of Object.entries(headers)) {
+          const headerAt = pointerOfTarget(document, rawHeader, `${responseAt}/headers/${escapePointerSegment(name)}`);
           const header = dereference(document, rawHeader);
           if (!isJsonObject(header)) {
-            report(`response ${status} header ${name} ${describeRef(rawHeader)}does not resolve`);
+            report(`response ${status} header ${name} ${describeRef(rawHeader)}does not resolve`, responseAt);
           } else if (header.schema === undefined && header.content === undefined) {
-            report(`response ${status} header ${name} has neither schema nor content`);
+            report(`response ${status} header ${name} has neither schema nor content`, headerAt);
           } else {
             const broken = brokenRefs(document, header);
-            if (broken.length > 0) report(`response ${status} header ${name} uses unresolvable ${broken.join(', ')}`);
+            if (broken.length > 0) report(`response ${status} header ${name} uses unresolvable ${broken.join(', ')}`, headerAt);
           }
         }
       }
@@ -164,20 +171,20 @@ function checkResponses(document: JsonObject, entry: OperationEntry, report: (me
     const content = response.content;
     if (content === undefined) continue;
     if (!isJsonObject(content)) {
-      report(`response ${status}: content must be a mapping of media types`);
+      report(`response ${status}: content must be a mapping of media types`, responseAt);
       continue;
     }
     for (const [mediaType, media] of Object.entries(content)) {
       if (!isJsonObject(media) || media.schema === undefined) {
-        report(`response ${status} ${mediaType} has no schema; add one (responses are validated against it)`);
+        report(`response ${status} ${mediaType} has no schema; add one (responses are validated against it)`, responseAt);
         continue;
       }
       if (dereference(document, media.schema) === undefined) {
-        report(`response ${status} ${mediaType} schema ${describeRef(media.schema)}does not resolve`);
+        report(`response ${status} ${mediaType} schema ${describeRef(media.schema)}does not resolve`, responseAt);
         continue;
       }
       const broken = brokenRefs(document, media.schema);
-      if (broken.length > 0) report(`response ${status} ${mediaType} schema uses unresolvable ${broken.join(', ')}`);
+      if (broken.length > 0) report(`response ${status} ${mediaType} schema uses unresolvable ${broken.join(', ')}`, responseAt);
     }
   }
 }

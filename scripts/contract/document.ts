@@ -47,6 +47,22 @@ export function resolvePointer(root: JsonValue, fragment: string): JsonValue | u
 }
 
 /**
+ * The JSON pointer of the node that `node` (found at `at`) finally stands for: the target of its chain of
+ * internal `$ref`s, or `at` itself. Used to name the file an author has to edit.
+ */
+export function pointerOfTarget(document: JsonObject, node: JsonValue | undefined, at: string): string {
+  const seen = new Set<string>();
+  let current = node;
+  let pointer = at;
+  while (isJsonObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#') && !seen.has(current.$ref)) {
+    seen.add(current.$ref);
+    pointer = current.$ref.slice(1);
+    current = resolvePointer(document, pointer);
+  }
+  return pointer;
+}
+
+/**
  * Follows internal `$ref`s (`#/...`) until a non-reference node is reached.
  * Returns undefined when a reference does not resolve or the chain loops.
  */
@@ -92,19 +108,26 @@ export interface ParameterEntry {
   name: string;
   in: string;
   parameter: JsonObject;
+  /** JSON pointer of the parameter's definition (a component when it is referenced). */
+  pointer: string;
 }
 
 /** Path-item parameters overridden by operation parameters with the same name and location. */
 export function operationParameters(document: JsonObject, entry: OperationEntry): ParameterEntry[] {
   const byKey = new Map<string, ParameterEntry>();
-  for (const list of [entry.pathItem.parameters, entry.operation.parameters]) {
+  const lists = [
+    { list: entry.pathItem.parameters, at: pointerOf(['paths', entry.path, 'parameters']) },
+    { list: entry.operation.parameters, at: `${entry.pointer}/parameters` },
+  ];
+  for (const { list, at } of lists) {
     if (!Array.isArray(list)) continue;
-    for (const raw of list) {
+    list.forEach((raw, index) => {
       const parameter = dereference(document, raw);
-      if (!isJsonObject(parameter)) continue;
-      if (typeof parameter.name !== 'string' || typeof parameter.in !== 'string') continue;
-      byKey.set(`${parameter.in}:${parameter.name}`, { name: parameter.name, in: parameter.in, parameter });
-    }
+      if (!isJsonObject(parameter)) return;
+      if (typeof parameter.name !== 'string' || typeof parameter.in !== 'string') return;
+      const pointer = pointerOfTarget(document, raw, `${at}/${index}`);
+      byKey.set(`${parameter.in}:${parameter.name}`, { name: parameter.name, in: parameter.in, parameter, pointer });
+    });
   }
   return [...byKey.values()];
 }

@@ -403,6 +403,24 @@ describe('convention checks', () => {
     expect(fs.existsSync(path.join(root, 'generated'))).toBe(false);
   });
 
+  it('names the shared component file when the problem is in a component', () => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/components/responses/Problem.yaml': GOOD_PROBLEM.replace(
+          'content:',
+          'headers:\n  Retry-After:\n    description: Seconds to wait.\ncontent:',
+        ),
+      }),
+    );
+    const bundled = bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
+    expect(checkConventions(bundled).map(formatProblem)).toEqual(
+      ['401', '429', '500'].map(
+        (status) =>
+          `specs/tiny/components/responses/Problem.yaml: GET /items/{id} (getItem): response ${status} header Retry-After has neither schema nor content`,
+      ),
+    );
+  });
+
   it('requires every response schema and header to resolve', () => {
     const root = writeTempRepo(
       tinySpec({
