@@ -38,7 +38,11 @@ const OVERRIDABLE_SIBLINGS = new Set(['summary', 'description']);
 export function bundleSpec(rootFile: string, options: BundleOptions = {}): BundledSpec {
   const bundler = new Bundler(path.resolve(rootFile), path.resolve(options.displayBase ?? process.cwd()));
   const bundled = bundler.run();
-  if (bundler.problems.length > 0) throw new ContractBuildError(bundler.problems);
+  if (bundler.problems.length > 0) {
+    // A file inlined at several places would repeat its problems once per place.
+    const unique = new Map(bundler.problems.map((problem) => [JSON.stringify(problem), problem]));
+    throw new ContractBuildError([...unique.values()]);
+  }
   return bundled;
 }
 
@@ -64,7 +68,9 @@ interface InternalRef {
 
 class Bundler {
   readonly problems: ContractProblem[] = [];
+  /** Parsed files; null when the file is missing or not valid YAML. */
   private readonly parsed = new Map<string, JsonValue | null>();
+  private readonly missing = new Set<string>();
   private readonly sources = new Map<string, string>();
   private readonly internalRefs: InternalRef[] = [];
 
@@ -94,12 +100,16 @@ class Bundler {
 
   /** Parses a YAML (or JSON) file once; undefined when it is missing or unreadable (a problem is recorded). */
   private load(file: string, referrer?: { file: string; ref: string }): JsonValue | undefined {
-    if (this.parsed.has(file)) return this.parsed.get(file) ?? undefined;
+    const cached = this.parsed.get(file);
+    if (cached !== undefined && cached !== null) return cached;
+    // A missing file is reported once per referring $ref; a file with YAML errors only once.
+    if (cached === null && !this.missing.has(file)) return undefined;
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
       this.parsed.set(file, null);
+      this.missing.add(file);
       this.problems.push(
         referrer
           ? {

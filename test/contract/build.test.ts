@@ -287,6 +287,29 @@ describe('bundler', () => {
     );
   });
 
+  it('reports every reference to a missing file once, and invalid YAML', () => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  a:\n    $ref: ./Gone.yaml\n',
+        'specs/tiny/components/schemas/Error.yaml': 'type: object\nproperties:\n  b:\n    $ref: ./Gone.yaml\n',
+        'specs/tiny/components/responses/Problem.yaml': 'description: [unclosed\n',
+      }),
+    );
+    let caught: unknown;
+    try {
+      bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ContractBuildError);
+    const problems = (caught as ContractBuildError).problems.map(formatProblem);
+    expect(problems.filter((problem) => problem.includes('Gone.yaml does not exist'))).toEqual([
+      'specs/tiny/components/schemas/Item.yaml: $ref ./Gone.yaml: the referenced file specs/tiny/components/schemas/Gone.yaml does not exist',
+      'specs/tiny/components/schemas/Error.yaml: $ref ./Gone.yaml: the referenced file specs/tiny/components/schemas/Gone.yaml does not exist',
+    ]);
+    expect(problems.some((problem) => problem.startsWith('specs/tiny/components/responses/Problem.yaml: invalid YAML'))).toBe(true);
+  });
+
   it('reports a cycle between files with the chain', () => {
     const root = writeTempRepo(
       tinySpec({
