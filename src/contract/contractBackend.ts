@@ -5,6 +5,13 @@ import { PrecompiledRouter } from './precompiledRouter.js';
 
 type ParameterObject = { name: string; in: string; schema?: { type?: unknown } };
 
+/** The plain decimal text of each scalar type; coercion alone would also take `1e1`, `0x10` or ` 5`. */
+const CANONICAL_TEXT: Record<string, RegExp> = {
+  integer: /^-?\d+$/,
+  number: /^-?\d+(\.\d+)?$/,
+  boolean: /^(true|false)$/,
+};
+
 /**
  * openapi-backend set up for OpenAPI 3.1: strict mode, a 2020-12 Ajv, parameter coercion and
  * defaults, and the precompiled router.
@@ -55,9 +62,9 @@ export class ContractBackend extends OpenAPIBackend {
 }
 
 /**
- * Query coercion would turn an empty value into 0 and pick one of several repeated values, so a
- * scalar query parameter that is empty or given more than once is refused here, beside the
- * schema's own errors.
+ * Query coercion would turn an empty value into 0, read `1e1` as 10 and pick one of several
+ * repeated values, so a scalar query parameter that is empty, given more than once or not
+ * written as a plain decimal is refused here, beside the schema's own errors.
  */
 function withSingleValuedQueryRule(
   result: ValidationResult,
@@ -74,6 +81,11 @@ function withSingleValuedQueryRule(
       ruleErrors.push(queryError(parameter.name, 'must be given at most once'));
     } else if (values[0] === '') {
       ruleErrors.push(queryError(parameter.name, 'must not be empty'));
+    } else {
+      const canonical = CANONICAL_TEXT[String(parameter.schema?.type)];
+      if (canonical && !canonical.test(values[0]!)) {
+        ruleErrors.push(queryError(parameter.name, `must be written as a plain ${String(parameter.schema?.type)}`, 'type'));
+      }
     }
   }
   if (ruleErrors.length === 0) return result;
@@ -83,8 +95,8 @@ function withSingleValuedQueryRule(
   return { ...result, valid: false, errors: [...schemaErrors, ...ruleErrors] };
 }
 
-function queryError(name: string, message: string): ErrorObject {
-  return { keyword: 'singleValue', instancePath: `/query/${name}`, schemaPath: '#/parameters', params: {}, message };
+function queryError(name: string, message: string, keyword = 'singleValue'): ErrorObject {
+  return { keyword, instancePath: `/query/${name}`, schemaPath: '#/parameters', params: {}, message };
 }
 
 function rawQueryValues(req: { query?: unknown; path: string }): Map<string, string[]> {

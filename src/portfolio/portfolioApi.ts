@@ -1,15 +1,15 @@
 import type { Context, Document } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { ContractBackend } from '../contract/contractBackend.js';
-import { readOperationRules, type OperationRules } from '../contract/operationRules.js';
+import { readOperationRules } from '../contract/operationRules.js';
 import type { ContractApi, HandledCall, IncomingCall, Reply } from '../contract/reply.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { authenticateApiKey, type ApiKeyLookup, type AuthenticatedKey } from './auth.js';
 import { NOT_FOUND_MESSAGE, PortfolioError, toErrorReply, type ParameterProblem } from './errors.js';
-import type { PortfolioContext, PortfolioHandler } from './operationContext.js';
+import type { PortfolioContext, PortfolioOperationId } from './operationContext.js';
 import { portfolioOperations } from './operations/index.js';
-import type { PortfolioReader } from './portfolioReader.js';
+import type { PortfolioReader } from '../store/portfolioContent.js';
 
 export interface PortfolioApiDependencies {
   document: Document;
@@ -38,7 +38,8 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
   const backend = new ContractBackend(deps.document);
   await backend.init();
   const rules = readOperationRules(backend);
-  const missing = backend.getOperations().filter((operation) => !portfolioOperations[operation.operationId ?? '']);
+  const handlers = portfolioOperations as unknown as Record<string, (ctx: PortfolioContext<PortfolioOperationId>) => Reply>;
+  const missing = backend.getOperations().filter((operation) => !handlers[operation.operationId ?? '']);
   if (missing.length > 0) {
     throw new Error(`No handler for operations: ${missing.map((operation) => operation.operationId).join(', ')}`);
   }
@@ -82,7 +83,7 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
     },
   });
 
-  for (const [operationId, handler] of Object.entries(portfolioOperations)) {
+  for (const [operationId, handler] of Object.entries(handlers)) {
     backend.register(operationId, (context: Context, state: CallState) =>
       handler(buildContext(context, state, deps)),
     );
@@ -132,12 +133,13 @@ function enforceRateLimit(state: CallState, deps: PortfolioApiDependencies): voi
   }
 }
 
-function buildContext(context: Context, state: CallState, deps: PortfolioApiDependencies): PortfolioContext {
+/** Validation has already checked the parameters against the operation's schema, so the casts hold. */
+function buildContext(context: Context, state: CallState, deps: PortfolioApiDependencies): PortfolioContext<PortfolioOperationId> {
   return {
     requestId: state.call.requestId,
     tenantId: state.key?.tenantId ?? '',
-    params: context.request.params as Record<string, string>,
-    query: context.request.query as Record<string, unknown>,
+    params: context.request.params as PortfolioContext<PortfolioOperationId>['params'],
+    query: context.request.query as PortfolioContext<PortfolioOperationId>['query'],
     content: deps.content,
     downloads: deps.downloads,
     now: deps.now,
@@ -171,4 +173,3 @@ function describeSchema(schema: Record<string, unknown>): string {
   return `must be ${noun}`;
 }
 
-export type { OperationRules, PortfolioHandler };

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getAwards = listPublished('award');
+export const getAwards = listPublished<'getAwards'>('award');

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getEducation = listPublished('credential');
+export const getEducation = listPublished<'getEducation'>('credential');

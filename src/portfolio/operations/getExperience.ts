@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getExperience = listPublished('experience');
+export const getExperience = listPublished<'getExperience'>('experience');

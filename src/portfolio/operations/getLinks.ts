@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getLinks = listPublished('link');
+export const getLinks = listPublished<'getLinks'>('link');

@@ -1,7 +1,7 @@
 import type { PortfolioHandler } from '../operationContext.js';
 import { PUBLIC_DOWNLOAD_CACHE } from './downloadHeaders.js';
 
-export const getOpenapiYaml: PortfolioHandler = (ctx) => ({
+export const getOpenapiYaml: PortfolioHandler<'getOpenapiYaml'> = (ctx) => ({
   status: 200,
   headers: { 'content-type': 'application/yaml; charset=utf-8', 'cache-control': PUBLIC_DOWNLOAD_CACHE },
   body: ctx.downloads.openapiYaml,

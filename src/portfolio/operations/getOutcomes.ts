@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getOutcomes = listPublished('outcome');
+export const getOutcomes = listPublished<'getOutcomes'>('outcome');

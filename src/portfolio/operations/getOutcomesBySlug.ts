@@ -1,3 +1,3 @@
 import { publishedBySlug } from './publishedBySlug.js';
 
-export const getOutcomesBySlug = publishedBySlug('outcome');
+export const getOutcomesBySlug = publishedBySlug<'getOutcomesBySlug'>('outcome');

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getPages = listPublished('page');
+export const getPages = listPublished<'getPages'>('page');

@@ -1,3 +1,3 @@
 import { publishedBySlug } from './publishedBySlug.js';
 
-export const getPagesBySlug = publishedBySlug('page');
+export const getPagesBySlug = publishedBySlug<'getPagesBySlug'>('page');

@@ -1,7 +1,7 @@
 import type { PortfolioHandler } from '../operationContext.js';
 import { PUBLIC_DOWNLOAD_CACHE } from './downloadHeaders.js';
 
-export const getPostmanJson: PortfolioHandler = (ctx) => ({
+export const getPostmanJson: PortfolioHandler<'getPostmanJson'> = (ctx) => ({
   status: 200,
   headers: {
     'content-type': 'application/json; charset=utf-8',

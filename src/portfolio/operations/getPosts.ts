@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getPosts = listPublished('post');
+export const getPosts = listPublished<'getPosts'>('post');

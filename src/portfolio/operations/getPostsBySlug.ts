@@ -1,3 +1,3 @@
 import { publishedBySlug } from './publishedBySlug.js';
 
-export const getPostsBySlug = publishedBySlug('post');
+export const getPostsBySlug = publishedBySlug<'getPostsBySlug'>('post');

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getSkills = listPublished('skill');
+export const getSkills = listPublished<'getSkills'>('skill');

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getStats = listPublished('stat');
+export const getStats = listPublished<'getStats'>('stat');

@@ -1,3 +1,3 @@
 import { listPublished } from './listPublished.js';
 
-export const getTestimonials = listPublished('testimonial');
+export const getTestimonials = listPublished<'getTestimonials'>('testimonial');

@@ -1,4 +1,4 @@
-import type { PortfolioHandler } from '../operationContext.js';
+import type { PortfolioHandlers } from '../operationContext.js';
 import { getAwards } from './getAwards.js';
 import { getEducation } from './getEducation.js';
 import { getExperience } from './getExperience.js';
@@ -19,7 +19,7 @@ import { getStats } from './getStats.js';
 import { getTestimonials } from './getTestimonials.js';
 
 /** Handlers by operationId; start-up refuses a contract operation that has none. */
-export const portfolioOperations: Record<string, PortfolioHandler> = {
+export const portfolioOperations: PortfolioHandlers = {
   getPortfolio,
   getProfile,
   getOutcomes,

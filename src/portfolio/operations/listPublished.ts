@@ -1,21 +1,24 @@
+import type { PortfolioItemKind } from '../../store/portfolioShapes.js';
 import { NOT_FOUND_MESSAGE, PortfolioError } from '../errors.js';
 import type { PortfolioHandler } from '../operationContext.js';
-import type { ListKind } from '../portfolioReader.js';
+
+type ListOperationId = 'getOutcomes' | 'getPosts' | 'getPages' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks';
 
 /** The shared body of every list operation: one page of published items with its paging data. */
-export function listPublished(kind: ListKind): PortfolioHandler {
+export function listPublished<Op extends ListOperationId>(kind: PortfolioItemKind): PortfolioHandler<Op> {
   return (ctx) => {
-    const limit = ctx.query.limit as number;
-    const offset = ctx.query.offset as number;
+    // Every list operation takes the shared Limit and Offset parameters, filled with their defaults.
+    const { limit, offset } = ctx.query as { limit: number; offset: number };
     const page = ctx.content.listPublished(ctx.tenantId, kind, { limit, offset });
     if (!page) throw new PortfolioError('not_found', NOT_FOUND_MESSAGE);
     const hasMore = offset + page.items.length < page.total;
-    return {
-      status: 200,
-      body: {
-        items: page.items,
-        paging: { limit, offset, total: page.total, hasMore, nextOffset: hasMore ? offset + page.items.length : null },
-      },
+    const body = {
+      items: page.items,
+      paging: { limit, offset, total: page.total, hasMore, nextOffset: hasMore ? offset + page.items.length : null },
     };
+    // Each kind's items are the item schema of its own operation; the store's kind map guarantees it.
+    return { status: 200, body: body as PortfolioHandlerBody<Op> };
   };
 }
+
+type PortfolioHandlerBody<Op extends ListOperationId> = ReturnType<PortfolioHandler<Op>>['body'];
