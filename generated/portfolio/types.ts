@@ -802,12 +802,12 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+         * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
          * @example 20
          */
         Limit: number;
         /**
-         * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+         * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
          * @example 0
          */
         Offset: number;
@@ -899,12 +899,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -979,12 +979,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1059,12 +1059,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1139,12 +1139,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1182,12 +1182,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1225,12 +1225,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1268,12 +1268,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1311,12 +1311,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1354,12 +1354,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1397,12 +1397,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size. An integer from 1 to 100; any other value, an empty value or a repeated parameter answers 400.
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return. An integer ≥ 0; any other value, an empty value or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
