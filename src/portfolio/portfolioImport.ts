@@ -142,11 +142,22 @@ function problemFromSchemaError(error: ErrorObject): ImportProblem {
       return { path: at, message: params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters` };
     case 'maxLength':
       return { path: at, message: `must be at most ${String(params.limit)} characters` };
+    case 'pattern':
+      return { path: at, message: patternMessage(String(params.pattern)) };
     case 'format':
       return { path: at, message: `must be a valid ${String(params.format)}` };
     default:
       return { path: at, message: error.message ?? `fails ${error.keyword}` };
   }
+}
+
+function patternMessage(pattern: string): string {
+  if (pattern === '^[a-z0-9]+(?:-[a-z0-9]+)*$') {
+    return 'must be lowercase letters and digits in groups joined by single hyphens, like "my-first-post"';
+  }
+  const prefix = /^\^([a-z]+)_\[A-Za-z0-9\]\+\$$/.exec(pattern)?.[1];
+  if (prefix) return `must be "${prefix}_" followed by letters and digits`;
+  return `must match the pattern ${pattern}`;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -1,0 +1,434 @@
+// The operator's command line: tenants, API keys, portfolio import/export and the demo data set.
+// Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
+// one JSON object on stdout (errors included) so scripts and tests can parse it.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type BetterSqlite3 from 'better-sqlite3';
+import { loadDemoData } from '../demo/demoData.js';
+import { exportPortfolio, importPortfolio, PortfolioImportError, type ImportProblem } from '../portfolio/portfolioImport.js';
+import { createApiKeyStore } from '../store/apiKeys.js';
+import { openDatabase } from '../store/database.js';
+import { StoreError } from '../store/errors.js';
+import { createTenantStore } from '../store/tenants.js';
+
+export const defaultDatabasePath = 'data/app.db';
+
+/** A failure to report: message on stderr, exit code 1, and with --json an error object on stdout. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+
+  constructor(
+    message: string,
+    readonly details: ImportProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+interface CommandOutput {
+  json: unknown;
+  text: string;
+}
+
+interface CommandContext {
+  /** Opens the database on first use, so that --help and usage errors never create a file. */
+  db(): BetterSqlite3.Database;
+  now: () => number;
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+interface Command {
+  path: string[];
+  usage: string;
+  summary: string;
+  help: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  positionals: number;
+  run(context: CommandContext): CommandOutput;
+}
+
+const common = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function required(context: CommandContext, name: string): string {
+  const value = context.values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`Missing required option --${name}.`);
+  return value;
+}
+
+const isoDateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
+
+function parseExpiresAt(value: string | boolean | undefined): number | null {
+  if (value === undefined) return null;
+  const ms = typeof value === 'string' && isoDateTime.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new CliError(
+      `--expires-at must be an ISO 8601 date (2026-01-31, midnight UTC) or date-time with offset (2026-01-31T12:00:00Z); got "${String(value)}".`,
+    );
+  }
+  return ms;
+}
+
+function parseRateLimit(value: string | boolean | undefined): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value)) {
+    throw new CliError(`--rate-limit must be a positive integer (requests per window); got "${String(value)}".`);
+  }
+  return Number(value);
+}
+
+const commands: Command[] = [
+  {
+    path: ['tenant', 'create'],
+    usage: 'tenant create --name <name>',
+    summary: 'Create a tenant.',
+    help: 'Creates a tenant and prints its id (ten_…). JSON: {"id"}.',
+    options: { name: { type: 'string' } },
+    positionals: 0,
+    run(context) {
+      const { id } = createTenantStore(context.db(), { now: context.now }).createTenant(required(context, 'name'));
+      return { json: { id }, text: `Created tenant ${id}.` };
+    },
+  },
+  {
+    path: ['tenant', 'list'],
+    usage: 'tenant list',
+    summary: 'List tenants.',
+    help: 'Lists every tenant, oldest first. JSON: {"tenants": [{"id", "name", "createdAt"}]}.',
+    options: {},
+    positionals: 0,
+    run(context) {
+      const tenants = createTenantStore(context.db()).listTenants().map((tenant) => ({
+        id: tenant.id,
+        name: tenant.name,
+        createdAt: iso(tenant.createdAt),
+      }));
+      const text =
+        tenants.length === 0
+          ? 'No tenants yet. Create one with: tenant create --name <name>'
+          : tenants.map((tenant) => `${tenant.id}  ${tenant.createdAt}  ${tenant.name}`).join('\n');
+      return { json: { tenants }, text };
+    },
+  },
+  {
+    path: ['key', 'create'],
+    usage: 'key create --tenant <tenant id> [--expires-at <ISO 8601>] [--rate-limit <requests per window>]',
+    summary: 'Create an API key (shown only once).',
+    help: [
+      'Creates an API key for a tenant and prints it. The key is shown only this once; only its',
+      'SHA-256 hash is stored. JSON: {"id", "key"}.',
+      '',
+      '  --expires-at   when the key stops working (403 api_key_expired), e.g. 2026-12-31T23:59:59Z;',
+      '                 a date alone means midnight UTC. Default: never.',
+      '  --rate-limit   this key\'s own allowance per rate-limit window. Default: the server\'s.',
+    ].join('\n'),
+    options: { tenant: { type: 'string' }, 'expires-at': { type: 'string' }, 'rate-limit': { type: 'string' } },
+    positionals: 0,
+    run(context) {
+      const tenantId = required(context, 'tenant');
+      const expiresAt = parseExpiresAt(context.values['expires-at']);
+      const rateLimit = parseRateLimit(context.values['rate-limit']);
+      const created = createApiKeyStore(context.db(), { now: context.now }).createApiKey({ tenantId, expiresAt, rateLimit });
+      return {
+        json: created,
+        text: [
+          `Created API key ${created.id} for tenant ${tenantId}.`,
+          'The key is shown only now; store it safely:',
+          '',
+          `  ${created.key}`,
+          '',
+          'Use it as: Authorization: Bearer <key>',
+        ].join('\n'),
+      };
+    },
+  },
+  {
+    path: ['key', 'revoke'],
+    usage: 'key revoke <key id>',
+    summary: 'Revoke an API key.',
+    help: 'Revokes a key by its id (key_…); requests with it then answer 403 api_key_revoked. Revoking a revoked key changes nothing and prints the original time. JSON: {"id", "revokedAt"}.',
+    options: {},
+    positionals: 1,
+    run(context) {
+      const id = context.positionals[0];
+      if (!id) throw new CliError('Missing the id of the key to revoke (key_…).');
+      const revoked = createApiKeyStore(context.db(), { now: context.now }).revokeApiKey(id);
+      const revokedAt = iso(revoked.revokedAt);
+      return { json: { id: revoked.id, revokedAt }, text: `Revoked ${revoked.id} at ${revokedAt}.` };
+    },
+  },
+  {
+    path: ['key', 'list'],
+    usage: 'key list --tenant <tenant id>',
+    summary: 'List a tenant\'s API keys (never the keys themselves).',
+    help: 'Lists a tenant\'s keys, oldest first, with their 12-character prefix and state (active, revoked or expired). JSON: {"keys": [{"id", "prefix", "state", "createdAt", "expiresAt", "revokedAt", "rateLimit"}]}.',
+    options: { tenant: { type: 'string' } },
+    positionals: 0,
+    run(context) {
+      const tenantId = required(context, 'tenant');
+      if (!createTenantStore(context.db()).getTenant(tenantId)) throw new CliError(`No tenant with id "${tenantId}".`);
+      const keys = createApiKeyStore(context.db(), { now: context.now })
+        .listApiKeys(tenantId)
+        .map((key) => ({
+          id: key.id,
+          prefix: key.prefix,
+          state: key.state,
+          createdAt: iso(key.createdAt),
+          expiresAt: iso(key.expiresAt),
+          revokedAt: iso(key.revokedAt),
+          rateLimit: key.rateLimit,
+        }));
+      const text =
+        keys.length === 0
+          ? `Tenant ${tenantId} has no API keys.`
+          : keys
+              .map(
+                (key) =>
+                  `${key.id}  ${key.prefix}…  ${key.state.padEnd(7)}  created ${key.createdAt}` +
+                  (key.expiresAt ? `  expires ${key.expiresAt}` : '') +
+                  (key.revokedAt ? `  revoked ${key.revokedAt}` : '') +
+                  (key.rateLimit !== null ? `  rate limit ${key.rateLimit}` : ''),
+              )
+              .join('\n');
+      return { json: { keys }, text };
+    },
+  },
+  {
+    path: ['portfolio', 'import'],
+    usage: 'portfolio import --tenant <tenant id> --file <file.json | ->',
+    summary: 'Replace a tenant\'s portfolio with an import-format document.',
+    help: [
+      'Validates the document against specs/portfolio/import-format.schema.json and the rules it',
+      'describes, sanitizes its HTML and replaces the tenant\'s whole portfolio in one transaction.',
+      'An invalid document changes nothing; every problem is listed with its JSON-pointer path.',
+      '--file - reads the document from standard input.',
+      'JSON: {"tenantId", "published", "updatedAt", "assets", "items": {<list>: {"total", "published"}}}.',
+    ].join('\n'),
+    options: { tenant: { type: 'string' }, file: { type: 'string' } },
+    positionals: 0,
+    run(context) {
+      const tenantId = required(context, 'tenant');
+      const file = required(context, 'file');
+      let text: string;
+      try {
+        text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      } catch (error) {
+        throw new CliError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      let document: unknown;
+      try {
+        document = JSON.parse(text);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new CliError(`${file === '-' ? 'Standard input' : file} is not valid JSON: ${reason}`, [{ path: '', message: `is not valid JSON: ${reason}` }]);
+      }
+      const summary = importPortfolio(context.db(), tenantId, document, context.now);
+      const json = { ...summary, updatedAt: iso(summary.updatedAt) };
+      const lines = Object.entries(summary.items).map(
+        ([member, count]) => `  ${member.padEnd(13)}${String(count.total).padStart(4)} (${count.published} published)`,
+      );
+      return {
+        json,
+        text: [
+          `Imported the portfolio of ${tenantId}; it is ${summary.published ? 'published' : 'NOT published'}.`,
+          `  ${'assets'.padEnd(13)}${String(summary.assets).padStart(4)}`,
+          ...lines,
+        ].join('\n'),
+      };
+    },
+  },
+  {
+    path: ['portfolio', 'export'],
+    usage: 'portfolio export --tenant <tenant id>',
+    summary: 'Print a tenant\'s portfolio as an import-format document.',
+    help: 'Prints the tenant\'s portfolio in import format (sanitized HTML, generated ids, every optional member present), ready to edit and import again. The output is the document itself, with or without --json.',
+    options: { tenant: { type: 'string' } },
+    positionals: 0,
+    run(context) {
+      const tenantId = required(context, 'tenant');
+      const document = exportPortfolio(context.db(), tenantId);
+      if (!document) throw new CliError(`Tenant ${tenantId} has no portfolio yet; import one first.`);
+      return { json: document, text: JSON.stringify(document, null, 2) };
+    },
+  },
+  {
+    path: ['demo'],
+    usage: 'demo',
+    summary: 'Load the demo data set and print its keys and slugs.',
+    help: [
+      'Loads the demo data set: a full published portfolio (ten_demoAvaMoreno), a second tenant',
+      '(ten_demoJonasFeld) and a tenant whose portfolio is not published (ten_demoPriyaRaman).',
+      'Idempotent: missing demo tenants are created, their portfolios are re-imported from the same',
+      'documents (replaced, never duplicated) and new keys are issued; earlier keys stay valid.',
+      'Other tenants are not touched.',
+      'JSON: {"portfolio": {"tenantId", "apiKey", "revokedApiKey", "expiredApiKey", "unpublishedApiKey",',
+      '"otherTenantId", "otherTenantApiKey", "published", "unpublished", "otherTenantOnly"}}.',
+    ].join('\n'),
+    options: {},
+    positionals: 0,
+    run(context) {
+      const fixture = loadDemoData(context.db(), context.now);
+      const demo = fixture.portfolio;
+      return {
+        json: fixture,
+        text: [
+          'Demo data loaded.',
+          `  main tenant      ${demo.tenantId}`,
+          `  API key          ${demo.apiKey}`,
+          `  revoked key      ${demo.revokedApiKey}`,
+          `  expired key      ${demo.expiredApiKey}`,
+          `  unpublished key  ${demo.unpublishedApiKey}  (tenant without a published portfolio)`,
+          `  other tenant     ${demo.otherTenantId}  key ${demo.otherTenantApiKey}`,
+          `  published        ${demo.published.outcomes.length} outcomes, ${demo.published.posts.length} posts, ${demo.published.pages.length} pages`,
+          '',
+          'Keys are shown only now. Try:',
+          `  curl -H "Authorization: Bearer ${demo.apiKey}" http://localhost:3000/api/v1/profile`,
+        ].join('\n'),
+      };
+    },
+  },
+];
+
+const groups: Record<string, string> = {
+  tenant: 'Tenants: each has its own portfolio and API keys.',
+  key: 'API keys: bearer credentials of the Portfolio Read API, stored only as hashes.',
+  portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
+};
+
+function mainHelp(): string {
+  return [
+    'Usage: npm run --silent admin -- <command> [options]',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.usage}\n      ${command.summary}`),
+    '',
+    'Options for every command:',
+    '  --json        print exactly one JSON object on stdout (errors: {"error": {"message", "details"}})',
+    '  --help, -h    show help for the command',
+    '',
+    'Environment:',
+    `  DATABASE_PATH  SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
+    '',
+    'Exit code 0 on success, 1 on any error (message on stderr).',
+  ].join('\n');
+}
+
+function groupHelp(group: string): string {
+  return [
+    groups[group] ?? '',
+    '',
+    'Commands:',
+    ...commands
+      .filter((command) => command.path[0] === group)
+      .map((command) => `  ${command.usage}\n      ${command.summary}`),
+    '',
+    'Add --help to a command for details.',
+  ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  return [
+    `Usage: npm run --silent admin -- ${command.usage} [--json]`,
+    '',
+    command.help,
+    '',
+    '  --json        print exactly one JSON object on stdout',
+    '  --help, -h    show this help',
+  ].join('\n');
+}
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  now: () => number;
+}
+
+/** Runs one CLI invocation and returns its exit code. */
+export function runAdmin(argv: string[], io: CliIo): number {
+  const wantsJson = argv.includes('--json');
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  let db: BetterSqlite3.Database | undefined;
+
+  try {
+    const command = commands.find((candidate) => candidate.path.every((part, index) => words[index] === part));
+    if (!command) {
+      const group = words[0];
+      if (wantsHelp) {
+        io.stdout(`${group && groups[group] ? groupHelp(group) : mainHelp()}\n`);
+        return 0;
+      }
+      if (words.length === 0) throw new CliError('Missing a command; run with --help for the list.');
+      throw new CliError(`Unknown command "${words.slice(0, 2).join(' ')}"; run with --help for the list.`);
+    }
+    if (wantsHelp) {
+      io.stdout(`${commandHelp(command)}\n`);
+      return 0;
+    }
+
+    let parsed: ReturnType<typeof parseArgs>;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: { ...common, ...command.options },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (error) {
+      throw new CliError(`${error instanceof Error ? error.message : String(error)} (run with --help for usage)`);
+    }
+    const positionals = parsed.positionals.slice(command.path.length);
+    if (positionals.length > command.positionals) {
+      throw new CliError(`Unexpected argument "${positionals[command.positionals]}" (run with --help for usage).`);
+    }
+
+    const databasePath = resolve(io.cwd, io.env.DATABASE_PATH || defaultDatabasePath);
+    const output = command.run({
+      db: () => (db ??= openDatabase(databasePath)),
+      now: io.now,
+      values: parsed.values as Record<string, string | boolean | undefined>,
+      positionals,
+    });
+    io.stdout(wantsJson ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
+    return 0;
+  } catch (caught) {
+    const error = toCliError(caught);
+    io.stderr(`Error: ${error.message}\n`);
+    for (const problem of error.details) io.stderr(`  ${problem.path || '/'}: ${problem.message}\n`);
+    if (wantsJson) io.stdout(`${JSON.stringify({ error: { message: error.message, details: error.details } }, null, 2)}\n`);
+    return 1;
+  } finally {
+    db?.close();
+  }
+}
+
+function toCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof PortfolioImportError) {
+    return new CliError(
+      `The document is invalid: ${error.details.length} ${error.details.length === 1 ? 'problem' : 'problems'}; nothing was imported.`,
+      error.details,
+    );
+  }
+  if (error instanceof StoreError) return new CliError(error.message);
+  return new CliError(error instanceof Error ? error.message : String(error));
+}
+
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname);
+if (invokedDirectly) {
+  process.exitCode = runAdmin(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    now: Date.now,
+  });
+}
