@@ -3,6 +3,7 @@
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadDemoData } from '../demo/demoData.js';
@@ -422,7 +423,7 @@ function toCliError(error: unknown): CliError {
   return new CliError(error instanceof Error ? error.message : String(error));
 }
 
-const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname);
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
   process.exitCode = runAdmin(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { makeTempDir, repoRoot, tsxLoaderUrl } from './factories.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = makeTempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+const expectedTables = ['api_keys', 'assets', 'portfolio_items', 'portfolios', 'rate_limit_counters', 'tenants'];
+
+describe('openDatabase', () => {
+  it('creates the parent directories, applies the migrations and sets the pragmas', () => {
+    const file = path.join(tempDir(), 'a', 'b', 'app.db');
+    const db = openDatabase(file);
+    try {
+      expect(existsSync(file)).toBe(true);
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(expect.arrayContaining(expectedTables));
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+      expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is idempotent: reopening applies nothing twice and keeps the data', () => {
+    const file = path.join(tempDir(), 'app.db');
+    const first = openDatabase(file);
+    first.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_a', 'A', 1)").run();
+    const migrations = first.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get();
+    first.close();
+    const second = openDatabase(file);
+    const third = openDatabase(file);
+    try {
+      expect(second.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrations);
+      expect(second.prepare('SELECT name FROM tenants').pluck().all()).toEqual(['A']);
+    } finally {
+      second.close();
+      third.close();
+    }
+  });
+
+  it('enforces foreign keys and the boolean and kind checks', () => {
+    const db = openDatabase(path.join(tempDir(), 'app.db'));
+    try {
+      expect(() =>
+        db.prepare("INSERT INTO api_keys (id, tenant_id, key_hash, key_prefix, created_at) VALUES ('key_x', 'ten_missing', 'h', 'p', 1)").run(),
+      ).toThrow(/FOREIGN KEY/);
+      db.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_a', 'A', 1)").run();
+      db.prepare("INSERT INTO portfolios VALUES ('ten_a', 1, '{}', '{}', '{}', 1)").run();
+      expect(() =>
+        db.prepare("INSERT INTO portfolio_items (tenant_id, kind, position, published, source_json, rendered_json) VALUES ('ten_a', 'video', 0, 1, '{}', '{}')").run(),
+      ).toThrow(/CHECK/);
+      expect(() =>
+        db.prepare("INSERT INTO portfolio_items (tenant_id, kind, position, published, source_json, rendered_json) VALUES ('ten_a', 'post', 0, 2, '{}', '{}')").run(),
+      ).toThrow(/CHECK/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('finds its migrations from its own location, and several processes can open one new file at once', async () => {
+    // Each child runs in the temp directory (so a cwd-relative migrations path would fail) and
+    // they all race to migrate the same fresh file.
+    const dir = tempDir();
+    const file = path.join(dir, 'shared.db');
+    const moduleUrl = pathToFileURL(path.join(repoRoot, 'src/store/database.ts')).href;
+    const script = `const { openDatabase } = await import(${JSON.stringify(moduleUrl)});
+const db = openDatabase(${JSON.stringify(file)});
+db.prepare("INSERT INTO tenants (id, name, created_at) VALUES (?, 'x', 1)").run('ten_' + process.pid);
+db.close();`;
+    const run = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', script], {
+          cwd: dir,
+          env: { ...process.env, NODE_OPTIONS: '' },
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    const results = await Promise.all([run(), run(), run(), run()]);
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+    const db = openDatabase(file);
+    try {
+      expect(db.prepare('SELECT count(*) FROM tenants').pluck().get()).toBe(4);
+      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+});

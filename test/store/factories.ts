@@ -1,0 +1,142 @@
+// Small factories shared by the store, import, sanitizer and CLI tests: real SQLite files in
+// temporary directories, a controllable clock and minimal valid import documents.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { openDatabase } from '../../src/store/database.js';
+import { createTenantStore } from '../../src/store/tenants.js';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+export interface TempDatabase {
+  db: BetterSqlite3.Database;
+  dir: string;
+  path: string;
+  cleanup(): void;
+}
+
+export function makeTempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'portfolio-store-test-'));
+}
+
+/** A fresh, migrated database file in its own temporary directory. */
+export function makeDatabase(): TempDatabase {
+  const dir = makeTempDir();
+  const file = path.join(dir, 'nested', 'app.db');
+  const db = openDatabase(file);
+  return {
+    db,
+    dir,
+    path: file,
+    cleanup() {
+      if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A clock that only moves when told to. */
+export function makeClock(start = Date.UTC(2025, 0, 15, 12, 0, 0)) {
+  let current = start;
+  const now = () => current;
+  return {
+    now,
+    set(ms: number) {
+      current = ms;
+    },
+    advance(ms: number) {
+      current += ms;
+    },
+  };
+}
+
+export function makeTenant(db: BetterSqlite3.Database, name = 'Test tenant', now?: () => number): string {
+  return createTenantStore(db, now ? { now } : {}).createTenant(name).id;
+}
+
+/** A small valid import document with one item of every kind; `overrides` replace top-level members. */
+export function makeDocument(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    formatVersion: 1,
+    published: true,
+    profile: { name: 'Sam Doe', headline: 'Designer', bioSummary: 'Designs things.', location: null, avatar: 'ast_avatar' },
+    assets: [
+      { id: 'ast_avatar', url: 'https://media.example.com/sam.webp', altText: 'Sam', mimeType: 'image/webp', width: 400, height: 400 },
+      { id: 'ast_cover', url: 'https://media.example.com/cover.png', altText: '', mimeType: 'image/png' },
+    ],
+    outcomes: [
+      {
+        slug: 'first-outcome',
+        published: true,
+        title: 'First outcome',
+        summary: 'It went well.',
+        bodyHtml: '<p>Body</p>',
+        coverImage: 'ast_cover',
+        metrics: [{ label: 'Conversion', value: '+5%' }],
+      },
+      { slug: 'hidden-outcome', published: false, title: 'Hidden', summary: '', bodyHtml: '' },
+    ],
+    posts: [
+      { slug: 'post-one', published: true, title: 'Post one', excerpt: 'One', bodyHtml: '<p>One</p>', publishedAt: '2025-01-01T10:00:00Z', tags: ['a'] },
+      { slug: 'post-draft', published: false, title: 'Draft', excerpt: '', bodyHtml: '', publishedAt: '2025-01-02T10:00:00Z' },
+      { slug: 'post-two', published: true, title: 'Post two', excerpt: 'Two', bodyHtml: '<p>Two</p>', publishedAt: '2025-01-03T10:00:00Z', updatedAt: '2025-01-04T10:00:00+01:00' },
+    ],
+    pages: [
+      {
+        slug: 'about',
+        published: true,
+        title: 'About',
+        description: 'About Sam',
+        blocks: [
+          { type: 'heading', level: 2, text: 'Hello' },
+          { type: 'richText', html: '<p>Rich</p>' },
+          { type: 'image', image: 'ast_cover', caption: 'Cover' },
+          { type: 'gallery', images: ['ast_cover', 'ast_avatar'] },
+          { type: 'quote', text: 'Quote', attribution: null },
+          { type: 'callToAction', label: 'Mail', url: 'mailto:sam@example.com' },
+        ],
+      },
+    ],
+    experience: [{ id: 'exp_one', published: true, organization: 'Org', role: 'Role', startDate: '2020-01-01', summary: 'Did work.' }],
+    skills: [{ published: true, name: 'Figma', level: 'expert' }],
+    stats: [{ published: true, label: 'Years', value: 7, unit: 'years' }],
+    awards: [{ published: true, title: 'Award', issuer: 'Issuer', awardedOn: '2023-05-01', url: 'https://awards.example.org/1' }],
+    education: [{ published: true, kind: 'certification', title: 'Cert', institution: 'Inst' }],
+    testimonials: [{ published: true, quote: 'Great', authorName: 'Pat', avatar: 'ast_avatar' }],
+    links: [
+      { id: 'lnk_site', published: true, kind: 'website', label: 'Site', url: 'https://sam.example.com' },
+      { id: 'lnk_mail', published: false, kind: 'email', label: 'Mail', url: 'mailto:sam@example.com' },
+    ],
+    ...overrides,
+  };
+}
+
+/** Row counts of every portfolio table for one tenant, to prove that nothing was written. */
+export function contentCounts(db: BetterSqlite3.Database, tenantId: string) {
+  const count = (table: string) =>
+    db.prepare(`SELECT count(*) FROM ${table} WHERE tenant_id = ?`).pluck().get(tenantId) as number;
+  return { portfolios: count('portfolios'), assets: count('assets'), items: count('portfolio_items') };
+}
+
+
+let contractAjv: InstanceType<typeof Ajv2020Module.default> | undefined;
+
+/** Validates `value` against a schema of the bundled contract (generated/portfolio/openapi.json). */
+export function contractErrors(schemaName: string, value: unknown): string[] {
+  if (!contractAjv) {
+    contractAjv = new Ajv2020Module.default({ strict: false, allErrors: true });
+    addFormatsModule.default(contractAjv);
+    const document = JSON.parse(readFileSync(path.join(repoRoot, 'generated/portfolio/openapi.json'), 'utf8')) as object;
+    contractAjv.addSchema(document, 'portfolio-openapi');
+  }
+  const validate = contractAjv.getSchema(`portfolio-openapi#/components/schemas/${schemaName}`);
+  if (!validate) throw new Error(`No schema ${schemaName} in the contract`);
+  return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+}
+
+/** tsx's loader as a file URL, so that child processes can use it from any working directory. */
+export const tsxLoaderUrl = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
