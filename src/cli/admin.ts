@@ -6,12 +6,18 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
-import { loadDemoData } from '../demo/demoData.js';
-import { exportPortfolio, importPortfolio, PortfolioImportError, type ImportProblem } from '../portfolio/portfolioImport.js';
-import { createApiKeyStore } from '../store/apiKeys.js';
-import { openDatabase } from '../store/database.js';
+import type { ImportProblem } from '../portfolio/portfolioImport.js';
 import { StoreError } from '../store/errors.js';
-import { createTenantStore } from '../store/tenants.js';
+
+// The database, validation and sanitizing modules load only when a command runs, so that --help
+// and usage errors answer at once.
+const modules = {
+  database: () => import('../store/database.js'),
+  tenants: () => import('../store/tenants.js'),
+  apiKeys: () => import('../store/apiKeys.js'),
+  portfolioImport: () => import('../portfolio/portfolioImport.js'),
+  demo: () => import('../demo/demoData.js'),
+};
 
 export const defaultDatabasePath = 'data/app.db';
 
@@ -34,7 +40,7 @@ interface CommandOutput {
 
 interface CommandContext {
   /** Opens the database on first use, so that --help and usage errors never create a file. */
-  db(): BetterSqlite3.Database;
+  db(): Promise<BetterSqlite3.Database>;
   now: () => number;
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
@@ -47,7 +53,7 @@ interface Command {
   help: string;
   options: NonNullable<ParseArgsConfig['options']>;
   positionals: number;
-  run(context: CommandContext): CommandOutput;
+  run(context: CommandContext): Promise<CommandOutput>;
 }
 
 const common = {
@@ -92,8 +98,9 @@ const commands: Command[] = [
     help: 'Creates a tenant and prints its id (ten_…). JSON: {"id"}.',
     options: { name: { type: 'string' } },
     positionals: 0,
-    run(context) {
-      const { id } = createTenantStore(context.db(), { now: context.now }).createTenant(required(context, 'name'));
+    async run(context) {
+      const { createTenantStore } = await modules.tenants();
+      const { id } = createTenantStore(await context.db(), { now: context.now }).createTenant(required(context, 'name'));
       return { json: { id }, text: `Created tenant ${id}.` };
     },
   },
@@ -104,8 +111,9 @@ const commands: Command[] = [
     help: 'Lists every tenant, oldest first. JSON: {"tenants": [{"id", "name", "createdAt"}]}.',
     options: {},
     positionals: 0,
-    run(context) {
-      const tenants = createTenantStore(context.db()).listTenants().map((tenant) => ({
+    async run(context) {
+      const { createTenantStore } = await modules.tenants();
+      const tenants = createTenantStore(await context.db()).listTenants().map((tenant) => ({
         id: tenant.id,
         name: tenant.name,
         createdAt: iso(tenant.createdAt),
@@ -131,11 +139,12 @@ const commands: Command[] = [
     ].join('\n'),
     options: { tenant: { type: 'string' }, 'expires-at': { type: 'string' }, 'rate-limit': { type: 'string' } },
     positionals: 0,
-    run(context) {
+    async run(context) {
       const tenantId = required(context, 'tenant');
       const expiresAt = parseExpiresAt(context.values['expires-at']);
       const rateLimit = parseRateLimit(context.values['rate-limit']);
-      const created = createApiKeyStore(context.db(), { now: context.now }).createApiKey({ tenantId, expiresAt, rateLimit });
+      const { createApiKeyStore } = await modules.apiKeys();
+      const created = createApiKeyStore(await context.db(), { now: context.now }).createApiKey({ tenantId, expiresAt, rateLimit });
       return {
         json: created,
         text: [
@@ -156,10 +165,11 @@ const commands: Command[] = [
     help: 'Revokes a key by its id (key_…); requests with it then answer 403 api_key_revoked. Revoking a revoked key changes nothing and prints the original time. JSON: {"id", "revokedAt"}.',
     options: {},
     positionals: 1,
-    run(context) {
+    async run(context) {
       const id = context.positionals[0];
       if (!id) throw new CliError('Missing the id of the key to revoke (key_…).');
-      const revoked = createApiKeyStore(context.db(), { now: context.now }).revokeApiKey(id);
+      const { createApiKeyStore } = await modules.apiKeys();
+      const revoked = createApiKeyStore(await context.db(), { now: context.now }).revokeApiKey(id);
       const revokedAt = iso(revoked.revokedAt);
       return { json: { id: revoked.id, revokedAt }, text: `Revoked ${revoked.id} at ${revokedAt}.` };
     },
@@ -171,10 +181,12 @@ const commands: Command[] = [
     help: 'Lists a tenant\'s keys, oldest first, with their 12-character prefix and state (active, revoked or expired). JSON: {"keys": [{"id", "prefix", "state", "createdAt", "expiresAt", "revokedAt", "rateLimit"}]}.',
     options: { tenant: { type: 'string' } },
     positionals: 0,
-    run(context) {
+    async run(context) {
       const tenantId = required(context, 'tenant');
-      if (!createTenantStore(context.db()).getTenant(tenantId)) throw new CliError(`No tenant with id "${tenantId}".`);
-      const keys = createApiKeyStore(context.db(), { now: context.now })
+      const [{ createTenantStore }, { createApiKeyStore }] = await Promise.all([modules.tenants(), modules.apiKeys()]);
+      const db = await context.db();
+      if (!createTenantStore(db).getTenant(tenantId)) throw new CliError(`No tenant with id "${tenantId}".`);
+      const keys = createApiKeyStore(db, { now: context.now })
         .listApiKeys(tenantId)
         .map((key) => ({
           id: key.id,
@@ -213,7 +225,7 @@ const commands: Command[] = [
     ].join('\n'),
     options: { tenant: { type: 'string' }, file: { type: 'string' } },
     positionals: 0,
-    run(context) {
+    async run(context) {
       const tenantId = required(context, 'tenant');
       const file = required(context, 'file');
       let text: string;
@@ -229,7 +241,8 @@ const commands: Command[] = [
         const reason = error instanceof Error ? error.message : String(error);
         throw new CliError(`${file === '-' ? 'Standard input' : file} is not valid JSON: ${reason}`, [{ path: '', message: `is not valid JSON: ${reason}` }]);
       }
-      const summary = importPortfolio(context.db(), tenantId, document, context.now);
+      const { importPortfolio } = await modules.portfolioImport();
+      const summary = importPortfolio(await context.db(), tenantId, document, context.now);
       const json = { ...summary, updatedAt: iso(summary.updatedAt) };
       const lines = Object.entries(summary.items).map(
         ([member, count]) => `  ${member.padEnd(13)}${String(count.total).padStart(4)} (${count.published} published)`,
@@ -251,9 +264,10 @@ const commands: Command[] = [
     help: 'Prints the tenant\'s portfolio in import format (sanitized HTML, generated ids, every optional member present), ready to edit and import again. The output is the document itself, with or without --json.',
     options: { tenant: { type: 'string' } },
     positionals: 0,
-    run(context) {
+    async run(context) {
       const tenantId = required(context, 'tenant');
-      const document = exportPortfolio(context.db(), tenantId);
+      const { exportPortfolio } = await modules.portfolioImport();
+      const document = exportPortfolio(await context.db(), tenantId);
       if (!document) throw new CliError(`Tenant ${tenantId} has no portfolio yet; import one first.`);
       return { json: document, text: JSON.stringify(document, null, 2) };
     },
@@ -273,8 +287,8 @@ const commands: Command[] = [
     ].join('\n'),
     options: {},
     positionals: 0,
-    run(context) {
-      const fixture = loadDemoData(context.db(), context.now);
+    async run(context) {
+      const fixture = (await modules.demo()).loadDemoData(await context.db(), context.now);
       const demo = fixture.portfolio;
       return {
         json: fixture,
@@ -353,7 +367,7 @@ export interface CliIo {
 }
 
 /** Runs one CLI invocation and returns its exit code. */
-export function runAdmin(argv: string[], io: CliIo): number {
+export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
   const wantsJson = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   const words = argv.filter((arg) => !arg.startsWith('-'));
@@ -392,8 +406,8 @@ export function runAdmin(argv: string[], io: CliIo): number {
     }
 
     const databasePath = resolve(io.cwd, io.env.DATABASE_PATH || defaultDatabasePath);
-    const output = command.run({
-      db: () => (db ??= openDatabase(databasePath)),
+    const output = await command.run({
+      db: async () => (db ??= (await modules.database()).openDatabase(databasePath)),
       now: io.now,
       values: parsed.values as Record<string, string | boolean | undefined>,
       positionals,
@@ -401,7 +415,7 @@ export function runAdmin(argv: string[], io: CliIo): number {
     io.stdout(wantsJson ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;
   } catch (caught) {
-    const error = toCliError(caught);
+    const error = await toCliError(caught);
     io.stderr(`Error: ${error.message}\n`);
     for (const problem of error.details) io.stderr(`  ${problem.path || '/'}: ${problem.message}\n`);
     if (wantsJson) io.stdout(`${JSON.stringify({ error: { message: error.message, details: error.details } }, null, 2)}\n`);
@@ -411,9 +425,9 @@ export function runAdmin(argv: string[], io: CliIo): number {
   }
 }
 
-function toCliError(error: unknown): CliError {
+async function toCliError(error: unknown): Promise<CliError> {
   if (error instanceof CliError) return error;
-  if (error instanceof PortfolioImportError) {
+  if (error instanceof (await modules.portfolioImport()).PortfolioImportError) {
     return new CliError(
       `The document is invalid: ${error.details.length} ${error.details.length === 1 ? 'problem' : 'problems'}; nothing was imported.`,
       error.details,
@@ -425,7 +439,7 @@ function toCliError(error: unknown): CliError {
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  process.exitCode = runAdmin(process.argv.slice(2), {
+  process.exitCode = await runAdmin(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
