@@ -48,6 +48,9 @@ const options: sanitize.IOptions = {
     td: ['colspan', 'rowspan'],
   },
   allowedClasses: {},
+  // No element may keep a `style` attribute. Should anyone add `style` to allowedAttributes,
+  // this pairing (an allowedStyles object without style parsing) makes sanitize-html throw
+  // instead of passing the CSS through unfiltered.
   allowedStyles: {},
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['http', 'https'] },
