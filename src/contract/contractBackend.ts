@@ -55,10 +55,28 @@ export class ContractBackend extends OpenAPIBackend {
     this.router = router;
     this.validator.router = router;
     const validateRequest = this.validator.validateRequest.bind(this.validator);
-    this.validator.validateRequest = (req, operation) =>
-      withSingleValuedQueryRule(validateRequest(req, operation), req, operation as Operation);
+    this.validator.validateRequest = (req, operation) => {
+      const declaredOnly = { ...req, query: declaredQueryOnly(req, operation as Operation) };
+      return withSingleValuedQueryRule(validateRequest(declaredOnly, operation), declaredOnly, operation as Operation);
+    };
     return this;
   }
+}
+
+/**
+ * openapi-backend refuses query parameters an operation does not declare; the contracts here
+ * ignore them (the seed's operations declare no 400 for them), so they are dropped before
+ * validation and never reach a handler.
+ */
+function declaredQueryOnly(req: { query?: unknown; path: string }, operation: Operation): string {
+  const declared = new Set(
+    ((operation.parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+  );
+  const kept = new URLSearchParams();
+  for (const [name, value] of new URLSearchParams(rawQueryOf(req))) {
+    if (declared.has(name)) kept.append(name, value);
+  }
+  return kept.toString();
 }
 
 /**
@@ -99,10 +117,13 @@ function queryError(name: string, message: string, keyword = 'singleValue'): Err
   return { keyword, instancePath: `/query/${name}`, schemaPath: '#/parameters', params: {}, message };
 }
 
+function rawQueryOf(req: { query?: unknown; path: string }): string {
+  return typeof req.query === 'string' ? req.query : (req.path.split('?')[1] ?? '');
+}
+
 function rawQueryValues(req: { query?: unknown; path: string }): Map<string, string[]> {
-  const rawQuery = typeof req.query === 'string' ? req.query : (req.path.split('?')[1] ?? '');
   const values = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(rawQuery)) {
+  for (const [name, value] of new URLSearchParams(rawQueryOf(req))) {
     const list = values.get(name);
     if (list) list.push(value);
     else values.set(name, [value]);

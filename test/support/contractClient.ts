@@ -16,7 +16,8 @@ export interface CheckedResponse {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-function loadDocument(api: string): Record<string, unknown> {
+/** The committed, generated contract of an API (the served copy differs only in `servers`). */
+export function loadContractDocument(api: string): Record<string, unknown> {
   const file = fileURLToPath(new URL(`../../generated/${api}/openapi.json`, import.meta.url));
   return JSON.parse(readFileSync(file, 'utf8'));
 }
@@ -37,7 +38,7 @@ export class ContractClient {
     api = 'portfolio',
     errorSchemaName = 'ErrorEnvelope',
   ) {
-    this.document = loadDocument(api);
+    this.document = loadContractDocument(api);
     this.router = new PrecompiledRouter({ definition: this.document as unknown as Document });
     this.contract = new ResponseContract(this.document);
     const ajv = createAjv2020({ validateSchema: false });

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+
+const kinds = [
+  { kind: 'outcomes', member: 'outcomes' },
+  { kind: 'posts', member: 'posts' },
+  { kind: 'pages', member: 'pages' },
+] as const;
+
+let t: TestApp;
+let portfolio: Record<string, Array<{ slug: string }>>;
+const get = (path: string) => t.client.get(path, bearer(t.fixture.portfolio.apiKey));
+
+beforeAll(async () => {
+  t = await startTestApp();
+  portfolio = (await get('/api/v1/portfolio')).body;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe.each(kinds)('GET /api/v1/$kind/{slug}', ({ kind, member }) => {
+  it('serves every published item exactly as the whole document has it', async () => {
+    const published = t.fixture.portfolio.published[kind];
+    expect(published.length).toBeGreaterThan(0);
+    for (const slug of published) {
+      const response = await get(`/api/v1/${kind}/${slug}`);
+      expect(response.status, slug).toBe(200);
+      expect(response.body).toEqual(portfolio[member]!.find((item) => item.slug === slug));
+    }
+  });
+
+  it('answers an unpublished slug exactly as a missing one', async () => {
+    const unpublished = t.fixture.portfolio.unpublished[kind];
+    expect(unpublished.length).toBeGreaterThan(0);
+    const missing = await get(`/api/v1/${kind}/this-slug-does-not-exist`);
+    expect(missing.status).toBe(404);
+    for (const slug of unpublished) {
+      const response = await get(`/api/v1/${kind}/${slug}`);
+      expect(response.status, slug).toBe(404);
+      expect({ ...response.body.error, requestId: 'x' }).toEqual({ ...missing.body.error, requestId: 'x' });
+      expect(Object.keys(response.headers).sort()).toEqual(Object.keys(missing.headers).sort());
+    }
+  });
+
+  it('answers 404 for an odd slug rather than failing', async () => {
+    for (const slug of ['%2e%2e', 'a'.repeat(200), encodeURIComponent("' OR 1=1 --"), encodeURIComponent('ünïcode')]) {
+      const response = await get(`/api/v1/${kind}/${slug}`);
+      expect(response.status, slug).toBe(404);
+    }
+  });
+});
+
+describe('page blocks', () => {
+  it('resolve every asset to an object with url, alt text, MIME type and dimensions', async () => {
+    const kindsSeen = new Set<string>();
+    let assetsSeen = 0;
+    for (const slug of t.fixture.portfolio.published.pages) {
+      const page = (await get(`/api/v1/pages/${slug}`)).body;
+      for (const block of page.blocks) {
+        kindsSeen.add(block.type);
+        const assets = block.type === 'image' ? [block.image] : block.type === 'gallery' ? block.images : [];
+        for (const asset of assets) {
+          assetsSeen += 1;
+          expect(asset).toEqual({
+            id: expect.stringMatching(/^ast_/),
+            url: expect.stringMatching(/^https?:\/\//),
+            altText: expect.any(String),
+            mimeType: expect.stringMatching(/^[a-z]+\/[a-z0-9.+-]+$/),
+            width: expect.toSatisfy((value: unknown) => value === null || (Number.isInteger(value) && (value as number) > 0)),
+            height: expect.toSatisfy((value: unknown) => value === null || (Number.isInteger(value) && (value as number) > 0)),
+          });
+        }
+      }
+    }
+    expect(assetsSeen).toBeGreaterThan(0);
+    expect([...kindsSeen]).toEqual(expect.arrayContaining(['heading', 'richText', 'image', 'gallery']));
+  });
+
+  it('carry no script, event handler, frame or unsafe URL anywhere in the served portfolio', async () => {
+    const documents = [JSON.stringify(portfolio)];
+    for (const slug of t.fixture.portfolio.published.pages) documents.push((await get(`/api/v1/pages/${slug}`)).text);
+    for (const slug of t.fixture.portfolio.published.posts) documents.push((await get(`/api/v1/posts/${slug}`)).text);
+    for (const text of documents) {
+      expect(text).not.toMatch(/<script|<iframe|<object|<embed|<svg|<math|<style|<form|<base|<meta/i);
+      expect(text).not.toMatch(/\son[a-z]+\s*=/i);
+      // Unsafe schemes in any attribute value (the posts may mention "javascript:" in their text).
+      expect(text).not.toMatch(/=\\?["']?\s*(javascript|vbscript|data):/i);
+      expect(text).not.toMatch(/"url":"(javascript|vbscript|data):/i);
+    }
+  });
+});

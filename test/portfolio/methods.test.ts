@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractOperations } from '../support/operations.js';
+import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+
+const operations = contractOperations('portfolio');
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe.each(operations)('$template', (operation) => {
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'])('answers %s with 405, an ErrorEnvelope and Allow: GET', async (method) => {
+    const response = await t.client.request(method, operation.examplePath, {
+      headers: { ...bearer(t.fixture.portfolio.apiKey), 'content-type': 'application/json' },
+      body: method === 'POST' || method === 'PUT' || method === 'PATCH' ? '{"title":"x"}' : undefined,
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers['allow']).toBe('GET');
+    if (method !== 'HEAD') expect(response.body.error.code).toBe('method_not_allowed');
+  });
+
+  it('ignores a trailing slash', async () => {
+    const response = await t.client.get(`${operation.examplePath}/`, bearer(t.fixture.portfolio.apiKey));
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('unknown paths', () => {
+  it.each(['/', '/api', '/api/v1', '/api/v1/nope', '/api/v2/portfolio', '/api/v1/posts/a/b', '/favicon.ico'])(
+    'answer %s with a 404 ErrorEnvelope, never a framework page',
+    async (path) => {
+      const response = await t.client.get(path);
+      expect(response.status).toBe(404);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.body.error.code).toBe('not_found');
+    },
+  );
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
+import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
+import { ContractClient } from './contractClient.js';
+
+export interface TestApp {
+  app: RunningApp;
+  client: ContractClient;
+  fixture: DemoFixture;
+  db: BetterSqlite3.Database;
+  dataDir: string;
+  /** Every log line the server wrote, to assert what is and is not logged. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+/** A logger that keeps its JSON lines in memory. */
+export function memoryLogger(lines: string[]): Logger {
+  const emit = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
+    const serializable = Object.fromEntries(
+      Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? { message: value.message, stack: value.stack } : value]),
+    );
+    lines.push(JSON.stringify({ level, msg: message, ...serializable }));
+  };
+  return { info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+/**
+ * The real server on port 0 over a real SQLite file in a temp directory, loaded with the demo
+ * data, with response validation enforced; its client validates every response again.
+ */
+export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config> } = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
+  const databasePath = path.join(dataDir, 'app.db');
+  const config: Config = {
+    ...loadConfig({
+      DATABASE_PATH: databasePath,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RESPONSE_VALIDATION: 'enforce',
+      // Suites make hundreds of calls with one key; the rate-limit suite sets its own allowance.
+      PORTFOLIO_RATE_LIMIT: '1000000',
+      ...options.env,
+    }),
+    ...options.config,
+  };
+  const now = options.now ?? Date.now;
+  const db = openDatabase(databasePath);
+  const fixture = loadDemoData(db, now);
+  const logLines: string[] = [];
+  const app = await startApp(config, { logger: memoryLogger(logLines), db, now });
+  const client = new ContractClient(app.url);
+  return {
+    app,
+    client,
+    fixture,
+    db,
+    dataDir,
+    logLines,
+    async close() {
+      await app.close();
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
+}
