@@ -450,7 +450,7 @@ export interface components {
             avatar: components["schemas"]["Asset"] | null;
             /**
              * Format: date-time
-             * @description When the published portfolio was last changed.
+             * @description When the portfolio was last written (imported), even if nothing in it changed.
              */
             updatedAt: string;
         };
@@ -464,7 +464,7 @@ export interface components {
                 label: string;
                 value: string;
             }[];
-            /** @description Sanitized HTML (no scripts, event handlers, frames or unsafe URLs). */
+            /** @description Sanitized HTML, cleaned when the content was written: only p, br, hr, h2–h6, strong, em, b, i, u, s, code, pre, blockquote, ul, ol, li, a (href, title; rel="nofollow noopener noreferrer" added), img (src, alt, width, height), figure, figcaption and table elements survive; link URLs are absolute http, https or mailto, image URLs absolute http or https; no scripts, styles, event handlers, frames, SVG, MathML or forms. Render it as HTML; every other string field is plain text and must be escaped. */
             bodyHtml: string;
             coverImage: components["schemas"]["Asset"] | null;
             tags: string[];
@@ -479,13 +479,19 @@ export interface components {
             slug: string;
             title: string;
             excerpt: string;
-            /** @description Sanitized HTML (no scripts, event handlers, frames or unsafe URLs). */
+            /** @description Sanitized HTML, cleaned when the content was written: only p, br, hr, h2–h6, strong, em, b, i, u, s, code, pre, blockquote, ul, ol, li, a (href, title; rel="nofollow noopener noreferrer" added), img (src, alt, width, height), figure, figcaption and table elements survive; link URLs are absolute http, https or mailto, image URLs absolute http or https; no scripts, styles, event handlers, frames, SVG, MathML or forms. Render it as HTML; every other string field is plain text and must be escaped. */
             bodyHtml: string;
             coverImage: components["schemas"]["Asset"] | null;
             tags: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description As the author wrote it, with its UTC offset.
+             */
             publishedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last edit as the author wrote it; equal to `publishedAt` when never edited.
+             */
             updatedAt: string;
         };
         /** @description A page of published posts in display order. */
@@ -524,7 +530,7 @@ export interface components {
         } | {
             /** @constant */
             type: "richText";
-            /** @description Sanitized HTML. */
+            /** @description Sanitized HTML, under the same rules as `PostItem.bodyHtml`. */
             html: string;
         } | {
             /** @constant */
