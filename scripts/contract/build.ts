@@ -6,13 +6,13 @@ import { bundleSpec, type BundledSpec } from './bundle.js';
 import { checkConventions } from './conventions.js';
 import type { JsonObject } from './document.js';
 import { renderOpenapiJson, renderOpenapiYaml } from './openapiFiles.js';
-import { renderPostmanCollection } from './postmanCollection.js';
+import { renderPostmanCollection, renderPostmanEnvironment } from './postmanCollection.js';
 import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
-export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'types.ts'] as const;
+export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'postman-environment.json', 'types.ts'] as const;
 
 export interface ApiSpec {
   /** The folder name under specs/, e.g. `portfolio`. */
@@ -60,6 +60,7 @@ export async function renderApi(api: string, document: JsonObject): Promise<Gene
     { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },
     { path: `${dir}/openapi.yaml`, contents: renderOpenapiYaml(api, document) },
     { path: `${dir}/postman.json`, contents: renderPostmanCollection(api, document) },
+    { path: `${dir}/postman-environment.json`, contents: renderPostmanEnvironment(api, document) },
     { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
   ];
 }

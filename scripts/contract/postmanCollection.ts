@@ -178,3 +178,27 @@ export function renderPostmanCollection(api: string, document: JsonObject): stri
   }
   return JSON.stringify(collection.toJSON(), null, 2) + '\n';
 }
+
+/**
+ * Renders postman-environment.json: a Postman environment template with `baseUrl` (the spec's
+ * first server) and an empty secret `bearerToken`, the two variables the collection uses.
+ */
+export function renderPostmanEnvironment(api: string, document: JsonObject): string {
+  const info = isJsonObject(document.info) ? document.info : {};
+  const title = typeof info.title === 'string' ? info.title : api;
+  const servers = Array.isArray(document.servers) ? document.servers : [];
+  const firstServer = servers[0];
+  const baseUrl = isJsonObject(firstServer) && typeof firstServer.url === 'string' ? firstServer.url : 'http://localhost:3000';
+  const environment = {
+    id: deterministicUuid(`${api}:environment`),
+    name: title,
+    values: [
+      { key: 'baseUrl', value: baseUrl, type: 'default', enabled: true },
+      { key: 'bearerToken', value: '', type: 'secret', enabled: true },
+    ],
+    _postman_variable_scope: 'environment',
+    // Postman keeps this member for the exporting tool; it is where the format lets a notice live.
+    _postman_exported_using: generatedNotice(api).trim(),
+  };
+  return JSON.stringify(environment, null, 2) + '\n';
+}

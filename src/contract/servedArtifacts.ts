@@ -13,6 +13,8 @@ export interface ServedArtifacts {
   openapiYaml: string;
   /** postman.json as served: the `baseUrl` collection variable defaults to the public base URL. */
   postmanJson: string;
+  /** postman-environment.json as served: `baseUrl` = the public base URL, `bearerToken` empty. */
+  postmanEnvironmentJson: string;
   /** The parsed served document (what openapiJson says), for the contract pipeline. */
   document: object;
 }
@@ -55,5 +57,9 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   else collection.variable = [...variables, { key: 'baseUrl', value: baseUrl }];
   const postmanJson = JSON.stringify(collection, null, 2) + '\n';
 
-  return { openapiJson, openapiYaml, postmanJson, document };
+  const environment = JSON.parse(readGenerated(api, 'postman-environment.json')) as { values?: { key?: string; value?: unknown }[] };
+  for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
+  const postmanEnvironmentJson = JSON.stringify(environment, null, 2) + '\n';
+
+  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, document };
 }

@@ -136,6 +136,7 @@ describe('committed generated files', () => {
       const api = file.path.split('/')[1] ?? '';
       const lines = file.contents.split('\n');
       if (file.path.endsWith('openapi.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
+      else if (file.path.endsWith('postman-environment.json')) expect(JSON.parse(file.contents)._postman_exported_using, file.path).toMatch(/^Generated from specs\//);
       else if (file.path.endsWith('postman.json')) expect(file.contents, file.path).toContain(generatedNotice(api));
       else expect(lines[0], file.path).toMatch(/^(#|\/\/) Generated from specs\//);
       expect(file.contents.endsWith('\n'), file.path).toBe(true);
@@ -340,6 +341,7 @@ describe('convention checks', () => {
       'generated/tiny/openapi.json',
       'generated/tiny/openapi.yaml',
       'generated/tiny/postman.json',
+      'generated/tiny/postman-environment.json',
       'generated/tiny/types.ts',
     ]);
   }, BUILD_TIMEOUT);
