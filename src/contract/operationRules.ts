@@ -7,6 +7,8 @@ export interface OperationRules {
   path: string;
   rateLimitClass: string;
   requiredScopes: string[];
+  /** Roles a session caller needs (`x-required-roles`); empty when any member may call. */
+  requiredRoles: string[];
   /** True when the operation declares `security: []`. */
   isPublic: boolean;
 }
@@ -29,6 +31,7 @@ export function readOperationRules(backend: OpenAPIBackend): Map<string, Operati
       path: operation.path,
       rateLimitClass,
       requiredScopes: requiredScopes as string[],
+      requiredRoles: Array.isArray(extensions['x-required-roles']) ? (extensions['x-required-roles'] as string[]) : [],
       isPublic: Array.isArray(operation.security) && operation.security.length === 0,
     });
   }
