@@ -130,3 +130,241 @@ export const portfolioItems = sqliteTable(
     ),
   ],
 );
+
+// ─── Work-Platform API (/v1) ────────────────────────────────────────────────────────────────────
+
+/** Plans a workspace can be on; the plan picks the default rate limits, quota and AI spend cap. */
+export const workspacePlans = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
+export type WorkspacePlan = (typeof workspacePlans)[number];
+
+export const workspaceRoles = ['owner', 'admin', 'member'] as const;
+export type WorkspaceRole = (typeof workspaceRoles)[number];
+
+export const projectStatuses = ['ACTIVE', 'ARCHIVED'] as const;
+export type ProjectStatus = (typeof projectStatuses)[number];
+
+export const taskStatuses = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/** In rank order: `priority_rank` is the 1-based position in this list. */
+export const taskPriorities = ['LOW', 'MEDIUM', 'HIGH'] as const;
+export type TaskPriority = (typeof taskPriorities)[number];
+
+/** Storage limits in characters (Unicode code points, as SQLite's length() counts them). */
+export const storageLimits = {
+  projectName: 120,
+  projectDescription: 2000,
+  taskTitle: 200,
+} as const;
+
+/**
+ * What `due_on` sorts as when it is null: Number.MAX_SAFE_INTEGER, after every real date, so that
+ * nulls come last in ascending order and first in descending order. The dueOn index and the keyset
+ * predicate both use coalesce(due_on, this).
+ */
+export const dueOnNullSortKey = Number.MAX_SAFE_INTEGER;
+
+/**
+ * coalesce(due_on, dueOnNullSortKey), spelled without a comma: drizzle-kit splits index
+ * expressions at commas. Queries must use this exact expression for SQLite to use the index.
+ */
+export const dueOnSortExpressionText = `CASE WHEN "due_on" IS NULL THEN ${dueOnNullSortKey} ELSE "due_on" END`;
+const dueOnSortExpression = sql.raw(dueOnSortExpressionText);
+
+const inList = (column: string, values: readonly string[]) =>
+  sql.raw(`"${column}" IN (${values.map((value) => `'${value}'`).join(', ')})`);
+
+/** The tenant of the Work-Platform API. Null override columns mean "the plan's value". */
+export const workspaces = sqliteTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(), // ten_…
+    name: text('name').notNull(),
+    plan: text('plan', { enum: workspacePlans }).notNull(),
+    readPerMinuteOverride: integer('read_per_minute_override'),
+    writePerMinuteOverride: integer('write_per_minute_override'),
+    aiPerMinuteOverride: integer('ai_per_minute_override'),
+    monthlyQuotaOverride: integer('monthly_quota_override'),
+    aiDailySpendCapCentsOverride: integer('ai_daily_spend_cap_cents_override'),
+    /** JSON array of whole seconds between webhook delivery attempts. */
+    webhookRetryDelaysSecondsOverride: text('webhook_retry_delays_seconds_override'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [
+    check('workspaces_plan_known', inList('plan', workspacePlans)),
+    check('workspaces_name_not_empty', sql`length(${table.name}) >= 1`),
+    check(
+      'workspaces_overrides_in_range',
+      sql`coalesce(${table.readPerMinuteOverride}, 1) >= 1 AND coalesce(${table.writePerMinuteOverride}, 1) >= 1
+        AND coalesce(${table.aiPerMinuteOverride}, 1) >= 1 AND coalesce(${table.monthlyQuotaOverride}, 0) >= 0
+        AND coalesce(${table.aiDailySpendCapCentsOverride}, 0) >= 0`,
+    ),
+  ],
+);
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(), // usr_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: workspaceRoles }).notNull(),
+    name: text('name'),
+    email: text('email'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [
+    // Target of the (workspace_id, user_id) foreign keys: a user is only ever used inside its workspace.
+    uniqueIndex('users_workspace_id_id_unique').on(table.workspaceId, table.id),
+    check('users_role_known', inList('role', workspaceRoles)),
+  ],
+);
+
+export const personalAccessTokens = sqliteTable(
+  'personal_access_tokens',
+  {
+    id: text('id').primaryKey(), // pat_…
+    workspaceId: text('workspace_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** Lowercase hex SHA-256 of the whole token; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    /** The first 12 characters of the token (`svc_pat_` and 4 more), for telling tokens apart. */
+    tokenPrefix: text('token_prefix').notNull(),
+    /** JSON array of scope names. */
+    scopes: text('scopes').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at'),
+    revokedAt: integer('revoked_at'),
+    /** Set when the token was revoked by rotation: the id of the token that replaced it. */
+    rotatedTo: text('rotated_to'),
+  },
+  (table) => [
+    uniqueIndex('personal_access_tokens_token_hash_unique').on(table.tokenHash),
+    index('personal_access_tokens_workspace_id_idx').on(table.workspaceId, table.createdAt),
+    foreignKey({ columns: [table.workspaceId, table.userId], foreignColumns: [users.workspaceId, users.id] }).onDelete('cascade'),
+  ],
+);
+
+export const projects = sqliteTable(
+  'projects',
+  {
+    id: text('id').primaryKey(), // prj_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    status: text('status', { enum: projectStatuses }).notNull(),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('projects_workspace_id_id_unique').on(table.workspaceId, table.id),
+    index('projects_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('projects_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('projects_name_idx').on(table.workspaceId, table.name, table.id),
+    check('projects_name_length', sql.raw(`length("name") BETWEEN 1 AND ${storageLimits.projectName}`)),
+    check(
+      'projects_description_length',
+      sql.raw(`"description" IS NULL OR length("description") <= ${storageLimits.projectDescription}`),
+    ),
+    check('projects_status_known', inList('status', projectStatuses)),
+    check('projects_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+export const tasks = sqliteTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(), // tsk_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    projectId: text('project_id').notNull(),
+    title: text('title').notNull(),
+    status: text('status', { enum: taskStatuses }).notNull(),
+    priority: text('priority', { enum: taskPriorities }).notNull(),
+    /** 1 = LOW, 2 = MEDIUM, 3 = HIGH: what the priority sort orders by. Kept in step by a CHECK. */
+    priorityRank: integer('priority_rank').notNull(),
+    dueOn: integer('due_on'),
+    assigneeId: text('assignee_id'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    // A task's project and assignee always belong to the task's own workspace. The project
+    // reference is not cascaded: a project with tasks cannot be deleted.
+    foreignKey({ columns: [table.workspaceId, table.projectId], foreignColumns: [projects.workspaceId, projects.id] }),
+    foreignKey({ columns: [table.workspaceId, table.assigneeId], foreignColumns: [users.workspaceId, users.id] }),
+    index('tasks_project_id_idx').on(table.workspaceId, table.projectId),
+    index('tasks_assignee_id_idx').on(table.workspaceId, table.assigneeId),
+    // One index per sort key, each ending in id: the keyset order (sort key, id).
+    index('tasks_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('tasks_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('tasks_title_idx').on(table.workspaceId, table.title, table.id),
+    index('tasks_priority_rank_idx').on(table.workspaceId, table.priorityRank, table.id),
+    index('tasks_due_on_idx').on(table.workspaceId, dueOnSortExpression, table.id),
+    check('tasks_title_length', sql.raw(`length("title") BETWEEN 1 AND ${storageLimits.taskTitle}`)),
+    check('tasks_status_known', inList('status', taskStatuses)),
+    check(
+      'tasks_priority_rank_matches',
+      sql.raw(taskPriorities.map((priority, index) => `("priority" = '${priority}' AND "priority_rank" = ${index + 1})`).join(' OR ')),
+    ),
+    check('tasks_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+/**
+ * The outbox: one row per change, written in the same transaction as the change. `payload` is
+ * the whole webhook envelope as JSON; the webhook worker delivers it later.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(), // evt_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    occurredAt: integer('occurred_at').notNull(),
+    payload: text('payload').notNull(),
+  },
+  (table) => [index('events_occurred_at_idx').on(table.occurredAt), index('events_workspace_id_idx').on(table.workspaceId, table.occurredAt)],
+);
+
+/** Stored 2xx answers of POST requests sent with an Idempotency-Key, kept until `expires_at`. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    status: integer('status').notNull(),
+    /** JSON object of the response headers to replay. */
+    headers: text('headers').notNull(),
+    body: text('body').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.key] }), index('idempotency_keys_expires_at_idx').on(table.expiresAt)],
+);
+
+/** Personal-access-token calls per workspace and UTC calendar month. */
+export const quotaCounters = sqliteTable(
+  'quota_counters',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** `YYYY-MM`, UTC. */
+    period: text('period').notNull(),
+    count: integer('count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.period] })],
+);

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
+import { migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { makeTempDir, repoRoot, tsxLoaderUrl } from './factories.js';
 
 const dirs: string[] = [];
@@ -17,7 +17,25 @@ function tempDir(): string {
   return dir;
 }
 
-const expectedTables = ['api_keys', 'assets', 'portfolio_items', 'portfolios', 'rate_limit_counters', 'tenants'];
+const expectedTables = [
+  'api_keys',
+  'assets',
+  'portfolio_items',
+  'portfolios',
+  'rate_limit_counters',
+  'tenants',
+  'workspaces',
+  'users',
+  'personal_access_tokens',
+  'projects',
+  'tasks',
+  'events',
+  'idempotency_keys',
+  'quota_counters',
+];
+
+/** How many migrations drizzle-kit has written: each must be applied exactly once. */
+const migrationCount = (JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
 
 describe('openDatabase', () => {
   it('creates the parent directories, applies the migrations and sets the pragmas', () => {
@@ -97,7 +115,7 @@ db.close();`;
     const db = openDatabase(file);
     try {
       expect(db.prepare('SELECT count(*) FROM tenants').pluck().get()).toBe(4);
-      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(1);
+      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount);
     } finally {
       db.close();
     }
