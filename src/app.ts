@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Document } from 'openapi-backend';
@@ -39,49 +39,53 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
 
-  // The public base URL may depend on the port the OS picks, so the APIs are built after listen.
-  let handler: ReturnType<typeof createHttpAdapter> | undefined;
-  const { createServer } = await import('node:http');
-  const server = createServer((req, res) => {
-    if (handler) handler(req, res);
-    else {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end('{"error":{"code":"internal_error","status":503,"message":"Starting up.","requestId":"startup"}}');
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const buildHandler = async (publicBaseUrl: string) => {
+    const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
+    const portfolioApi = await createPortfolioApi({
+      document: portfolioArtifacts.document as Document,
+      findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
+      content: createPortfolioReader(db),
+      rateLimiter,
+      rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
+      downloads: portfolioArtifacts,
+      now,
+      logger: deps.logger,
+    });
+    return createHttpAdapter({
+      apis: [
+        {
+          api: portfolioApi,
+          responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
+          errorReply: (error, requestId) => toErrorReply(error, requestId, deps.logger),
+        },
+      ],
+      responseValidation: config.responseValidation,
+      logger: deps.logger,
+      logRequests: config.logRequests,
+      now,
+    });
+  };
+
+  let handler: Awaited<ReturnType<typeof buildHandler>> | undefined;
+  const server = createServer((req, res) => handler!(req, res));
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  // With a fixed port the APIs are ready before the first connection can arrive; with port 0 the
+  // public base URL needs the port the OS picked, and nobody can know that port before it is printed.
+  if (config.port !== 0) {
+    handler = await buildHandler(config.publicBaseUrl || `http://localhost:${config.port}`);
+    await listen();
+  } else {
+    await listen();
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   const publicBaseUrl = config.publicBaseUrl || `http://localhost:${address.port}`;
-
-  const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
-  const portfolioApi = await createPortfolioApi({
-    document: portfolioArtifacts.document as Document,
-    findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
-    content: createPortfolioReader(db),
-    rateLimiter,
-    rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
-    downloads: portfolioArtifacts,
-    now,
-    logger: deps.logger,
-  });
-  handler = createHttpAdapter({
-    apis: [
-      {
-        api: portfolioApi,
-        responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
-        errorReply: (error, requestId) => toErrorReply(error, requestId, deps.logger),
-      },
-    ],
-    responseValidation: config.responseValidation,
-    logger: deps.logger,
-    logRequests: config.logRequests,
-    now,
-  });
+  handler ??= await buildHandler(publicBaseUrl);
 
   const purgeEveryMs = 10 * 60 * 1000;
   const purgeTimer = setInterval(() => {

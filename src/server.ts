@@ -57,13 +57,12 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
     '',
   ];
   if (demo) {
+    const { apiKey, tenantId } = demo.portfolio;
     lines.push(
-      'Demo data loaded into the empty database.',
-      `  demo key: ${demo.portfolio.apiKey}`,
-      `  try: curl -H "Authorization: Bearer ${demo.portfolio.apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
-      '  The keys are shown only now; make another with: npm run admin -- key create --tenant ' + demo.portfolio.tenantId,
-      '  demo fixture (every demo key and slug, for tests and newman):',
-      `  ${JSON.stringify(demo)}`,
+      'Demo data loaded into the empty database. Demo key of tenant ' + tenantId + ' (shown only now):',
+      `  "apiKey": "${apiKey}"`,
+      `  try: curl -H "Authorization: Bearer ${apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
+      '  More demo keys and every demo slug: npm run --silent admin -- demo --json (issues fresh keys).',
       '',
     );
   } else {

@@ -678,6 +678,12 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Sent when a valid key reached the operation, so the request was counted. */
+                "X-RateLimit-Limit"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -745,6 +751,12 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Sent when a valid key reached the operation, so the request was counted. */
+                "X-RateLimit-Limit"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -789,6 +801,12 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Sent when a valid key reached the operation, so the request was counted. */
+                "X-RateLimit-Limit"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Sent when the request was counted. */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -813,7 +831,7 @@ export interface components {
          */
         Limit: number;
         /**
-         * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+         * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
          * @example 0
          */
         Offset: number;
@@ -910,7 +928,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -950,7 +968,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The item's slug.
+                 * @description The item's slug. Any text is accepted; one that names no published item answers 404.
                  * @example checkout-conversion-lift
                  */
                 slug: string;
@@ -990,7 +1008,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1030,7 +1048,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The item's slug.
+                 * @description The item's slug. Any text is accepted; one that names no published item answers 404.
                  * @example designing-for-trust
                  */
                 slug: string;
@@ -1070,7 +1088,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1110,7 +1128,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The item's slug.
+                 * @description The item's slug. Any text is accepted; one that names no published item answers 404.
                  * @example about
                  */
                 slug: string;
@@ -1150,7 +1168,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1193,7 +1211,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1236,7 +1254,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1279,7 +1297,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1322,7 +1340,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1365,7 +1383,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -1408,7 +1426,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Zero-based index of the first item to return, an integer ≥ 0 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
+                 * @description Zero-based index of the first item to return, an integer from 0 to 1000000 in plain decimal digits. Any other value (including `1.5`, `1e1`, an empty value) or a repeated parameter answers 400. An offset at or beyond the total returns an empty page.
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];

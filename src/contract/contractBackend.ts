@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv';
 import { useAjv2020 } from './ajv.js';
 import { PrecompiledRouter } from './precompiledRouter.js';
 
-type ParameterObject = { name: string; in: string; schema?: { type?: unknown } };
+export type ParameterObject = { name: string; in: 'query' | 'path' | 'header' | 'cookie'; schema?: Record<string, unknown> };
 
 /** The plain decimal text of each scalar type; coercion alone would also take `1e1`, `0x10` or ` 5`. */
 const CANONICAL_TEXT: Record<string, RegExp> = {

@@ -69,15 +69,14 @@ export class PrecompiledRouter extends OpenAPIRouter {
     const exactOperation = exact?.get(normalizedMethod);
     if (exact && exactOperation) return { operation: exactOperation, allowedMethods: allowedMethodsOf(exact) };
 
-    let firstMatchingTemplate: TemplateRoute | undefined;
-    for (const route of templateRoutes) {
-      if (!route.pattern.test(normalizedPath)) continue;
-      const operation = route.operationsByMethod.get(normalizedMethod);
-      if (operation) return { operation, allowedMethods: allowedMethodsOf(route.operationsByMethod) };
-      firstMatchingTemplate ??= route;
-    }
-    const pathOwner = exact ?? firstMatchingTemplate?.operationsByMethod;
-    return pathOwner ? { allowedMethods: allowedMethodsOf(pathOwner) } : undefined;
+    const matchingTemplates = templateRoutes.filter((route) => route.pattern.test(normalizedPath));
+    const operation = matchingTemplates.map((route) => route.operationsByMethod.get(normalizedMethod)).find(Boolean);
+    if (!exact && matchingTemplates.length === 0) return undefined;
+    // Every method that some route of this path answers, since any of them would be served.
+    const allowed = new Set(exact?.keys());
+    for (const route of matchingTemplates) for (const method of route.operationsByMethod.keys()) allowed.add(method);
+    const allowedMethods = HTTP_METHODS.filter((method) => allowed.has(method)).map((method) => method.toUpperCase());
+    return operation ? { operation, allowedMethods } : { allowedMethods };
   }
 
   override matchOperation(req: Request): Operation | undefined;

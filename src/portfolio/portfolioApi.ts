@@ -1,6 +1,6 @@
 import type { Context, Document } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { ContractBackend } from '../contract/contractBackend.js';
+import { ContractBackend, type ParameterObject } from '../contract/contractBackend.js';
 import { readOperationRules } from '../contract/operationRules.js';
 import type { ContractApi, HandledCall, IncomingCall, Reply } from '../contract/reply.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
@@ -38,6 +38,13 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
   const backend = new ContractBackend(deps.document);
   await backend.init();
   const rules = readOperationRules(backend);
+  for (const rule of rules.values()) {
+    const expected = rule.isPublic ? 'unmetered' : 'read';
+    if (rule.rateLimitClass !== expected) {
+      // Refusing to start keeps a typo from leaving an authenticated operation unmetered.
+      throw new Error(`${rule.operationId}: x-ratelimit-class must be "${expected}", not "${rule.rateLimitClass}"`);
+    }
+  }
   const handlers = portfolioOperations as unknown as Record<string, (ctx: PortfolioContext<PortfolioOperationId>) => Reply>;
   const missing = backend.getOperations().filter((operation) => !handlers[operation.operationId ?? '']);
   if (missing.length > 0) {
@@ -72,7 +79,6 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
     },
     postSecurityHandler: (context: Context, state: CallState) => {
       if (!state.key || !context.operation?.operationId) return;
-      if (rules.get(context.operation.operationId)?.rateLimitClass !== 'read') return;
       enforceRateLimit(state, deps);
     },
     validationFail: (context: Context) => {
@@ -102,7 +108,9 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
           state,
         )) as Reply;
       } catch (error) {
-        reply = toErrorReply(error, call.requestId, deps.logger);
+        // A path segment that is not valid percent-encoding names nothing: 404, not a fault.
+        const failure = error instanceof URIError ? new PortfolioError('not_found', NOT_FOUND_MESSAGE) : error;
+        reply = toErrorReply(failure, call.requestId, deps.logger);
       }
       const isPublic = state.operationId !== undefined && rules.get(state.operationId)?.isPublic;
       reply = {
@@ -146,7 +154,6 @@ function buildContext(context: Context, state: CallState, deps: PortfolioApiDepe
   };
 }
 
-type ParameterObject = { name: string; in: 'query' | 'path' | 'header'; schema?: Record<string, unknown> };
 
 /** Maps Ajv's errors to one ErrorEnvelope detail per failing parameter, worded from its schema. */
 function invalidParameters(errors: ErrorObject[], parameters: ParameterObject[] = []): PortfolioError {
@@ -165,7 +172,7 @@ function invalidParameters(errors: ErrorObject[], parameters: ParameterObject[] 
 }
 
 function describeSchema(schema: Record<string, unknown>): string {
-  const { type, minimum, maximum } = schema as { type?: string; minimum?: number; maximum?: number };
+  const { type, minimum, maximum } = schema as { type?: unknown; minimum?: number; maximum?: number };
   const noun = type === 'integer' ? 'an integer' : type === 'number' ? 'a number' : type === 'boolean' ? 'true or false' : 'a string';
   if (minimum !== undefined && maximum !== undefined) return `must be ${noun} from ${minimum} to ${maximum}`;
   if (minimum !== undefined) return `must be ${noun} ≥ ${minimum}`;

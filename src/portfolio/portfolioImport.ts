@@ -5,8 +5,8 @@
 // transaction. Reads then only select and parse precomputed JSON.
 import { readFileSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv2020 } from '../contract/ajv.js';
 import { asc, eq } from 'drizzle-orm';
 import { assets, portfolioItems, portfolios, tenants, type PortfolioItemKind } from '../../db/schema.js';
 import { drizzleFor } from '../store/drizzle.js';
@@ -40,8 +40,6 @@ import type {
 import { sanitizeHtml } from './sanitizeHtml.js';
 
 // Both packages are CommonJS with a default export; under NodeNext the value sits on `.default`.
-const Ajv2020 = Ajv2020Module.default;
-const addFormats = addFormatsModule.default;
 
 export const importFormatSchemaPath = new URL('../../specs/portfolio/import-format.schema.json', import.meta.url);
 
@@ -105,8 +103,8 @@ let compiledValidator: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (!compiledValidator) {
     const schema = JSON.parse(readFileSync(importFormatSchemaPath, 'utf8')) as Record<string, unknown>;
-    const ajv = new Ajv2020({ allErrors: true, strict: true, discriminator: true });
-    addFormats(ajv);
+    // Strict here: the import schema is ours alone, so an unknown keyword in it is a mistake.
+    const ajv = createAjv2020({ allErrors: true, strict: true, discriminator: true });
     compiledValidator = ajv.compile(schema);
   }
   return compiledValidator;

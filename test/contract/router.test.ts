@@ -76,6 +76,8 @@ describe('PrecompiledRouter.route', () => {
     expect(router.route('PUT', '/pets')).toEqual({ allowedMethods: ['GET', 'POST'] });
     expect(router.route('POST', '/pets/7')).toEqual({ allowedMethods: ['GET', 'DELETE'] });
     expect(router.route('GET', '/unknown')).toBeUndefined();
+    // Both the exact path and the template serve /pets/mine, so both of their methods are allowed.
+    expect(router.route('POST', '/pets/mine')).toEqual({ allowedMethods: ['GET', 'DELETE'] });
   });
 
   it('prefers an exact path and the more specific template', () => {

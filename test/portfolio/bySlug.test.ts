@@ -43,8 +43,8 @@ describe.each(kinds)('GET /api/v1/$kind/{slug}', ({ kind, member }) => {
     }
   });
 
-  it('answers 404 for an odd slug rather than failing', async () => {
-    for (const slug of ['%2e%2e', 'a'.repeat(200), encodeURIComponent("' OR 1=1 --"), encodeURIComponent('ünïcode')]) {
+  it('answers 404 for an odd, long or badly percent-encoded slug rather than failing', async () => {
+    for (const slug of ['%2e%2e', 'a'.repeat(500), encodeURIComponent("' OR 1=1 --"), encodeURIComponent('ünïcode'), '%ZZ', '%', '%E0%A4%A']) {
       const response = await get(`/api/v1/${kind}/${slug}`);
       expect(response.status, slug).toBe(404);
     }

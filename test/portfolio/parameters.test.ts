@@ -5,7 +5,7 @@ import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 const lists = contractOperations('portfolio').filter((operation) => operation.isList);
 
 const invalidLimits = ['0', '101', '-1', '1.5', 'abc', '', '1e1', '0x10', ' 5', 'null'];
-const invalidOffsets = ['-1', '1.5', 'abc', '', '1e1', 'true'];
+const invalidOffsets = ['-1', '1.5', 'abc', '', '1e1', 'true', '1000001', '9'.repeat(400)];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,6 +31,7 @@ describe.each(lists)('$operationId query parameters', (operation) => {
 
   it('refuses a repeated limit or offset, even with valid values', async () => {
     await expectInvalid('limit=5&limit=5', 'limit');
+    await expectInvalid('limit=5&limit=', 'limit');
     await expectInvalid('offset=0&offset=1', 'offset');
   });
 

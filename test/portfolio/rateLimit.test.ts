@@ -59,9 +59,15 @@ describe('rate limit with an injected clock', () => {
   });
 
   it('does not count the public downloads', async () => {
-    const response = await t.client.get('/api/v1/openapi.json', bearer(key));
-    expect(response.status).toBe(200);
-    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    const fresh = createApiKeyStore(t.db, { now: () => clock }).createApiKey({ tenantId: t.fixture.portfolio.tenantId }).key;
+    const before = await t.client.get('/api/v1/profile', bearer(fresh));
+    for (const download of ['/api/v1/openapi.json', '/api/v1/openapi.yaml', '/api/v1/postman.json']) {
+      const response = await t.client.get(download, bearer(fresh));
+      expect(response.status).toBe(200);
+      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    const after = await t.client.get('/api/v1/profile', bearer(fresh));
+    expect(Number(after.headers['x-ratelimit-remaining'])).toBe(Number(before.headers['x-ratelimit-remaining']) - 1);
   });
 });
 

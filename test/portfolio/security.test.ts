@@ -89,6 +89,22 @@ describe('tenant isolation by slug', () => {
     expect(own.status).toBe(200);
   });
 
+  it('lists no item of one tenant to the other', async () => {
+    const lists = ['outcomes', 'posts', 'pages', 'experience', 'skills', 'stats', 'awards', 'education', 'testimonials', 'links'];
+    for (const list of lists) {
+      const identities = async (key: string) => {
+        const page = (await t.client.get(`/api/v1/${list}?limit=100`, bearer(key))).body;
+        expect(page.paging.total).toBe(page.items.length);
+        // Slugs may coincide across tenants (both have an "about" page); whole items may not.
+        return page.items.map((item: unknown) => JSON.stringify(item));
+      };
+      const mine = await identities(t.fixture.portfolio.apiKey);
+      const theirs = await identities(t.fixture.portfolio.otherTenantApiKey);
+      expect(mine.length, list).toBeGreaterThan(0);
+      expect(mine.filter((identity: string) => theirs.includes(identity)), list).toEqual([]);
+    }
+  });
+
   it('serves each tenant its own profile', async () => {
     const mine = await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.apiKey));
     const theirs = await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.otherTenantApiKey));
@@ -101,7 +117,10 @@ describe('secrets', () => {
     await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.apiKey));
     await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.revokedApiKey));
     const log = t.logLines.join('\n');
-    expect(log).toContain('"status":200');
+    const requestLine = t.logLines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request' && entry.path === '/api/v1/profile' && entry.status === 200);
+    expect(requestLine).toMatchObject({ level: 'info', method: 'GET', path: '/api/v1/profile', operationId: 'getProfile' });
+    expect(requestLine.requestId).toMatch(/^req_/);
+    expect(requestLine.durationMs).toEqual(expect.any(Number));
     expect(log).not.toContain(t.fixture.portfolio.apiKey);
     expect(log).not.toContain(t.fixture.portfolio.revokedApiKey);
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Logger } from '../../src/logger.js';
+import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from './contractClient.js';
@@ -20,15 +20,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A logger that keeps its JSON lines in memory. */
+/** The production JSON logger, writing its lines into memory. */
 export function memoryLogger(lines: string[]): Logger {
-  const emit = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
-    const serializable = Object.fromEntries(
-      Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? { message: value.message, stack: value.stack } : value]),
-    );
-    lines.push(JSON.stringify({ level, msg: message, ...serializable }));
+  const keep = (line: string) => {
+    lines.push(line.trimEnd());
   };
-  return { info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return createJsonLogger({ out: keep, err: keep });
 }
 
 /**

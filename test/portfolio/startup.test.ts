@@ -1,0 +1,46 @@
+import type { Document } from 'openapi-backend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadServedArtifacts } from '../../src/contract/servedArtifacts.js';
+import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
+import { createPortfolioApi } from '../../src/portfolio/portfolioApi.js';
+import { createApiKeyStore } from '../../src/store/apiKeys.js';
+import { createPortfolioReader } from '../../src/store/portfolioContent.js';
+import { bearer, memoryLogger, startTestApp, type TestApp } from '../support/testApp.js';
+
+describe('a public base URL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://portfolio.example.com/' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is what every download names, while the server answers on its own address', async () => {
+    const json = (await t.client.get('/api/v1/openapi.json')).body;
+    const yaml = (await t.client.get('/api/v1/openapi.yaml')).text;
+    const postman = (await t.client.get('/api/v1/postman.json')).body;
+    expect(json.servers[0].url).toBe('https://portfolio.example.com');
+    expect(yaml).toContain('url: https://portfolio.example.com\n');
+    expect(postman.variable.find((variable: { key: string }) => variable.key === 'baseUrl').value).toBe('https://portfolio.example.com');
+    expect((await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.apiKey))).status).toBe(200);
+  });
+
+  it('refuses to start when an authenticated operation would go unmetered', async () => {
+    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
+    const document = structuredClone(artifacts.document) as Record<string, any>;
+    document.paths['/api/v1/posts'].get['x-ratelimit-class'] = 'reed';
+    await expect(
+      createPortfolioApi({
+        document: document as Document,
+        findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
+        content: createPortfolioReader(t.db),
+        rateLimiter: new SqliteRateLimiter(t.db, Date.now),
+        rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
+        downloads: artifacts,
+        now: Date.now,
+        logger: memoryLogger([]),
+      }),
+    ).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
+  });
+});
