@@ -1,0 +1,243 @@
+// Personal access tokens (`svc_pat_…`): scope-bounded, bound to one user and that user's
+// workspace, shown once, stored only as a SHA-256 hash, revocable and rotatable.
+import { createHash } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { StoreError } from './errors.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import { NotFoundError } from './workPlatformErrors.js';
+
+/** Every scope a token can carry, in display order. A session token holds all of them. */
+export const WORK_PLATFORM_SCOPES = [
+  'tasks:read',
+  'tasks:write',
+  'projects:read',
+  'projects:write',
+  'workspace:read',
+  'webhooks:manage',
+] as const;
+export type WorkPlatformScope = (typeof WORK_PLATFORM_SCOPES)[number];
+
+/** `svc_pat_` followed by 32 random bytes in URL-safe base64 without padding (43 characters). */
+export const personalAccessTokenPattern = /^svc_pat_[A-Za-z0-9_-]{43}$/;
+/** How many leading characters of a token are stored for display (`svc_pat_` and 4 more). */
+export const personalAccessTokenPrefixLength = 12;
+
+/** Lowercase hex SHA-256 of the whole token: what is stored, and what a request's token is looked up by. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function isWorkPlatformScope(value: string): value is WorkPlatformScope {
+  return (WORK_PLATFORM_SCOPES as readonly string[]).includes(value);
+}
+
+export type PatState = 'active' | 'revoked' | 'expired';
+
+/** What authentication needs to know about a presented token. */
+export interface PatRecord {
+  id: string;
+  workspaceId: string;
+  userId: string;
+  scopes: WorkPlatformScope[];
+  /** Milliseconds since the epoch; null when the token never expires. */
+  expiresAt: number | null;
+  /** Milliseconds since the epoch; null while the token is not revoked. */
+  revokedAt: number | null;
+}
+
+/** A token as listed to an operator: never the token or its hash. */
+export interface PatSummary extends PatRecord {
+  prefix: string;
+  createdAt: number;
+  /** The token that replaced this one by rotation, if any. */
+  rotatedTo: string | null;
+  state: PatState;
+}
+
+export interface CreatePatInput {
+  workspaceId: string;
+  userId: string;
+  /** A subset of WORK_PLATFORM_SCOPES; may be empty (such a token can call nothing that needs a scope). */
+  scopes: readonly string[];
+  /** Milliseconds since the epoch; omitted or null for a token that never expires. */
+  expiresAt?: number | null;
+}
+
+export interface PersonalAccessTokenStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface PersonalAccessTokenStore {
+  /** Creates a token; the returned `token` is the only copy that will ever exist. */
+  createPat(input: CreatePatInput): { id: string; token: string };
+  /** The hot path of every PAT-authenticated request: one statement prepared once. */
+  findPatByHash(tokenHash: string): PatRecord | undefined;
+  /** Revokes a token; revoking a revoked token is a no-op that returns the original time. */
+  revokePat(id: string): { id: string; revokedAt: number };
+  /**
+   * Issues a new token with the same user, scopes and expiry and revokes the old one, in one
+   * transaction. A revoked or expired token cannot be rotated.
+   */
+  rotatePat(id: string): { id: string; token: string };
+  /** A workspace's tokens, oldest first. */
+  listPats(workspaceId: string): PatSummary[];
+}
+
+/** Revocation wins over expiry; a token expires at the instant `expiresAt`. */
+export function patState(token: Pick<PatRecord, 'expiresAt' | 'revokedAt'>, now: number): PatState {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && token.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+/** Checks and normalizes scopes: known names only, no duplicates, in catalogue order. */
+export function normalizeScopes(scopes: readonly string[]): WorkPlatformScope[] {
+  if (!Array.isArray(scopes)) throw new StoreError('invalid_argument', 'scopes must be a list of scope names.');
+  const unknown = scopes.filter((scope) => !isWorkPlatformScope(scope));
+  if (unknown.length > 0) {
+    throw new StoreError(
+      'invalid_argument',
+      `Unknown ${unknown.length === 1 ? 'scope' : 'scopes'} ${unknown.map((scope) => `"${scope}"`).join(', ')}; known scopes: ${WORK_PLATFORM_SCOPES.join(', ')}.`,
+    );
+  }
+  return WORK_PLATFORM_SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+const parseScopes = (json: string) => JSON.parse(json) as WorkPlatformScope[];
+
+export function createPersonalAccessTokenStore(
+  db: BetterSqlite3.Database,
+  options: PersonalAccessTokenStoreOptions = {},
+): PersonalAccessTokenStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const orm = drizzleFor(db);
+
+  const recordColumns = {
+    id: personalAccessTokens.id,
+    workspaceId: personalAccessTokens.workspaceId,
+    userId: personalAccessTokens.userId,
+    scopes: personalAccessTokens.scopes,
+    expiresAt: personalAccessTokens.expiresAt,
+    revokedAt: personalAccessTokens.revokedAt,
+  };
+  const findByHash = orm
+    .select(recordColumns)
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('tokenHash')))
+    .prepare();
+  const findById = orm
+    .select(recordColumns)
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.id, sql.placeholder('id')))
+    .prepare();
+  const insert = orm
+    .insert(personalAccessTokens)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      userId: sql.placeholder('userId'),
+      tokenHash: sql.placeholder('tokenHash'),
+      tokenPrefix: sql.placeholder('tokenPrefix'),
+      scopes: sql.placeholder('scopes'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .prepare();
+
+  /** Inserts a new token row; must run inside a transaction. */
+  function insertToken(input: { workspaceId: string; userId: string; scopes: WorkPlatformScope[]; expiresAt: number | null }) {
+    const token = `svc_pat_${Buffer.from(randomBytes(32)).toString('base64url')}`;
+    const id = newId('pat', randomBytes);
+    insert.run({
+      id,
+      workspaceId: input.workspaceId,
+      userId: input.userId,
+      tokenHash: hashToken(token),
+      tokenPrefix: token.slice(0, personalAccessTokenPrefixLength),
+      scopes: JSON.stringify(input.scopes),
+      createdAt: now(),
+      expiresAt: input.expiresAt,
+    });
+    return { id, token };
+  }
+
+  return {
+    createPat({ workspaceId, userId, scopes, expiresAt = null }) {
+      const normalized = normalizeScopes(scopes);
+      if (expiresAt !== null && !Number.isSafeInteger(expiresAt)) {
+        throw new StoreError('invalid_argument', 'expiresAt must be a whole number of milliseconds since the epoch.');
+      }
+      return orm.transaction(
+        (tx) => {
+          if (!tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()) {
+            throw new NotFoundError('workspace', workspaceId);
+          }
+          const user = tx
+            .select({ id: users.id })
+            .from(users)
+            .where(and(eq(users.id, userId), eq(users.workspaceId, workspaceId)))
+            .get();
+          if (!user) throw new NotFoundError('user', userId);
+          return insertToken({ workspaceId, userId, scopes: normalized, expiresAt });
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    findPatByHash(tokenHash) {
+      const row = findByHash.get({ tokenHash });
+      return row ? { ...row, scopes: parseScopes(row.scopes) } : undefined;
+    },
+
+    revokePat(id) {
+      return orm.transaction(
+        (tx) => {
+          const existing = findById.get({ id });
+          if (!existing) throw new NotFoundError('personal-access-token', id);
+          if (existing.revokedAt !== null) return { id, revokedAt: existing.revokedAt };
+          const revokedAt = now();
+          tx.update(personalAccessTokens).set({ revokedAt }).where(eq(personalAccessTokens.id, id)).run();
+          return { id, revokedAt };
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    rotatePat(id) {
+      return orm.transaction(
+        (tx) => {
+          const existing = findById.get({ id });
+          if (!existing) throw new NotFoundError('personal-access-token', id);
+          const at = now();
+          const state = patState(existing, at);
+          if (state !== 'active') {
+            throw new StoreError('invalid_argument', `The token ${id} is ${state}; only an active token can be rotated. Create a new one instead.`);
+          }
+          const replacement = insertToken({ ...existing, scopes: parseScopes(existing.scopes) });
+          tx.update(personalAccessTokens)
+            .set({ revokedAt: at, rotatedTo: replacement.id })
+            .where(eq(personalAccessTokens.id, id))
+            .run();
+          return replacement;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    listPats(workspaceId) {
+      const at = now();
+      return orm
+        .select({ ...recordColumns, prefix: personalAccessTokens.tokenPrefix, createdAt: personalAccessTokens.createdAt, rotatedTo: personalAccessTokens.rotatedTo })
+        .from(personalAccessTokens)
+        .where(eq(personalAccessTokens.workspaceId, workspaceId))
+        .orderBy(asc(personalAccessTokens.createdAt), asc(personalAccessTokens.id))
+        .all()
+        .map((row) => ({ ...row, scopes: parseScopes(row.scopes), state: patState(row, at) }));
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
+import type BetterSqlite3 from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
+import { users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { StoreError } from './errors.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import { NotFoundError } from './workPlatformErrors.js';
+
+export { workspaceRoles, type WorkspaceRole };
+
+export interface User {
+  id: string;
+  workspaceId: string;
+  role: WorkspaceRole;
+  name: string | null;
+  email: string | null;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+export interface CreateUserInput {
+  workspaceId: string;
+  role: WorkspaceRole;
+  name?: string | null;
+  email?: string | null;
+  /** A fixed id (the demo data set uses one); a new `usr_…` id by default. */
+  id?: string;
+}
+
+export interface UserStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface UserStore {
+  createUser(input: CreateUserInput): { id: string };
+  /** Session authentication reads this on every request: prepared once. */
+  getUser(id: string): User | undefined;
+}
+
+export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOptions = {}): UserStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const orm = drizzleFor(db);
+  const selectById = orm
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare();
+
+  return {
+    createUser({ workspaceId, role, name = null, email = null, id: fixedId }) {
+      if (!(workspaceRoles as readonly string[]).includes(role)) {
+        throw new StoreError('invalid_argument', `Unknown role "${String(role)}"; use one of ${workspaceRoles.join(', ')}.`);
+      }
+      const cleanName = name === null ? null : name.trim() || null;
+      const cleanEmail = email === null ? null : email.trim() || null;
+      if (cleanEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(cleanEmail)) {
+        throw new StoreError('invalid_argument', `"${cleanEmail}" is not an email address.`);
+      }
+      const id = fixedId ?? newId('usr', randomBytes);
+      if (!/^usr_[A-Za-z0-9]+$/.test(id)) throw new StoreError('invalid_argument', `Invalid user id "${id}".`);
+      orm.transaction(
+        (tx) => {
+          const workspace = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+          if (!workspace) throw new NotFoundError('workspace', workspaceId);
+          tx.insert(users).values({ id, workspaceId, role, name: cleanName, email: cleanEmail, createdAt: now() }).run();
+        },
+        { behavior: 'immediate' },
+      );
+      return { id };
+    },
+
+    getUser(id) {
+      return selectById.get({ id });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Typed refusals of the Work-Platform stores. The HTTP layer maps each kind to one problem type:
+//   not-found               → 404 not-found, code `<entity>-not-found`
+//   version-conflict        → 409 conflict, code `version-conflict`
+//   project-has-tasks       → 409 conflict, code `project-has-tasks`
+//   storage-limit-exceeded  → 400 bad-request (the seed: a value a storage constraint rejects)
+//   invalid-value           → 400 bad-request (a value the store cannot persist; the contract's
+//                             validation normally answers 422 before the store is reached)
+
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task';
+
+export type WorkPlatformStoreErrorKind =
+  | 'not-found'
+  | 'version-conflict'
+  | 'project-has-tasks'
+  | 'storage-limit-exceeded'
+  | 'invalid-value';
+
+export abstract class WorkPlatformStoreError extends Error {
+  abstract readonly kind: WorkPlatformStoreErrorKind;
+}
+
+/** Missing, or in another workspace: the two are deliberately indistinguishable. */
+export class NotFoundError extends WorkPlatformStoreError {
+  override readonly name = 'NotFoundError';
+  readonly kind = 'not-found';
+  /** `task-not-found`, `project-not-found`, `user-not-found`, … */
+  readonly code: `${WorkPlatformEntity}-not-found`;
+
+  constructor(
+    readonly entity: WorkPlatformEntity,
+    readonly id: string,
+  ) {
+    super(`No ${entity.replaceAll('-', ' ')} with id "${id}".`);
+    this.code = `${entity}-not-found`;
+  }
+}
+
+export class VersionConflictError extends WorkPlatformStoreError {
+  override readonly name = 'VersionConflictError';
+  readonly kind = 'version-conflict';
+
+  constructor(
+    readonly entity: 'project' | 'task',
+    readonly id: string,
+    readonly expectedVersion: number,
+    readonly currentVersion: number,
+  ) {
+    super(`The ${entity} ${id} is at version ${currentVersion}, not ${expectedVersion}; read it again and retry.`);
+  }
+}
+
+export class ProjectHasTasksError extends WorkPlatformStoreError {
+  override readonly name = 'ProjectHasTasksError';
+  readonly kind = 'project-has-tasks';
+
+  constructor(
+    readonly projectId: string,
+    readonly taskCount: number,
+  ) {
+    super(`The project ${projectId} still has ${taskCount} ${taskCount === 1 ? 'task' : 'tasks'}; delete or move them first.`);
+  }
+}
+
+export class StorageLimitError extends WorkPlatformStoreError {
+  override readonly name = 'StorageLimitError';
+  readonly kind = 'storage-limit-exceeded';
+
+  constructor(
+    /** The API member name: `title`, `name`, `description`. */
+    readonly field: string,
+    /** Maximum length in characters (Unicode code points). */
+    readonly limit: number,
+    /** The refused value's length in characters, when known. */
+    readonly length: number | null,
+  ) {
+    super(`${field} is longer than its storage limit of ${limit} characters${length === null ? '' : ` (${length})`}.`);
+  }
+}
+
+export class InvalidValueError extends WorkPlatformStoreError {
+  override readonly name = 'InvalidValueError';
+  readonly kind = 'invalid-value';
+
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`${field} ${reason}`);
+  }
+}
+
+/** Length as SQLite's length() and JSON Schema's maxLength count it: Unicode code points. */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
+}

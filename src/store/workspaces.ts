@@ -1,0 +1,254 @@
+// Workspaces: the tenants of the Work-Platform API, with their plan and per-workspace limit
+// overrides. planDefaults() is the plan table; effectiveLimits() says, per value, what is in force.
+import type BetterSqlite3 from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
+import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { StoreError } from './errors.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import { NotFoundError } from './workPlatformErrors.js';
+
+export { workspacePlans, type WorkspacePlan };
+
+/** The values a plan sets and a workspace may override. */
+export interface LimitValues {
+  readPerMinute: number;
+  writePerMinute: number;
+  aiPerMinute: number;
+  /** Personal-access-token calls per UTC calendar month; null = uncapped. */
+  monthlyQuota: number | null;
+  /** US cents of AI spend per UTC day; null = uncapped. */
+  aiDailySpendCapCents: number | null;
+  /** Seconds to wait before each retry of a failed webhook delivery, in order. */
+  webhookRetryDelaysSeconds: number[];
+}
+export type LimitName = keyof LimitValues;
+export const limitNames = [
+  'readPerMinute',
+  'writePerMinute',
+  'aiPerMinute',
+  'monthlyQuota',
+  'aiDailySpendCapCents',
+  'webhookRetryDelaysSeconds',
+] as const satisfies readonly LimitName[];
+
+/** A workspace's own values; null = the plan's value. */
+export type LimitOverrides = { [K in LimitName]: Exclude<LimitValues[K], null> | null };
+
+/** Per value: what is in force, what the plan says, and the workspace's override (or null). */
+export type EffectiveLimits = { [K in LimitName]: { inForce: LimitValues[K]; planDefault: LimitValues[K]; override: LimitOverrides[K] } };
+
+/** The `X-RateLimit-Tier` a plan reports. */
+export type RateLimitTier = 'free' | 'pro' | 'enterprise';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: WorkspacePlan;
+  overrides: LimitOverrides;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** The seed's retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
+export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([30, 120, 600, 1800, 7200, 28800, 86400]);
+
+const rateTable = {
+  free: { readPerMinute: 300, writePerMinute: 60, aiPerMinute: 20 },
+  pro: { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60 },
+  enterprise: { readPerMinute: 6000, writePerMinute: 1500, aiPerMinute: 300 },
+} as const satisfies Record<RateLimitTier, Pick<LimitValues, 'readPerMinute' | 'writePerMinute' | 'aiPerMinute'>>;
+
+const planTable: Record<WorkspacePlan, { tier: RateLimitTier; monthlyQuota: number | null; aiDailySpendCapCents: number | null }> = {
+  free: { tier: 'free', monthlyQuota: 10_000, aiDailySpendCapCents: 500 },
+  pro: { tier: 'pro', monthlyQuota: 100_000, aiDailySpendCapCents: 5_000 },
+  team: { tier: 'pro', monthlyQuota: 250_000, aiDailySpendCapCents: 20_000 },
+  business: { tier: 'pro', monthlyQuota: 1_000_000, aiDailySpendCapCents: 100_000 },
+  enterprise: { tier: 'enterprise', monthlyQuota: null, aiDailySpendCapCents: null },
+};
+
+/** free → free; pro, team, business → pro; enterprise → enterprise. */
+export function rateLimitTier(plan: WorkspacePlan): RateLimitTier {
+  return planTable[plan].tier;
+}
+
+/** The plan table: rate limits per tier (the seed), quota and AI spend cap per plan (our choice). */
+export function planDefaults(plan: WorkspacePlan): LimitValues {
+  const entry = planTable[plan];
+  return {
+    ...rateTable[entry.tier],
+    monthlyQuota: entry.monthlyQuota,
+    aiDailySpendCapCents: entry.aiDailySpendCapCents,
+    webhookRetryDelaysSeconds: [...defaultWebhookRetryDelaysSeconds],
+  };
+}
+
+export function effectiveLimits(workspace: Pick<Workspace, 'plan' | 'overrides'>): EffectiveLimits {
+  const defaults = planDefaults(workspace.plan);
+  const entry = <K extends LimitName>(name: K) => {
+    const override = workspace.overrides[name];
+    return { inForce: (override ?? defaults[name]) as LimitValues[K], planDefault: defaults[name], override };
+  };
+  return {
+    readPerMinute: entry('readPerMinute'),
+    writePerMinute: entry('writePerMinute'),
+    aiPerMinute: entry('aiPerMinute'),
+    monthlyQuota: entry('monthlyQuota'),
+    aiDailySpendCapCents: entry('aiDailySpendCapCents'),
+    webhookRetryDelaysSeconds: entry('webhookRetryDelaysSeconds'),
+  };
+}
+
+/** Accepted override ranges, so that a typo cannot switch a workspace off or overflow a counter. */
+export const overrideBounds = {
+  perMinute: { min: 1, max: 1_000_000 },
+  monthlyQuota: { min: 0, max: 1_000_000_000_000 },
+  aiDailySpendCapCents: { min: 0, max: 1_000_000_000_000 },
+  webhookRetryDelays: { minCount: 1, maxCount: 20, minSeconds: 1, maxSeconds: 7 * 24 * 60 * 60 },
+} as const;
+
+function checkOverrides(overrides: Partial<LimitOverrides>): void {
+  const integerIn = (name: string, value: unknown, min: number, max: number) => {
+    if (value === null || value === undefined) return;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new StoreError('invalid_argument', `${name} must be a whole number from ${min} to ${max}; got ${String(value)}.`);
+    }
+  };
+  const { perMinute, monthlyQuota, aiDailySpendCapCents, webhookRetryDelays } = overrideBounds;
+  for (const name of Object.keys(overrides)) {
+    if (!(limitNames as readonly string[]).includes(name)) throw new StoreError('invalid_argument', `Unknown limit "${name}".`);
+  }
+  integerIn('readPerMinute', overrides.readPerMinute, perMinute.min, perMinute.max);
+  integerIn('writePerMinute', overrides.writePerMinute, perMinute.min, perMinute.max);
+  integerIn('aiPerMinute', overrides.aiPerMinute, perMinute.min, perMinute.max);
+  integerIn('monthlyQuota', overrides.monthlyQuota, monthlyQuota.min, monthlyQuota.max);
+  integerIn('aiDailySpendCapCents', overrides.aiDailySpendCapCents, aiDailySpendCapCents.min, aiDailySpendCapCents.max);
+  const delays = overrides.webhookRetryDelaysSeconds;
+  if (delays !== null && delays !== undefined) {
+    if (!Array.isArray(delays) || delays.length < webhookRetryDelays.minCount || delays.length > webhookRetryDelays.maxCount) {
+      throw new StoreError(
+        'invalid_argument',
+        `webhookRetryDelaysSeconds must list ${webhookRetryDelays.minCount} to ${webhookRetryDelays.maxCount} delays.`,
+      );
+    }
+    delays.forEach((delay, index) =>
+      integerIn(`webhookRetryDelaysSeconds[${index}]`, delay, webhookRetryDelays.minSeconds, webhookRetryDelays.maxSeconds),
+    );
+  }
+}
+
+export interface CreateWorkspaceInput {
+  name: string;
+  plan: WorkspacePlan;
+  /** A fixed id (the demo data set uses one); a new `ten_…` id by default. */
+  id?: string;
+}
+
+export interface WorkspaceStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface WorkspaceStore {
+  createWorkspace(input: CreateWorkspaceInput): { id: string };
+  /** On the hot path of every request (plan and overrides for rate limits): prepared once. */
+  getWorkspace(id: string): Workspace | undefined;
+  /** Sets the given overrides (null clears one) and leaves the others as they are. */
+  setWorkspaceLimits(id: string, overrides: Partial<LimitOverrides>): Workspace;
+  /** Drops every override: the plan's values apply again. */
+  clearWorkspaceLimits(id: string): Workspace;
+}
+
+type WorkspaceRow = typeof workspaces.$inferSelect;
+
+function toWorkspace(row: WorkspaceRow): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    overrides: {
+      readPerMinute: row.readPerMinuteOverride,
+      writePerMinute: row.writePerMinuteOverride,
+      aiPerMinute: row.aiPerMinuteOverride,
+      monthlyQuota: row.monthlyQuotaOverride,
+      aiDailySpendCapCents: row.aiDailySpendCapCentsOverride,
+      webhookRetryDelaysSeconds:
+        row.webhookRetryDelaysSecondsOverride === null ? null : (JSON.parse(row.webhookRetryDelaysSecondsOverride) as number[]),
+    },
+    createdAt: row.createdAt,
+  };
+}
+
+const noOverrides: LimitOverrides = {
+  readPerMinute: null,
+  writePerMinute: null,
+  aiPerMinute: null,
+  monthlyQuota: null,
+  aiDailySpendCapCents: null,
+  webhookRetryDelaysSeconds: null,
+};
+
+export function createWorkspaceStore(db: BetterSqlite3.Database, options: WorkspaceStoreOptions = {}): WorkspaceStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+
+  const orm = drizzleFor(db);
+  const selectById = orm
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare();
+
+  const writeOverrides = (id: string, change: Partial<LimitOverrides> | 'clear'): Workspace =>
+    orm.transaction(
+      (tx) => {
+        const row = selectById.get({ id });
+        if (!row) throw new NotFoundError('workspace', id);
+        const next: LimitOverrides = change === 'clear' ? noOverrides : { ...toWorkspace(row).overrides, ...change };
+        tx.update(workspaces)
+          .set({
+            readPerMinuteOverride: next.readPerMinute,
+            writePerMinuteOverride: next.writePerMinute,
+            aiPerMinuteOverride: next.aiPerMinute,
+            monthlyQuotaOverride: next.monthlyQuota,
+            aiDailySpendCapCentsOverride: next.aiDailySpendCapCents,
+            webhookRetryDelaysSecondsOverride:
+              next.webhookRetryDelaysSeconds === null ? null : JSON.stringify(next.webhookRetryDelaysSeconds),
+          })
+          .where(eq(workspaces.id, id))
+          .run();
+        return toWorkspace(selectById.get({ id })!);
+      },
+      { behavior: 'immediate' },
+    );
+
+  return {
+    createWorkspace({ name, plan, id: fixedId }) {
+      const trimmed = typeof name === 'string' ? name.trim() : '';
+      if (trimmed === '') throw new StoreError('invalid_argument', 'A workspace needs a non-empty name.');
+      if (!(workspacePlans as readonly string[]).includes(plan)) {
+        throw new StoreError('invalid_argument', `Unknown plan "${String(plan)}"; use one of ${workspacePlans.join(', ')}.`);
+      }
+      const id = fixedId ?? newId('ten', randomBytes);
+      if (!/^ten_[A-Za-z0-9]+$/.test(id)) throw new StoreError('invalid_argument', `Invalid workspace id "${id}".`);
+      orm.insert(workspaces).values({ id, name: trimmed, plan, createdAt: now() }).run();
+      return { id };
+    },
+
+    getWorkspace(id) {
+      const row = selectById.get({ id });
+      return row ? toWorkspace(row) : undefined;
+    },
+
+    setWorkspaceLimits(id, overrides) {
+      checkOverrides(overrides);
+      // Drop undefined members so that they leave the stored value alone.
+      const change = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as Partial<LimitOverrides>;
+      return writeOverrides(id, change);
+    },
+
+    clearWorkspaceLimits(id) {
+      return writeOverrides(id, 'clear');
+    },
+  };
+}

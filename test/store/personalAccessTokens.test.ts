@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/store/errors.js';
+import {
+  createPersonalAccessTokenStore,
+  hashToken,
+  normalizeScopes,
+  patState,
+  personalAccessTokenPattern,
+  WORK_PLATFORM_SCOPES,
+} from '../../src/store/personalAccessTokens.js';
+import { NotFoundError } from '../../src/store/workPlatformErrors.js';
+import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
+import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
+
+let t: TempDatabase;
+let workspace: WorkspaceFixture;
+beforeEach(() => {
+  t = makeDatabase();
+  workspace = makeWorkspace(t.db);
+});
+afterEach(() => t.cleanup());
+
+const patRow = (id: string) => t.db.prepare('SELECT * FROM personal_access_tokens WHERE id = ?').get(id) as Record<string, unknown>;
+
+describe('scope catalogue', () => {
+  it('lists the six scopes of the issue', () => {
+    expect(WORK_PLATFORM_SCOPES).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage']);
+  });
+
+  it('normalizes to catalogue order without duplicates and refuses unknown names', () => {
+    expect(normalizeScopes(['webhooks:manage', 'tasks:read', 'tasks:read'])).toEqual(['tasks:read', 'webhooks:manage']);
+    expect(normalizeScopes([])).toEqual([]);
+    expect(() => normalizeScopes(['tasks:read', 'tasks:admin', 'root'])).toThrow(/Unknown scopes "tasks:admin", "root"; known scopes: tasks:read/);
+  });
+});
+
+describe('personal access token store', () => {
+  it('creates svc_pat_ tokens and stores only the hash, a 12-character prefix and the scopes', () => {
+    const store = createPersonalAccessTokenStore(t.db, { now: () => 5000 });
+    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:write', 'tasks:read'] });
+    expect(id).toMatch(/^pat_[A-Za-z0-9]{20}$/);
+    expect(token).toMatch(personalAccessTokenPattern);
+    expect(token).toMatch(/^svc_pat_[A-Za-z0-9_-]{43}$/);
+    const row = patRow(id);
+    expect(row).toMatchObject({
+      token_hash: hashToken(token),
+      token_prefix: token.slice(0, 12),
+      scopes: '["tasks:read","tasks:write"]',
+      created_at: 5000,
+      expires_at: null,
+      revoked_at: null,
+      rotated_to: null,
+    });
+    for (const value of Object.values(row)) expect(String(value)).not.toContain(token.slice(12));
+    expect(hashToken(token)).toBe(createHash('sha256').update(token).digest('hex'));
+  });
+
+  it('builds the token from 32 injected random bytes in URL-safe base64', () => {
+    const bytes = new Uint8Array(32).fill(0xfb);
+    const store = createPersonalAccessTokenStore(t.db, { randomBytes: (size) => (size === 32 ? bytes : new Uint8Array(size).fill(1)) });
+    expect(store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] }).token).toBe(`svc_pat_${Buffer.from(bytes).toString('base64url')}`);
+  });
+
+  it('finds a token by its hash with its workspace, user, scopes, expiry and revocation', () => {
+    const store = createPersonalAccessTokenStore(t.db);
+    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['projects:read'], expiresAt: 90_000 });
+    expect(store.findPatByHash(hashToken(token))).toEqual({
+      id,
+      workspaceId: workspace.workspaceId,
+      userId: workspace.ownerId,
+      scopes: ['projects:read'],
+      expiresAt: 90_000,
+      revokedAt: null,
+    });
+    expect(store.findPatByHash(hashToken(`${token}x`))).toBeUndefined();
+  });
+
+  it('refuses unknown scopes, a missing workspace and a user of another workspace, writing nothing', () => {
+    const store = createPersonalAccessTokenStore(t.db);
+    const other = makeWorkspace(t.db, { name: 'Other' });
+    const { workspaceId, ownerId } = workspace;
+    expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: ['tasks:delete'] })).toThrow(StoreError);
+    expect(() => store.createPat({ workspaceId: 'ten_missing', userId: ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'workspace-not-found' }));
+    expect(() => store.createPat({ workspaceId, userId: other.ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'user-not-found' }));
+    expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: [], expiresAt: 1.5 })).toThrow(StoreError);
+    expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(0);
+  });
+
+  it('keeps the token in its user\'s workspace in the database as well', () => {
+    const other = makeWorkspace(t.db, { name: 'Other' });
+    expect(() =>
+      t.db
+        .prepare("INSERT INTO personal_access_tokens (id, workspace_id, user_id, token_hash, token_prefix, scopes, created_at) VALUES ('pat_x', ?, ?, 'h', 'p', '[]', 1)")
+        .run(workspace.workspaceId, other.ownerId),
+    ).toThrow(/FOREIGN KEY/);
+  });
+
+  it('revokes once and keeps the first revocation time', () => {
+    const clock = makeClock(10_000);
+    const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
+    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    clock.advance(500);
+    expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
+    clock.advance(500);
+    expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
+    expect(store.findPatByHash(hashToken(token))?.revokedAt).toBe(10_500);
+    expect(() => store.revokePat('pat_missing')).toThrow(NotFoundError);
+  });
+
+  it('rotates: a new token with the same user, scopes and expiry, the old one revoked and pointing to it', () => {
+    const clock = makeClock(10_000);
+    const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
+    const member = makeUser(t.db, workspace.workspaceId, 'member');
+    const old = store.createPat({ workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
+    clock.advance(1000);
+    const rotated = store.rotatePat(old.id);
+    expect(rotated.id).not.toBe(old.id);
+    expect(rotated.token).toMatch(personalAccessTokenPattern);
+    expect(rotated.token).not.toBe(old.token);
+    expect(store.findPatByHash(hashToken(rotated.token))).toEqual({
+      id: rotated.id,
+      workspaceId: workspace.workspaceId,
+      userId: member,
+      scopes: ['tasks:read', 'workspace:read'],
+      expiresAt: 99_000,
+      revokedAt: null,
+    });
+    expect(store.findPatByHash(hashToken(old.token))?.revokedAt).toBe(11_000);
+    expect(patRow(old.id).rotated_to).toBe(rotated.id);
+    expect(() => store.rotatePat(old.id)).toThrow(/is revoked; only an active token can be rotated/);
+    expect(() => store.rotatePat('pat_missing')).toThrow(NotFoundError);
+  });
+
+  it('refuses to rotate an expired token, and rotates in one transaction (nothing changes when it fails)', () => {
+    const clock = makeClock(10_000);
+    const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
+    const expiring = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [], expiresAt: 10_500 });
+    clock.advance(500);
+    expect(() => store.rotatePat(expiring.id)).toThrow(/is expired/);
+
+    const active = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    t.db.exec("CREATE TRIGGER fail_revoke BEFORE UPDATE OF revoked_at ON personal_access_tokens BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    expect(() => store.rotatePat(active.id)).toThrow(/boom/);
+    expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(2);
+    expect(patRow(active.id).revoked_at).toBeNull();
+  });
+
+  it('lists a workspace\'s tokens with their state and never the token or its hash', () => {
+    const clock = makeClock(1_000_000);
+    const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
+    const { workspaceId, ownerId } = workspace;
+    const active = store.createPat({ workspaceId, userId: ownerId, scopes: ['tasks:read'] });
+    clock.advance(1);
+    const expiring = store.createPat({ workspaceId, userId: ownerId, scopes: [], expiresAt: 1_000_100 });
+    clock.advance(1);
+    const rotated = store.rotatePat(active.id);
+    makeWorkspace(t.db, { name: 'Other' });
+    clock.advance(200);
+    const listed = store.listPats(workspaceId);
+    expect(listed.map((pat) => [pat.id, pat.state, pat.rotatedTo])).toEqual([
+      [active.id, 'revoked', rotated.id],
+      [expiring.id, 'expired', null],
+      [rotated.id, 'active', null],
+    ]);
+    expect(listed[0]).toEqual({
+      id: active.id,
+      workspaceId,
+      userId: ownerId,
+      scopes: ['tasks:read'],
+      prefix: active.token.slice(0, 12),
+      createdAt: 1_000_000,
+      expiresAt: null,
+      revokedAt: 1_000_002,
+      rotatedTo: rotated.id,
+      state: 'revoked',
+    });
+    expect(JSON.stringify(listed)).not.toContain(hashToken(active.token));
+    expect(store.listPats('ten_missing')).toEqual([]);
+  });
+
+  it('says revoked before expired, and expired from the instant expiresAt', () => {
+    expect(patState({ expiresAt: null, revokedAt: null }, 5)).toBe('active');
+    expect(patState({ expiresAt: 5, revokedAt: null }, 4)).toBe('active');
+    expect(patState({ expiresAt: 5, revokedAt: null }, 5)).toBe('expired');
+    expect(patState({ expiresAt: 5, revokedAt: 1 }, 9)).toBe('revoked');
+  });
+});

@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/store/errors.js';
+import { createUserStore } from '../../src/store/users.js';
+import { NotFoundError } from '../../src/store/workPlatformErrors.js';
+import {
+  createWorkspaceStore,
+  defaultWebhookRetryDelaysSeconds,
+  effectiveLimits,
+  planDefaults,
+  rateLimitTier,
+  workspacePlans,
+} from '../../src/store/workspaces.js';
+import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
+
+let t: TempDatabase;
+beforeEach(() => {
+  t = makeDatabase();
+});
+afterEach(() => t.cleanup());
+
+describe('plan table', () => {
+  it('has the seed\'s rate limits per tier and our quota, AI spend cap and retry schedule per plan', () => {
+    expect(workspacePlans.map((plan) => [plan, rateLimitTier(plan), planDefaults(plan)])).toEqual([
+      ['free', 'free', { readPerMinute: 300, writePerMinute: 60, aiPerMinute: 20, monthlyQuota: 10_000, aiDailySpendCapCents: 500, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
+      ['pro', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 100_000, aiDailySpendCapCents: 5_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
+      ['team', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 250_000, aiDailySpendCapCents: 20_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
+      ['business', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 1_000_000, aiDailySpendCapCents: 100_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
+      ['enterprise', 'enterprise', { readPerMinute: 6000, writePerMinute: 1500, aiPerMinute: 300, monthlyQuota: null, aiDailySpendCapCents: null, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
+    ]);
+    // The schedule spans about 35 hours, as the seed says.
+    expect(defaultWebhookRetryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) / 3600).toBeCloseTo(34.7, 1);
+  });
+
+  it('hands out copies, so that a caller cannot change the table', () => {
+    planDefaults('free').webhookRetryDelaysSeconds.push(1);
+    expect(planDefaults('free').webhookRetryDelaysSeconds).toHaveLength(7);
+    expect(Object.isFrozen(defaultWebhookRetryDelaysSeconds)).toBe(true);
+  });
+});
+
+describe('workspace store', () => {
+  it('creates a workspace with a ten_ id, its plan and no overrides', () => {
+    const store = createWorkspaceStore(t.db, { now: () => 1234 });
+    const { id } = store.createWorkspace({ name: '  Acme  ', plan: 'team' });
+    expect(id).toMatch(/^ten_[A-Za-z0-9]{20}$/);
+    expect(store.getWorkspace(id)).toEqual({
+      id,
+      name: 'Acme',
+      plan: 'team',
+      createdAt: 1234,
+      overrides: { readPerMinute: null, writePerMinute: null, aiPerMinute: null, monthlyQuota: null, aiDailySpendCapCents: null, webhookRetryDelaysSeconds: null },
+    });
+    expect(store.getWorkspace('ten_missing')).toBeUndefined();
+    expect(store.createWorkspace({ name: 'Fixed', plan: 'free', id: 'ten_fixed' }).id).toBe('ten_fixed');
+  });
+
+  it('refuses an empty name, an unknown plan and a malformed id', () => {
+    const store = createWorkspaceStore(t.db);
+    expect(() => store.createWorkspace({ name: ' ', plan: 'free' })).toThrow(StoreError);
+    expect(() => store.createWorkspace({ name: 'x', plan: 'gold' as never })).toThrow(/Unknown plan "gold"; use one of free, pro, team, business, enterprise/);
+    expect(() => store.createWorkspace({ name: 'x', plan: 'free', id: 'wsp_x' })).toThrow(/Invalid workspace id/);
+    expect(t.db.prepare('SELECT count(*) FROM workspaces').pluck().get()).toBe(0);
+  });
+
+  it('sets some overrides, keeps the others, clears one with null and all with clear', () => {
+    const store = createWorkspaceStore(t.db);
+    const { id } = store.createWorkspace({ name: 'Limits', plan: 'free' });
+    store.setWorkspaceLimits(id, { readPerMinute: 5, monthlyQuota: 0 });
+    const set = store.setWorkspaceLimits(id, { webhookRetryDelaysSeconds: [10, 60], aiDailySpendCapCents: 42, writePerMinute: undefined });
+    expect(set.overrides).toEqual({ readPerMinute: 5, writePerMinute: null, aiPerMinute: null, monthlyQuota: 0, aiDailySpendCapCents: 42, webhookRetryDelaysSeconds: [10, 60] });
+
+    const limits = effectiveLimits(set);
+    expect(limits.readPerMinute).toEqual({ inForce: 5, planDefault: 300, override: 5 });
+    expect(limits.writePerMinute).toEqual({ inForce: 60, planDefault: 60, override: null });
+    expect(limits.monthlyQuota).toEqual({ inForce: 0, planDefault: 10_000, override: 0 });
+    expect(limits.aiDailySpendCapCents).toEqual({ inForce: 42, planDefault: 500, override: 42 });
+    expect(limits.webhookRetryDelaysSeconds).toEqual({ inForce: [10, 60], planDefault: [...defaultWebhookRetryDelaysSeconds], override: [10, 60] });
+
+    expect(store.setWorkspaceLimits(id, { readPerMinute: null }).overrides.readPerMinute).toBeNull();
+    const cleared = store.clearWorkspaceLimits(id);
+    expect(Object.values(cleared.overrides).every((value) => value === null)).toBe(true);
+    expect(store.getWorkspace(id)).toEqual(cleared);
+  });
+
+  it('reports an enterprise workspace as uncapped unless overridden', () => {
+    const store = createWorkspaceStore(t.db);
+    const { id } = store.createWorkspace({ name: 'Big', plan: 'enterprise' });
+    expect(effectiveLimits(store.getWorkspace(id)!).monthlyQuota).toEqual({ inForce: null, planDefault: null, override: null });
+    expect(effectiveLimits(store.setWorkspaceLimits(id, { monthlyQuota: 50 })).monthlyQuota).toEqual({ inForce: 50, planDefault: null, override: 50 });
+  });
+
+  it('refuses out-of-range overrides and changes nothing', () => {
+    const store = createWorkspaceStore(t.db);
+    const { id } = store.createWorkspace({ name: 'Limits', plan: 'pro' });
+    const bad: Parameters<typeof store.setWorkspaceLimits>[1][] = [
+      { readPerMinute: 0 },
+      { writePerMinute: 1.5 },
+      { aiPerMinute: 2_000_000 },
+      { monthlyQuota: -1 },
+      { aiDailySpendCapCents: Number.NaN },
+      { webhookRetryDelaysSeconds: [] },
+      { webhookRetryDelaysSeconds: [30, 0] },
+      { webhookRetryDelaysSeconds: Array.from({ length: 21 }, () => 30) },
+      { webhookRetryDelaysSeconds: [8 * 24 * 3600] },
+      { colour: 1 } as never,
+    ];
+    for (const overrides of bad) expect(() => store.setWorkspaceLimits(id, overrides), JSON.stringify(overrides)).toThrow(StoreError);
+    expect(Object.values(store.getWorkspace(id)!.overrides).every((value) => value === null)).toBe(true);
+    expect(() => store.setWorkspaceLimits('ten_missing', { readPerMinute: 5 })).toThrow(NotFoundError);
+    expect(() => store.clearWorkspaceLimits('ten_missing')).toThrow(/No workspace with id "ten_missing"/);
+  });
+
+  it('keeps the plan and override checks in the database too', () => {
+    const { id } = createWorkspaceStore(t.db).createWorkspace({ name: 'x', plan: 'free' });
+    expect(() => t.db.prepare("UPDATE workspaces SET plan = 'gold' WHERE id = ?").run(id)).toThrow(/CHECK/);
+    expect(() => t.db.prepare('UPDATE workspaces SET read_per_minute_override = 0 WHERE id = ?').run(id)).toThrow(/CHECK/);
+  });
+});
+
+describe('user store', () => {
+  it('creates users with usr_ ids, a role and optional name and email', () => {
+    const clock = makeClock();
+    const { id: workspaceId } = createWorkspaceStore(t.db).createWorkspace({ name: 'x', plan: 'free' });
+    const users = createUserStore(t.db, { now: clock.now });
+    const owner = users.createUser({ workspaceId, role: 'owner', name: ' Ada ', email: 'ada@example.com' }).id;
+    const member = users.createUser({ workspaceId, role: 'member' }).id;
+    expect(owner).toMatch(/^usr_[A-Za-z0-9]{20}$/);
+    expect(users.getUser(owner)).toEqual({ id: owner, workspaceId, role: 'owner', name: 'Ada', email: 'ada@example.com', createdAt: clock.now() });
+    expect(users.getUser(member)).toMatchObject({ role: 'member', name: null, email: null });
+    expect(users.getUser('usr_missing')).toBeUndefined();
+  });
+
+  it('refuses an unknown workspace, role or a malformed email', () => {
+    const { id: workspaceId } = createWorkspaceStore(t.db).createWorkspace({ name: 'x', plan: 'free' });
+    const users = createUserStore(t.db);
+    expect(() => users.createUser({ workspaceId: 'ten_missing', role: 'owner' })).toThrow(NotFoundError);
+    expect(() => users.createUser({ workspaceId, role: 'guest' as never })).toThrow(/Unknown role "guest"/);
+    expect(() => users.createUser({ workspaceId, role: 'admin', email: 'not an email' })).toThrow(StoreError);
+    expect(t.db.prepare('SELECT count(*) FROM users').pluck().get()).toBe(0);
+  });
+});
