@@ -1,0 +1,134 @@
+// Session JWTs of the Work-Platform API and the secrets the server keeps in its data directory.
+//
+// Tokens are compact JWS, HS256 only, claims {iss, sub, aud, wid, iat, exp}. Verification is
+// jose's jwtVerify with the algorithm pinned to HS256, so 'none', RS/ES/HS512 and every other
+// header trick are refused before the signature is even looked at. Issuing is done here with
+// node:crypto because it must be synchronous (the demo data set signs its tokens inside a
+// synchronous SQLite transaction) and jose only signs asynchronously; the tests prove that the
+// bytes are exactly those jose's SignJWT produces for the same header and claims.
+import { createHmac, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import type { RandomBytes } from './ids.js';
+
+export const sessionTokenIssuer = 'contract-api-server';
+export const sessionTokenAudience = 'work-platform';
+/** Default lifetime of a session token: one hour. */
+export const defaultSessionLifetimeSeconds = 60 * 60;
+/** Length of a generated secret; a configured one must be at least this long. */
+export const secretByteLength = 32;
+
+export interface SessionTokenInput {
+  userId: string;
+  workspaceId: string;
+  /** Seconds from `now` to expiry; negative values mint a token that has already expired (for tests). */
+  lifetimeSeconds: number;
+  /** Milliseconds since the epoch: the clock of the issuer. */
+  now: number;
+}
+
+export type SessionVerification =
+  | { ok: true; userId: string; workspaceId: string; expiresAt: number }
+  | { ok: false; reason: 'expired' | 'invalid' };
+
+const encodeSegment = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+const protectedHeader = encodeSegment({ alg: 'HS256', typ: 'JWT' });
+
+/** Signs a session token (HS256, iss/aud fixed, `wid` = workspace id, times in whole seconds). */
+export function issueSessionToken(secret: Uint8Array, input: SessionTokenInput): string {
+  const { userId, workspaceId, lifetimeSeconds, now } = input;
+  if (!Number.isSafeInteger(lifetimeSeconds)) throw new TypeError('lifetimeSeconds must be a whole number of seconds.');
+  const issuedAt = Math.floor(now / 1000);
+  const claims = {
+    iss: sessionTokenIssuer,
+    sub: userId,
+    aud: sessionTokenAudience,
+    wid: workspaceId,
+    iat: issuedAt,
+    exp: issuedAt + lifetimeSeconds,
+  };
+  const signingInput = `${protectedHeader}.${encodeSegment(claims)}`;
+  const signature = createHmac('sha256', secret).update(signingInput).digest('base64url');
+  return `${signingInput}.${signature}`;
+}
+
+const userIdPattern = /^usr_[A-Za-z0-9]+$/;
+const workspaceIdPattern = /^ten_[A-Za-z0-9]+$/;
+
+function hasValidSubjects(payload: Record<string, unknown>): payload is { sub: string; wid: string; exp: number } {
+  return (
+    typeof payload.sub === 'string' &&
+    userIdPattern.test(payload.sub) &&
+    typeof payload.wid === 'string' &&
+    workspaceIdPattern.test(payload.wid) &&
+    typeof payload.exp === 'number'
+  );
+}
+
+/**
+ * Verifies a session token at `now` (milliseconds). `expired` only when the token is genuine and
+ * every claim but `exp` is valid; any other failure is `invalid`. The caller still has to check
+ * that the user exists in that workspace.
+ */
+export async function verifySessionToken(secret: Uint8Array, token: string, now: number): Promise<SessionVerification> {
+  try {
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer: sessionTokenIssuer,
+      audience: sessionTokenAudience,
+      requiredClaims: ['sub', 'wid', 'iat', 'exp'],
+      currentDate: new Date(now),
+    });
+    if (!hasValidSubjects(payload)) return { ok: false, reason: 'invalid' };
+    return { ok: true, userId: payload.sub, workspaceId: payload.wid, expiresAt: payload.exp * 1000 };
+  } catch (error) {
+    // jose checks the signature first and `exp` last, so JWTExpired means everything else held.
+    if (error instanceof joseErrors.JWTExpired && error.claim === 'exp' && hasValidSubjects(error.payload)) {
+      return { ok: false, reason: 'expired' };
+    }
+    return { ok: false, reason: 'invalid' };
+  }
+}
+
+export interface LoadSecretOptions {
+  /** What to call the secret in error messages, e.g. the environment variable. */
+  name?: string;
+  randomBytes?: RandomBytes;
+}
+
+function decodeSecret(text: string, origin: string): Uint8Array {
+  const trimmed = text.trim();
+  const bytes = /^[A-Za-z0-9_-]+$/.test(trimmed) ? Buffer.from(trimmed, 'base64url') : Buffer.alloc(0);
+  if (bytes.length < secretByteLength) {
+    throw new Error(`${origin} must be at least ${secretByteLength} bytes in URL-safe base64 without padding (43 or more characters).`);
+  }
+  return new Uint8Array(bytes);
+}
+
+/**
+ * The secret from `envValue` (base64url) when set; otherwise the one kept in `filePath`, which is
+ * created on first use with 32 random bytes and mode 0600 and reused on every later start. Used
+ * for the session-token key and for the cursor key. Several processes starting at once end up
+ * with the same secret: the file appears atomically, complete, or not at all.
+ */
+export function loadOrCreateSecret(envValue: string | undefined, filePath: string, options: LoadSecretOptions = {}): Uint8Array {
+  const name = options.name ?? 'The secret';
+  if (envValue !== undefined && envValue.trim() !== '') return decodeSecret(envValue, name);
+  if (existsSync(filePath)) return decodeSecret(readFileSync(filePath, 'utf8'), `${name} in ${filePath}`);
+
+  const randomBytes = options.randomBytes ?? ((size: number) => cryptoRandomBytes(size));
+  const encoded = Buffer.from(randomBytes(secretByteLength)).toString('base64url');
+  mkdirSync(dirname(filePath), { recursive: true });
+  const temporary = `${filePath}.${process.pid}.${Buffer.from(cryptoRandomBytes(6)).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${encoded}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temporary, filePath); // fails with EEXIST when another process was first
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return decodeSecret(readFileSync(filePath, 'utf8'), `${name} in ${filePath}`);
+  } finally {
+    unlinkSync(temporary);
+  }
+  return decodeSecret(encoded, name);
+}
