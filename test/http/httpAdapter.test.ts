@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ResponseValidationMode } from '../../src/config.js';
+import type { ContractApi, Reply } from '../../src/contract/reply.js';
+import { ResponseContract } from '../../src/contract/responseContract.js';
+import { createHttpAdapter } from '../../src/http/httpAdapter.js';
+import { toErrorReply } from '../../src/portfolio/errors.js';
+import { loadContractDocument } from '../support/contractClient.js';
+import { memoryLogger } from '../support/testApp.js';
+
+/** An API stand-in that answers getProfile with whatever reply a test gives it. */
+function fixedApi(reply: Reply): ContractApi {
+  return {
+    name: 'fixed',
+    pathPrefix: '/api/v1',
+    readsRequestBodies: false,
+    handle: async () => ({ reply, operationId: 'getProfile' }),
+  };
+}
+
+const profile = { name: 'A', headline: 'B', bioSummary: 'C', location: null, avatar: null, updatedAt: '2026-01-01T00:00:00.000Z' };
+const okHeaders = { 'cache-control': 'no-store', vary: 'Authorization', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '1' };
+const servers: Server[] = [];
+
+async function serve(reply: Reply, mode: ResponseValidationMode, logLines: string[]): Promise<string> {
+  const logger = memoryLogger(logLines);
+  const app = createHttpAdapter({
+    apis: [{ api: fixedApi(reply), responseContract: new ResponseContract(loadContractDocument('portfolio')), errorReply: (error, id) => toErrorReply(error, id, logger) }],
+    responseValidation: mode,
+    logger,
+    logRequests: false,
+  });
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+describe('RESPONSE_VALIDATION', () => {
+  const broken: Reply = { status: 200, headers: okHeaders, body: { ...profile, name: 42 } };
+
+  it('enforce: a reply that breaks the contract becomes a generic 500, and the violation is logged', async () => {
+    const logLines: string[] = [];
+    const response = await fetch(`${await serve(broken, 'enforce', logLines)}/api/v1/profile`);
+    expect(response.status).toBe(500);
+    expect((await response.json()).error.code).toBe('internal_error');
+    expect(logLines.join('\n')).toContain('response violates the contract');
+    expect(logLines.join('\n')).toContain('/name');
+  });
+
+  it('warn: the reply goes out as it is, and the violation is logged', async () => {
+    const logLines: string[] = [];
+    const response = await fetch(`${await serve(broken, 'warn', logLines)}/api/v1/profile`);
+    expect(response.status).toBe(200);
+    expect((await response.json()).name).toBe(42);
+    expect(logLines.join('\n')).toContain('response violates the contract');
+  });
+
+  it('off: nothing is checked', async () => {
+    const logLines: string[] = [];
+    const response = await fetch(`${await serve(broken, 'off', logLines)}/api/v1/profile`);
+    expect(response.status).toBe(200);
+    expect(logLines).toEqual([]);
+  });
+
+  it('enforce: a reply that keeps the contract goes out untouched, with a request id', async () => {
+    const logLines: string[] = [];
+    const response = await fetch(`${await serve({ status: 200, headers: okHeaders, body: profile }, 'enforce', logLines)}/api/v1/profile`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(profile);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(logLines).toEqual([]);
+  });
+});
