@@ -1,0 +1,66 @@
+import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js';
+import { WORK_PLATFORM_SCOPES, hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
+import { verifySessionToken } from '../store/sessionTokens.js';
+import type { UserStore, WorkspaceRole } from '../store/users.js';
+import { ApiProblem } from './problems.js';
+
+/** Who is calling: resolved from the bearer token, the first thing every request does. */
+export interface Caller {
+  kind: 'pat' | 'session';
+  workspaceId: string;
+  userId: string;
+  role: WorkspaceRole;
+  /** Every scope for a session; the token's own scopes for a PAT. */
+  scopes: readonly string[];
+}
+
+export interface CallerResolver {
+  resolve(authorization: string | string[] | undefined): Promise<Caller>;
+}
+
+const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid Personal Access Token or session token.';
+const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="work-platform"' };
+
+function unauthenticated(detail = UNAUTHENTICATED_DETAIL): ApiProblem {
+  return new ApiProblem('unauthenticated', { detail, headers: WWW_AUTHENTICATE });
+}
+
+/**
+ * A PAT (`svc_pat_…`) is looked up by its hash; anything else must be a session JWT. Every
+ * failure is 401 `unauthenticated`, except a session token that has only expired: `token-expired`.
+ */
+export function createCallerResolver(deps: {
+  pats: PersonalAccessTokenStore;
+  users: UserStore;
+  sessionSecret: Uint8Array;
+  now: () => number;
+}): CallerResolver {
+  return {
+    async resolve(authorization) {
+      const header = Array.isArray(authorization) ? undefined : authorization;
+      const token = header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
+      if (!token) throw unauthenticated();
+      const now = deps.now();
+
+      if (token.startsWith('svc_pat_')) {
+        if (!personalAccessTokenPattern.test(token)) throw unauthenticated();
+        const pat = deps.pats.findPatByHash(hashToken(token));
+        if (!pat || patState(pat, now) !== 'active') throw unauthenticated();
+        const user = deps.users.getUser(pat.userId);
+        if (!user || user.workspaceId !== pat.workspaceId) throw unauthenticated();
+        return { kind: 'pat', workspaceId: pat.workspaceId, userId: pat.userId, role: user.role, scopes: pat.scopes };
+      }
+
+      const session = await verifySessionToken(deps.sessionSecret, token, now);
+      if (!session.ok) {
+        if (session.reason === 'expired') {
+          throw new ApiProblem('token-expired', { detail: 'The session token has expired; refresh it.', headers: WWW_AUTHENTICATE });
+        }
+        throw unauthenticated();
+      }
+      const user = deps.users.getUser(session.userId);
+      if (!user || user.workspaceId !== session.workspaceId) throw unauthenticated();
+      return { kind: 'session', workspaceId: user.workspaceId, userId: user.id, role: user.role, scopes: WORK_PLATFORM_SCOPES };
+    },
+  };
+}

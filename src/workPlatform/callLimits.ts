@@ -1,0 +1,81 @@
+import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { Workspace } from '../store/workspaces.js';
+import type { Caller } from './auth.js';
+import { ApiProblem } from './problems.js';
+
+/** Counts monthly token calls; the SQLite store implements it, a shared store may later. */
+export interface QuotaCounter {
+  countQuotaCall(workspaceId: string, now: number, limit: number | null): { used: number; limit: number | null; resetAt: number };
+}
+
+const OVERRIDE_OF: Record<RateLimitClass, 'readPerMinute' | 'writePerMinute' | 'aiPerMinute'> = {
+  read: 'readPerMinute',
+  write: 'writePerMinute',
+  ai: 'aiPerMinute',
+};
+
+/** The allowance of one class for a workspace: its override, else its plan's value from the contract. */
+export function requestsPerWindow(table: PlanLimitTable, workspace: Workspace, rateClass: RateLimitClass): number {
+  return workspace.overrides[OVERRIDE_OF[rateClass]] ?? table.requestsPerMinute[rateClass][workspace.plan];
+}
+
+export function monthlyQuotaOf(table: PlanLimitTable, workspace: Workspace): number | null {
+  return workspace.overrides.monthlyQuota ?? table.monthlyQuota[workspace.plan];
+}
+
+/**
+ * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
+ * in that order. Returns the headers every limited answer carries; throws the 429 problems.
+ */
+export function enforceCallLimits(
+  deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; now: number },
+  caller: Caller,
+  workspace: Workspace,
+  rateClass: RateLimitClass,
+): Record<string, string> {
+  const { table } = deps;
+  const limit = requestsPerWindow(table, workspace, rateClass);
+  const tier = table.tiers[workspace.plan];
+  const windowSeconds = Math.round(table.windowMs / 1000);
+  const decision = deps.rateLimiter.consume(`wp:${workspace.id}:${rateClass}`, limit, table.windowMs);
+  const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
+  const headers: Record<string, string> = {
+    'x-ratelimit-class': rateClass,
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetAtSeconds),
+    'x-ratelimit-window-ms': String(table.windowMs),
+    'x-ratelimit-tier': tier,
+    'ratelimit-policy': `"${rateClass}";q=${limit};w=${windowSeconds}`,
+    ratelimit: `"${rateClass}";r=${decision.remaining};t=${secondsToReset}`,
+  };
+  if (!decision.allowed) {
+    throw new ApiProblem('rate-limited', {
+      detail: `The ${rateClass} bucket of this workspace allows ${limit} requests per ${windowSeconds} seconds.`,
+      headers: { ...headers, 'retry-after': String(decision.retryAfterSeconds) },
+      extensions: {
+        rateLimit: { class: rateClass, limit, windowMs: table.windowMs, retryAfterSec: decision.retryAfterSeconds, tier },
+      },
+    });
+  }
+  if (caller.kind !== 'pat') return headers;
+
+  const quota = deps.quota.countQuotaCall(workspace.id, deps.now, monthlyQuotaOf(table, workspace));
+  if (quota.limit === null) return headers;
+  const resetSeconds = Math.floor(quota.resetAt / 1000);
+  Object.assign(headers, {
+    'x-quota-limit': String(quota.limit),
+    'x-quota-remaining': String(Math.max(0, quota.limit - quota.used)),
+    'x-quota-reset': String(resetSeconds),
+  });
+  if (quota.used > quota.limit) {
+    const retryAfter = Math.max(1, Math.ceil((quota.resetAt - deps.now) / 1000));
+    throw new ApiProblem('quota-exceeded', {
+      detail: `This workspace has used its ${quota.limit} token calls for this month.`,
+      headers: { ...headers, 'retry-after': String(retryAfter) },
+      extensions: { quota: { period: 'month', limit: quota.limit, used: quota.used, resetAt: new Date(quota.resetAt).toISOString() } },
+    });
+  }
+  return headers;
+}

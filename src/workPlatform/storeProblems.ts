@@ -1,0 +1,21 @@
+import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
+import { ApiProblem } from './problems.js';
+
+/** Turns the store's typed refusals into the contract's problems; anything else passes through. */
+export function storeErrorToProblem(error: unknown): unknown {
+  if (!(error instanceof WorkPlatformStoreError)) return error;
+  switch (error.kind) {
+    case 'not-found':
+      return new ApiProblem('not-found', { detail: error.message, code: (error as { code?: string }).code, cause: error });
+    case 'version-conflict':
+      return new ApiProblem('conflict', { detail: error.message, code: 'version-conflict', cause: error });
+    case 'project-has-tasks':
+      return new ApiProblem('conflict', { detail: error.message, code: 'project-has-tasks', cause: error });
+    case 'storage-limit-exceeded':
+      return new ApiProblem('bad-request', { detail: error.message, code: 'value-too-long', cause: error });
+    case 'invalid-value':
+      return new ApiProblem('bad-request', { detail: error.message, code: 'invalid-value', cause: error });
+    default:
+      return error;
+  }
+}

@@ -1,0 +1,30 @@
+import { ApiProblem } from './problems.js';
+
+/** The strong entity tag of a version: `"3"`. */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
+/** Reads `If-Match: 3` or `If-Match: "3"`; undefined when absent. A weak or malformed tag is 400. */
+export function versionFromIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(header);
+  if (!match) {
+    throw new ApiProblem('bad-request', {
+      detail: 'If-Match must be the version, bare (3) or quoted ("3"); weak tags and lists are not accepted.',
+      code: 'invalid-if-match',
+    });
+  }
+  return Number(match[1] ?? match[2]);
+}
+
+/** Changes need If-Match: without it the answer is 428. */
+export function requiredVersion(header: string | undefined, entity: string): number {
+  const version = versionFromIfMatch(header);
+  if (version === undefined) {
+    throw new ApiProblem('precondition-required', {
+      detail: `Send If-Match with the ${entity}'s current version (its ETag) to change it.`,
+    });
+  }
+  return version;
+}

@@ -1,0 +1,200 @@
+import type { Context, Document } from 'openapi-backend';
+import { ContractBackend } from '../contract/contractBackend.js';
+import { readOperationRules, type OperationRules } from '../contract/operationRules.js';
+import type { ContractApi, HandledCall, IncomingCall, Reply } from '../contract/reply.js';
+import type { CorsPolicy } from '../http/cors.js';
+import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../limits/planLimits.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { Logger } from '../logger.js';
+import { WORK_PLATFORM_SCOPES } from '../store/personalAccessTokens.js';
+import type { Workspace } from '../store/workspaces.js';
+import type { Caller, CallerResolver } from './auth.js';
+import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
+import type { WorkPlatformContext, WorkPlatformOperationId, WorkPlatformServices } from './operationContext.js';
+import { workPlatformOperations } from './operations/index.js';
+import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
+import { storeErrorToProblem } from './storeProblems.js';
+
+export interface WorkPlatformApiDependencies {
+  document: Document;
+  callers: CallerResolver;
+  services: WorkPlatformServices;
+  planTable: PlanLimitTable;
+  rateLimiter: RateLimiter;
+  quota: QuotaCounter;
+  cors: CorsPolicy;
+  problemTypeBase: string;
+  now: () => number;
+  logger: Logger;
+}
+
+/** What one call carries through openapi-backend's pipeline. */
+interface CallState {
+  call: IncomingCall;
+  operationId?: string;
+  caller?: Caller;
+  workspace?: Workspace;
+  limitHeaders?: Record<string, string>;
+}
+
+type AnyHandler = (ctx: WorkPlatformContext<WorkPlatformOperationId>) => Reply;
+
+/** Builds the Work-Platform API: CORS, auth, scopes and roles, limits, validation, handlers, problem funnel. */
+export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): Promise<ContractApi> {
+  const backend = new ContractBackend(deps.document);
+  await backend.init();
+  const rules = readOperationRules(backend);
+  checkRules(rules);
+  const handlers = workPlatformOperations as unknown as Record<string, AnyHandler>;
+  const missing = [...rules.keys()].filter((operationId) => !handlers[operationId]);
+  if (missing.length > 0) throw new Error(`No handler for operations: ${missing.join(', ')}`);
+
+  backend.registerSecurityHandler('bearerAuth', async (context: Context, state: CallState) => {
+    try {
+      state.caller = await deps.callers.resolve(context.request.headers.authorization);
+      return true;
+    } catch (error) {
+      return { error };
+    }
+  });
+
+  backend.register({
+    postRoutingHandler: (context: Context, state: CallState) => {
+      state.operationId = context.operation?.operationId;
+    },
+    notFound: (_context: Context, state: CallState) => {
+      throw new ApiProblem('not-found', { detail: `No operation answers ${state.call.path}.` });
+    },
+    methodNotAllowed: (_context: Context, state: CallState) => {
+      const allowed = backend.router.route(state.call.method, state.call.path)?.allowedMethods ?? [];
+      throw new ApiProblem('method-not-allowed', {
+        detail: `${state.call.path} answers ${allowed.join(', ')}, not ${state.call.method}.`,
+        headers: { allow: allowed.join(', ') },
+      });
+    },
+    unauthorizedHandler: (context: Context) => {
+      const failure = (context.security?.bearerAuth as { error?: unknown } | undefined)?.error;
+      throw failure ?? new ApiProblem('unauthenticated', { detail: 'Send Authorization: Bearer <token>.' });
+    },
+    postSecurityHandler: (context: Context, state: CallState) => {
+      const rule = rules.get(context.operation?.operationId ?? '');
+      if (!rule || !state.caller) return;
+      admitCaller(rule, state, deps);
+      checkBodyMediaType(context, state.call);
+    },
+    validationFail: (context: Context) => {
+      throw validationProblem(context.validation.errors ?? []);
+    },
+    notImplemented: (context: Context) => {
+      throw new Error(`operation ${context.operation?.operationId} has no handler`);
+    },
+  });
+
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    backend.register(operationId, (context: Context, state: CallState) => handler(buildContext(context, state, deps)));
+  }
+
+  return {
+    name: 'work-platform',
+    pathPrefix: '/v1',
+    readsRequestBodies: true,
+    async handle(call: IncomingCall): Promise<HandledCall> {
+      const state: CallState = { call };
+      const cors = deps.cors.check(call.method, call.headers);
+      let reply: Reply;
+      try {
+        if (cors.kind === 'blocked') {
+          throw new ApiProblem('forbidden', { detail: `Browser calls from ${cors.origin} are not allowed.`, code: 'origin-not-allowed' });
+        }
+        if (cors.kind === 'preflight') {
+          reply = { status: 204 };
+        } else {
+          reply = (await backend.handleRequest(
+            {
+              method: call.method,
+              path: call.path,
+              query: call.rawQuery,
+              headers: call.headers as Record<string, string>,
+              body: call.body?.toString('utf8'),
+            },
+            state,
+          )) as Reply;
+        }
+      } catch (error) {
+        const failure = error instanceof URIError ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' }) : error;
+        reply = toProblemReply(storeErrorToProblem(failure), call.requestId, deps.problemTypeBase, deps.logger);
+      }
+      return {
+        reply: { ...reply, headers: { ...cors.headers, ...state.limitHeaders, ...reply.headers } },
+        operationId: state.operationId,
+      };
+    },
+  };
+}
+
+function checkRules(rules: Map<string, OperationRules>): void {
+  for (const rule of rules.values()) {
+    if (!RATE_LIMIT_CLASSES.includes(rule.rateLimitClass as RateLimitClass)) {
+      throw new Error(`${rule.operationId}: x-ratelimit-class must be read, write or ai, not "${rule.rateLimitClass}"`);
+    }
+    const unknownScopes = rule.requiredScopes.filter((scope) => !(WORK_PLATFORM_SCOPES as readonly string[]).includes(scope));
+    if (unknownScopes.length > 0) throw new Error(`${rule.operationId}: unknown scopes ${unknownScopes.join(', ')}`);
+  }
+}
+
+/** Scopes, then roles, then the rate limit and quota: all read from the operation's extensions. */
+function admitCaller(rule: OperationRules, state: CallState, deps: WorkPlatformApiDependencies): void {
+  const caller = state.caller!;
+  const workspace = deps.services.workspaces.getWorkspace(caller.workspaceId);
+  if (!workspace) throw new ApiProblem('unauthenticated', { detail: 'The token belongs to no existing workspace.' });
+  state.workspace = workspace;
+
+  const missingScopes = rule.requiredScopes.filter((scope) => !caller.scopes.includes(scope));
+  if (missingScopes.length > 0) {
+    throw new ApiProblem('insufficient-scope', {
+      detail: `This operation needs the scope${rule.requiredScopes.length > 1 ? 's' : ''} ${rule.requiredScopes.join(', ')}.`,
+      extensions: { requiredScopes: [...rule.requiredScopes], grantedScopes: [...caller.scopes] },
+    });
+  }
+  if (caller.kind === 'session' && rule.requiredRoles.length > 0 && !rule.requiredRoles.includes(caller.role)) {
+    throw new ApiProblem('forbidden', {
+      detail: `This operation is open to ${rule.requiredRoles.join(' and ')} members; you are ${caller.role}.`,
+      code: 'role-not-allowed',
+    });
+  }
+  try {
+    state.limitHeaders = enforceCallLimits(
+      { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, now: deps.now() },
+      caller,
+      workspace,
+      rule.rateLimitClass as RateLimitClass,
+    );
+  } catch (error) {
+    if (error instanceof ApiProblem) state.limitHeaders = { ...error.headers };
+    throw error;
+  }
+}
+
+function checkBodyMediaType(context: Context, call: IncomingCall): void {
+  if (!context.operation?.requestBody || !call.body || call.body.length === 0) return;
+  const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json') {
+    throw new ApiProblem('unsupported-media-type', { detail: `Send the body as application/json, not ${contentType || 'no content type'}.` });
+  }
+}
+
+/** Validation has checked parameters and body against the operation's schemas, so the casts hold. */
+function buildContext(context: Context, state: CallState, deps: WorkPlatformApiDependencies): WorkPlatformContext<WorkPlatformOperationId> {
+  type Ctx = WorkPlatformContext<WorkPlatformOperationId>;
+  return {
+    requestId: state.call.requestId,
+    caller: state.caller,
+    workspace: state.workspace,
+    params: context.request.params as Ctx['params'],
+    query: context.request.query as Ctx['query'],
+    body: context.request.requestBody as Ctx['body'],
+    headers: context.request.headers as Ctx['headers'],
+    now: deps.now,
+    services: deps.services,
+  };
+}
