@@ -15,6 +15,15 @@ export interface Config {
   /** Load the demo data set when the database is empty at start-up. */
   loadDemoData: boolean;
   logRequests: boolean;
+  /** Browser origins allowed to call the Work-Platform API. */
+  corsAllowedOrigins: string[];
+  /** Prefix of the Work-Platform problem `type` URIs. */
+  errorTypeBase: string;
+  /** Base64url secrets; when unset they are generated into the data directory on first start. */
+  sessionJwtSecret: string | undefined;
+  cursorSecret: string | undefined;
+  /** Folder beside the database where generated secrets are kept. */
+  dataDirectory: string;
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -36,6 +45,26 @@ export const ENVIRONMENT_VARIABLES = [
   },
   { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
+  {
+    name: 'CORS_ALLOWED_ORIGINS',
+    default: 'http://localhost:5173',
+    description: 'Comma-separated browser origins allowed to call /v1; any other Origin answers 403. Empty: no browser access.',
+  },
+  {
+    name: 'ERROR_TYPE_BASE',
+    default: 'https://errors.work-platform.example/problems',
+    description: 'Prefix of the /v1 problem `type` URIs (`<base>/<slug>`).',
+  },
+  {
+    name: 'SESSION_JWT_SECRET',
+    default: 'generated into <data dir>/session-jwt.key',
+    description: 'HS256 key for session tokens, URL-safe base64 of at least 32 bytes. Every server process of a deployment needs the same one.',
+  },
+  {
+    name: 'CURSOR_SECRET',
+    default: 'generated into <data dir>/cursor.key',
+    description: 'HMAC key that signs list cursors, URL-safe base64 of at least 32 bytes. Shared by every server process.',
+  },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -68,15 +97,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicBaseUrl && !/^https?:\/\/[^/]+(\/.*)?$/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${env.PUBLIC_BASE_URL}"`);
   }
+  const databasePath = path.resolve(env.DATABASE_PATH || 'data/app.db');
+  const errorTypeBase = (env.ERROR_TYPE_BASE || 'https://errors.work-platform.example/problems').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(errorTypeBase)) throw new ConfigError(`ERROR_TYPE_BASE must be an http(s) URL, got "${env.ERROR_TYPE_BASE}"`);
   return {
     port,
     host: env.HOST || '0.0.0.0',
-    databasePath: path.resolve(env.DATABASE_PATH || 'data/app.db'),
+    databasePath,
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
     portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
     responseValidation,
     loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),
     logRequests: onOff('LOG_REQUESTS', env.LOG_REQUESTS, true),
+    corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? 'http://localhost:5173')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    errorTypeBase,
+    sessionJwtSecret: env.SESSION_JWT_SECRET || undefined,
+    cursorSecret: env.CURSOR_SECRET || undefined,
+    dataDirectory: path.dirname(databasePath),
   };
 }
