@@ -63,3 +63,6 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
 
   return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, document };
 }
+
+/** The downloads change only with a deployment; five minutes of caching is safe. */
+export const PUBLIC_DOWNLOAD_CACHE = 'public, max-age=300';

@@ -1,5 +1,5 @@
 import type { PortfolioHandler } from '../operationContext.js';
-import { PUBLIC_DOWNLOAD_CACHE } from './downloadHeaders.js';
+import { PUBLIC_DOWNLOAD_CACHE } from '../../contract/servedArtifacts.js';
 
 export const getOpenapiJson: PortfolioHandler<'getOpenapiJson'> = (ctx) => ({
   status: 200,

@@ -1,4 +1,4 @@
-import { PUBLIC_DOWNLOAD_CACHE } from '../../portfolio/operations/downloadHeaders.js';
+import { PUBLIC_DOWNLOAD_CACHE } from '../../contract/servedArtifacts.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const getPostmanCollection: WorkPlatformHandler<'getPostmanCollection'> = (ctx) => ({
