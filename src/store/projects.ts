@@ -1,0 +1,252 @@
+// Projects of the Work-Platform API. Every read and write is scoped by workspace (another
+// workspace's project is "not found"), every change bumps `version` by one and records its
+// outbox event in the same transaction.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, count, eq, getTableColumns, sql } from 'drizzle-orm';
+import { projects, projectStatuses, storageLimits, tasks, type ProjectStatus } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import {
+  checkListOptions,
+  keysetCondition,
+  keysetOrderBy,
+  statementCache,
+  toPage,
+  type KeysetListOptions,
+  type KeysetPage,
+  type SortKeyDefinition,
+} from './keysetPages.js';
+import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { checkText, rethrowConstraintFailure, type ConstraintFields } from './workPlatformValues.js';
+import { InvalidValueError, NotFoundError, ProjectHasTasksError, VersionConflictError } from './workPlatformErrors.js';
+
+export { projectStatuses, type ProjectStatus };
+
+/** A project exactly as the API returns it. */
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  status: ProjectStatus;
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateProjectInput {
+  /** 1 to 120 characters. */
+  name: string;
+  /** Up to 2000 characters; null or omitted for none. */
+  description?: string | null;
+  /** ACTIVE by default. */
+  status?: ProjectStatus;
+}
+
+export type UpdateProjectInput = Partial<CreateProjectInput>;
+
+export const projectSorts = ['createdAt', 'updatedAt', 'name'] as const;
+export type ProjectSort = (typeof projectSorts)[number];
+
+export interface ProjectStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface ProjectStore {
+  createProject(workspaceId: string, input: CreateProjectInput, actor: EventActor): Project;
+  /** Undefined when missing or in another workspace. */
+  getProject(workspaceId: string, id: string): Project | undefined;
+  /**
+   * Applies the given members when `expectedVersion` is the current version. A patch that changes
+   * nothing writes nothing: version, updatedAt and events stay as they are.
+   */
+  updateProject(workspaceId: string, id: string, patch: UpdateProjectInput, expectedVersion: number, actor: EventActor): Project;
+  /** Deletes a project without tasks; `expectedVersion`, when given, must be the current version. */
+  deleteProject(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Project;
+  listProjects(workspaceId: string, options: KeysetListOptions<ProjectSort>): KeysetPage<Project>;
+}
+
+type ProjectRow = typeof projects.$inferSelect;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    version: row.version,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+const sortKeys: Record<ProjectSort, SortKeyDefinition> = {
+  createdAt: { expression: projects.createdAt, keyType: 'number' },
+  updatedAt: { expression: projects.updatedAt, keyType: 'number' },
+  name: { expression: projects.name, keyType: 'string' },
+};
+
+const constraintFields: ConstraintFields = {
+  projects_name_length: { field: 'name', limit: storageLimits.projectName },
+  projects_description_length: { field: 'description', limit: storageLimits.projectDescription },
+};
+
+function checkStatus(status: unknown): asserts status is ProjectStatus {
+  if (!(projectStatuses as readonly unknown[]).includes(status)) {
+    throw new InvalidValueError('status', `must be one of ${projectStatuses.join(', ')}.`);
+  }
+}
+
+function checkProjectValues(input: UpdateProjectInput): void {
+  if (input.name !== undefined) checkText('name', input.name, storageLimits.projectName, { allowEmpty: false });
+  if (input.description !== undefined && input.description !== null) {
+    checkText('description', input.description, storageLimits.projectDescription, { allowEmpty: true });
+  }
+  if (input.status !== undefined) checkStatus(input.status);
+}
+
+export function createProjectStore(db: BetterSqlite3.Database, options: ProjectStoreOptions = {}): ProjectStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const orm = drizzleFor(db);
+  const outbox = createOutboxWriter(db, randomBytes);
+
+  const inWorkspace = and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id')));
+  const selectOne = orm.select().from(projects).where(inWorkspace).prepare();
+  const insert = orm
+    .insert(projects)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      name: sql.placeholder('name'),
+      description: sql.placeholder('description'),
+      status: sql.placeholder('status'),
+      version: 1,
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare();
+  const update = orm
+    .update(projects)
+    .set({
+      name: sql`${sql.placeholder('name')}`,
+      description: sql`${sql.placeholder('description')}`,
+      status: sql`${sql.placeholder('status')}`,
+      version: sql`${sql.placeholder('version')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(inWorkspace)
+    .prepare();
+  const remove = orm.delete(projects).where(inWorkspace).prepare();
+  const countTasks = orm
+    .select({ taskCount: count() })
+    .from(tasks)
+    .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id'))))
+    .prepare();
+  const listStatement = statementCache<ReturnType<typeof prepareList>>();
+
+  function prepareList(definition: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean) {
+    const inThisWorkspace = eq(projects.workspaceId, sql.placeholder('workspaceId'));
+    return orm
+      .select({ ...getTableColumns(projects), sortKey: sql<string | number>`${definition.expression}` })
+      .from(projects)
+      .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, projects.id, order)) : inThisWorkspace)
+      .orderBy(...keysetOrderBy(definition, projects.id, order))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+  }
+
+  /** Runs a write in one immediate transaction, turning CHECK failures into StorageLimitError. */
+  const write = <T>(fn: () => T): T => {
+    try {
+      return orm.transaction(fn, { behavior: 'immediate' });
+    } catch (error) {
+      return rethrowConstraintFailure(error, constraintFields);
+    }
+  };
+
+  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): ProjectRow {
+    const row = selectOne.get({ workspaceId, id });
+    if (!row) throw new NotFoundError('project', id);
+    if (expectedVersion !== null && row.version !== expectedVersion) {
+      throw new VersionConflictError('project', id, expectedVersion, row.version);
+    }
+    return row;
+  }
+
+  return {
+    createProject(workspaceId, input, actor) {
+      if (input.name === undefined) throw new InvalidValueError('name', 'is required.');
+      checkProjectValues(input);
+      const at = now();
+      const row: ProjectRow = {
+        id: newId('prj', randomBytes),
+        workspaceId,
+        name: input.name,
+        description: input.description ?? null,
+        status: input.status ?? 'ACTIVE',
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      return write(() => {
+        insert.run({ ...row, now: row.createdAt });
+        const project = toProject(row);
+        outbox.record(workspaceId, 'project.created', actor, row.createdAt, project);
+        return project;
+      });
+    },
+
+    getProject(workspaceId, id) {
+      const row = selectOne.get({ workspaceId, id });
+      return row ? toProject(row) : undefined;
+    },
+
+    updateProject(workspaceId, id, patch, expectedVersion, actor) {
+      checkProjectValues(patch);
+      return write(() => {
+        const current = currentRow(workspaceId, id, expectedVersion);
+        const next: ProjectRow = {
+          ...current,
+          name: patch.name ?? current.name,
+          description: patch.description === undefined ? current.description : patch.description,
+          status: patch.status ?? current.status,
+        };
+        if (next.name === current.name && next.description === current.description && next.status === current.status) {
+          return toProject(current);
+        }
+        next.version = current.version + 1;
+        next.updatedAt = now();
+        update.run({ ...next, workspaceId, id });
+        const project = toProject(next);
+        outbox.record(workspaceId, 'project.updated', actor, next.updatedAt, project);
+        return project;
+      });
+    },
+
+    deleteProject(workspaceId, id, expectedVersion, actor) {
+      return write(() => {
+        const current = currentRow(workspaceId, id, expectedVersion);
+        const { taskCount } = countTasks.get({ workspaceId, id })!;
+        if (taskCount > 0) throw new ProjectHasTasksError(id, taskCount);
+        remove.run({ workspaceId, id });
+        const project = toProject(current);
+        outbox.record(workspaceId, 'project.deleted', actor, now(), project);
+        return project;
+      });
+    },
+
+    listProjects(workspaceId, options) {
+      const definition = checkListOptions(options, sortKeys);
+      const after = options.after ?? null;
+      const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
+        prepareList(definition, options.order, after !== null),
+      );
+      const rows = statement.all({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      return toPage(rows, options.limit, ({ sortKey: _sortKey, ...row }) => toProject(row));
+    },
+  };
+}

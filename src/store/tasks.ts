@@ -1,0 +1,318 @@
+// Tasks of the Work-Platform API. Every read and write is scoped by workspace (another
+// workspace's task, project or user is "not found"), every change bumps `version` by one and
+// records its outbox event(s) in the same transaction.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import {
+  dueOnSortExpressionText,
+  projects,
+  storageLimits,
+  taskPriorities,
+  tasks,
+  taskStatuses,
+  users,
+  type TaskPriority,
+  type TaskStatus,
+} from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import {
+  checkListOptions,
+  keysetCondition,
+  keysetOrderBy,
+  statementCache,
+  toPage,
+  type KeysetListOptions,
+  type KeysetPage,
+  type SortKeyDefinition,
+  type SortOrder,
+} from './keysetPages.js';
+import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { InvalidValueError, NotFoundError, VersionConflictError } from './workPlatformErrors.js';
+import { checkText, parseTimestamp, rethrowConstraintFailure, type ConstraintFields } from './workPlatformValues.js';
+
+export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
+
+/** A task exactly as the API returns it (the seed's fields). */
+export interface Task {
+  id: string;
+  projectId: string;
+  title: string;
+  status: TaskStatus;
+  priority: TaskPriority;
+  /** ISO 8601 UTC with milliseconds, or null. */
+  dueOn: string | null;
+  assigneeId: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateTaskInput {
+  /** A project of the same workspace. */
+  projectId: string;
+  /** 1 to 200 characters. */
+  title: string;
+  /** TODO by default. */
+  status?: TaskStatus;
+  /** MEDIUM by default. */
+  priority?: TaskPriority;
+  /** ISO 8601 date-time with offset; stored as UTC milliseconds. Null or omitted for none. */
+  dueOn?: string | null;
+  /** A user of the same workspace; null or omitted for unassigned. */
+  assigneeId?: string | null;
+}
+
+export type UpdateTaskInput = Partial<CreateTaskInput>;
+
+export const taskSorts = ['createdAt', 'updatedAt', 'dueOn', 'priority', 'title'] as const;
+export type TaskSort = (typeof taskSorts)[number];
+
+export interface TaskStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface TaskStore {
+  createTask(workspaceId: string, input: CreateTaskInput, actor: EventActor): Task;
+  /** Undefined when missing or in another workspace. */
+  getTask(workspaceId: string, id: string): Task | undefined;
+  /**
+   * Applies the given members when `expectedVersion` is the current version. Records
+   * task.updated, and task.completed as well when the status becomes DONE. A patch that changes
+   * nothing writes nothing: version, updatedAt and events stay as they are.
+   */
+  updateTask(workspaceId: string, id: string, patch: UpdateTaskInput, expectedVersion: number, actor: EventActor): Task;
+  /** Deletes a task; `expectedVersion`, when given, must be the current version. Returns the task as it was. */
+  deleteTask(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Task;
+  listTasks(workspaceId: string, options: KeysetListOptions<TaskSort>): KeysetPage<Task>;
+}
+
+type TaskRow = typeof tasks.$inferSelect;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function toTask(row: TaskRow): Task {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    title: row.title,
+    status: row.status,
+    priority: row.priority,
+    dueOn: row.dueOn === null ? null : iso(row.dueOn),
+    assigneeId: row.assigneeId,
+    version: row.version,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** LOW = 1, MEDIUM = 2, HIGH = 3: what the priority sort orders by. */
+export function priorityRank(priority: TaskPriority): number {
+  return taskPriorities.indexOf(priority) + 1;
+}
+
+const sortKeys: Record<TaskSort, SortKeyDefinition> = {
+  createdAt: { expression: tasks.createdAt, keyType: 'number' },
+  updatedAt: { expression: tasks.updatedAt, keyType: 'number' },
+  // Nulls sort as Number.MAX_SAFE_INTEGER: last ascending, first descending.
+  dueOn: { expression: sql.raw(dueOnSortExpressionText), keyType: 'number', seekBound: true },
+  priority: { expression: tasks.priorityRank, keyType: 'number' },
+  title: { expression: tasks.title, keyType: 'string' },
+};
+
+const constraintFields: ConstraintFields = {
+  tasks_title_length: { field: 'title', limit: storageLimits.taskTitle },
+};
+
+function checkTaskValues(input: UpdateTaskInput): { dueOn?: number | null } {
+  if (input.title !== undefined) checkText('title', input.title, storageLimits.taskTitle, { allowEmpty: false });
+  if (input.status !== undefined && !(taskStatuses as readonly unknown[]).includes(input.status)) {
+    throw new InvalidValueError('status', `must be one of ${taskStatuses.join(', ')}.`);
+  }
+  if (input.priority !== undefined && !(taskPriorities as readonly unknown[]).includes(input.priority)) {
+    throw new InvalidValueError('priority', `must be one of ${taskPriorities.join(', ')}.`);
+  }
+  if (input.projectId !== undefined && typeof input.projectId !== 'string') throw new InvalidValueError('projectId', 'must be a string.');
+  if (input.assigneeId !== undefined && input.assigneeId !== null && typeof input.assigneeId !== 'string') {
+    throw new InvalidValueError('assigneeId', 'must be a string or null.');
+  }
+  if (input.dueOn === undefined) return {};
+  return { dueOn: input.dueOn === null ? null : parseTimestamp('dueOn', input.dueOn) };
+}
+
+export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOptions = {}): TaskStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const orm = drizzleFor(db);
+  const outbox = createOutboxWriter(db, randomBytes);
+
+  const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
+  const selectOne = orm.select().from(tasks).where(inWorkspace).prepare();
+  const projectExists = orm
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id'))))
+    .prepare();
+  const userExists = orm
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.workspaceId, sql.placeholder('workspaceId')), eq(users.id, sql.placeholder('id'))))
+    .prepare();
+  const insert = orm
+    .insert(tasks)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      projectId: sql.placeholder('projectId'),
+      title: sql.placeholder('title'),
+      status: sql.placeholder('status'),
+      priority: sql.placeholder('priority'),
+      priorityRank: sql.placeholder('priorityRank'),
+      dueOn: sql.placeholder('dueOn'),
+      assigneeId: sql.placeholder('assigneeId'),
+      version: sql.placeholder('version'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
+    .prepare();
+  const update = orm
+    .update(tasks)
+    .set({
+      projectId: sql`${sql.placeholder('projectId')}`,
+      title: sql`${sql.placeholder('title')}`,
+      status: sql`${sql.placeholder('status')}`,
+      priority: sql`${sql.placeholder('priority')}`,
+      priorityRank: sql`${sql.placeholder('priorityRank')}`,
+      dueOn: sql`${sql.placeholder('dueOn')}`,
+      assigneeId: sql`${sql.placeholder('assigneeId')}`,
+      version: sql`${sql.placeholder('version')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(inWorkspace)
+    .prepare();
+  const remove = orm.delete(tasks).where(inWorkspace).prepare();
+  const listStatement = statementCache<ReturnType<typeof prepareList>>();
+
+  function prepareList(definition: SortKeyDefinition, order: SortOrder, afterPosition: boolean) {
+    const inThisWorkspace = eq(tasks.workspaceId, sql.placeholder('workspaceId'));
+    return orm
+      .select({ ...getTableColumns(tasks), sortKey: sql<string | number>`${definition.expression}` })
+      .from(tasks)
+      .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, tasks.id, order)) : inThisWorkspace)
+      .orderBy(...keysetOrderBy(definition, tasks.id, order))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+  }
+
+  /** Runs a write in one immediate transaction, turning CHECK failures into StorageLimitError. */
+  const write = <T>(fn: () => T): T => {
+    try {
+      return orm.transaction(fn, { behavior: 'immediate' });
+    } catch (error) {
+      return rethrowConstraintFailure(error, constraintFields);
+    }
+  };
+
+  function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): void {
+    if (row.projectId !== previous?.projectId && !projectExists.get({ workspaceId, id: row.projectId })) {
+      throw new NotFoundError('project', row.projectId);
+    }
+    if (row.assigneeId !== null && row.assigneeId !== previous?.assigneeId && !userExists.get({ workspaceId, id: row.assigneeId })) {
+      throw new NotFoundError('user', row.assigneeId);
+    }
+  }
+
+  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): TaskRow {
+    const row = selectOne.get({ workspaceId, id });
+    if (!row) throw new NotFoundError('task', id);
+    if (expectedVersion !== null && row.version !== expectedVersion) {
+      throw new VersionConflictError('task', id, expectedVersion, row.version);
+    }
+    return row;
+  }
+
+  return {
+    createTask(workspaceId, input, actor) {
+      if (input.projectId === undefined) throw new InvalidValueError('projectId', 'is required.');
+      if (input.title === undefined) throw new InvalidValueError('title', 'is required.');
+      const { dueOn = null } = checkTaskValues(input);
+      const at = now();
+      const priority = input.priority ?? 'MEDIUM';
+      const row: TaskRow = {
+        id: newId('tsk', randomBytes),
+        workspaceId,
+        projectId: input.projectId,
+        title: input.title,
+        status: input.status ?? 'TODO',
+        priority,
+        priorityRank: priorityRank(priority),
+        dueOn,
+        assigneeId: input.assigneeId ?? null,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      return write(() => {
+        checkReferences(workspaceId, row);
+        insert.run(row);
+        const task = toTask(row);
+        outbox.record(workspaceId, 'task.created', actor, at, task);
+        return task;
+      });
+    },
+
+    getTask(workspaceId, id) {
+      const row = selectOne.get({ workspaceId, id });
+      return row ? toTask(row) : undefined;
+    },
+
+    updateTask(workspaceId, id, patch, expectedVersion, actor) {
+      const checked = checkTaskValues(patch);
+      return write(() => {
+        const current = currentRow(workspaceId, id, expectedVersion);
+        const priority = patch.priority ?? current.priority;
+        const next: TaskRow = {
+          ...current,
+          projectId: patch.projectId ?? current.projectId,
+          title: patch.title ?? current.title,
+          status: patch.status ?? current.status,
+          priority,
+          priorityRank: priorityRank(priority),
+          dueOn: checked.dueOn === undefined ? current.dueOn : checked.dueOn,
+          assigneeId: patch.assigneeId === undefined ? current.assigneeId : patch.assigneeId,
+        };
+        const changed = (['projectId', 'title', 'status', 'priority', 'dueOn', 'assigneeId'] as const).some((name) => next[name] !== current[name]);
+        if (!changed) return toTask(current);
+        checkReferences(workspaceId, next, current);
+        next.version = current.version + 1;
+        next.updatedAt = now();
+        update.run(next);
+        const task = toTask(next);
+        outbox.record(workspaceId, 'task.updated', actor, next.updatedAt, task);
+        if (next.status === 'DONE' && current.status !== 'DONE') outbox.record(workspaceId, 'task.completed', actor, next.updatedAt, task);
+        return task;
+      });
+    },
+
+    deleteTask(workspaceId, id, expectedVersion, actor) {
+      return write(() => {
+        const current = currentRow(workspaceId, id, expectedVersion);
+        remove.run({ workspaceId, id });
+        const task = toTask(current);
+        outbox.record(workspaceId, 'task.deleted', actor, now(), task);
+        return task;
+      });
+    },
+
+    listTasks(workspaceId, options) {
+      const definition = checkListOptions(options, sortKeys);
+      const after = options.after ?? null;
+      const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
+        prepareList(definition, options.order, after !== null),
+      );
+      const rows = statement.all({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      return toPage(rows, options.limit, ({ sortKey: _sortKey, ...row }) => toTask(row));
+    },
+  };
+}
