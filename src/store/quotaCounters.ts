@@ -1,0 +1,99 @@
+// The monthly quota: personal-access-token calls per workspace and UTC calendar month, counted
+// in SQLite with one atomic upsert so that every server process on the database shares the count.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { quotaCounters } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+
+export interface QuotaPeriod {
+  /** `YYYY-MM`, UTC. */
+  period: string;
+  /** Milliseconds since the epoch: the first instant of the next UTC month, when the count restarts. */
+  resetAt: number;
+}
+
+export interface QuotaDecision extends QuotaPeriod {
+  /** False when the call would exceed the quota; such a call is not counted. */
+  allowed: boolean;
+  /** Calls counted this period, this one included when allowed. */
+  used: number;
+  /** The quota in force; null = uncapped. */
+  limit: number | null;
+  /** Calls left this period; null when uncapped. */
+  remaining: number | null;
+}
+
+export interface QuotaUsage extends QuotaPeriod {
+  used: number;
+}
+
+export interface QuotaCounterStore {
+  /** Counts one call unless the quota is spent; `limit` null counts without a cap. */
+  countQuotaCall(workspaceId: string, now: number, limit: number | null): QuotaDecision;
+  /** Calls counted in the period that contains `now`. */
+  quotaUsage(workspaceId: string, now: number): QuotaUsage;
+}
+
+/** The UTC calendar month containing `now`. */
+export function quotaPeriod(now: number): QuotaPeriod {
+  const date = new Date(now);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return {
+    period: `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}`,
+    resetAt: Date.UTC(year, month + 1, 1),
+  };
+}
+
+export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
+  const orm = drizzleFor(db);
+  const target = [quotaCounters.workspaceId, quotaCounters.period];
+  const firstCall = {
+    workspaceId: sql.placeholder('workspaceId'),
+    period: sql.placeholder('period'),
+    count: 1,
+  };
+  const incrementUncapped = orm
+    .insert(quotaCounters)
+    .values(firstCall)
+    .onConflictDoUpdate({ target, set: { count: sql`${quotaCounters.count} + 1` } })
+    .returning({ count: quotaCounters.count })
+    .prepare();
+  // At the cap the update's WHERE is false, nothing is returned and nothing changes.
+  const incrementCapped = orm
+    .insert(quotaCounters)
+    .values(firstCall)
+    .onConflictDoUpdate({ target, set: { count: sql`${quotaCounters.count} + 1` }, setWhere: lt(quotaCounters.count, sql.placeholder('limit')) })
+    .returning({ count: quotaCounters.count })
+    .prepare();
+  const read = orm
+    .select({ count: quotaCounters.count })
+    .from(quotaCounters)
+    .where(and(eq(quotaCounters.workspaceId, sql.placeholder('workspaceId')), eq(quotaCounters.period, sql.placeholder('period'))))
+    .prepare();
+
+  const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
+    ...period,
+    used: read.get({ workspaceId, period: period.period })?.count ?? 0,
+  });
+
+  return {
+    countQuotaCall(workspaceId, now, limit) {
+      const period = quotaPeriod(now);
+      if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
+      if (limit === null) {
+        const { count } = incrementUncapped.get({ workspaceId, period: period.period })!;
+        return { ...period, allowed: true, used: count, limit: null, remaining: null };
+      }
+      // A quota of 0 refuses every call; the insert would count the first one.
+      const counted = limit > 0 ? incrementCapped.get({ workspaceId, period: period.period, limit }) : undefined;
+      if (counted) return { ...period, allowed: true, used: counted.count, limit, remaining: Math.max(0, limit - counted.count) };
+      const { used } = usage(workspaceId, period);
+      return { ...period, allowed: false, used, limit, remaining: 0 };
+    },
+
+    quotaUsage(workspaceId, now) {
+      return usage(workspaceId, quotaPeriod(now));
+    },
+  };
+}
