@@ -1,4 +1,5 @@
-// The operator's command line: tenants, API keys, portfolio import/export and the demo data set.
+// The operator's command line: tenants, API keys, portfolio import/export, the Work-Platform's
+// workspaces, users, sessions and personal access tokens, and the demo data set.
 // Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
 import { readFileSync } from 'node:fs';
@@ -6,8 +7,12 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ImportProblem } from '../portfolio/portfolioImport.js';
 import { StoreError } from '../store/errors.js';
+import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
+import { CliError, iso, parseExpiresAt, required, type Command } from './cliCommand.js';
+import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands.js';
+
+export { CliError };
 
 // The database, validation and sanitizing modules load only when a command runs, so that --help
 // and usage errors answer at once.
@@ -21,66 +26,10 @@ const modules = {
 
 export const defaultDatabasePath = 'data/app.db';
 
-/** A failure to report: message on stderr, exit code 1, and with --json an error object on stdout. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-
-  constructor(
-    message: string,
-    readonly details: ImportProblem[] = [],
-  ) {
-    super(message);
-  }
-}
-
-interface CommandOutput {
-  json: unknown;
-  text: string;
-}
-
-interface CommandContext {
-  /** Opens the database on first use, so that --help and usage errors never create a file. */
-  db(): Promise<BetterSqlite3.Database>;
-  now: () => number;
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-}
-
-interface Command {
-  path: string[];
-  usage: string;
-  summary: string;
-  help: string;
-  options: NonNullable<ParseArgsConfig['options']>;
-  positionals: number;
-  run(context: CommandContext): Promise<CommandOutput>;
-}
-
 const common = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-function required(context: CommandContext, name: string): string {
-  const value = context.values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`Missing required option --${name}.`);
-  return value;
-}
-
-const isoDateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
-
-function parseExpiresAt(value: string | boolean | undefined): number | null {
-  if (value === undefined) return null;
-  const ms = typeof value === 'string' && isoDateTime.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new CliError(
-      `--expires-at must be an ISO 8601 date (2026-01-31, midnight UTC) or date-time with offset (2026-01-31T12:00:00Z); got "${String(value)}".`,
-    );
-  }
-  return ms;
-}
 
 function parseRateLimit(value: string | boolean | undefined): number | null {
   if (value === undefined) return null;
@@ -272,6 +221,7 @@ const commands: Command[] = [
       return { json: document, text: JSON.stringify(document, null, 2) };
     },
   },
+  ...workPlatformCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -314,6 +264,7 @@ const groups: Record<string, string> = {
   tenant: 'Tenants: each has its own portfolio and API keys.',
   key: 'API keys: bearer credentials of the Portfolio Read API, stored only as hashes.',
   portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
+  ...workPlatformGroups,
 };
 
 function mainHelp(): string {
@@ -328,7 +279,8 @@ function mainHelp(): string {
     '  --help, -h    show help for the command',
     '',
     'Environment:',
-    `  DATABASE_PATH  SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
+    `  DATABASE_PATH       SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
+    '  SESSION_JWT_SECRET  key that session create signs with (default: session-jwt.key beside the database)',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
   ].join('\n');
@@ -392,7 +344,7 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     let parsed: ReturnType<typeof parseArgs>;
     try {
       parsed = parseArgs({
-        args: argv,
+        args: joinNegativeValues(argv, command),
         options: { ...common, ...command.options },
         allowPositionals: true,
         strict: true,
@@ -408,6 +360,8 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     const databasePath = resolve(io.cwd, io.env.DATABASE_PATH || defaultDatabasePath);
     const output = await command.run({
       db: async () => (db ??= (await modules.database()).openDatabase(databasePath)),
+      databasePath,
+      env: io.env,
       now: io.now,
       values: parsed.values as Record<string, string | boolean | undefined>,
       positionals,
@@ -425,6 +379,26 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * `--expires-in -1h` would make parseArgs refuse "-1h" as an ambiguous option; a value of a string
+ * option that looks like a negative number is joined to its option (`--expires-in=-1h`) instead.
+ */
+function joinNegativeValues(argv: string[], command: Command): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    const next = argv[index + 1];
+    const option = arg.startsWith('--') ? command.options[arg.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 async function toCliError(error: unknown): Promise<CliError> {
   if (error instanceof CliError) return error;
   if (error instanceof (await modules.portfolioImport()).PortfolioImportError) {
@@ -433,7 +407,7 @@ async function toCliError(error: unknown): Promise<CliError> {
       error.details,
     );
   }
-  if (error instanceof StoreError) return new CliError(error.message);
+  if (error instanceof StoreError || error instanceof WorkPlatformStoreError) return new CliError(error.message);
   return new CliError(error instanceof Error ? error.message : String(error));
 }
 
