@@ -13,6 +13,22 @@ import { createPortfolioApi } from './portfolio/portfolioApi.js';
 import { createApiKeyStore } from './store/apiKeys.js';
 import { openDatabase } from './store/database.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
+import path from 'node:path';
+import { createCorsPolicy } from './http/cors.js';
+import { readPlanLimitTable } from './limits/planLimits.js';
+import { createCursorCodec } from './paging/cursor.js';
+import { startScheduledJobs } from './scheduledJobs.js';
+import { createIdempotencyKeyStore, runInImmediateTransaction } from './store/idempotencyKeys.js';
+import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
+import { createProjectStore } from './store/projects.js';
+import { createQuotaCounterStore } from './store/quotaCounters.js';
+import { loadOrCreateSecret } from './store/sessionTokens.js';
+import { createTaskStore } from './store/tasks.js';
+import { createUserStore } from './store/users.js';
+import { createWorkspaceStore } from './store/workspaces.js';
+import { createCallerResolver } from './workPlatform/auth.js';
+import { toProblemReply } from './workPlatform/problems.js';
+import { createWorkPlatformApi } from './workPlatform/workPlatformApi.js';
 
 export interface RunningApp {
   /** The address the server listens on, e.g. `http://127.0.0.1:3000`. */
@@ -39,7 +55,39 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
 
+  const users = createUserStore(db, { now });
+  const workspaces = createWorkspaceStore(db, { now });
+  const quota = createQuotaCounterStore(db);
+  const idempotencyKeys = createIdempotencyKeyStore(db);
+  const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
+    name: 'SESSION_JWT_SECRET',
+  });
+  const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
+
   const buildHandler = async (publicBaseUrl: string) => {
+    const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
+    const planTable = readPlanLimitTable(workPlatformArtifacts.document as Record<string, unknown>);
+    const workPlatformApi = await createWorkPlatformApi({
+      document: workPlatformArtifacts.document as Document,
+      callers: createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, now }),
+      services: {
+        workspaces,
+        tasks: createTaskStore(db, { now }),
+        projects: createProjectStore(db, { now }),
+        cursors: createCursorCodec(cursorSecret),
+        planTable,
+        quota,
+        downloads: workPlatformArtifacts,
+      },
+      planTable,
+      rateLimiter,
+      quota,
+      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), now },
+      cors: createCorsPolicy(config.corsAllowedOrigins),
+      problemTypeBase: config.errorTypeBase,
+      now,
+      logger: deps.logger,
+    });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
     const portfolioApi = await createPortfolioApi({
       document: portfolioArtifacts.document as Document,
@@ -57,6 +105,11 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           api: portfolioApi,
           responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
           errorReply: (error, requestId) => toErrorReply(error, requestId, deps.logger),
+        },
+        {
+          api: workPlatformApi,
+          responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
+          errorReply: (error, requestId) => toProblemReply(error, requestId, config.errorTypeBase, deps.logger),
         },
       ],
       responseValidation: config.responseValidation,
@@ -87,11 +140,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const publicBaseUrl = config.publicBaseUrl || `http://localhost:${address.port}`;
   handler ??= await buildHandler(publicBaseUrl);
 
-  const purgeEveryMs = 10 * 60 * 1000;
-  const purgeTimer = setInterval(() => {
-    rateLimiter.purgeWindowsBefore(now() - Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000));
-  }, purgeEveryMs);
-  purgeTimer.unref();
+  const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
+  const jobs = startScheduledJobs(
+    [
+      { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
+      { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
+    ],
+    deps.logger,
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -101,7 +157,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     db,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        clearInterval(purgeTimer);
+        void jobs.stop();
         server.close(() => {
           if (!deps.db) db.close();
           resolve();

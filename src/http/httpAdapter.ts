@@ -13,7 +13,7 @@ export interface MountedApi {
 }
 
 export interface HttpAdapterOptions {
-  /** Matched by longest path prefix; the API with prefix `/` answers everything else. */
+  /** Matched by longest path prefix; the first one listed also answers paths that no API owns. */
   apis: MountedApi[];
   responseValidation: ResponseValidationMode;
   logger: Logger;
@@ -45,7 +45,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
   app.use(async (req: Request, res: Response) => {
     const startedAt = process.hrtime.bigint();
     const requestId = requestIdFor(req.headers['x-request-id']);
-    const mounted = apis.find(({ api }) => isUnderPrefix(req.path, api.pathPrefix)) ?? apis[apis.length - 1]!;
+    const mounted = apis.find(({ api }) => isUnderPrefix(req.path, api.pathPrefix)) ?? options.apis[0]!;
     let reply: Reply;
     let operationId: string | undefined;
     try {

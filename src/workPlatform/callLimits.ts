@@ -1,13 +1,12 @@
 import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { Workspace } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
 import { ApiProblem } from './problems.js';
 
 /** Counts monthly token calls; the SQLite store implements it, a shared store may later. */
-export interface QuotaCounter {
-  countQuotaCall(workspaceId: string, now: number, limit: number | null): { used: number; limit: number | null; resetAt: number };
-}
+export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 const OVERRIDE_OF: Record<RateLimitClass, 'readPerMinute' | 'writePerMinute' | 'aiPerMinute'> = {
   read: 'readPerMinute',
@@ -63,13 +62,12 @@ export function enforceCallLimits(
 
   const quota = deps.quota.countQuotaCall(workspace.id, deps.now, monthlyQuotaOf(table, workspace));
   if (quota.limit === null) return headers;
-  const resetSeconds = Math.floor(quota.resetAt / 1000);
   Object.assign(headers, {
     'x-quota-limit': String(quota.limit),
-    'x-quota-remaining': String(Math.max(0, quota.limit - quota.used)),
-    'x-quota-reset': String(resetSeconds),
+    'x-quota-remaining': String(quota.remaining ?? 0),
+    'x-quota-reset': String(Math.floor(quota.resetAt / 1000)),
   });
-  if (quota.used > quota.limit) {
+  if (!quota.allowed) {
     const retryAfter = Math.max(1, Math.ceil((quota.resetAt - deps.now) / 1000));
     throw new ApiProblem('quota-exceeded', {
       detail: `This workspace has used its ${quota.limit} token calls for this month.`,

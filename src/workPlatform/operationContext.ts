@@ -3,10 +3,10 @@ import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { EventActor } from '../store/outboxEvents.js';
 import type { ProjectStore } from '../store/projects.js';
+import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
 import type { Workspace, WorkspaceStore } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
-import type { QuotaUsage } from './quotaUsage.js';
 
 export type WorkPlatformOperationId = keyof operations;
 
@@ -35,7 +35,7 @@ export interface WorkPlatformServices {
   projects: ProjectStore;
   cursors: CursorCodec;
   planTable: PlanLimitTable;
-  quotaUsage: QuotaUsage;
+  quota: QuotaCounterStore;
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string };
 }
 

@@ -10,6 +10,7 @@ import { WORK_PLATFORM_SCOPES } from '../store/personalAccessTokens.js';
 import type { Workspace } from '../store/workspaces.js';
 import type { Caller, CallerResolver } from './auth.js';
 import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
+import { runIdempotently, type IdempotencyDependencies } from './idempotency.js';
 import type { WorkPlatformContext, WorkPlatformOperationId, WorkPlatformServices } from './operationContext.js';
 import { workPlatformOperations } from './operations/index.js';
 import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
@@ -22,6 +23,7 @@ export interface WorkPlatformApiDependencies {
   planTable: PlanLimitTable;
   rateLimiter: RateLimiter;
   quota: QuotaCounter;
+  idempotency: IdempotencyDependencies;
   cors: CorsPolicy;
   problemTypeBase: string;
   now: () => number;
@@ -91,7 +93,17 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
   });
 
   for (const [operationId, handler] of Object.entries(handlers)) {
-    backend.register(operationId, (context: Context, state: CallState) => handler(buildContext(context, state, deps)));
+    const rule = rules.get(operationId)!;
+    backend.register(operationId, (context: Context, state: CallState) => {
+      const ctx = buildContext(context, state, deps);
+      const key = ctx.headers['idempotency-key'];
+      if (rule.method !== 'post' || key === undefined || !state.workspace) return handler(ctx);
+      return runIdempotently(
+        deps.idempotency,
+        { workspaceId: state.workspace.id, key, method: 'POST', path: rule.path },
+        () => handler(ctx),
+      );
+    });
   }
 
   return {

@@ -8,9 +8,9 @@ function limitValue<T>(override: T | null, planDefault: T): { inForce: T; planDe
 
 export const getWorkspaceLimits: WorkPlatformHandler<'getWorkspaceLimits'> = (ctx) => {
   const { workspace } = authenticated(ctx);
-  const { planTable, quotaUsage } = ctx.services;
+  const { planTable, quota } = ctx.services;
   const { plan, overrides } = workspace;
-  const usage = quotaUsage.quotaUsage(workspace.id, ctx.now());
+  const usage = quota.quotaUsage(workspace.id, ctx.now());
   const perClass = Object.fromEntries(
     RATE_LIMIT_CLASSES.map((rateClass) => [
       rateClass,

@@ -1,0 +1,51 @@
+import type { Reply } from '../contract/reply.js';
+import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+import { ApiProblem } from './problems.js';
+
+export interface IdempotencyDependencies {
+  store: IdempotencyKeyStore;
+  /** Runs a function in one BEGIN IMMEDIATE transaction. */
+  inTransaction: <T>(fn: () => T) => T;
+  now: () => number;
+}
+
+/**
+ * Runs a POST under its `Idempotency-Key`: the stored answer, the resource and its outbox row are
+ * written in one transaction that holds the write lock from its start, so a concurrent request
+ * with the same key (from any process) waits and then replays instead of acting again. Only 2xx
+ * answers are stored; a failure rolls everything back and the key can be retried.
+ */
+export function runIdempotently(
+  deps: IdempotencyDependencies,
+  request: { workspaceId: string; key: string; method: string; path: string },
+  act: () => Reply,
+): Reply {
+  return deps.inTransaction(() => {
+    const now = deps.now();
+    const stored = deps.store.findIdempotencyRecord(request.workspaceId, request.key, now);
+    if (stored) {
+      if (stored.method !== request.method || stored.path !== request.path) {
+        throw new ApiProblem('conflict', {
+          detail: `This Idempotency-Key was used for ${stored.method} ${stored.path}; use a new key for this request.`,
+          code: 'idempotency-key-reused',
+        });
+      }
+      return {
+        status: stored.status,
+        headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+        body: stored.body,
+      };
+    }
+    const reply = act();
+    if (reply.status >= 200 && reply.status < 300) {
+      deps.store.saveIdempotencyRecord({
+        ...request,
+        status: reply.status,
+        headers: { ...reply.headers },
+        body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+        now,
+      });
+    }
+    return reply;
+  });
+}
