@@ -235,7 +235,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`. */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`. */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -682,12 +682,12 @@ export interface components {
          */
         Order: "asc" | "desc";
         /**
-         * @description The task's id.
+         * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
          * @example tsk_demo0000000000000001
          */
         TaskId: string;
         /**
-         * @description The project's id.
+         * @description The project's id (`prj_…`). Any other text names no project and answers 404.
          * @example prj_demoWebsiteRelaunch
          */
         ProjectId: string;
@@ -861,7 +861,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The task's id.
+                 * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
                  * @example tsk_demo0000000000000001
                  */
                 taskId: components["parameters"]["TaskId"];
@@ -908,7 +908,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The task's id.
+                 * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
                  * @example tsk_demo0000000000000001
                  */
                 taskId: components["parameters"]["TaskId"];
@@ -936,6 +936,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -956,7 +957,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The task's id.
+                 * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
                  * @example tsk_demo0000000000000001
                  */
                 taskId: components["parameters"]["TaskId"];
@@ -1119,7 +1120,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The project's id.
+                 * @description The project's id (`prj_…`). Any other text names no project and answers 404.
                  * @example prj_demoWebsiteRelaunch
                  */
                 projectId: components["parameters"]["ProjectId"];
@@ -1166,7 +1167,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The project's id.
+                 * @description The project's id (`prj_…`). Any other text names no project and answers 404.
                  * @example prj_demoWebsiteRelaunch
                  */
                 projectId: components["parameters"]["ProjectId"];
@@ -1194,6 +1195,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1214,7 +1216,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The project's id.
+                 * @description The project's id (`prj_…`). Any other text names no project and answers 404.
                  * @example prj_demoWebsiteRelaunch
                  */
                 projectId: components["parameters"]["ProjectId"];
@@ -1317,6 +1319,16 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description A browser `Origin` outside the allowlist (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOpenapiYaml: {
@@ -1336,6 +1348,16 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+            /** @description A browser `Origin` outside the allowlist (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1359,6 +1381,16 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description A browser `Origin` outside the allowlist (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPostmanEnvironment: {
@@ -1378,6 +1410,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description A browser `Origin` outside the allowlist (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

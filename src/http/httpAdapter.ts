@@ -126,7 +126,12 @@ function writeReply(res: Response, reply: Reply, requestId: string, method: stri
   res.end(method === 'HEAD' ? undefined : bytes);
 }
 
-class PayloadTooLargeError extends Error {}
+/** Thrown while reading a body larger than the limit; each API's error funnel says how to answer it. */
+export class PayloadTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`request body larger than ${limitBytes} bytes`);
+  }
+}
 
 async function readBody(req: Request, maxBytes: number): Promise<Buffer | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
@@ -134,7 +139,7 @@ async function readBody(req: Request, maxBytes: number): Promise<Buffer | undefi
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new PayloadTooLargeError(`request body larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
     chunks.push(chunk);
   }
   return size === 0 ? undefined : Buffer.concat(chunks);
