@@ -225,21 +225,29 @@ const commands: Command[] = [
   {
     path: ['demo'],
     usage: 'demo',
-    summary: 'Load the demo data set and print its keys and slugs.',
+    summary: 'Load the demo data set and print its keys, tokens and slugs.',
     help: [
       'Loads the demo data set: a full published portfolio (ten_demoAvaMoreno), a second tenant',
-      '(ten_demoJonasFeld) and a tenant whose portfolio is not published (ten_demoPriyaRaman).',
-      'Idempotent: missing demo tenants are created, their portfolios are re-imported from the same',
-      'documents (replaced, never duplicated) and new keys are issued; earlier keys stay valid.',
-      'Other tenants are not touched.',
+      '(ten_demoJonasFeld) and a tenant whose portfolio is not published (ten_demoPriyaRaman); and for',
+      'the Work-Platform API a workspace on the free plan (ten_demoNorthwindStudio) with three projects',
+      'and over 120 tasks, its owner, admin and member, and another workspace (ten_demoHarborLabs).',
+      'Idempotent: missing demo tenants and workspaces are created, portfolios are re-imported from the',
+      'same documents and the demo projects and tasks are recreated with the same ids (replaced, never',
+      'duplicated); new keys and tokens are issued and earlier ones stay valid. Session tokens are signed',
+      'with SESSION_JWT_SECRET, else the session-jwt.key beside DATABASE_PATH, as the server does.',
+      'Other tenants and workspaces are not touched.',
       'JSON: {"portfolio": {"tenantId", "apiKey", "revokedApiKey", "expiredApiKey", "unpublishedApiKey",',
-      '"otherTenantId", "otherTenantApiKey", "published", "unpublished", "otherTenantOnly"}}.',
+      '"otherTenantId", "otherTenantApiKey", "published", "unpublished", "otherTenantOnly"},',
+      '"workPlatform": {"workspaceId", "plan", "projectId", "taskIds", "tokens": {"all", "readOnly",',
+      '"noScopes", "revoked", "session", "memberSession", "expiredSession"}, "otherWorkspace":',
+      '{"workspaceId", "projectId", "taskId", "token"}, "allowedOrigin"}}.',
     ].join('\n'),
     options: {},
     positionals: 0,
     async run(context) {
       const fixture = (await modules.demo()).loadDemoData(await context.db(), context.now);
       const demo = fixture.portfolio;
+      const work = fixture.workPlatform;
       return {
         json: fixture,
         text: [
@@ -252,8 +260,21 @@ const commands: Command[] = [
           `  other tenant     ${demo.otherTenantId}  key ${demo.otherTenantApiKey}`,
           `  published        ${demo.published.outcomes.length} outcomes, ${demo.published.posts.length} posts, ${demo.published.pages.length} pages`,
           '',
-          'Keys are shown only now. Try:',
+          'Work-Platform API (/v1):',
+          `  workspace        ${work.workspaceId} (plan ${work.plan}), project ${work.projectId}, ${work.taskIds.length} tasks`,
+          `  PAT, every scope ${work.tokens.all}`,
+          `  PAT, tasks:read  ${work.tokens.readOnly}`,
+          `  PAT, no scopes   ${work.tokens.noScopes}`,
+          `  PAT, revoked     ${work.tokens.revoked}`,
+          `  owner session    ${work.tokens.session}`,
+          `  member session   ${work.tokens.memberSession}`,
+          `  expired session  ${work.tokens.expiredSession}`,
+          `  other workspace  ${work.otherWorkspace.workspaceId}  PAT ${work.otherWorkspace.token}`,
+          `  allowed origin   ${work.allowedOrigin}`,
+          '',
+          'Keys and tokens are shown only now. Try:',
           `  curl -H "Authorization: Bearer ${demo.apiKey}" http://localhost:3000/api/v1/profile`,
+          `  curl -H "Authorization: Bearer ${work.tokens.all}" "http://localhost:3000/v1/tasks?sort=dueOn&order=asc&limit=5"`,
         ].join('\n'),
       };
     },

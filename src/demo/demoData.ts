@@ -1,13 +1,18 @@
-// The demo data set: three tenants with deterministic ids and content, and fresh API keys on
-// every load. The server loads it into an empty database at start-up (DEMO_DATA=on); the admin
-// CLI's `demo` command loads it on demand; tests call loadDemoData() directly.
+// The demo data set: three portfolio tenants and two Work-Platform workspaces with deterministic
+// ids and content, and fresh keys and tokens on every load. The server loads it into an empty
+// database at start-up (DEMO_DATA=on); the admin CLI's `demo` command loads it on demand; tests
+// call loadDemoData() directly.
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { PortfolioDocumentInput } from '../portfolio/importFormat.js';
 import { importPortfolio } from '../portfolio/portfolioImport.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
+import { loadOrCreateSecret } from '../store/sessionTokens.js';
 import { createTenantStore } from '../store/tenants.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
 import { jonasFeldPortfolio, otherTenantOnlyPostSlug, priyaRamanPortfolio } from './otherPortfolios.js';
+import { loadWorkPlatformDemo, type WorkPlatformDemoFixture } from './workPlatformDemo.js';
 
 /** Every demo key and slug, for tests, newman runs and people trying the API. */
 export interface DemoFixture {
@@ -28,6 +33,24 @@ export interface DemoFixture {
     /** Slugs that only the other tenant has (404 for the main tenant). */
     otherTenantOnly: { posts: string[] };
   };
+  /** The Work-Platform API (/v1): workspaces, tokens of every kind, an allowed CORS origin. */
+  workPlatform: WorkPlatformDemoFixture;
+}
+
+export interface LoadDemoDataOptions {
+  /**
+   * The key that the demo session tokens are signed with. Default: the server's, i.e.
+   * SESSION_JWT_SECRET, else session-jwt.key beside the database file (created when missing).
+   */
+  sessionSecret?: Uint8Array;
+}
+
+/** The session key the server will use for this database; a throwaway one for an in-memory database. */
+function defaultSessionSecret(db: BetterSqlite3.Database): Uint8Array {
+  const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
+  const configured = process.env.SESSION_JWT_SECRET;
+  if (inMemory && !configured) return new Uint8Array(randomBytes(32));
+  return loadOrCreateSecret(configured, join(dirname(db.name), 'session-jwt.key'), { name: 'SESSION_JWT_SECRET' });
 }
 
 /** Fixed ids, so that reloading finds the demo tenants instead of adding new ones. */
@@ -42,10 +65,13 @@ const day = 24 * 60 * 60 * 1000;
 /**
  * Loads the demo data set and returns its fixture. Idempotent: the three demo tenants are
  * created when missing and their portfolios are re-imported from the same documents (replacing,
- * never duplicating, their content; `updatedAt` moves to now). Every call issues new keys; keys
- * from earlier calls stay valid. Other tenants are never touched.
+ * never duplicating, their content; `updatedAt` moves to now). The two demo workspaces get the
+ * same projects and tasks again (same ids; timestamps relative to now). Every call issues new
+ * keys and tokens; keys and tokens from earlier calls stay valid. Other tenants and workspaces
+ * are never touched.
  */
-export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now): DemoFixture {
+export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now, options: LoadDemoDataOptions = {}): DemoFixture {
+  const sessionSecret = options.sessionSecret ?? defaultSessionSecret(db);
   const tenantStore = createTenantStore(db, { now });
   const keyStore = createApiKeyStore(db, { now });
 
@@ -71,6 +97,7 @@ export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Dat
         unpublished: slugsOf(avaMorenoPortfolio, false),
         otherTenantOnly: { posts: [otherTenantOnlyPostSlug] },
       },
+      workPlatform: loadWorkPlatformDemo(db, now, sessionSecret),
     };
   }).immediate();
 }

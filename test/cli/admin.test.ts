@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
+import { verifySessionToken } from '../../src/store/sessionTokens.js';
 import { makeDocument, makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
 
 interface Run {
@@ -21,7 +22,7 @@ function admin(args: string[], options: { cwd?: string; env?: Record<string, str
     const child = execFile(
       process.execPath,
       ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
-      { cwd: options.cwd ?? repoRoot, env: { ...process.env, NODE_OPTIONS: '', DATABASE_PATH: databasePath, ...options.env } },
+      { cwd: options.cwd ?? repoRoot, env: { ...process.env, NODE_OPTIONS: '', SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...options.env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
     if (options.input !== undefined) child.stdin?.end(options.input);
@@ -179,7 +180,13 @@ describe('admin CLI', () => {
     const first = await adminJson(['demo']);
     expect(first.code).toBe(0);
     const demo = first.json.portfolio as Record<string, unknown>;
-    expect(Object.keys(first.json)).toEqual(['portfolio']);
+    expect(Object.keys(first.json)).toEqual(['portfolio', 'workPlatform']);
+    const work = first.json.workPlatform as { workspaceId: string; taskIds: string[]; tokens: Record<string, string> };
+    expect(work.workspaceId).toMatch(/^ten_/);
+    expect(work.taskIds.length).toBeGreaterThanOrEqual(120);
+    expect(Object.keys(work.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
+    const secret = new Uint8Array(Buffer.from(readFileSync(path.join(dir, 'db', 'session-jwt.key'), 'utf8').trim(), 'base64url'));
+    expect(await verifySessionToken(secret, String(work.tokens.session), Date.now())).toMatchObject({ ok: true, workspaceId: work.workspaceId });
     for (const member of ['apiKey', 'revokedApiKey', 'expiredApiKey', 'unpublishedApiKey', 'otherTenantApiKey']) {
       expect(demo[member], member).toMatch(/^pfk_[A-Za-z0-9_-]{43}$/);
     }
@@ -206,6 +213,8 @@ describe('admin CLI', () => {
     }
     const text = await admin(['demo']);
     expect(text.stdout).toMatch(/API key\s+pfk_/);
+    expect(text.stdout).toMatch(/PAT, every scope\s+svc_pat_/);
+    expect(text.stdout).toMatch(/owner session\s+eyJ/);
   });
 
   it('defaults DATABASE_PATH to data/app.db in the working directory', async () => {

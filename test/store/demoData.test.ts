@@ -20,7 +20,7 @@ describe('demo data set', () => {
 
   it('returns the fixture with exactly the documented members and working keys', () => {
     const fixture = loadDemoData(t.db, clock.now);
-    expect(Object.keys(fixture)).toEqual(['portfolio']);
+    expect(Object.keys(fixture)).toEqual(['portfolio', 'workPlatform']);
     expect(Object.keys(fixture.portfolio).sort()).toEqual(
       [
         'tenantId',

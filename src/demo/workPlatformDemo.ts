@@ -1,0 +1,329 @@
+// The Work-Platform part of the demo data set: a workspace on the free plan with three projects
+// and over 120 tasks (ties on dueOn, priority, title and createdAt, some without a due date) so that
+// sorting and paging show, users of every role, tokens of every kind, and a second workspace to
+// prove isolation. Ids and content are deterministic; tokens are new on every load.
+import { createHash } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { RandomBytes } from '../store/ids.js';
+import { createPersonalAccessTokenStore, WORK_PLATFORM_SCOPES } from '../store/personalAccessTokens.js';
+import { createProjectStore } from '../store/projects.js';
+import { issueSessionToken } from '../store/sessionTokens.js';
+import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
+import { createUserStore, type WorkspaceRole } from '../store/users.js';
+import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
+
+export interface WorkPlatformDemoFixture {
+  /** The main demo workspace (plan free). */
+  workspaceId: string;
+  plan: WorkspacePlan;
+  /** The main project: the one most demo tasks belong to. */
+  projectId: string;
+  /** Every task of the main workspace (over 120), in creation order. */
+  taskIds: string[];
+  tokens: {
+    /** PAT with every scope (owner). */
+    all: string;
+    /** PAT with tasks:read only. */
+    readOnly: string;
+    /** PAT without scopes. */
+    noScopes: string;
+    /** PAT with every scope, revoked. */
+    revoked: string;
+    /** Owner's session token, valid for 24 hours. */
+    session: string;
+    /** Plain member's session token, valid for 24 hours. */
+    memberSession: string;
+    /** Owner's session token that is valid except that it has expired (an hour ago). */
+    expiredSession: string;
+  };
+  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; token: string };
+  /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
+  allowedOrigin: string;
+}
+
+export const demoWorkspaces = {
+  main: { id: 'ten_demoNorthwindStudio', name: 'Northwind Studio (demo)', plan: 'free' },
+  other: { id: 'ten_demoHarborLabs', name: 'Harbor Labs (demo, another workspace)', plan: 'pro' },
+} as const satisfies Record<string, { id: string; name: string; plan: WorkspacePlan }>;
+
+export const demoUsers = {
+  owner: { id: 'usr_demoOwnerMara', workspace: 'main', role: 'owner', name: 'Mara Lindqvist', email: 'mara@northwind.example' },
+  admin: { id: 'usr_demoAdminTeo', workspace: 'main', role: 'admin', name: 'Teo Alvarez', email: 'teo@northwind.example' },
+  member: { id: 'usr_demoMemberKai', workspace: 'main', role: 'member', name: 'Kai Okafor', email: 'kai@northwind.example' },
+  otherOwner: { id: 'usr_demoOwnerRuth', workspace: 'other', role: 'owner', name: 'Ruth Brandt', email: 'ruth@harborlabs.example' },
+} as const satisfies Record<string, { id: string; workspace: keyof typeof demoWorkspaces; role: WorkspaceRole; name: string; email: string }>;
+
+export const demoAllowedOrigin = 'http://localhost:5173';
+
+const hour = 60 * 60;
+const day = 24 * 60 * 60 * 1000;
+
+// Titles repeat on purpose (within and across projects): the title sort must break ties by id.
+const demoProjects = [
+  {
+    name: 'Website relaunch',
+    description: 'New marketing site on the headless CMS, live before the spring campaign.',
+    titles: [
+      'Audit current site analytics',
+      'Define information architecture',
+      'Write homepage copy',
+      'Design homepage hero',
+      'Build navigation component',
+      'Set up preview deployments',
+      'Migrate blog posts to the CMS',
+      'Redirect legacy URLs',
+      'Optimize hero images',
+      'Add cookie consent banner',
+      'Fix layout shift on pricing page',
+      'Localize pricing page (German)',
+      'Localize pricing page (French)',
+      'Review form accessibility',
+      'Add structured data to articles',
+      'Configure CDN caching rules',
+      'Write 404 page copy',
+      'Set up uptime monitoring',
+      'Load-test the contact form',
+      'Update privacy policy',
+      'Weekly status update',
+      'Create case study template',
+      'Embed customer logos',
+      'Draft launch announcement',
+      'Fix flaky end-to-end test',
+      'Set up search indexing',
+      'Add newsletter signup',
+      'Design pricing comparison table',
+      'QA on Safari and Firefox',
+      'Compress web fonts',
+      'Update dependencies',
+      'Write careers page',
+      'Add RSS feed for the blog',
+      'Weekly status update',
+      'Set up A/B test for hero copy',
+      'Remove unused CSS',
+      'Check color contrast',
+      'Add Open Graph images',
+      'Create sitemap.xml',
+      'Migrate forms to the new CRM',
+      'Fix flaky end-to-end test',
+      'Review copy with legal',
+      'Train editors on the CMS',
+      'Plan launch-day rollback',
+      'Weekly status update',
+      'Set up error tracking',
+      'Translate navigation labels',
+      'Measure Core Web Vitals',
+      'Archive old landing pages',
+      'Final launch checklist',
+      'Update dependencies',
+      'Weekly status update',
+      'Announce launch internally',
+      'Post-launch retrospective',
+    ],
+  },
+  {
+    name: 'Mobile app 2.0',
+    description: 'Offline mode, push notifications and a redesigned task view.',
+    titles: [
+      'Spike: offline sync strategy',
+      'Design task list redesign',
+      'Implement local database layer',
+      'Queue writes while offline',
+      'Resolve sync conflicts',
+      'Push notification permissions flow',
+      'Send due-date reminders',
+      'Dark mode color tokens',
+      'Fix crash on Android 12 rotation',
+      'Reduce cold start time',
+      'Update dependencies',
+      'Add biometric login',
+      'Accessibility labels on buttons',
+      'Fix flaky end-to-end test',
+      'Beta build for TestFlight',
+      'Collect beta feedback',
+      'Crash-free sessions dashboard',
+      'Deep links to tasks',
+      'Swipe to complete a task',
+      'Haptic feedback on completion',
+      'Empty states illustrations',
+      'Translate app store listing',
+      'App store screenshots',
+      'Review in-app purchase flow',
+      'Migrate to new API client',
+      'Paginate task lists with cursors',
+      'Weekly status update',
+      'Background refresh budget',
+      'Test on low-end devices',
+      'Fix date picker time zones',
+      'Onboarding carousel copy',
+      'Privacy nutrition label',
+      'Release notes for 2.0',
+      'Staged rollout plan',
+      'Monitor ANR rate',
+      'Tablet layout for task detail',
+      'Widget: tasks due today',
+      'Fix keyboard covering inputs',
+      'Remove legacy analytics SDK',
+      'Sign release builds in CI',
+      'Localize push notifications',
+      'Post-release hotfix window',
+    ],
+  },
+  {
+    name: 'Customer onboarding',
+    description: null,
+    titles: [
+      'Map the onboarding journey',
+      'Interview five new customers',
+      'Write welcome email sequence',
+      'Create sample workspace template',
+      'Record product tour video',
+      'Set up in-app checklist',
+      'Define activation metric',
+      'Build activation dashboard',
+      'Draft help center articles',
+      'Weekly status update',
+      'Import from spreadsheets',
+      'Guide for API tokens',
+      'Webhook quick-start guide',
+      'Office hours calendar',
+      'Survey after day 7',
+      'Fix flaky end-to-end test',
+      'Update dependencies',
+      'Translate onboarding emails',
+      'Churn-risk alerts for CSMs',
+      'Hand-off checklist from sales',
+      'Kick-off call script',
+      'Review trial length',
+      'Reactivation campaign',
+      'Annotate onboarding funnel',
+      'Publish onboarding playbook',
+      'Quarterly onboarding review',
+    ],
+  },
+] as const;
+
+const priorities: TaskPriority[] = ['MEDIUM', 'HIGH', 'LOW', 'MEDIUM', 'MEDIUM', 'HIGH', 'LOW'];
+/** Days after the start of the timeline; null = no due date. Repeats give ties on dueOn. */
+const dueOffsets: (number | null)[] = [42, 49, null, 42, 56, 35, 63, null, 49, 70, 42, 28, null, 56, 49];
+const assigneeCycle = [demoUsers.owner.id, demoUsers.member.id, null, demoUsers.admin.id, demoUsers.member.id];
+
+/** Deterministic bytes, so that reloading creates the same project and task ids. */
+function seededRandomBytes(seed: string): RandomBytes {
+  let counter = 0;
+  return (size) => {
+    const out = Buffer.alloc(size);
+    for (let filled = 0; filled < size; counter += 1) {
+      filled += createHash('sha256').update(`${seed}:${counter}`).digest().copy(out, filled);
+    }
+    return new Uint8Array(out);
+  };
+}
+
+/**
+ * Loads (or reloads) the Work-Platform demo inside the caller's transaction. Projects and tasks
+ * of the two demo workspaces are replaced by the same deterministic set; they are seed data, not
+ * activity, so the outbox rows their creation causes are removed again. Users are kept, tokens
+ * are new on every load and earlier ones stay valid.
+ */
+export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => number, sessionSecret: Uint8Array): WorkPlatformDemoFixture {
+  const workspaceStore = createWorkspaceStore(db, { now });
+  const userStore = createUserStore(db, { now });
+  const tokenStore = createPersonalAccessTokenStore(db, { now });
+  const demoIds = [demoWorkspaces.main.id, demoWorkspaces.other.id];
+
+  for (const workspace of Object.values(demoWorkspaces)) {
+    if (!workspaceStore.getWorkspace(workspace.id)) workspaceStore.createWorkspace(workspace);
+  }
+  for (const user of Object.values(demoUsers)) {
+    if (!userStore.getUser(user.id)) {
+      userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
+    }
+  }
+  for (const table of ['tasks', 'projects']) {
+    db.prepare(`DELETE FROM ${table} WHERE workspace_id IN (?, ?)`).run(...demoIds);
+  }
+
+  // A scripted clock: the timeline starts 45 days before today (UTC midnight) and moves by a few
+  // minutes per task, sometimes not at all, so that createdAt has ties too.
+  const start = Math.floor(now() / day) * day - 45 * day;
+  let clock = start;
+  const scripted = () => clock;
+  const random = seededRandomBytes('work-platform-demo');
+  const projects = createProjectStore(db, { now: scripted, randomBytes: random });
+  const tasks = createTaskStore(db, { now: scripted, randomBytes: random });
+  const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+
+  const projectIds = demoProjects.map((project) => {
+    clock += 60_000;
+    return projects.createProject(demoWorkspaces.main.id, { name: project.name, description: project.description }, owner).id;
+  });
+  const taskIds: string[] = [];
+  let index = 0;
+  demoProjects.forEach((project, projectIndex) => {
+    for (const title of project.titles) {
+      if (index % 4 !== 3) clock += ((index * 7) % 11) * 60_000 + 60_000;
+      const due = dueOffsets[index % dueOffsets.length]!;
+      const task = tasks.createTask(
+        demoWorkspaces.main.id,
+        {
+          projectId: projectIds[projectIndex]!,
+          title,
+          priority: priorities[index % priorities.length]!,
+          dueOn: due === null ? null : new Date(start + due * day + (index % 3 === 0 ? 17 * hour * 1000 : 0)).toISOString(),
+          assigneeId: assigneeCycle[index % assigneeCycle.length]!,
+        },
+        owner,
+      );
+      taskIds.push(task.id);
+      index += 1;
+    }
+  });
+
+  // Later work: some tasks move on, so that status, updatedAt and version vary.
+  clock = start + 40 * day;
+  const progress: TaskStatus[] = ['IN_PROGRESS', 'DONE', 'BLOCKED', 'DONE', 'DONE'];
+  taskIds.forEach((id, position) => {
+    if (position % 3 !== 0) return;
+    clock += (position % 2) * 37 * 60_000;
+    const status = progress[(position / 3) % progress.length]!;
+    const updated = tasks.updateTask(demoWorkspaces.main.id, id, { status }, 1, owner);
+    if (status === 'DONE' && position % 2 === 0) tasks.updateTask(demoWorkspaces.main.id, id, { priority: 'LOW' }, updated.version, owner);
+  });
+
+  const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
+  clock = start;
+  const otherProjectId = projects.createProject(demoWorkspaces.other.id, { name: 'Harbor internal tools', description: 'Another workspace: never visible to Northwind.' }, otherOwner).id;
+  const otherTaskId = tasks.createTask(demoWorkspaces.other.id, { projectId: otherProjectId, title: 'Renew TLS certificates', priority: 'HIGH' }, otherOwner).id;
+
+  db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
+
+  const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => tokenStore.createPat({ workspaceId, userId, scopes });
+  const mainId = demoWorkspaces.main.id;
+  const revoked = pat(demoUsers.owner.id, mainId, WORK_PLATFORM_SCOPES);
+  tokenStore.revokePat(revoked.id);
+  const session = (userId: string, lifetimeSeconds: number) =>
+    issueSessionToken(sessionSecret, { userId, workspaceId: mainId, lifetimeSeconds, now: now() });
+
+  return {
+    workspaceId: mainId,
+    plan: workspaceStore.getWorkspace(mainId)!.plan,
+    projectId: projectIds[0]!,
+    taskIds,
+    tokens: {
+      all: pat(demoUsers.owner.id, mainId, WORK_PLATFORM_SCOPES).token,
+      readOnly: pat(demoUsers.member.id, mainId, ['tasks:read']).token,
+      noScopes: pat(demoUsers.member.id, mainId, []).token,
+      revoked: revoked.token,
+      session: session(demoUsers.owner.id, 24 * hour),
+      memberSession: session(demoUsers.member.id, 24 * hour),
+      expiredSession: session(demoUsers.owner.id, -hour),
+    },
+    otherWorkspace: {
+      workspaceId: demoWorkspaces.other.id,
+      projectId: otherProjectId,
+      taskId: otherTaskId,
+      token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, WORK_PLATFORM_SCOPES).token,
+    },
+    allowedOrigin: demoAllowedOrigin,
+  };
+}

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadDemoData } from '../../src/demo/demoData.js';
+import { demoUsers, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createPersonalAccessTokenStore, hashToken, WORK_PLATFORM_SCOPES } from '../../src/store/personalAccessTokens.js';
+import { createProjectStore } from '../../src/store/projects.js';
+import { verifySessionToken } from '../../src/store/sessionTokens.js';
+import { createTaskStore, type Task } from '../../src/store/tasks.js';
+import { createUserStore } from '../../src/store/users.js';
+import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
+import { makeWorkspace } from './workPlatformFactories.js';
+
+let t: TempDatabase;
+const clock = makeClock(Date.UTC(2026, 10, 23, 9, 41, 0));
+const secret = new Uint8Array(32).fill(42);
+beforeEach(() => {
+  t = makeDatabase();
+});
+afterEach(() => t.cleanup());
+
+const load = () => loadDemoData(t.db, clock.now, { sessionSecret: secret }).workPlatform;
+const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTasks(workspaceId, { sort: 'createdAt', order: 'asc', limit: 1000 }).items;
+
+describe('Work-Platform demo data', () => {
+  it('returns exactly the fixture members of the issue', () => {
+    const demo = load();
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'workspaceId']);
+    expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['projectId', 'taskId', 'token', 'workspaceId']);
+    expect(demo).toMatchObject({
+      workspaceId: demoWorkspaces.main.id,
+      plan: 'free',
+      projectId: expect.stringMatching(/^prj_[A-Za-z0-9]+$/),
+      allowedOrigin: 'http://localhost:5173',
+      otherWorkspace: {
+        workspaceId: demoWorkspaces.other.id,
+        projectId: expect.stringMatching(/^prj_/),
+        taskId: expect.stringMatching(/^tsk_/),
+        token: expect.stringMatching(/^svc_pat_[A-Za-z0-9_-]{43}$/),
+      },
+    });
+    expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
+  });
+
+  it('holds over 120 tasks in three projects, with ties on dueOn, priority and title and some null dueOn', () => {
+    const demo = load();
+    const tasks = allTasks(demo.workspaceId);
+    expect(tasks.length).toBeGreaterThanOrEqual(120);
+    expect(tasks.map((task) => task.id).sort()).toEqual([...demo.taskIds].sort());
+    expect(new Set(demo.taskIds).size).toBe(demo.taskIds.length);
+
+    const projects = createProjectStore(t.db).listProjects(demo.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items;
+    expect(projects.map((project) => project.name)).toEqual(['Website relaunch', 'Mobile app 2.0', 'Customer onboarding']);
+    expect(projects[0]!.id).toBe(demo.projectId);
+    for (const project of projects) expect(tasks.filter((task) => task.projectId === project.id).length).toBeGreaterThan(20);
+
+    const tally = (values: (string | null)[]) => values.reduce((counts, value) => counts.set(value, (counts.get(value) ?? 0) + 1), new Map<string | null, number>());
+    const dueOn = tally(tasks.map((task) => task.dueOn));
+    expect(dueOn.get(null)).toBeGreaterThanOrEqual(10);
+    expect([...dueOn].filter(([value, count]) => value !== null && count > 1).length).toBeGreaterThan(5);
+    expect(new Set(tasks.map((task) => task.priority))).toEqual(new Set(['LOW', 'MEDIUM', 'HIGH']));
+    expect([...tally(tasks.map((task) => task.title)).values()].some((count) => count > 2)).toBe(true);
+    expect([...tally(tasks.map((task) => task.createdAt)).values()].some((count) => count > 1)).toBe(true);
+    expect(new Set(tasks.map((task) => task.status))).toEqual(new Set(['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE']));
+    expect(tasks.some((task) => task.version > 1 && task.updatedAt !== task.createdAt)).toBe(true);
+    expect(new Set(tasks.map((task) => task.assigneeId))).toEqual(new Set([demoUsers.owner.id, demoUsers.admin.id, demoUsers.member.id, null]));
+    for (const task of tasks) expect(task.title).not.toMatch(/^Task \d+$/);
+  });
+
+  it('keeps the other workspace\'s project and task out of the demo workspace', () => {
+    const demo = load();
+    const tasks = createTaskStore(t.db);
+    expect(tasks.getTask(demo.workspaceId, demo.otherWorkspace.taskId)).toBeUndefined();
+    expect(tasks.getTask(demo.otherWorkspace.workspaceId, demo.otherWorkspace.taskId)).toMatchObject({ projectId: demo.otherWorkspace.projectId });
+    expect(allTasks(demo.otherWorkspace.workspaceId).map((task) => task.id)).toEqual([demo.otherWorkspace.taskId]);
+    expect(createProjectStore(t.db).getProject(demo.workspaceId, demo.otherWorkspace.projectId)).toBeUndefined();
+  });
+
+  it('issues PATs of every kind and session tokens signed with the given key', async () => {
+    const demo = load();
+    const pats = createPersonalAccessTokenStore(t.db);
+    const find = (token: string) => pats.findPatByHash(hashToken(token));
+    expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: null, expiresAt: null });
+    expect(find(demo.tokens.readOnly)).toMatchObject({ workspaceId: demo.workspaceId, scopes: ['tasks:read'], revokedAt: null });
+    expect(find(demo.tokens.noScopes)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [], revokedAt: null });
+    expect(find(demo.tokens.revoked)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: expect.any(Number) });
+    expect(find(demo.otherWorkspace.token)).toMatchObject({ workspaceId: demo.otherWorkspace.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: null });
+
+    const users = createUserStore(t.db);
+    const owner = await verifySessionToken(secret, demo.tokens.session, clock.now());
+    const member = await verifySessionToken(secret, demo.tokens.memberSession, clock.now());
+    expect(owner).toMatchObject({ ok: true, workspaceId: demo.workspaceId });
+    expect(member).toMatchObject({ ok: true, workspaceId: demo.workspaceId });
+    expect(owner.ok && users.getUser(owner.userId)?.role).toBe('owner');
+    expect(member.ok && users.getUser(member.userId)?.role).toBe('member');
+    expect(await verifySessionToken(secret, demo.tokens.session, clock.now() + 23 * 3600_000)).toMatchObject({ ok: true });
+    expect(await verifySessionToken(secret, demo.tokens.expiredSession, clock.now())).toEqual({ ok: false, reason: 'expired' });
+    expect(await verifySessionToken(new Uint8Array(32), demo.tokens.session, clock.now())).toEqual({ ok: false, reason: 'invalid' });
+  });
+
+  it('signs with the server\'s key by default: the session-jwt.key beside the database file', async () => {
+    const previous = process.env.SESSION_JWT_SECRET;
+    delete process.env.SESSION_JWT_SECRET;
+    try {
+      const demo = loadDemoData(t.db, clock.now).workPlatform;
+      const keyFile = path.join(path.dirname(t.path), 'session-jwt.key');
+      const fileSecret = new Uint8Array(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64url'));
+      expect(await verifySessionToken(fileSecret, demo.tokens.session, clock.now())).toMatchObject({ ok: true });
+      const configured = Buffer.alloc(32, 9);
+      process.env.SESSION_JWT_SECRET = configured.toString('base64url');
+      const again = loadDemoData(t.db, clock.now).workPlatform;
+      expect(await verifySessionToken(new Uint8Array(configured), again.tokens.session, clock.now())).toMatchObject({ ok: true });
+    } finally {
+      if (previous === undefined) delete process.env.SESSION_JWT_SECRET;
+      else process.env.SESSION_JWT_SECRET = previous;
+    }
+  });
+
+  it('loads into an in-memory database without writing a key file', () => {
+    const db = openDatabase(':memory:');
+    try {
+      expect(loadDemoData(db, clock.now).workPlatform.taskIds.length).toBeGreaterThanOrEqual(120);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves no outbox rows: demo content is seed data, not activity', () => {
+    load();
+    expect(t.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
+  });
+
+  it('is idempotent: reloading recreates the same projects and tasks, keeps users and earlier tokens, issues new ones', () => {
+    const first = load();
+    const counts = () =>
+      Object.fromEntries(['workspaces', 'users', 'projects', 'tasks', 'events'].map((table) => [table, t.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()]));
+    const before = counts();
+    const titles = allTasks(first.workspaceId).map((task) => [task.id, task.title, task.priority, task.status]);
+    clock.advance(60_000);
+    const second = load();
+    expect(counts()).toEqual(before);
+    expect(second.taskIds).toEqual(first.taskIds);
+    expect(second.projectId).toBe(first.projectId);
+    expect(second.otherWorkspace.taskId).toBe(first.otherWorkspace.taskId);
+    expect(allTasks(second.workspaceId).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
+    expect(second.tokens.all).not.toBe(first.tokens.all);
+    expect(createPersonalAccessTokenStore(t.db).findPatByHash(hashToken(first.tokens.all))?.revokedAt).toBeNull();
+  });
+
+  it('leaves other workspaces alone', () => {
+    const own = makeWorkspace(t.db, { name: 'Not a demo' });
+    const projectId = createProjectStore(t.db).createProject(own.workspaceId, { name: 'Mine' }, own.actor).id;
+    const task = createTaskStore(t.db).createTask(own.workspaceId, { projectId, title: 'Keep me' }, own.actor);
+    load();
+    load();
+    expect(createTaskStore(t.db).getTask(own.workspaceId, task.id)).toEqual(task);
+    expect(t.db.prepare('SELECT count(*) FROM events WHERE workspace_id = ?').pluck().get(own.workspaceId)).toBe(2);
+  });
+});
