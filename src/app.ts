@@ -15,7 +15,7 @@ import { openDatabase } from './store/database.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
 import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
-import { readPlanLimitTable } from './limits/planLimits.js';
+import { workPlatformPlanTable } from './limits/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { startScheduledJobs } from './scheduledJobs.js';
 import { createIdempotencyKeyStore, runInImmediateTransaction } from './store/idempotencyKeys.js';
@@ -66,7 +66,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
 
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
-    const planTable = readPlanLimitTable(workPlatformArtifacts.document as Record<string, unknown>);
+    const planTable = workPlatformPlanTable();
     const workPlatformApi = await createWorkPlatformApi({
       document: workPlatformArtifacts.document as Document,
       callers: createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, now }),

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 export const PLANS = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 export const RATE_LIMIT_CLASSES = ['read', 'write', 'ai'] as const;
@@ -52,4 +55,18 @@ export function readPlanLimitTable(document: Record<string, unknown>): PlanLimit
     aiDailySpendCapCents: record(table.aiDailySpendCapCents, 'aiDailySpendCapCents', isCountOrNull, PLANS) as Record<Plan, number | null>,
     webhookRetryDelaysSeconds: delays as number[],
   };
+}
+
+let workPlatformTable: PlanLimitTable | undefined;
+
+/**
+ * The Work-Platform plan table as the committed contract states it (generated/work-platform),
+ * read once. The one place the plan values come from: stores, the CLI and the API all use it.
+ */
+export function workPlatformPlanTable(): PlanLimitTable {
+  if (!workPlatformTable) {
+    const file = fileURLToPath(new URL('../../generated/work-platform/openapi.json', import.meta.url));
+    workPlatformTable = readPlanLimitTable(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
+  }
+  return workPlatformTable;
 }

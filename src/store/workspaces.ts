@@ -1,5 +1,6 @@
 // Workspaces: the tenants of the Work-Platform API, with their plan and per-workspace limit
-// overrides. planDefaults() is the plan table; effectiveLimits() says, per value, what is in force.
+// overrides. planDefaults() reads the plan table of the contract; effectiveLimits() says, per value,
+// what is in force.
 import type BetterSqlite3 from 'better-sqlite3';
 import { eq, sql } from 'drizzle-orm';
 import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
@@ -7,6 +8,7 @@ import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
+import { workPlatformPlanTable } from '../limits/planLimits.js';
 
 export { workspacePlans, type WorkspacePlan };
 
@@ -50,36 +52,24 @@ export interface Workspace {
   createdAt: number;
 }
 
-/** The seed's retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
-export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([30, 120, 600, 1800, 7200, 28800, 86400]);
+/** The contract's default retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
+export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([...workPlatformPlanTable().webhookRetryDelaysSeconds]);
 
-const rateTable = {
-  free: { readPerMinute: 300, writePerMinute: 60, aiPerMinute: 20 },
-  pro: { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60 },
-  enterprise: { readPerMinute: 6000, writePerMinute: 1500, aiPerMinute: 300 },
-} as const satisfies Record<RateLimitTier, Pick<LimitValues, 'readPerMinute' | 'writePerMinute' | 'aiPerMinute'>>;
-
-const planTable: Record<WorkspacePlan, { tier: RateLimitTier; monthlyQuota: number | null; aiDailySpendCapCents: number | null }> = {
-  free: { tier: 'free', monthlyQuota: 10_000, aiDailySpendCapCents: 500 },
-  pro: { tier: 'pro', monthlyQuota: 100_000, aiDailySpendCapCents: 5_000 },
-  team: { tier: 'pro', monthlyQuota: 250_000, aiDailySpendCapCents: 20_000 },
-  business: { tier: 'pro', monthlyQuota: 1_000_000, aiDailySpendCapCents: 100_000 },
-  enterprise: { tier: 'enterprise', monthlyQuota: null, aiDailySpendCapCents: null },
-};
-
-/** free → free; pro, team, business → pro; enterprise → enterprise. */
+/** free → free; pro, team, business → pro; enterprise → enterprise (the contract's x-rate-limits.tiers). */
 export function rateLimitTier(plan: WorkspacePlan): RateLimitTier {
-  return planTable[plan].tier;
+  return workPlatformPlanTable().tiers[plan];
 }
 
-/** The plan table: rate limits per tier (the seed), quota and AI spend cap per plan (our choice). */
+/** A plan's values, from the contract's `x-rate-limits`. */
 export function planDefaults(plan: WorkspacePlan): LimitValues {
-  const entry = planTable[plan];
+  const table = workPlatformPlanTable();
   return {
-    ...rateTable[entry.tier],
-    monthlyQuota: entry.monthlyQuota,
-    aiDailySpendCapCents: entry.aiDailySpendCapCents,
-    webhookRetryDelaysSeconds: [...defaultWebhookRetryDelaysSeconds],
+    readPerMinute: table.requestsPerMinute.read[plan],
+    writePerMinute: table.requestsPerMinute.write[plan],
+    aiPerMinute: table.requestsPerMinute.ai[plan],
+    monthlyQuota: table.monthlyQuota[plan],
+    aiDailySpendCapCents: table.aiDailySpendCapCents[plan],
+    webhookRetryDelaysSeconds: [...table.webhookRetryDelaysSeconds],
   };
 }
 

@@ -1,27 +1,12 @@
 import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
-import type { Workspace } from '../store/workspaces.js';
+import { effectiveLimits, rateLimitTier, type Workspace } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
 import { ApiProblem } from './problems.js';
 
 /** Counts monthly token calls; the SQLite store implements it, a shared store may later. */
 export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
-
-const OVERRIDE_OF: Record<RateLimitClass, 'readPerMinute' | 'writePerMinute' | 'aiPerMinute'> = {
-  read: 'readPerMinute',
-  write: 'writePerMinute',
-  ai: 'aiPerMinute',
-};
-
-/** The allowance of one class for a workspace: its override, else its plan's value from the contract. */
-export function requestsPerWindow(table: PlanLimitTable, workspace: Workspace, rateClass: RateLimitClass): number {
-  return workspace.overrides[OVERRIDE_OF[rateClass]] ?? table.requestsPerMinute[rateClass][workspace.plan];
-}
-
-export function monthlyQuotaOf(table: PlanLimitTable, workspace: Workspace): number | null {
-  return workspace.overrides.monthlyQuota ?? table.monthlyQuota[workspace.plan];
-}
 
 /**
  * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
@@ -34,8 +19,9 @@ export function enforceCallLimits(
   rateClass: RateLimitClass,
 ): Record<string, string> {
   const { table } = deps;
-  const limit = requestsPerWindow(table, workspace, rateClass);
-  const tier = table.tiers[workspace.plan];
+  const limits = effectiveLimits(workspace);
+  const limit = limits[`${rateClass}PerMinute`].inForce;
+  const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
   const decision = deps.rateLimiter.consume(`wp:${workspace.id}:${rateClass}`, limit, table.windowMs);
   const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
@@ -60,7 +46,7 @@ export function enforceCallLimits(
   }
   if (caller.kind !== 'pat') return headers;
 
-  const quota = deps.quota.countQuotaCall(workspace.id, deps.now, monthlyQuotaOf(table, workspace));
+  const quota = deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce);
   if (quota.limit === null) return headers;
   Object.assign(headers, {
     'x-quota-limit': String(quota.limit),
