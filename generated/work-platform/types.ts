@@ -306,7 +306,7 @@ export interface components {
         /**
          * @description `projectId` and `title` are required. `priority` defaults to `MEDIUM`, `status` to `TODO`, `dueOn` and `assigneeId` to null. A project or user of another workspace answers 404.
          * @example {
-         *       "projectId": "prj_demoWebsiteRelaunch",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
          *       "title": "Draft the launch announcement",
          *       "priority": "HIGH",
          *       "dueOn": "2026-12-01T17:00:00.000Z"
@@ -683,12 +683,12 @@ export interface components {
         Order: "asc" | "desc";
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-         * @example tsk_demo0000000000000001
+         * @example tsk_xVAxisFPjfzG5ipEaejr
          */
         TaskId: string;
         /**
          * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-         * @example prj_demoWebsiteRelaunch
+         * @example prj_K3Uv0fnoj8SvOOVDUdB5
          */
         ProjectId: string;
         /**
@@ -862,7 +862,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_demo0000000000000001
+                 * @example tsk_xVAxisFPjfzG5ipEaejr
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -909,7 +909,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_demo0000000000000001
+                 * @example tsk_xVAxisFPjfzG5ipEaejr
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -958,7 +958,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_demo0000000000000001
+                 * @example tsk_xVAxisFPjfzG5ipEaejr
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -1121,7 +1121,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_demoWebsiteRelaunch
+                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
                  */
                 projectId: components["parameters"]["ProjectId"];
             };
@@ -1168,7 +1168,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_demoWebsiteRelaunch
+                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
                  */
                 projectId: components["parameters"]["ProjectId"];
             };
@@ -1217,7 +1217,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_demoWebsiteRelaunch
+                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
                  */
                 projectId: components["parameters"]["ProjectId"];
             };

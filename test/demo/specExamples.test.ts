@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadDemoData } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
+import { contractOperations } from '../support/operations.js';
+
+/** The downloaded Postman collections send the spec's examples: they must name demo data. */
+const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-examples-'));
+const db = openDatabase(path.join(dataDir, 'app.db'));
+const fixture = loadDemoData(db);
+afterAll(() => {
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('path parameter examples of the contracts', () => {
+  it('name published portfolio items of the demo tenant', () => {
+    const published = fixture.portfolio.published;
+    const examples = contractOperations('portfolio')
+      .filter((operation) => operation.pathParameters.length > 0)
+      .map((operation) => operation.examplePath);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const [, , , kind, slug] = example.split('/');
+      expect(published[kind as 'posts' | 'pages' | 'outcomes'], example).toContain(slug);
+    }
+  });
+
+  it('name the demo workspace\'s project and first task', () => {
+    const examples = contractOperations('work-platform')
+      .filter((operation) => operation.pathParameters.length > 0)
+      .map((operation) => operation.examplePath);
+    expect(examples).toContain(`/v1/tasks/${fixture.workPlatform.taskIds[0]}`);
+    expect(examples).toContain(`/v1/projects/${fixture.workPlatform.projectId}`);
+  });
+});
