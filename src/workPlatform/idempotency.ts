@@ -20,6 +20,24 @@ export function runIdempotently(
   request: { workspaceId: string; key: string; method: string; path: string },
   act: () => Reply,
 ): Reply {
+  try {
+    return inOneTransaction(deps, request, act);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new ApiProblem('conflict', {
+        detail: 'Another request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
+        code: 'idempotency-key-in-use',
+      });
+    }
+    throw error;
+  }
+}
+
+function inOneTransaction(
+  deps: IdempotencyDependencies,
+  request: { workspaceId: string; key: string; method: string; path: string },
+  act: () => Reply,
+): Reply {
   return deps.inTransaction(() => {
     const now = deps.now();
     const stored = deps.store.findIdempotencyRecord(request.workspaceId, request.key, now);
