@@ -7,7 +7,7 @@ import { createTenantStore } from './store/tenants.js';
 
 const HELP = `Usage: npm start
 
-Starts the API server: the Published Portfolio Read API under /api/v1.
+Starts the API server: the Published Portfolio Read API under /api/v1 and the Work-Platform API under /v1.
 On an empty database it loads the demo data set and prints a demo API key.
 
 Environment variables:
@@ -55,6 +55,9 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
     `  ${publicBaseUrl}/api/v1/openapi.yaml`,
     `  ${publicBaseUrl}/api/v1/postman.json`,
     '',
+    'Work-Platform API (/v1):',
+    `  ${publicBaseUrl}/v1/openapi.json  (also openapi.yaml, postman.json, postman-environment.json)`,
+    '',
   ];
   if (demo) {
     const { apiKey, tenantId } = demo.portfolio;
@@ -62,7 +65,9 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
       'Demo data loaded into the empty database. Demo key of tenant ' + tenantId + ' (shown only now):',
       `  "apiKey": "${apiKey}"`,
       `  try: curl -H "Authorization: Bearer ${apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
-      '  More demo keys and every demo slug: npm run --silent admin -- demo --json (issues fresh keys).',
+      `Demo Personal Access Token of workspace ${demo.workPlatform.workspaceId}, every scope (shown only now):`,
+      `  try: curl -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" ${publicBaseUrl}/v1/tasks?limit=5`,
+      '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',
       '',
     );
   } else {
