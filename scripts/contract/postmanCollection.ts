@@ -136,13 +136,21 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
   } as ItemDefinition);
 }
 
-/** Renders postman.json for the bundled document (tags and operations assumed to pass the conventions). */
-export function renderPostmanCollection(api: string, document: JsonObject): string {
+/** The document's info, its title (or the API's name) and its first server, the default `baseUrl`. */
+function collectionBasics(api: string, document: JsonObject): { info: JsonObject; title: string; baseUrl: string } {
   const info = isJsonObject(document.info) ? document.info : {};
-  const title = typeof info.title === 'string' ? info.title : api;
   const servers = Array.isArray(document.servers) ? document.servers : [];
   const firstServer = servers[0];
-  const baseUrl = isJsonObject(firstServer) && typeof firstServer.url === 'string' ? firstServer.url : 'http://localhost:3000';
+  return {
+    info,
+    title: typeof info.title === 'string' ? info.title : api,
+    baseUrl: isJsonObject(firstServer) && typeof firstServer.url === 'string' ? firstServer.url : 'http://localhost:3000',
+  };
+}
+
+/** Renders postman.json for the bundled document (tags and operations assumed to pass the conventions). */
+export function renderPostmanCollection(api: string, document: JsonObject): string {
+  const { info, title, baseUrl } = collectionBasics(api, document);
   const summary = typeof info.summary === 'string' ? `\n\n${info.summary}` : '';
 
   const collection = new postman.Collection({
@@ -184,11 +192,7 @@ export function renderPostmanCollection(api: string, document: JsonObject): stri
  * first server) and an empty secret `bearerToken`, the two variables the collection uses.
  */
 export function renderPostmanEnvironment(api: string, document: JsonObject): string {
-  const info = isJsonObject(document.info) ? document.info : {};
-  const title = typeof info.title === 'string' ? info.title : api;
-  const servers = Array.isArray(document.servers) ? document.servers : [];
-  const firstServer = servers[0];
-  const baseUrl = isJsonObject(firstServer) && typeof firstServer.url === 'string' ? firstServer.url : 'http://localhost:3000';
+  const { title, baseUrl } = collectionBasics(api, document);
   const environment = {
     id: deterministicUuid(`${api}:environment`),
     name: title,
