@@ -683,12 +683,12 @@ export interface components {
         Order: "asc" | "desc";
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-         * @example tsk_xVAxisFPjfzG5ipEaejr
+         * @example tsk_cb2s0qa6P7MCQ5zVPMi1
          */
         TaskId: string;
         /**
          * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-         * @example prj_K3Uv0fnoj8SvOOVDUdB5
+         * @example prj_nBcwBUyM7dVuD0sW71FG
          */
         ProjectId: string;
         /**
@@ -697,7 +697,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Required by the server (without it the answer is 428); optional in the schema so that its absence gets that clear answer rather than a validation error.
+         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
          * @example "1"
          */
         IfMatchRequired: string;
@@ -862,7 +862,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_xVAxisFPjfzG5ipEaejr
+                 * @example tsk_cb2s0qa6P7MCQ5zVPMi1
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -909,7 +909,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_xVAxisFPjfzG5ipEaejr
+                 * @example tsk_cb2s0qa6P7MCQ5zVPMi1
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -948,17 +948,17 @@ export interface operations {
     updateTask: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Required by the server (without it the answer is 428); optional in the schema so that its absence gets that clear answer rather than a validation error.
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
                  * @example "1"
                  */
-                "If-Match"?: components["parameters"]["IfMatchRequired"];
+                "If-Match": components["parameters"]["IfMatchRequired"];
             };
             path: {
                 /**
                  * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
-                 * @example tsk_xVAxisFPjfzG5ipEaejr
+                 * @example tsk_cb2s0qa6P7MCQ5zVPMi1
                  */
                 taskId: components["parameters"]["TaskId"];
             };
@@ -1121,7 +1121,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
+                 * @example prj_nBcwBUyM7dVuD0sW71FG
                  */
                 projectId: components["parameters"]["ProjectId"];
             };
@@ -1168,7 +1168,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
+                 * @example prj_nBcwBUyM7dVuD0sW71FG
                  */
                 projectId: components["parameters"]["ProjectId"];
             };
@@ -1207,17 +1207,17 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Required by the server (without it the answer is 428); optional in the schema so that its absence gets that clear answer rather than a validation error.
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
                  * @example "1"
                  */
-                "If-Match"?: components["parameters"]["IfMatchRequired"];
+                "If-Match": components["parameters"]["IfMatchRequired"];
             };
             path: {
                 /**
                  * @description The project's id (`prj_…`). Any other text names no project and answers 404.
-                 * @example prj_K3Uv0fnoj8SvOOVDUdB5
+                 * @example prj_nBcwBUyM7dVuD0sW71FG
                  */
                 projectId: components["parameters"]["ProjectId"];
             };

@@ -5,7 +5,12 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/**
+ * The methods of a path item in the order their operations are listed (and run, in the Postman
+ * collection): reads, then creates and changes, and deletes last, so that a collection run
+ * against demo data updates a resource before it deletes it.
+ */
+export const HTTP_METHODS = ['get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export function isJsonObject(value: unknown): value is JsonObject {

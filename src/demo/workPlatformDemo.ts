@@ -294,6 +294,10 @@ export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => numb
   clock = start;
   const otherProjectId = projects.createProject(demoWorkspaces.other.id, { name: 'Harbor internal tools', description: 'Another workspace: never visible to Northwind.' }, otherOwner).id;
   const otherTaskId = tasks.createTask(demoWorkspaces.other.id, { projectId: otherProjectId, title: 'Renew TLS certificates', priority: 'HIGH' }, otherOwner).id;
+  // An empty project, created last so the ids above stay as they were: the contract's
+  // `projectId` examples name it, so the Postman collection can update and delete it.
+  clock = start + 41 * day;
+  projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
 

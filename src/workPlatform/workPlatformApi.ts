@@ -85,7 +85,15 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
       checkBodyMediaType(context, state.call);
     },
     validationFail: (context: Context) => {
-      throw validationProblem(context.validation.errors ?? []);
+      const errors = context.validation.errors ?? [];
+      // A required If-Match that is missing is a missing precondition, not a malformed request.
+      const missingPrecondition = errors.some(
+        (error) => error.keyword === 'required' && error.instancePath === '/header' && error.params.missingProperty === 'if-match',
+      );
+      if (missingPrecondition) {
+        throw new ApiProblem('precondition-required', { detail: 'Send If-Match with the current version (the ETag) of what you change.' });
+      }
+      throw validationProblem(errors);
     },
     notImplemented: (context: Context) => {
       throw new Error(`operation ${context.operation?.operationId} has no handler`);

@@ -28,11 +28,17 @@ describe('path parameter examples of the contracts', () => {
     }
   });
 
-  it('name the demo workspace\'s project and first task', () => {
+  it('name a demo task at version 1 and an empty demo project, so the collection can update and delete them', () => {
     const examples = contractOperations('work-platform')
       .filter((operation) => operation.pathParameters.length > 0)
       .map((operation) => operation.examplePath);
-    expect(examples).toContain(`/v1/tasks/${fixture.workPlatform.taskIds[0]}`);
-    expect(examples).toContain(`/v1/projects/${fixture.workPlatform.projectId}`);
+    const taskPath = examples.find((example) => example.startsWith('/v1/tasks/'))!;
+    const projectPath = examples.find((example) => example.startsWith('/v1/projects/'))!;
+    const task = db.prepare('SELECT workspace_id AS workspaceId, version FROM tasks WHERE id = ?').get(taskPath.split('/')[3]);
+    const project = db
+      .prepare('SELECT workspace_id AS workspaceId, version, (SELECT count(*) FROM tasks WHERE project_id = projects.id) AS taskCount FROM projects WHERE id = ?')
+      .get(projectPath.split('/')[3]);
+    expect(task).toEqual({ workspaceId: fixture.workPlatform.workspaceId, version: 1 });
+    expect(project).toEqual({ workspaceId: fixture.workPlatform.workspaceId, version: 1, taskCount: 0 });
   });
 });

@@ -44,7 +44,7 @@ describe('Work-Platform demo data', () => {
     expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
   });
 
-  it('holds over 120 tasks in three projects, with ties on dueOn, priority and title and some null dueOn', () => {
+  it('holds over 120 tasks in three projects (and one empty project), with ties on dueOn, priority and title and some null dueOn', () => {
     const demo = load();
     const tasks = allTasks(demo.workspaceId);
     expect(tasks.length).toBeGreaterThanOrEqual(120);
@@ -52,9 +52,10 @@ describe('Work-Platform demo data', () => {
     expect(new Set(demo.taskIds).size).toBe(demo.taskIds.length);
 
     const projects = createProjectStore(t.db).listProjects(demo.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items;
-    expect(projects.map((project) => project.name)).toEqual(['Website relaunch', 'Mobile app 2.0', 'Customer onboarding']);
+    expect(projects.map((project) => project.name)).toEqual(['Website relaunch', 'Mobile app 2.0', 'Customer onboarding', 'Someday']);
     expect(projects[0]!.id).toBe(demo.projectId);
-    for (const project of projects) expect(tasks.filter((task) => task.projectId === project.id).length).toBeGreaterThan(20);
+    for (const project of projects.slice(0, 3)) expect(tasks.filter((task) => task.projectId === project.id).length).toBeGreaterThan(20);
+    expect(tasks.filter((task) => task.projectId === projects[3]!.id)).toEqual([]);
 
     const tally = (values: (string | null)[]) => values.reduce((counts, value) => counts.set(value, (counts.get(value) ?? 0) + 1), new Map<string | null, number>());
     const dueOn = tally(tasks.map((task) => task.dueOn));
