@@ -10,6 +10,17 @@ export interface ContractOperation {
   isPublic: boolean;
   isList: boolean;
   pathParameters: string[];
+  /** `x-required-scopes` (empty when the contract has none). */
+  requiredScopes: string[];
+  /** `x-required-roles` (empty when any member may call). */
+  requiredRoles: string[];
+  /** `x-ratelimit-class`, when the contract has one. */
+  rateLimitClass?: string;
+  /** Header parameters, names in lower case, e.g. `if-match`. */
+  headerParameters: { name: string; required: boolean }[];
+  /** Whether the operation takes a JSON body, and the example its schema gives. */
+  hasRequestBody: boolean;
+  requestBodyExample?: unknown;
 }
 
 type Json = Record<string, any>;
@@ -25,6 +36,7 @@ export function contractOperations(api = 'portfolio'): ContractOperation[] {
       let examplePath = template;
       for (const parameter of pathParameters) examplePath = examplePath.replace(`{${parameter.name}}`, String(parameter.example));
       const security = (operation as Json).security ?? document.security ?? [];
+      const requestBodyMedia = resolve(document, (operation as Json).requestBody ?? {}).content?.['application/json'] as Json | undefined;
       operations.push({
         operationId: (operation as Json).operationId,
         method: method.toUpperCase(),
@@ -33,10 +45,24 @@ export function contractOperations(api = 'portfolio'): ContractOperation[] {
         isPublic: security.length === 0,
         isList: parameters.some((parameter: Json) => parameter.in === 'query' && parameter.name === 'limit'),
         pathParameters: pathParameters.map((parameter: Json) => parameter.name),
+        requiredScopes: [...((operation as Json)['x-required-scopes'] ?? [])],
+        requiredRoles: [...((operation as Json)['x-required-roles'] ?? [])],
+        rateLimitClass: (operation as Json)['x-ratelimit-class'],
+        headerParameters: parameters
+          .filter((parameter: Json) => parameter.in === 'header')
+          .map((parameter: Json) => ({ name: String(parameter.name).toLowerCase(), required: parameter.required === true })),
+        hasRequestBody: requestBodyMedia !== undefined,
+        requestBodyExample: requestBodyMedia === undefined ? undefined : bodyExample(document, requestBodyMedia),
       });
     }
   }
   return operations;
+}
+
+/** The media type's own example, else its schema's (following one `$ref`). */
+function bodyExample(document: Json, media: Json): unknown {
+  if (media.example !== undefined) return media.example;
+  return resolve(document, media.schema ?? {}).example;
 }
 
 function resolve(document: Json, node: Json): Json {

@@ -7,12 +7,17 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
+import { loadOrCreateSecret } from '../../src/store/sessionTokens.js';
 import { ContractClient } from './contractClient.js';
 
 export interface TestApp {
   app: RunningApp;
   client: ContractClient;
+  /** A client of the Work-Platform API (/v1) that validates every answer against its contract. */
+  workPlatformClient: ContractClient;
   fixture: DemoFixture;
+  /** The key the server signs and verifies session tokens with (SESSION_JWT_SECRET or the key file). */
+  sessionSecret: Uint8Array;
   db: BetterSqlite3.Database;
   dataDir: string;
   /** Every log line the server wrote, to assert what is and is not logged. */
@@ -49,14 +54,25 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   };
   const now = options.now ?? Date.now;
   const db = openDatabase(databasePath);
-  const fixture = loadDemoData(db, now);
+  // The same secret the server will read, so the demo's session tokens (and the tests' own) verify.
+  const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
+    name: 'SESSION_JWT_SECRET',
+  });
+  const fixture = loadDemoData(db, now, { sessionSecret });
   const logLines: string[] = [];
   const app = await startApp(config, { logger: memoryLogger(logLines), db, now });
   const client = new ContractClient(app.url);
+  let workPlatformClient: ContractClient | undefined;
   return {
     app,
     client,
+    // Built on first use: the portfolio suites never pay for compiling the other contract.
+    get workPlatformClient() {
+      workPlatformClient ??= new ContractClient(app.url, 'work-platform', 'Problem');
+      return workPlatformClient;
+    },
     fixture,
+    sessionSecret,
     db,
     dataDir,
     logLines,

@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { contractOperations, type ContractOperation } from '../support/operations.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import {
+  demoUsers,
+  expectProblem,
+  liftCallLimits,
+  makePat,
+  makeSession,
+  sessionClaims,
+  signJwt,
+  withPlaceholders,
+  WORK_PLATFORM_SCOPES,
+} from '../support/workPlatform.js';
+
+/**
+ * The shared security suite of the Work-Platform API, derived from the served contract: every
+ * operation, including one added later, is covered without editing this file.
+ */
+const operations = contractOperations('work-platform');
+const authenticated = operations.filter((operation) => !operation.isPublic);
+const publicOperations = operations.filter((operation) => operation.isPublic);
+const byId = operations.filter((operation) => operation.pathParameters.length > 0);
+
+const BLOCKED_ORIGIN = 'https://evil.example';
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'location',
+  'etag',
+  'x-ratelimit-class',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-window-ms',
+  'x-ratelimit-tier',
+  'x-quota-limit',
+  'x-quota-remaining',
+  'x-quota-reset',
+];
+
+let t: TestApp;
+let client: ContractClient;
+let fx: TestApp['fixture']['workPlatform'];
+let expiredPat: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  client = t.workPlatformClient;
+  fx = t.fixture.workPlatform;
+  liftCallLimits(t.db, fx.workspaceId);
+  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+  expiredPat = makePat(t.db, fx.workspaceId, WORK_PLATFORM_SCOPES, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** The operation as a client would send it: its example body and, where required, If-Match. */
+function call(operation: ContractOperation, headers: Record<string, string>, path = operation.examplePath) {
+  const sent: Record<string, string> = { ...headers };
+  if (operation.hasRequestBody) sent['content-type'] ??= 'application/json';
+  if (operation.headerParameters.some((parameter) => parameter.name === 'if-match' && parameter.required)) sent['if-match'] ??= '"1"';
+  const body = operation.hasRequestBody ? JSON.stringify(operation.requestBodyExample ?? {}) : undefined;
+  return client.request(operation.method, path, { headers: sent, body });
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const ownerClaims = () => sessionClaims({ userId: demoUsers.owner.id, workspaceId: fx.workspaceId });
+const HS256 = { alg: 'HS256', typ: 'JWT' };
+
+const unauthenticatedCases: [string, () => Record<string, string>][] = [
+  ['no Authorization header', () => ({})],
+  ['an empty Authorization header', () => ({ authorization: '' })],
+  ['the Basic scheme', () => ({ authorization: 'Basic dXNlcjpwYXNz' })],
+  ['a PAT without the Bearer scheme', () => ({ authorization: fx.tokens.all })],
+  ['a garbage bearer token', () => bearer('not-a-token')],
+  ['a malformed PAT (svc_pat_x)', () => bearer('svc_pat_x')],
+  ['a well-formed PAT that was never issued', () => bearer(`svc_pat_${'A'.repeat(43)}`)],
+  ['a PAT with a character appended', () => bearer(`${fx.tokens.all}x`)],
+  ['a revoked PAT', () => bearer(fx.tokens.revoked)],
+  ['an expired PAT', () => bearer(expiredPat)],
+  ['a session token signed with another secret', () => bearer(signJwt(HS256, ownerClaims(), randomBytes(32)))],
+  ['an expired session token signed with another secret', () =>
+    bearer(signJwt(HS256, sessionClaims({ userId: demoUsers.owner.id, workspaceId: fx.workspaceId, lifetimeSeconds: -3600 }), randomBytes(32)))],
+  ['a session token with alg none', () => bearer(signJwt({ alg: 'none', typ: 'JWT' }, ownerClaims(), null))],
+  ['a session token signed HS512 with the right secret', () => bearer(signJwt({ alg: 'HS512', typ: 'JWT' }, ownerClaims(), t.sessionSecret, 'sha512'))],
+  ['a session token whose claims were altered after signing', () => {
+    const [header, , signature] = fx.tokens.memberSession.split('.');
+    const claims = Buffer.from(JSON.stringify(ownerClaims())).toString('base64url');
+    return bearer(`${header}.${claims}.${signature}`);
+  }],
+  ['a session token for another audience', () => bearer(signJwt(HS256, { ...ownerClaims(), aud: 'portfolio' }, t.sessionSecret))],
+  ['a session token of a user of another workspace, claiming this one', () =>
+    bearer(makeSession(t.sessionSecret, { userId: demoUsers.otherOwner.id, workspaceId: fx.workspaceId }))],
+  ['a session token of a user that does not exist', () =>
+    bearer(makeSession(t.sessionSecret, { userId: 'usr_nobodyAtAll', workspaceId: fx.workspaceId }))],
+];
+
+describe.each(authenticated)('$operationId ($method $template)', (operation) => {
+  it.each(unauthenticatedCases)('answers 401 unauthenticated for %s', async (_case, headers) => {
+    const response = await call(operation, headers());
+    expectProblem(response, 401, 'unauthenticated');
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer /);
+    // Nothing was counted: an unauthenticated call has no workspace.
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('answers 401 token-expired for a session token that has only expired', async () => {
+    expectProblem(await call(operation, bearer(fx.tokens.expiredSession)), 401, 'token-expired');
+  });
+
+  it('checks the token before the parameters and the body', async () => {
+    const path = operation.isList ? `${operation.examplePath}?limit=abc` : operation.examplePath;
+    const response = await client.request(operation.method, path, {
+      headers: { 'content-type': 'application/json' },
+      body: operation.hasRequestBody ? '{not json' : undefined,
+    });
+    expectProblem(response, 401, 'unauthenticated');
+  });
+
+  it('declares its scopes in x-required-scopes', () => {
+    expect(operation.requiredScopes.length).toBeGreaterThan(0);
+    expect(operation.requiredScopes.every((scope) => (WORK_PLATFORM_SCOPES as readonly string[]).includes(scope))).toBe(true);
+  });
+
+  it.each(operation.requiredScopes)('answers 403 insufficient-scope to a PAT with every scope but %s', async (missing) => {
+    const granted = WORK_PLATFORM_SCOPES.filter((scope) => scope !== missing);
+    const response = await call(operation, bearer(makePat(t.db, fx.workspaceId, granted)));
+    const problem = expectProblem(response, 403, 'insufficient-scope');
+    expect(problem.requiredScopes).toEqual(operation.requiredScopes);
+    expect(problem.grantedScopes).toEqual(granted);
+  });
+
+  it('answers 403 insufficient-scope to a PAT without scopes, listing none granted', async () => {
+    const problem = expectProblem(await call(operation, bearer(fx.tokens.noScopes)), 403, 'insufficient-scope');
+    expect(problem.requiredScopes).toEqual(operation.requiredScopes);
+    expect(problem.grantedScopes).toEqual([]);
+  });
+
+  it('answers 403 forbidden to a blocked Origin, before looking at the token', async () => {
+    const response = await call(operation, { ...bearer(fx.tokens.all), origin: BLOCKED_ORIGIN });
+    expectProblem(response, 403, 'forbidden', 'origin-not-allowed');
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
+
+describe.each(operations)('$operationId ($method $template) and CORS', (operation) => {
+  it('answers a preflight from a blocked Origin with 403 forbidden', async () => {
+    const response = await client.request('OPTIONS', operation.examplePath, {
+      headers: { origin: BLOCKED_ORIGIN, 'access-control-request-method': operation.method },
+    });
+    expectProblem(response, 403, 'forbidden', 'origin-not-allowed');
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers a preflight from the allowed origin with 204, the CORS headers and x-request-id', async () => {
+    const response = await client.request('OPTIONS', operation.examplePath, {
+      headers: { origin: fx.allowedOrigin, 'access-control-request-method': operation.method, 'access-control-request-headers': 'authorization, content-type, if-match, idempotency-key' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.text).toBe('');
+    expect(response.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    expect(response.headers['access-control-allow-origin']).toBe(fx.allowedOrigin);
+    expect(response.headers['access-control-allow-methods']?.split(/,\s*/)).toContain(operation.method);
+    expect(response.headers['access-control-allow-headers']?.toLowerCase().split(/,\s*/)).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'if-match', 'idempotency-key']),
+    );
+  });
+
+  it('gives the allowed origin Access-Control-Allow-Origin and the exposed headers', async () => {
+    const response = await client.request(operation.method, operation.isList ? `${operation.examplePath}?limit=1` : operation.examplePath, {
+      headers: { ...bearer(fx.tokens.readOnly), origin: fx.allowedOrigin },
+    });
+    expect(response.headers['access-control-allow-origin']).toBe(fx.allowedOrigin);
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(response.headers['access-control-expose-headers']?.toLowerCase().split(/,\s*/)).toEqual(expect.arrayContaining(EXPOSED_HEADERS));
+  });
+});
+
+describe.each(publicOperations)('$operationId ($method $template), public', (operation) => {
+  it('answers 200 without a token, uncounted', async () => {
+    const response = await call(operation, {});
+    expect(response.status).toBe(200);
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('answers 403 forbidden to a blocked Origin', async () => {
+    expectProblem(await call(operation, { origin: BLOCKED_ORIGIN }), 403, 'forbidden', 'origin-not-allowed');
+  });
+});
+
+describe.each(byId)("$operationId ($method $template) with another workspace's ids", (operation) => {
+  const otherIdOf = (name: string) => (name === 'taskId' ? fx.otherWorkspace.taskId : fx.otherWorkspace.projectId);
+  // Never issued, same shape and length as the other workspace's ids.
+  const missingIdOf = (name: string) => `${name === 'taskId' ? 'tsk' : 'prj'}_${'Z'.repeat(20)}`;
+  const pathWith = (idOf: (name: string) => string) =>
+    operation.pathParameters.reduce((path, name) => path.replace(`{${name}}`, idOf(name)), operation.template);
+
+  it('answers 404 exactly as for a missing id (only the request id and the id itself differ), and changes nothing', async () => {
+    const foreign = await call(operation, bearer(fx.tokens.all), pathWith(otherIdOf));
+    const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
+    const foreignProblem = expectProblem(foreign, 404, 'not-found');
+    const missingProblem = expectProblem(missing, 404, 'not-found');
+    expect(foreignProblem.code).toMatch(/^(task|project)-not-found$/);
+    const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
+      withPlaceholders(text, {
+        [requestId]: '<request id>',
+        ...Object.fromEntries(operation.pathParameters.map((name) => [idOf(name), `<${name}>`])),
+      });
+    expect(normalize(foreign.text, foreignProblem.requestId, otherIdOf)).toBe(normalize(missing.text, missingProblem.requestId, missingIdOf));
+    expect(Object.keys(foreign.headers).sort()).toEqual(Object.keys(missing.headers).sort());
+
+    // The other workspace still has its resource, untouched.
+    for (const name of operation.pathParameters) {
+      const own = await client.get(`/v1/${name === 'taskId' ? 'tasks' : 'projects'}/${otherIdOf(name)}`, bearer(fx.otherWorkspace.token));
+      expect(own.status).toBe(200);
+      expect(own.body.version).toBe(1);
+    }
+  });
+});
+
+describe('workspace isolation', () => {
+  it("answers another workspace's token 404 for this workspace's task and project", async () => {
+    const task = await client.get(`/v1/tasks/${fx.taskIds[0]}`, bearer(fx.otherWorkspace.token));
+    expectProblem(task, 404, 'not-found', 'task-not-found');
+    const project = await client.get(`/v1/projects/${fx.projectId}`, bearer(fx.otherWorkspace.token));
+    expectProblem(project, 404, 'not-found', 'project-not-found');
+  });
+
+  it("lists no task or project of one workspace to the other", async () => {
+    const tasks = await client.get('/v1/tasks?limit=100', bearer(fx.otherWorkspace.token));
+    expect(tasks.status).toBe(200);
+    expect(tasks.body.items.map((task: { id: string }) => task.id)).toEqual([fx.otherWorkspace.taskId]);
+    const projects = await client.get('/v1/projects?limit=100', bearer(fx.otherWorkspace.token));
+    expect(projects.body.items.map((project: { id: string }) => project.id)).toEqual([fx.otherWorkspace.projectId]);
+  });
+
+  it("refuses a task in another workspace's project with 404, creating nothing", async () => {
+    const response = await client.request('POST', '/v1/tasks', {
+      headers: { ...bearer(fx.tokens.all), 'content-type': 'application/json' },
+      body: JSON.stringify({ projectId: fx.otherWorkspace.projectId, title: 'Smuggled' }),
+    });
+    expectProblem(response, 404, 'not-found', 'project-not-found');
+    expect(t.db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Smuggled'").get()).toEqual({ count: 0 });
+  });
+});
+
+describe('GET /v1/workspace/limits by role and scope', () => {
+  const limits = (token: string) => client.get('/v1/workspace/limits', bearer(token));
+
+  it('answers the owner and an admin by session with 200', async () => {
+    const owner = await limits(fx.tokens.session);
+    expect(owner.status).toBe(200);
+    expect(owner.body.workspaceId).toBe(fx.workspaceId);
+    const admin = await limits(makeSession(t.sessionSecret, { userId: demoUsers.admin.id, workspaceId: fx.workspaceId }));
+    expect(admin.status).toBe(200);
+  });
+
+  it("answers a plain member's session with 403 forbidden", async () => {
+    expectProblem(await limits(fx.tokens.memberSession), 403, 'forbidden', 'role-not-allowed');
+  });
+
+  it('answers a PAT with workspace:read 200, even a member\'s, and one without it 403 insufficient-scope', async () => {
+    expect((await limits(makePat(t.db, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
+    const refused = expectProblem(await limits(fx.tokens.readOnly), 403, 'insufficient-scope');
+    expect(refused).toMatchObject({ requiredScopes: ['workspace:read'], grantedScopes: ['tasks:read'] });
+  });
+});
+
+describe('problems outside any operation', () => {
+  it('answers an unknown route with a 404 problem', async () => {
+    expectProblem(await client.get('/v1/no-such-thing', bearer(fx.tokens.all)), 404, 'not-found');
+  });
+
+  it('answers a wrong method with a 405 problem and Allow', async () => {
+    const response = await client.request('PUT', '/v1/tasks', { headers: bearer(fx.tokens.all) });
+    expectProblem(response, 405, 'method-not-allowed');
+    expect(response.headers['allow']?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+  });
+
+  it('echoes a valid client x-request-id in the header and the problem', async () => {
+    const response = await client.get('/v1/tasks', { 'x-request-id': 'trace-42.a:b' });
+    expect(response.headers['x-request-id']).toBe('trace-42.a:b');
+    expect(expectProblem(response, 401, 'unauthenticated').requestId).toBe('trace-42.a:b');
+  });
+
+  it('replaces an invalid client x-request-id with its own', async () => {
+    const response = await client.get('/v1/tasks', { 'x-request-id': 'not valid!' });
+    expect(response.headers['x-request-id']).not.toBe('not valid!');
+    expectProblem(response, 401, 'unauthenticated');
+  });
+});
+
+describe('secrets', () => {
+  it('never writes a token to the log', async () => {
+    await client.get('/v1/tasks?limit=1', bearer(fx.tokens.all));
+    await client.get('/v1/tasks?limit=1', bearer(fx.tokens.session));
+    const log = t.logLines.join('\n');
+    for (const token of [fx.tokens.all, fx.tokens.session, fx.tokens.revoked]) expect(log).not.toContain(token);
+  });
+
+  it('stores PATs only as hashes', () => {
+    const stored = JSON.stringify(t.db.prepare('SELECT * FROM personal_access_tokens').all());
+    expect(stored).not.toContain(fx.tokens.all.slice('svc_pat_'.length));
+  });
+});
+
+it('covers every operation of the contract', () => {
+  expect(operations.length).toBeGreaterThanOrEqual(15);
+  expect(authenticated.length).toBeGreaterThanOrEqual(11);
+  expect(byId.map((operation) => operation.operationId).sort()).toEqual(
+    ['deleteProject', 'deleteTask', 'getProject', 'getTask', 'updateProject', 'updateTask'],
+  );
+});
