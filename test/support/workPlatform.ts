@@ -6,7 +6,9 @@ import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
 import { createPersonalAccessTokenStore, WORK_PLATFORM_SCOPES } from '../../src/store/personalAccessTokens.js';
 import { issueSessionToken } from '../../src/store/sessionTokens.js';
-import { createWorkspaceStore } from '../../src/store/workspaces.js';
+import { createProjectStore } from '../../src/store/projects.js';
+import { createUserStore } from '../../src/store/users.js';
+import { createWorkspaceStore, type WorkspacePlan } from '../../src/store/workspaces.js';
 import { DEFAULT_PROBLEM_TYPE_BASE, PROBLEM_TYPES, type ProblemSlug } from '../../src/workPlatform/problems.js';
 import type { CheckedResponse } from './contractClient.js';
 
@@ -75,6 +77,35 @@ export function makePat(
     scopes,
     expiresAt: options.expiresAt ?? null,
   }).token;
+}
+
+export interface TestWorkspace {
+  workspaceId: string;
+  ownerId: string;
+  projectId: string;
+  /** A PAT of the owner with every scope. */
+  pat: string;
+  /** The owner's session token, valid for a day from `now`. */
+  session: string;
+}
+
+/** A workspace of its own (owner, one project, a PAT and a session), apart from the demo's. */
+export function makeTestWorkspace(
+  db: BetterSqlite3.Database,
+  sessionSecret: Uint8Array,
+  options: { plan?: WorkspacePlan; now?: () => number; name?: string } = {},
+): TestWorkspace {
+  const now = options.now ?? Date.now;
+  const { id: workspaceId } = createWorkspaceStore(db, { now }).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
+  const { id: ownerId } = createUserStore(db, { now }).createUser({ workspaceId, role: 'owner', name: 'Test owner' });
+  const { id: projectId } = createProjectStore(db, { now }).createProject(workspaceId, { name: 'Test project' }, { id: ownerId, kind: 'USER' });
+  return {
+    workspaceId,
+    ownerId,
+    projectId,
+    pat: makePat(db, workspaceId, WORK_PLATFORM_SCOPES, { userId: ownerId, now }),
+    session: makeSession(sessionSecret, { userId: ownerId, workspaceId, lifetimeSeconds: 24 * 3600, now: now() }),
+  };
 }
 
 /** A genuine session token, signed as the server signs them. */

@@ -221,6 +221,20 @@ describe('PATCH /v1/tasks/{taskId}', () => {
     expect(eventsAbout(t.db, task.id).map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed', 'task.updated']);
   });
 
+  it('records task.completed only when the status becomes DONE, not for changes to a task that is already DONE', async () => {
+    const task = expectSuccess(await createTask({ projectId: fx.projectId, title: 'Already done', status: 'DONE' }), 201);
+    expectSuccess(await updateTask(task.id, { title: 'Still done', status: 'DONE' }, '1'), 200);
+    expectSuccess(await updateTask(task.id, { status: 'IN_PROGRESS' }, '2'), 200);
+    expectSuccess(await updateTask(task.id, { status: 'DONE' }, '3'), 200);
+    expect(eventsAbout(t.db, task.id).map((event) => event.type)).toEqual([
+      'task.created',
+      'task.updated',
+      'task.updated',
+      'task.updated',
+      'task.completed',
+    ]);
+  });
+
   it('writes nothing for a change that changes nothing: same version, updatedAt and events', async () => {
     const task = expectSuccess(await createTask({ projectId: fx.projectId, title: 'Stable', status: 'DONE' }), 201);
     const count = allEvents();
@@ -263,5 +277,28 @@ describe('GET /v1/tasks/{taskId}', () => {
     const viaSession = await client.get(`/v1/tasks/${fx.taskIds[5]}`, { authorization: `Bearer ${fx.tokens.session}` });
     expect(viaSession.status).toBe(200);
     expect(viaSession.text).toBe(viaPat.text);
+  });
+});
+
+describe('an unexpected failure', () => {
+  it('answers a generic 500 problem, leaks nothing, keeps the CORS headers and logs the cause under the request id', async () => {
+    // A trigger stands in for a failing disk: the store's insert throws an SQLite error.
+    t.db.exec("CREATE TRIGGER fail_task_insert BEFORE INSERT ON tasks WHEN NEW.title = 'explode' BEGIN SELECT RAISE(ABORT, 'disk says no at /var/data/app.db'); END");
+    try {
+      const count = allEvents();
+      const response = await client.request('POST', '/v1/tasks', {
+        headers: headers({ origin: fx.allowedOrigin }),
+        body: JSON.stringify({ projectId: fx.projectId, title: 'explode' }),
+      });
+      const problem = expectProblem(response, 500, 'internal', null);
+      expect(problem.detail).toBe('An unexpected error occurred. Quote the request id when reporting it.');
+      expect(response.text).not.toMatch(/disk says no|var\/data|sqlite|at /i);
+      expect(response.headers['access-control-allow-origin']).toBe(fx.allowedOrigin);
+      expect(allEvents()).toBe(count);
+      const logged = t.logLines.map((line) => JSON.parse(line)).find((entry) => entry.level === 'error' && entry.requestId === problem.requestId);
+      expect(JSON.stringify(logged)).toContain('disk says no');
+    } finally {
+      t.db.exec('DROP TRIGGER fail_task_insert');
+    }
   });
 });

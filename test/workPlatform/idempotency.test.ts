@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdempotencyKeyStore } from '../../src/store/idempotencyKeys.js';
+import type { ContractClient } from '../support/contractClient.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { countRows, eventsAbout, expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+
+const hour = 60 * 60 * 1000;
+let clock = Date.now();
+let t: TestApp;
+let client: ContractClient;
+let fx: TestApp['fixture']['workPlatform'];
+beforeAll(async () => {
+  t = await startTestApp({ now: () => clock });
+  client = t.workPlatformClient;
+  fx = t.fixture.workPlatform;
+  liftCallLimits(t.db, fx.workspaceId);
+  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+let keyCounter = 0;
+const newKey = () => `test-key-${Date.now()}-${++keyCounter}`;
+const post = (path: string, body: unknown, key?: string, token = fx.tokens.all) =>
+  client.request('POST', path, { headers: jsonHeaders(token, key === undefined ? {} : { 'idempotency-key': key }), body: JSON.stringify(body) });
+const postTask = (body: unknown, key?: string, token?: string) => post('/v1/tasks', body, key, token);
+const tasks = () => countRows(t.db, 'tasks', fx.workspaceId);
+const taskBody = (title: string) => ({ projectId: fx.projectId, title });
+
+describe('Idempotency-Key on POST', () => {
+  it('replays the original 201 verbatim (status, body bytes, Location, ETag) with Idempotent-Replayed, creating nothing', async () => {
+    const key = newKey();
+    const first = await postTask(taskBody('Replay me'), key);
+    expectSuccess(first, 201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const count = tasks();
+
+    const again = await postTask(taskBody('Replay me'), key);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers['location']).toBe(first.headers['location']);
+    expect(again.headers['etag']).toBe(first.headers['etag']);
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(tasks()).toBe(count);
+    expect(eventsAbout(t.db, first.body.id).map((event) => event.type)).toEqual(['task.created']);
+  });
+
+  it('replays the original even when the body differs: matching is on the key', async () => {
+    const key = newKey();
+    const first = await postTask(taskBody('Original'), key);
+    const count = tasks();
+    const different = await postTask({ ...taskBody('Something else'), priority: 'HIGH' }, key);
+    expect(different.status).toBe(201);
+    expect(different.text).toBe(first.text);
+    expect(different.body.title).toBe('Original');
+    expect(different.headers['idempotent-replayed']).toBe('true');
+    expect(tasks()).toBe(count);
+  });
+
+  it('replays to any caller of the same workspace, session included', async () => {
+    const key = newKey();
+    const first = await postTask(taskBody('Any caller'), key);
+    const viaSession = await postTask(taskBody('Any caller'), key, fx.tokens.session);
+    expect(viaSession.text).toBe(first.text);
+    expect(viaSession.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('answers 409 idempotency-key-reused to the same key on another operation, creating nothing', async () => {
+    const key = newKey();
+    expectSuccess(await postTask(taskBody('Keyed task'), key), 201);
+    const projects = countRows(t.db, 'projects', fx.workspaceId);
+    expectProblem(await post('/v1/projects', { name: 'Keyed project' }, key), 409, 'conflict', 'idempotency-key-reused');
+    expect(countRows(t.db, 'projects', fx.workspaceId)).toBe(projects);
+  });
+
+  it('keeps keys apart per workspace', async () => {
+    const key = newKey();
+    const mine = await postTask(taskBody('Mine'), key);
+    const theirs = await postTask({ projectId: fx.otherWorkspace.projectId, title: 'Theirs' }, key, fx.otherWorkspace.token);
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it.each([
+    ['422 validation', { projectId: 'prj_x' }, 422],
+    ['404 not-found (a project of another workspace)', { projectId: 'OTHER', title: 'Misfiled' }, 404],
+    ['400 value-too-long', { projectId: 'MINE', title: 'x'.repeat(201) }, 400],
+  ])('does not store a %s: the key acts when retried with a fixed body', async (_case, failingBody, status) => {
+    const key = newKey();
+    const body = JSON.parse(JSON.stringify(failingBody).replace('"OTHER"', JSON.stringify(fx.otherWorkspace.projectId)).replace('"MINE"', JSON.stringify(fx.projectId)));
+    const count = tasks();
+    const failed = await postTask(body, key);
+    expect(failed.status).toBe(status);
+    expect(tasks()).toBe(count);
+    const fixed = await postTask(taskBody('Fixed'), key);
+    expectSuccess(fixed, 201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+    expect(tasks()).toBe(count + 1);
+    expect((await postTask(taskBody('Fixed'), key)).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('does not store a 500: the whole transaction rolls back and the key acts on retry', async () => {
+    const key = newKey();
+    t.db.exec("CREATE TRIGGER fail_keyed_insert BEFORE INSERT ON tasks WHEN NEW.title = 'Fails once' BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+    const count = tasks();
+    try {
+      expectProblem(await postTask(taskBody('Fails once'), key), 500, 'internal');
+    } finally {
+      t.db.exec('DROP TRIGGER fail_keyed_insert');
+    }
+    expect(tasks()).toBe(count);
+    expect((t.db.prepare('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?').get(key) as { count: number }).count).toBe(0);
+    const retried = await postTask(taskBody('Fails once'), key);
+    expectSuccess(retried, 201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('lets exactly one of ten concurrent requests with one key act; the others get its answer', async () => {
+    const key = newKey();
+    const count = tasks();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postTask(taskBody('Concurrent'), key)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(tasks()).toBe(count + 1);
+    expect((t.db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Concurrent'").get() as { count: number }).count).toBe(1);
+  });
+
+  it.each([
+    ['a space', 'has space'],
+    ['256 characters', 'k'.repeat(256)],
+    ['a non-ASCII character', 'clé'],
+  ])('answers 422 to a key with %s, creating nothing', async (_case, key) => {
+    const count = tasks();
+    const problem = expectProblem(await postTask(taskBody('Bad key'), key), 422, 'validation');
+    expect(problem.errors.map((issue: { path: string }) => issue.path)).toEqual(['idempotency-key']);
+    expect(tasks()).toBe(count);
+  });
+
+  it('takes a key of 255 printable characters', async () => {
+    const key = `${newKey()}~!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}`.padEnd(255, 'z');
+    expectSuccess(await postTask(taskBody('Long key'), key), 201);
+    expect((await postTask(taskBody('Long key'), key)).headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('Idempotency-Key expiry (injected clock)', () => {
+  it('replays for 24 hours, then acts again', async () => {
+    const key = newKey();
+    const first = await postTask(taskBody('Expiring'), key);
+    clock += 24 * hour - 1;
+    const late = await postTask(taskBody('Expiring'), key);
+    expect(late.text).toBe(first.text);
+    expect(late.headers['idempotent-replayed']).toBe('true');
+    clock += 1;
+    const count = tasks();
+    const fresh = await postTask(taskBody('Expiring'), key);
+    expectSuccess(fresh, 201);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    expect(fresh.body.id).not.toBe(first.body.id);
+    expect(tasks()).toBe(count + 1);
+    // The key now replays the new answer.
+    expect((await postTask(taskBody('Expiring'), key)).body.id).toBe(fresh.body.id);
+  });
+
+  it('purgeExpiredIdempotencyKeys removes expired keys and keeps live ones', async () => {
+    const expiring = newKey();
+    expectSuccess(await postTask(taskBody('Purged'), expiring), 201);
+    clock += 24 * hour;
+    const live = newKey();
+    expectSuccess(await postTask(taskBody('Kept'), live), 201);
+    const stored = (key: string) => t.db.prepare('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?').get(key) as { count: number };
+    expect(stored(expiring).count).toBe(1);
+
+    const purged = createIdempotencyKeyStore(t.db).purgeExpiredIdempotencyKeys(clock);
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect(stored(expiring).count).toBe(0);
+    expect(stored(live).count).toBe(1);
+    expect((await postTask(taskBody('Kept'), live)).headers['idempotent-replayed']).toBe('true');
+  });
+});

@@ -1,0 +1,326 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDemoData } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createWorkspaceStore } from '../../src/store/workspaces.js';
+import { ContractClient, type CheckedResponse } from '../support/contractClient.js';
+import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { expectProblem, expectSuccess, jsonHeaders, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
+
+const windowMs = 60_000;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The limit headers every counted answer carries, as the contract documents them. */
+function expectRateLimitHeaders(
+  response: CheckedResponse,
+  expected: { class: string; limit: number; remaining: number; resetSeconds: number; secondsToReset: number; tier: string },
+) {
+  expect(response.headers).toMatchObject({
+    'x-ratelimit-class': expected.class,
+    'x-ratelimit-limit': String(expected.limit),
+    'x-ratelimit-remaining': String(expected.remaining),
+    'x-ratelimit-reset': String(expected.resetSeconds),
+    'x-ratelimit-window-ms': String(windowMs),
+    'x-ratelimit-tier': expected.tier,
+    'ratelimit-policy': `"${expected.class}";q=${expected.limit};w=${windowMs / 1000}`,
+    ratelimit: `"${expected.class}";r=${expected.remaining};t=${expected.secondsToReset}`,
+  });
+}
+
+describe('rate limits and quota with an injected clock', () => {
+  // 10 s into a window, a little before the end of a UTC month.
+  let clock = Date.UTC(2030, 0, 31, 22, 0, 10);
+  let t: TestApp;
+  let client: ContractClient;
+  let fx: TestApp['fixture']['workPlatform'];
+  const workspaces = () => createWorkspaceStore(t.db, { now: () => clock });
+
+  /** Moves the clock 10 s into the next rate-limit window, so each test starts with full buckets. */
+  function nextWindow(): { resetSeconds: number } {
+    clock = clock - (clock % windowMs) + windowMs + 10_000;
+    return { resetSeconds: (clock - 10_000 + windowMs) / 1000 };
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ now: () => clock });
+    client = t.workPlatformClient;
+    fx = t.fixture.workPlatform;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const createTask = (token: string, title = 'Counted') =>
+    client.request('POST', '/v1/tasks', { headers: jsonHeaders(token), body: JSON.stringify({ projectId: fx.projectId, title }) });
+  const listTasks = (token: string) => client.get('/v1/tasks?limit=1', bearer(token));
+
+  it('allows a free workspace 60 writes per window, then answers 429 rate-limited with Retry-After and the rateLimit member', async () => {
+    const { resetSeconds } = nextWindow();
+    for (let call = 1; call <= 60; call++) {
+      const response = await createTask(fx.tokens.all);
+      expectSuccess(response, 201);
+      expectRateLimitHeaders(response, { class: 'write', limit: 60, remaining: 60 - call, resetSeconds, secondsToReset: 50, tier: 'free' });
+    }
+    const tasks = t.db.prepare('SELECT count(*) AS count FROM tasks').get();
+    const limited = await createTask(fx.tokens.all);
+    const problem = expectProblem(limited, 429, 'rate-limited');
+    expect(problem.rateLimit).toEqual({ class: 'write', limit: 60, windowMs, retryAfterSec: 50, tier: 'free' });
+    expect(limited.headers['retry-after']).toBe('50');
+    expectRateLimitHeaders(limited, { class: 'write', limit: 60, remaining: 0, resetSeconds, secondsToReset: 50, tier: 'free' });
+    expect(t.db.prepare('SELECT count(*) AS count FROM tasks').get()).toEqual(tasks);
+
+    // The bucket is the class's, whatever the operation and whoever calls.
+    const patch = await client.request('PATCH', `/v1/tasks/${fx.taskIds[0]}`, { headers: jsonHeaders(fx.tokens.session, { 'if-match': '1' }), body: '{"title":"x"}' });
+    expect(expectProblem(patch, 429, 'rate-limited').rateLimit.class).toBe('write');
+
+    // Reads are counted apart.
+    const read = await listTasks(fx.tokens.all);
+    expect(read.status).toBe(200);
+    expectRateLimitHeaders(read, { class: 'read', limit: 300, remaining: 299, resetSeconds, secondsToReset: 50, tier: 'free' });
+
+    // Retry-After counts down with the clock; the next window restores the allowance.
+    clock += 49_000;
+    expect((await createTask(fx.tokens.all)).headers['retry-after']).toBe('1');
+    clock += 1_000;
+    const restored = await createTask(fx.tokens.all);
+    expect(restored.status).toBe(201);
+    expect(restored.headers['x-ratelimit-remaining']).toBe('59');
+    expect(restored.headers['x-ratelimit-reset']).toBe(String(resetSeconds + 60));
+  });
+
+  it('counts refused calls too: a 422 spends an allowance like a 201', async () => {
+    nextWindow();
+    const refused = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(fx.tokens.all), body: '{}' });
+    expectProblem(refused, 422, 'validation');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('59');
+    expect((await createTask(fx.tokens.all)).headers['x-ratelimit-remaining']).toBe('58');
+  });
+
+  it("replaces the plan's value with the workspace's override, and the plan's applies again when it is cleared", async () => {
+    const { resetSeconds } = nextWindow();
+    workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: 3, readPerMinute: 2 });
+    try {
+      for (const remaining of [2, 1, 0]) {
+        const response = await createTask(fx.tokens.all);
+        expect(response.status).toBe(201);
+        expectRateLimitHeaders(response, { class: 'write', limit: 3, remaining, resetSeconds, secondsToReset: 50, tier: 'free' });
+      }
+      const limited = expectProblem(await createTask(fx.tokens.all), 429, 'rate-limited');
+      expect(limited.rateLimit).toEqual({ class: 'write', limit: 3, windowMs, retryAfterSec: 50, tier: 'free' });
+      for (const remaining of [1, 0]) expect((await listTasks(fx.tokens.all)).headers['x-ratelimit-remaining']).toBe(String(remaining));
+      expect(expectProblem(await listTasks(fx.tokens.all), 429, 'rate-limited').rateLimit).toMatchObject({ class: 'read', limit: 2 });
+
+      const limits = await client.get('/v1/workspace/limits', bearer(fx.tokens.session));
+      expect(limits.status).toBe(429); // the read bucket is spent for every caller of the workspace
+
+      clock += windowMs;
+      const report = expectSuccess(await client.get('/v1/workspace/limits', bearer(fx.tokens.session)), 200);
+      expect(report.rateLimits).toEqual({
+        windowMs,
+        read: { inForce: 2, planDefault: 300, override: 2 },
+        write: { inForce: 3, planDefault: 60, override: 3 },
+        ai: { inForce: 20, planDefault: 20, override: null },
+      });
+    } finally {
+      workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: null, readPerMinute: null });
+    }
+    // Same window, four writes counted: under the plan's 60 again.
+    const response = await createTask(fx.tokens.all);
+    expect(response.status).toBe(201);
+    expect(response.headers['x-ratelimit-limit']).toBe('60');
+  });
+
+  it.each([
+    ['pro', 'pro', 1200, 300],
+    ['team', 'pro', 1200, 300],
+    ['business', 'pro', 1200, 300],
+    ['enterprise', 'enterprise', 6000, 1500],
+  ] as const)('gives a %s workspace the %s tier: read %i, write %i per minute', async (plan, tier, read, write) => {
+    const { resetSeconds } = nextWindow();
+    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => clock });
+    const listed = await listTasks(workspace.pat);
+    expectRateLimitHeaders(listed, { class: 'read', limit: read, remaining: read - 1, resetSeconds, secondsToReset: 50, tier });
+    const created = await client.request('POST', '/v1/projects', { headers: jsonHeaders(workspace.pat), body: '{"name":"Tiered"}' });
+    expectRateLimitHeaders(created, { class: 'write', limit: write, remaining: write - 1, resetSeconds, secondsToReset: 50, tier });
+    // Enterprise has no monthly quota: no quota headers.
+    expect(listed.headers['x-quota-limit'] === undefined).toBe(plan === 'enterprise');
+  });
+
+  describe('monthly quota', () => {
+    let workspace: TestWorkspace;
+    const monthEnd = Date.UTC(2030, 1, 1);
+
+    beforeAll(() => {
+      workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free', now: () => clock });
+      createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
+    });
+
+    const listAs = (token: string) => client.get('/v1/tasks?limit=1', bearer(token));
+    const usedThisMonth = async () => expectSuccess(await client.get('/v1/workspace/limits', bearer(workspace.session)), 200).monthlyQuota;
+
+    it('counts PAT calls with X-Quota headers, never session calls, and answers 429 quota-exceeded past it until the month ends', async () => {
+      nextWindow();
+      expect(clock).toBeLessThan(monthEnd);
+      const resetSeconds = String(monthEnd / 1000);
+
+      const first = await listAs(workspace.pat);
+      expect(first.headers).toMatchObject({ 'x-quota-limit': '3', 'x-quota-remaining': '2', 'x-quota-reset': resetSeconds });
+      for (let call = 0; call < 3; call++) {
+        const viaSession = await listAs(workspace.session);
+        expect(viaSession.status).toBe(200);
+        expect(Object.keys(viaSession.headers).filter((name) => name.startsWith('x-quota-'))).toEqual([]);
+        expect(viaSession.headers['x-ratelimit-class']).toBe('read');
+      }
+      expect(await usedThisMonth()).toEqual({ inForce: 3, planDefault: 10_000, override: 3, usedThisMonth: 1, resetAt: new Date(monthEnd).toISOString() });
+
+      // A write counts toward the same quota.
+      const write = await client.request('POST', '/v1/projects', { headers: jsonHeaders(workspace.pat), body: '{"name":"Quota"}' });
+      expect(write.status).toBe(201);
+      expect(write.headers['x-quota-remaining']).toBe('1');
+      expect((await listAs(workspace.pat)).headers['x-quota-remaining']).toBe('0');
+
+      const spent = await listAs(workspace.pat);
+      const problem = expectProblem(spent, 429, 'quota-exceeded');
+      expect(problem.quota).toEqual({ period: 'month', limit: 3, used: 3, resetAt: new Date(monthEnd).toISOString() });
+      expect(spent.headers['retry-after']).toBe(String(Math.ceil((monthEnd - clock) / 1000)));
+      expect(spent.headers).toMatchObject({ 'x-quota-limit': '3', 'x-quota-remaining': '0', 'x-quota-reset': resetSeconds });
+      expect(problem.rateLimit).toBeUndefined();
+      // The refused call is not counted; session calls still work.
+      expect((await usedThisMonth()).usedThisMonth).toBe(3);
+      expect((await listAs(workspace.session)).status).toBe(200);
+
+      // The month rolls over (UTC): the quota is whole again.
+      clock = monthEnd + 10_000;
+      const nextMonth = await listAs(workspace.pat);
+      expect(nextMonth.status).toBe(200);
+      expect(nextMonth.headers).toMatchObject({ 'x-quota-remaining': '2', 'x-quota-reset': String(Date.UTC(2030, 2, 1) / 1000) });
+      expect(await usedThisMonth()).toMatchObject({ usedThisMonth: 1, resetAt: new Date(Date.UTC(2030, 2, 1)).toISOString() });
+    });
+  });
+
+  it('GET /v1/workspace/limits reports every value: in force, plan default, override, and calls this month', async () => {
+    nextWindow();
+    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
+    createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, {
+      readPerMinute: 500,
+      monthlyQuota: 40,
+      aiDailySpendCapCents: 0,
+      webhookRetryDelaysSeconds: [10, 60],
+    });
+    for (let call = 0; call < 2; call++) await listTasks(workspace.pat);
+    const report = await client.get('/v1/workspace/limits', bearer(workspace.pat));
+    const month = new Date(clock);
+    expect(expectSuccess(report, 200)).toEqual({
+      workspaceId: workspace.workspaceId,
+      plan: 'pro',
+      tier: 'pro',
+      rateLimits: {
+        windowMs,
+        read: { inForce: 500, planDefault: 1200, override: 500 },
+        write: { inForce: 300, planDefault: 300, override: null },
+        ai: { inForce: 60, planDefault: 60, override: null },
+      },
+      // The report itself is a PAT call: the third.
+      monthlyQuota: { inForce: 40, planDefault: 100_000, override: 40, usedThisMonth: 3, resetAt: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString() },
+      aiDailySpendCapCents: { inForce: 0, planDefault: 5000, override: 0 },
+      webhookRetryDelaysSeconds: { inForce: [10, 60], planDefault: [30, 120, 600, 1800, 7200, 28800, 86400], override: [10, 60] },
+    });
+    expect(report.headers['x-quota-remaining']).toBe('37');
+  });
+
+  it('does not count the public downloads', async () => {
+    nextWindow();
+    const before = await listTasks(fx.tokens.all);
+    for (const download of ['/v1/openapi.json', '/v1/openapi.yaml', '/v1/postman.json', '/v1/postman-environment.json']) {
+      const response = await client.get(download, bearer(fx.tokens.all));
+      expect(response.status).toBe(200);
+      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      expect(response.headers['x-quota-limit']).toBeUndefined();
+    }
+    const after = await listTasks(fx.tokens.all);
+    expect(Number(after.headers['x-ratelimit-remaining'])).toBe(Number(before.headers['x-ratelimit-remaining']) - 1);
+    expect(Number(after.headers['x-quota-remaining'])).toBe(Number(before.headers['x-quota-remaining']) - 1);
+  });
+});
+
+describe('two server processes on one database', () => {
+  const children: ChildProcess[] = [];
+  let dataDir: string;
+  let databasePath: string;
+  let fx: ReturnType<typeof loadDemoData>['workPlatform'];
+  let clients: ContractClient[];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-wp-limits-'));
+    databasePath = path.join(dataDir, 'app.db');
+    const db = openDatabase(databasePath);
+    fx = loadDemoData(db, Date.now).workPlatform;
+    createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 4 });
+    db.close();
+    const servers = await Promise.all([startServerProcess({ DATABASE_PATH: databasePath }), startServerProcess({ DATABASE_PATH: databasePath })]);
+    children.push(...servers.map((server) => server.child));
+    clients = servers.map((server) => new ContractClient(server.url, 'work-platform', 'Problem'));
+  });
+
+  afterAll(async () => {
+    const codes = await stopServerProcesses(children);
+    rmSync(dataDir, { recursive: true, force: true });
+    // SIGTERM shuts a server down gracefully, with exit code 0.
+    expect(codes).toEqual(codes.map(() => 0));
+  });
+
+  it('share one write bucket and one monthly quota', async () => {
+    // The servers count in real 60-second windows: do not start in the last three seconds of one.
+    const intoWindow = Date.now() % windowMs;
+    if (intoWindow > windowMs - 3_000) await new Promise((resolve) => setTimeout(resolve, windowMs - intoWindow + 50));
+
+    const answers: CheckedResponse[] = [];
+    for (let call = 0; call < 4; call++) {
+      answers.push(
+        await clients[call % 2]!.request('POST', '/v1/tasks', { headers: jsonHeaders(fx.tokens.all), body: JSON.stringify({ projectId: fx.projectId, title: `Shared ${call}` }) }),
+      );
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((answer) => answer.headers['x-ratelimit-remaining'])).toEqual(['3', '2', '1', '0']);
+    expect(new Set(answers.map((answer) => answer.headers['x-ratelimit-reset'])).size).toBe(1);
+    const quotaLeft = answers.map((answer) => Number(answer.headers['x-quota-remaining']));
+    expect(quotaLeft).toEqual([quotaLeft[0], quotaLeft[0]! - 1, quotaLeft[0]! - 2, quotaLeft[0]! - 3]);
+
+    for (const client of clients) {
+      const limited = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(fx.tokens.all), body: JSON.stringify({ projectId: fx.projectId, title: 'One too many' }) });
+      expect(expectProblem(limited, 429, 'rate-limited').rateLimit).toMatchObject({ class: 'write', limit: 4, tier: 'free' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
+  it('let exactly one of concurrent requests with one Idempotency-Key act, across both processes', async () => {
+    const db = openDatabase(databasePath);
+    try {
+      createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 1000 });
+      const key = `two-processes-${Date.now()}`;
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          clients[index % 2]!.request('POST', '/v1/tasks', {
+            headers: jsonHeaders(fx.tokens.all, { 'idempotency-key': key }),
+            body: JSON.stringify({ projectId: fx.projectId, title: 'Across processes' }),
+          }),
+        ),
+      );
+      // Each answer is the one task, or (when the lock is held too long) 409 idempotency-key-in-use: never a second task.
+      for (const answer of answers) {
+        if (answer.status !== 201) expectProblem(answer, 409, 'conflict', 'idempotency-key-in-use');
+      }
+      const created = answers.filter((answer) => answer.status === 201);
+      expect(created.length).toBeGreaterThan(0);
+      expect(new Set(created.map((answer) => answer.body.id)).size).toBe(1);
+      expect(created.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+      expect((db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Across processes'").get() as { count: number }).count).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+});
