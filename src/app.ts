@@ -5,7 +5,7 @@ import type { Document } from 'openapi-backend';
 import type { Config } from './config.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
-import { createHttpAdapter, PayloadTooLargeError } from './http/httpAdapter.js';
+import { createHttpAdapter } from './http/httpAdapter.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import type { Logger } from './logger.js';
 import { toErrorReply } from './portfolio/errors.js';
@@ -27,7 +27,7 @@ import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
 import { createWorkspaceStore } from './store/workspaces.js';
 import { createCallerResolver } from './workPlatform/auth.js';
-import { ApiProblem, toProblemReply } from './workPlatform/problems.js';
+import { toProblemReply } from './workPlatform/problems.js';
 import { createWorkPlatformApi } from './workPlatform/workPlatformApi.js';
 
 export interface RunningApp {
@@ -109,15 +109,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         {
           api: workPlatformApi,
           responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
-          errorReply: (error, requestId) =>
-            toProblemReply(
-              error instanceof PayloadTooLargeError
-                ? new ApiProblem('payload-too-large', { detail: `The request body exceeds ${error.limitBytes} bytes.` })
-                : error,
-              requestId,
-              config.errorTypeBase,
-              deps.logger,
-            ),
+          errorReply: (error, requestId) => toProblemReply(error, requestId, config.errorTypeBase, deps.logger),
         },
       ],
       responseValidation: config.responseValidation,

@@ -15,7 +15,12 @@ export interface IncomingCall {
   rawQuery: string;
   /** Header names in lower case. */
   headers: Record<string, string | string[] | undefined>;
-  body?: Buffer;
+  /**
+   * Reads the request body (undefined when empty), at most once. An API calls it only after its
+   * own checks (CORS, routing), so a refused request never costs an upload; a body over the
+   * limit rejects with `PayloadTooLargeError`.
+   */
+  readBody(): Promise<Buffer | undefined>;
   requestId: string;
 }
 
@@ -30,7 +35,5 @@ export interface ContractApi {
   readonly name: string;
   /** Path prefix the API owns, e.g. `/api/v1`. */
   readonly pathPrefix: string;
-  /** Whether any operation takes a request body; when not, the adapter never reads one. */
-  readonly readsRequestBodies: boolean;
   handle(call: IncomingCall): Promise<HandledCall>;
 }

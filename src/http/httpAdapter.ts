@@ -55,7 +55,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
         path: req.path,
         rawQuery: queryStart >= 0 ? req.originalUrl.slice(queryStart + 1) : '',
         headers: req.headers,
-        body: mounted.api.readsRequestBodies ? await readBody(req, maxBodyBytes) : undefined,
+        readBody: once(() => readBody(req, maxBodyBytes)),
         requestId,
       };
       ({ reply, operationId } = await mounted.api.handle(call));
@@ -133,14 +133,22 @@ export class PayloadTooLargeError extends Error {
   }
 }
 
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= make());
+}
+
+/** Past the limit the rest of an upload is read and dropped (so the client can read the 413), up to this much. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
 async function readBody(req: Request, maxBytes: number): Promise<Buffer | undefined> {
-  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
-    chunks.push(chunk);
+    if (size <= maxBytes) chunks.push(chunk);
+    else if (size > maxBytes + DRAIN_LIMIT_BYTES) break;
   }
+  if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
   return size === 0 ? undefined : Buffer.concat(chunks);
 }

@@ -40,7 +40,8 @@ export class CursorError extends Error {
 }
 
 /** Longest cursor text accepted (the `cursor` query parameter's `maxLength`). */
-export const MAX_CURSOR_LENGTH = 1024;
+// Room for the longest sort key the contract allows: 200 characters of four-byte or JSON-escaped text.
+export const MAX_CURSOR_LENGTH = 4096;
 /** Shortest accepted secret: the generated one is 32 random bytes, like an HS256 key. */
 export const MIN_CURSOR_SECRET_BYTES = 32;
 

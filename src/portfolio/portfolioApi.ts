@@ -98,13 +98,12 @@ export async function createPortfolioApi(deps: PortfolioApiDependencies): Promis
   return {
     name: 'portfolio',
     pathPrefix: '/api/v1',
-    readsRequestBodies: false,
     async handle(call: IncomingCall): Promise<HandledCall> {
       const state: CallState = { call };
       let reply: Reply;
       try {
         reply = (await backend.handleRequest(
-          { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body: call.body },
+          { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> },
           state,
         )) as Reply;
       } catch (error) {

@@ -3,6 +3,7 @@ import { ContractBackend } from '../contract/contractBackend.js';
 import { readOperationRules, type OperationRules } from '../contract/operationRules.js';
 import type { ContractApi, HandledCall, IncomingCall, Reply } from '../contract/reply.js';
 import type { CorsPolicy } from '../http/cors.js';
+import { PayloadTooLargeError } from '../http/httpAdapter.js';
 import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
@@ -117,7 +118,6 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
   return {
     name: 'work-platform',
     pathPrefix: '/v1',
-    readsRequestBodies: true,
     async handle(call: IncomingCall): Promise<HandledCall> {
       const state: CallState = { call };
       const cors = deps.cors.check(call.method, call.headers);
@@ -129,19 +129,25 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
         if (cors.kind === 'preflight') {
           reply = { status: 204 };
         } else {
+          const body = await call.readBody();
           reply = (await backend.handleRequest(
             {
               method: call.method,
               path: call.path,
               query: call.rawQuery,
               headers: call.headers as Record<string, string>,
-              body: call.body?.toString('utf8'),
+              body: body?.toString('utf8'),
             },
             state,
           )) as Reply;
         }
       } catch (error) {
-        const failure = error instanceof URIError ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' }) : error;
+        const failure =
+          error instanceof URIError
+            ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' })
+            : error instanceof PayloadTooLargeError
+              ? new ApiProblem('payload-too-large', { detail: `The request body exceeds ${error.limitBytes} bytes.` })
+              : error;
         reply = toProblemReply(storeErrorToProblem(failure), call.requestId, deps.problemTypeBase, deps.logger);
       }
       return {
@@ -196,7 +202,8 @@ function admitCaller(rule: OperationRules, state: CallState, deps: WorkPlatformA
 }
 
 function checkBodyMediaType(context: Context, call: IncomingCall): void {
-  if (!context.operation?.requestBody || !call.body || call.body.length === 0) return;
+  const body = context.request.requestBody as unknown;
+  if (!context.operation?.requestBody || body === undefined || body === '') return;
   const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (contentType !== 'application/json') {
     throw new ApiProblem('unsupported-media-type', { detail: `Send the body as application/json, not ${contentType || 'no content type'}.` });

@@ -14,7 +14,6 @@ function fixedApi(reply: Reply): ContractApi {
   return {
     name: 'fixed',
     pathPrefix: '/api/v1',
-    readsRequestBodies: false,
     handle: async () => ({ reply, operationId: 'getProfile' }),
   };
 }

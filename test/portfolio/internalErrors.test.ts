@@ -54,6 +54,7 @@ function call(pathAndQuery: string, key?: string) {
     path: pathOnly!,
     rawQuery,
     headers: key ? { authorization: `Bearer ${key}` } : {},
+    readBody: async () => undefined,
     requestId: 'req_test_0001',
   };
 }

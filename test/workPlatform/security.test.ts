@@ -286,12 +286,8 @@ describe('problems outside any operation', () => {
     expect(expectProblem(response, 401, 'unauthenticated').requestId).toBe('trace-42.a:b');
   });
 
-  // BUG (src/http/httpAdapter.ts:51-63, readBody at 139-145): the adapter reads the body, and
-  // answers 413 through the API's error funnel, before the API's CORS check runs. So an allowed
-  // origin gets a 413 without Access-Control-Allow-Origin (the browser cannot read it), a blocked
-  // origin gets 413 instead of 403, and the request stream is destroyed mid-upload, so the client
-  // often sees ECONNRESET instead of the 413 at all.
-  it.fails('answers an oversized body with a 413 problem carrying the CORS headers, and a blocked origin with 403', async () => {
+  // The body is read only after the CORS check, and an oversized upload is drained so the client reads the 413.
+  it('answers an oversized body with a 413 problem carrying the CORS headers, and a blocked origin with 403', async () => {
     const body = JSON.stringify({ projectId: fx.projectId, title: 'x', padding: 'p'.repeat(1024 * 1024) });
     const allowed = await client.request('POST', '/v1/tasks', { headers: { ...bearer(fx.tokens.all), 'content-type': 'application/json', origin: fx.allowedOrigin }, body });
     expectProblem(allowed, 413, 'payload-too-large');
