@@ -296,6 +296,20 @@ describe('problems outside any operation', () => {
     expectProblem(blocked, 403, 'forbidden', 'origin-not-allowed');
   });
 
+  it('lets the client read the 413 of every oversized upload, token or not, and serves the next call', async () => {
+    for (const [size, headers] of [
+      [1.05, bearer(fx.tokens.all)],
+      [2, {}],
+      [4, bearer(fx.tokens.all)],
+      [8, {}],
+    ] as const) {
+      const body = JSON.stringify({ padding: 'p'.repeat(size * 1024 * 1024) });
+      const response = await client.request('POST', '/v1/projects', { headers: { ...headers, 'content-type': 'application/json' }, body });
+      expectProblem(response, 413, 'payload-too-large');
+    }
+    expect((await client.get('/v1/projects?limit=1', bearer(fx.tokens.all))).status).toBe(200);
+  });
+
   it('replaces an invalid client x-request-id with its own', async () => {
     const response = await client.get('/v1/tasks', { 'x-request-id': 'not valid!' });
     expect(response.headers['x-request-id']).not.toBe('not valid!');
