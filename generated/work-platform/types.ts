@@ -453,6 +453,8 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Always `Bearer realm="work-platform"`. */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -533,7 +535,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is larger than 1 MiB. */
+        /** @description The request body is larger than 1 MiB. Checked when the body is read, before authentication, so it is answered even without a valid token. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -626,6 +628,17 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                 [name: string]: unknown;
             };
             content: {
