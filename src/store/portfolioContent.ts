@@ -63,22 +63,17 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     .prepare();
   const selectPublishedFlag = orm.select({ published: portfolios.published }).from(portfolios).where(isPublished).prepare();
   const countItems = orm.select({ total: count() }).from(portfolioItems).where(itemFilter).prepare();
-  const selectItems = orm
-    .select({ json: portfolioItems.renderedJson })
-    .from(portfolioItems)
-    .where(itemFilter)
-    .orderBy(asc(portfolioItems.position))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare();
-  const selectPageSummaries = orm
-    .select({ json: portfolioItems.summaryJson })
-    .from(portfolioItems)
-    .where(itemFilter)
-    .orderBy(asc(portfolioItems.position))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare();
+  const selectPage = (column: typeof portfolioItems.renderedJson | typeof portfolioItems.summaryJson) =>
+    orm
+      .select({ json: column })
+      .from(portfolioItems)
+      .where(itemFilter)
+      .orderBy(asc(portfolioItems.position))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare();
+  const selectItems = selectPage(portfolioItems.renderedJson);
+  const selectPageSummaries = selectPage(portfolioItems.summaryJson);
   const selectBySlug = orm
     .select({ json: portfolioItems.renderedJson })
     .from(portfolioItems)
