@@ -330,6 +330,7 @@ export interface components {
          */
         TaskUpdate: {
             projectId?: string;
+            /** @description Stored up to 200 characters (longer answers 400). */
             title?: string;
             priority?: components["schemas"]["TaskPriority"];
             status?: components["schemas"]["TaskStatus"];
@@ -364,7 +365,9 @@ export interface components {
          *     }
          */
         ProjectCreate: {
+            /** @description Stored up to 120 characters (longer answers 400). */
             name: string;
+            /** @description Stored up to 2000 characters (longer answers 400). */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -376,7 +379,9 @@ export interface components {
          *     }
          */
         ProjectUpdate: {
+            /** @description Stored up to 120 characters (longer answers 400). */
             name?: string;
+            /** @description Stored up to 2000 characters (longer answers 400). */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -429,7 +434,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unparseable JSON (code `invalid-json`), a value longer than its storage limit (code `value-too-long`) or a malformed header. */
+        /** @description Unparseable JSON (code `invalid-json`); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -7,6 +7,10 @@ export type ConstraintFields = Record<string, { field: string; limit: number }>;
 
 export function checkText(field: string, value: unknown, limit: number, options: { allowEmpty: boolean }): asserts value is string {
   if (typeof value !== 'string') throw new InvalidValueError(field, 'must be a string.');
+  // SQLite would store a lone surrogate as U+FFFD and measure text only up to a NUL: refuse both.
+  if (!value.isWellFormed() || value.includes('\u0000')) {
+    throw new InvalidValueError(field, 'cannot be stored: it holds a NUL character or an unpaired surrogate.');
+  }
   const length = characterCount(value);
   if (length > limit) throw new StorageLimitError(field, limit, length);
   if (length === 0 && !options.allowEmpty) throw new InvalidValueError(field, 'must have at least 1 character.');

@@ -15,11 +15,14 @@ export interface IdempotencyDependencies {
  * with the same key (from any process) waits and then replays instead of acting again. Only 2xx
  * answers are stored; a failure rolls everything back and the key can be retried.
  */
-export function runIdempotently(
-  deps: IdempotencyDependencies,
-  request: { workspaceId: string; key: string; method: string; path: string },
-  act: () => Reply,
-): Reply {
+export interface IdempotentRequest {
+  workspaceId: string;
+  key: string;
+  method: string;
+  path: string;
+}
+
+export function runIdempotently(deps: IdempotencyDependencies, request: IdempotentRequest, act: () => Reply): Reply {
   try {
     return inOneTransaction(deps, request, act);
   } catch (error) {
@@ -35,25 +38,13 @@ export function runIdempotently(
 
 function inOneTransaction(
   deps: IdempotencyDependencies,
-  request: { workspaceId: string; key: string; method: string; path: string },
+  request: IdempotentRequest,
   act: () => Reply,
 ): Reply {
   return deps.inTransaction(() => {
     const now = deps.now();
-    const stored = deps.store.findIdempotencyRecord(request.workspaceId, request.key, now);
-    if (stored) {
-      if (stored.method !== request.method || stored.path !== request.path) {
-        throw new ApiProblem('conflict', {
-          detail: `This Idempotency-Key was used for ${stored.method} ${stored.path}; use a new key for this request.`,
-          code: 'idempotency-key-reused',
-        });
-      }
-      return {
-        status: stored.status,
-        headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
-        body: stored.body,
-      };
-    }
+    const stored = storedAnswer(deps, request, now);
+    if (stored) return stored;
     const reply = act();
     if (reply.status >= 200 && reply.status < 300) {
       deps.store.saveIdempotencyRecord({
@@ -66,4 +57,29 @@ function inOneTransaction(
     }
     return reply;
   });
+}
+
+/**
+ * The stored answer of an earlier request with this key, ready to send again; undefined when the
+ * key is new. The same key on another operation is a conflict.
+ */
+export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Reply | undefined {
+  const stored = deps.store.findIdempotencyRecord(request.workspaceId, request.key, now);
+  if (!stored) return undefined;
+  if (stored.method !== request.method || stored.path !== request.path) {
+    throw new ApiProblem('conflict', {
+      detail: `This Idempotency-Key was used for ${stored.method} ${stored.path}; use a new key for this request.`,
+      code: 'idempotency-key-reused',
+    });
+  }
+  return {
+    status: stored.status,
+    headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+    body: stored.body,
+  };
+}
+
+/** Thrown by the pipeline to answer with a stored response before the request is validated. */
+export class IdempotentReplay {
+  constructor(readonly reply: Reply) {}
 }

@@ -9,9 +9,10 @@ import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { WORK_PLATFORM_SCOPES } from '../store/personalAccessTokens.js';
 import type { Workspace } from '../store/workspaces.js';
+import { workspaceRoles } from '../store/users.js';
 import type { Caller, CallerResolver } from './auth.js';
 import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
-import { runIdempotently, type IdempotencyDependencies } from './idempotency.js';
+import { IdempotentReplay, runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest } from './idempotency.js';
 import type { WorkPlatformContext, WorkPlatformOperationId, WorkPlatformServices } from './operationContext.js';
 import { workPlatformOperations } from './operations/index.js';
 import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
@@ -83,6 +84,10 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
       const rule = rules.get(context.operation?.operationId ?? '');
       if (!rule || !state.caller) return;
       admitCaller(rule, state, deps);
+      // Matching is on the key, not the body: a repeat gets the stored answer even when its body
+      // would not validate now.
+      const replay = idempotencyKeyOf(rule, context) && storedAnswer(deps.idempotency, idempotentRequest(rule, context, state));
+      if (replay) throw new IdempotentReplay(replay);
       checkBodyMediaType(context, state.call);
     },
     validationFail: (context: Context) => {
@@ -105,13 +110,8 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
     const rule = rules.get(operationId)!;
     backend.register(operationId, (context: Context, state: CallState) => {
       const ctx = buildContext(context, state, deps);
-      const key = ctx.headers['idempotency-key'];
-      if (rule.method !== 'post' || key === undefined || !state.workspace) return handler(ctx);
-      return runIdempotently(
-        deps.idempotency,
-        { workspaceId: state.workspace.id, key, method: 'POST', path: rule.path },
-        () => handler(ctx),
-      );
+      if (!idempotencyKeyOf(rule, context) || !state.workspace) return handler(ctx);
+      return runIdempotently(deps.idempotency, idempotentRequest(rule, context, state), () => handler(ctx));
     });
   }
 
@@ -142,6 +142,9 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
           )) as Reply;
         }
       } catch (error) {
+        if (error instanceof IdempotentReplay) {
+          return { reply: { ...error.reply, headers: { ...cors.headers, ...state.limitHeaders, ...error.reply.headers } }, operationId: state.operationId };
+        }
         const failure =
           error instanceof URIError
             ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' })
@@ -158,6 +161,16 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
   };
 }
 
+/** The Idempotency-Key of a POST, when it carries one. */
+function idempotencyKeyOf(rule: OperationRules, context: Context): string | undefined {
+  const key = context.request.headers['idempotency-key'];
+  return rule.method === 'post' && typeof key === 'string' ? key : undefined;
+}
+
+function idempotentRequest(rule: OperationRules, context: Context, state: CallState): IdempotentRequest {
+  return { workspaceId: state.workspace!.id, key: idempotencyKeyOf(rule, context)!, method: 'POST', path: rule.path };
+}
+
 function checkRules(rules: Map<string, OperationRules>): void {
   for (const rule of rules.values()) {
     if (!RATE_LIMIT_CLASSES.includes(rule.rateLimitClass as RateLimitClass)) {
@@ -165,6 +178,8 @@ function checkRules(rules: Map<string, OperationRules>): void {
     }
     const unknownScopes = rule.requiredScopes.filter((scope) => !(WORK_PLATFORM_SCOPES as readonly string[]).includes(scope));
     if (unknownScopes.length > 0) throw new Error(`${rule.operationId}: unknown scopes ${unknownScopes.join(', ')}`);
+    const unknownRoles = rule.requiredRoles.filter((role) => !(workspaceRoles as readonly string[]).includes(role));
+    if (unknownRoles.length > 0) throw new Error(`${rule.operationId}: unknown roles ${unknownRoles.join(', ')} in x-required-roles`);
   }
 }
 

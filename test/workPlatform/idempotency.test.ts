@@ -60,6 +60,36 @@ describe('Idempotency-Key on POST', () => {
     expect(tasks()).toBe(count);
   });
 
+  it('replays the original even when the repeat would not validate or has another media type', async () => {
+    const key = newKey();
+    const first = await postTask(taskBody('Stored first'), key);
+    const count = tasks();
+    const invalid = await postTask({ title: '' }, key);
+    expect(invalid.status).toBe(201);
+    expect(invalid.text).toBe(first.text);
+    const textPlain = await client.request('POST', '/v1/tasks', {
+      headers: { ...jsonHeaders(fx.tokens.all, { 'idempotency-key': key }), 'content-type': 'text/plain' },
+      body: 'not json',
+    });
+    expect(textPlain.status).toBe(201);
+    expect(textPlain.headers['idempotent-replayed']).toBe('true');
+    expect(tasks()).toBe(count);
+  });
+
+  it('rolls the resource and its event back when the answer cannot be stored', async () => {
+    const key = newKey();
+    t.db.exec(`CREATE TRIGGER fail_idempotency_insert BEFORE INSERT ON idempotency_keys WHEN NEW.key = '${key}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    const count = tasks();
+    const events = (t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count;
+    try {
+      expectProblem(await postTask(taskBody('Never half-written'), key), 500, 'internal');
+    } finally {
+      t.db.exec('DROP TRIGGER fail_idempotency_insert');
+    }
+    expect(tasks()).toBe(count);
+    expect((t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count).toBe(events);
+  });
+
   it('replays to any caller of the same workspace, session included', async () => {
     const key = newKey();
     const first = await postTask(taskBody('Any caller'), key);

@@ -302,3 +302,14 @@ describe('an unexpected failure', () => {
     }
   });
 });
+
+describe('text that storage cannot hold', () => {
+  it.each([
+    ['an unpaired surrogate', '\ud800x'],
+    ['a NUL character', '\u0000abc'],
+  ])('answers 400 invalid-value for a title with %s, and stores nothing', async (_case, title) => {
+    const response = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(fx.tokens.all), body: JSON.stringify({ projectId: fx.projectId, title }) });
+    expectProblem(response, 400, 'bad-request', 'invalid-value');
+    expect(t.db.prepare('SELECT count(*) AS count FROM tasks WHERE title = ?').get(title)).toEqual({ count: 0 });
+  });
+});
