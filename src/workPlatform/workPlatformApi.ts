@@ -142,16 +142,7 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
           )) as Reply;
         }
       } catch (error) {
-        if (error instanceof IdempotentReplay) {
-          return { reply: { ...error.reply, headers: { ...cors.headers, ...state.limitHeaders, ...error.reply.headers } }, operationId: state.operationId };
-        }
-        const failure =
-          error instanceof URIError
-            ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' })
-            : error instanceof PayloadTooLargeError
-              ? new ApiProblem('payload-too-large', { detail: `The request body exceeds ${error.limitBytes} bytes.` })
-              : error;
-        reply = toProblemReply(storeErrorToProblem(failure), call.requestId, deps.problemTypeBase, deps.logger);
+        reply = error instanceof IdempotentReplay ? error.reply : problemReply(error, call.requestId, deps);
       }
       return {
         reply: { ...reply, headers: { ...cors.headers, ...state.limitHeaders, ...reply.headers } },
@@ -159,6 +150,17 @@ export async function createWorkPlatformApi(deps: WorkPlatformApiDependencies): 
       };
     },
   };
+}
+
+/** The one error funnel of /v1: whatever was thrown becomes a problem reply. */
+function problemReply(error: unknown, requestId: string, deps: WorkPlatformApiDependencies): Reply {
+  const failure =
+    error instanceof URIError
+      ? new ApiProblem('not-found', { detail: 'The path is not valid percent-encoding.' })
+      : error instanceof PayloadTooLargeError
+        ? new ApiProblem('payload-too-large', { detail: `The request body exceeds ${error.limitBytes} bytes.` })
+        : storeErrorToProblem(error);
+  return toProblemReply(failure, requestId, deps.problemTypeBase, deps.logger);
 }
 
 /** The Idempotency-Key of a POST, when it carries one. */
