@@ -66,7 +66,7 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
       `  "apiKey": "${apiKey}"`,
       `  try: curl -H "Authorization: Bearer ${apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
       `Demo Personal Access Token of workspace ${demo.workPlatform.workspaceId}, every scope (shown only now):`,
-      `  try: curl -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" ${publicBaseUrl}/v1/tasks?limit=5`,
+      `  try: curl -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" "${publicBaseUrl}/v1/tasks?limit=5"`,
       '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',
       '',
     );
