@@ -210,7 +210,148 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created
+         * @description A task was created. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.updated
+         * @description A task changed (every PATCH that changes something). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onTaskUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed
+         * @description A task's status became DONE; recorded after its task.updated. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onTaskCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.deleted
+         * @description A task was deleted; the object is the task as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onTaskDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.created
+         * @description A project was created. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onProjectCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.updated
+         * @description A project changed. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onProjectUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.deleted
+         * @description A project was deleted; the object is the project as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onProjectDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -431,6 +572,36 @@ export interface components {
             planDefault: number | null;
             /** @description The value set for this workspace, or null when the plan's applies. */
             override: number | null;
+        };
+        /**
+         * @description The JSON body of every webhook delivery, recorded when the change commits (same transaction).
+         *     `id` is the same for every attempt and replay of one event; `apiVersion` is the date of this
+         *     envelope's shape and changes when the shape changes. Receivers verify `Svc-Signature` over the
+         *     raw body before parsing it, and skip an `id` they have already processed.
+         */
+        WebhookEnvelope: {
+            id: string;
+            /** @enum {string} */
+            type: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted";
+            /** @constant */
+            apiVersion: "2026-11-23";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /** @description The workspace. */
+            tenantId: string;
+            actor: {
+                /** @description The user whose token or session made the change. */
+                id: string;
+                /** @enum {string} */
+                kind: "USER";
+            };
+            data: {
+                /** @description The resource after the change (for `*.deleted`, as it was just before). */
+                object: components["schemas"]["Task"] | components["schemas"]["Project"];
+            };
         };
     };
     responses: {
@@ -721,6 +892,36 @@ export interface components {
         IfMatchRequired: string;
         /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
         IfMatchOptional: string;
+        /**
+         * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+         * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+         */
+        SvcSignature: string;
+        /**
+         * @description The same `t` on its own; a fresh one for every attempt.
+         * @example 1795426920
+         */
+        SvcTimestamp: string;
+        /**
+         * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+         * @example evt_Qm3vX9a1b2c3d4e5f6g7
+         */
+        SvcEventId: string;
+        /**
+         * @description The event type, as in the body.
+         * @example task.created
+         */
+        SvcEventType: string;
+        /**
+         * @description The id of this delivery (a replay makes a new one).
+         * @example dlv_8f7e6d5c4b3a29180716
+         */
+        SvcDeliveryId: string;
+        /**
+         * @description The subscription this delivery is for.
+         * @example whk_1a2b3c4d5e6f7g8h9i0j
+         */
+        SvcSubscriptionId: string;
     };
     requestBodies: never;
     headers: {
@@ -1439,6 +1640,419 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    onTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "task.created";
+                    data?: {
+                        object?: components["schemas"]["Task"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "task.updated";
+                    data?: {
+                        object?: components["schemas"]["Task"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "task.completed";
+                    data?: {
+                        object?: components["schemas"]["Task"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "task.deleted";
+                    data?: {
+                        object?: components["schemas"]["Task"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "project.created";
+                    data?: {
+                        object?: components["schemas"]["Project"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "project.updated";
+                    data?: {
+                        object?: components["schemas"]["Project"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "project.deleted";
+                    data?: {
+                        object?: components["schemas"]["Project"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -8,7 +8,8 @@ import type { TaskStore } from '../store/tasks.js';
 import type { Workspace, WorkspaceStore } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
 
-export type WorkPlatformOperationId = keyof operations;
+/** The operations this server answers; `on…` are the webhook events it sends (the contract's `webhooks`). */
+export type WorkPlatformOperationId = Exclude<keyof operations, `on${string}`>;
 
 type ParametersOf<Op extends WorkPlatformOperationId> = operations[Op]['parameters'];
 type ResponsesOf<Op extends WorkPlatformOperationId> = operations[Op]['responses'];

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv2020 } from '../../src/contract/ajv.js';
+import type { ContractClient } from '../support/contractClient.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+
+/** The outbox records exactly what the contract's `webhooks` section promises subscribers. */
+let t: TestApp;
+let client: ContractClient;
+let fx: TestApp['fixture']['workPlatform'];
+beforeAll(async () => {
+  t = await startTestApp();
+  client = t.workPlatformClient;
+  fx = t.fixture.workPlatform;
+  liftCallLimits(t.db, fx.workspaceId);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('recorded events', () => {
+  it('match the webhook schema of their type, for every event type of the catalogue', async () => {
+    const headers = jsonHeaders(fx.tokens.all);
+    const project = (await client.request('POST', '/v1/projects', { headers, body: JSON.stringify({ name: 'Events' }) })).body;
+    await client.request('PATCH', `/v1/projects/${project.id}`, { headers: { ...headers, 'if-match': '1' }, body: JSON.stringify({ description: 'x' }) });
+    const task = (await client.request('POST', '/v1/tasks', { headers, body: JSON.stringify({ projectId: project.id, title: 'Emit' }) })).body;
+    await client.request('PATCH', `/v1/tasks/${task.id}`, { headers: { ...headers, 'if-match': '1' }, body: JSON.stringify({ status: 'DONE' }) });
+    await client.request('DELETE', `/v1/tasks/${task.id}`, { headers });
+    await client.request('DELETE', `/v1/projects/${project.id}`, { headers });
+
+    const document = client.document as { webhooks: Record<string, unknown> };
+    const ajv = createAjv2020({ validateSchema: false });
+    ajv.addSchema(document, 'events-contract');
+    const rows = t.db.prepare('SELECT type, payload FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string; payload: string }[];
+    expect(rows.map((row) => row.type)).toEqual(['project.created', 'project.updated', 'task.created', 'task.updated', 'task.completed', 'task.deleted', 'project.deleted']);
+    expect(new Set(rows.map((row) => row.type))).toEqual(new Set(Object.keys(document.webhooks)));
+    for (const row of rows) {
+      const validate = ajv.getSchema(`events-contract#/webhooks/${row.type}/post/requestBody/content/application~1json/schema`)
+        ?? ajv.compile({ $ref: `events-contract#/webhooks/${row.type}/post/requestBody/content/application~1json/schema` });
+      const envelope = JSON.parse(row.payload);
+      expect(validate(envelope), `${row.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      expect(envelope.type).toBe(row.type);
+      expect(validate({ ...envelope, apiVersion: '1999-01-01' }), 'a changed envelope must not pass').toBe(false);
+    }
+  });
+});
