@@ -17,8 +17,8 @@ import {
   type SortKeyDefinition,
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
-import { checkText, rethrowConstraintFailure, type ConstraintFields } from './workPlatformValues.js';
-import { InvalidValueError, NotFoundError, ProjectHasTasksError, VersionConflictError } from './workPlatformErrors.js';
+import { checkText, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js';
 
 export { projectStatuses, type ProjectStatus };
 
@@ -159,22 +159,10 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       .prepare();
   }
 
-  /** Runs a write in one immediate transaction, turning CHECK failures into StorageLimitError. */
-  const write = <T>(fn: () => T): T => {
-    try {
-      return orm.transaction(fn, { behavior: 'immediate' });
-    } catch (error) {
-      return rethrowConstraintFailure(error, constraintFields);
-    }
-  };
+  const write = immediateWriter(orm, constraintFields);
 
   function currentRow(workspaceId: string, id: string, expectedVersion: number | null): ProjectRow {
-    const row = selectOne.get({ workspaceId, id });
-    if (!row) throw new NotFoundError('project', id);
-    if (expectedVersion !== null && row.version !== expectedVersion) {
-      throw new VersionConflictError('project', id, expectedVersion, row.version);
-    }
-    return row;
+    return versionedRow('project', id, selectOne.get({ workspaceId, id }), expectedVersion);
   }
 
   return {

@@ -28,8 +28,8 @@ import {
   type SortOrder,
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
-import { InvalidValueError, NotFoundError, VersionConflictError } from './workPlatformErrors.js';
-import { checkText, parseTimestamp, rethrowConstraintFailure, type ConstraintFields } from './workPlatformValues.js';
+import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
+import { checkText, immediateWriter, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
@@ -205,14 +205,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       .prepare();
   }
 
-  /** Runs a write in one immediate transaction, turning CHECK failures into StorageLimitError. */
-  const write = <T>(fn: () => T): T => {
-    try {
-      return orm.transaction(fn, { behavior: 'immediate' });
-    } catch (error) {
-      return rethrowConstraintFailure(error, constraintFields);
-    }
-  };
+  const write = immediateWriter(orm, constraintFields);
 
   function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): void {
     if (row.projectId !== previous?.projectId && !projectExists.get({ workspaceId, id: row.projectId })) {
@@ -224,12 +217,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
   }
 
   function currentRow(workspaceId: string, id: string, expectedVersion: number | null): TaskRow {
-    const row = selectOne.get({ workspaceId, id });
-    if (!row) throw new NotFoundError('task', id);
-    if (expectedVersion !== null && row.version !== expectedVersion) {
-      throw new VersionConflictError('task', id, expectedVersion, row.version);
-    }
-    return row;
+    return versionedRow('task', id, selectOne.get({ workspaceId, id }), expectedVersion);
   }
 
   return {

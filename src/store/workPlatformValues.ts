@@ -1,6 +1,7 @@
 // Checks of values the Work-Platform stores persist, shared by projects and tasks: text against
 // its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
-import { characterCount, InvalidValueError, StorageLimitError } from './workPlatformErrors.js';
+import type { AppDatabase } from './drizzle.js';
+import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError } from './workPlatformErrors.js';
 
 /** CHECK constraint name → the API member and limit it enforces. */
 export type ConstraintFields = Record<string, { field: string; limit: number }>;
@@ -40,4 +41,29 @@ export function rethrowConstraintFailure(error: unknown, fields: ConstraintField
     if (known) throw new StorageLimitError(known.field, known.limit, null);
   }
   throw error;
+}
+
+/** A writer that runs each write in one immediate transaction, turning CHECK failures into StorageLimitError. */
+export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>(fn: () => T) => T {
+  return (fn) => {
+    try {
+      return orm.transaction(fn, { behavior: 'immediate' });
+    } catch (error) {
+      return rethrowConstraintFailure(error, fields);
+    }
+  };
+}
+
+/** The row a change applies to: it must exist in the workspace and, when a version is expected, be at it. */
+export function versionedRow<R extends { version: number }>(
+  entity: 'project' | 'task',
+  id: string,
+  row: R | undefined,
+  expectedVersion: number | null,
+): R {
+  if (!row) throw new NotFoundError(entity, id);
+  if (expectedVersion !== null && row.version !== expectedVersion) {
+    throw new VersionConflictError(entity, id, expectedVersion, row.version);
+  }
+  return row;
 }
