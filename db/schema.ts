@@ -368,3 +368,114 @@ export const quotaCounters = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.workspaceId, table.period] })],
 );
+
+export const webhookSubscriptionStatuses = ['ACTIVE', 'DISABLED'] as const;
+export type WebhookSubscriptionStatus = (typeof webhookSubscriptionStatuses)[number];
+export const webhookDisabledCodes = ['GONE', 'FAILING', 'MANUAL'] as const;
+export type WebhookDisabledCode = (typeof webhookDisabledCodes)[number];
+export const webhookDeliveryStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type WebhookDeliveryStatus = (typeof webhookDeliveryStatuses)[number];
+
+/**
+ * Webhook subscriptions. Signing secrets are stored only sealed (AES-256-GCM, see
+ * src/webhooks/secretBox.ts): the current one, and during a rotation's overlap the previous one
+ * until `previous_secret_expires_at`.
+ */
+export const webhookSubscriptions = sqliteTable(
+  'webhook_subscriptions',
+  {
+    id: text('id').primaryKey(), // whk_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** JSON array of event types. */
+    eventTypes: text('event_types').notNull(),
+    status: text('status', { enum: webhookSubscriptionStatuses }).notNull(),
+    disabledCode: text('disabled_code', { enum: webhookDisabledCodes }),
+    disabledMessage: text('disabled_message'),
+    disabledAt: integer('disabled_at'),
+    consecutiveFailedEvents: integer('consecutive_failed_events').notNull().default(0),
+    signingKeyVersion: integer('signing_key_version').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    sealedPreviousSecret: text('sealed_previous_secret'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    index('webhook_subscriptions_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    check('webhook_subscriptions_status_known', inList('status', webhookSubscriptionStatuses)),
+    check(
+      'webhook_subscriptions_disabled_reason',
+      sql`(${table.status} = 'ACTIVE' AND ${table.disabledCode} IS NULL) OR (${table.status} = 'DISABLED' AND ${table.disabledCode} IS NOT NULL)`,
+    ),
+    check(
+      'webhook_subscriptions_previous_secret',
+      sql`(${table.sealedPreviousSecret} IS NULL) = (${table.previousSecretExpiresAt} IS NULL)`,
+    ),
+  ],
+);
+
+/**
+ * One delivery of one event to one subscription (a replay is another delivery of the same
+ * event). A worker claims a due PENDING row by setting `lease_owner` and `lease_expires_at`; a
+ * claim whose lease has expired is free again, so a dead worker's attempt is made by another.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(), // dlv_…
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').notNull(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    replay: integer('replay', { mode: 'boolean' }).notNull(),
+    status: text('status', { enum: webhookDeliveryStatuses }).notNull(),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    /** Null once the delivery has ended. */
+    nextAttemptAt: integer('next_attempt_at'),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: integer('lease_expires_at'),
+    createdAt: integer('created_at').notNull(),
+    completedAt: integer('completed_at'),
+  },
+  (table) => [
+    index('webhook_deliveries_due_idx')
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'PENDING'`),
+    index('webhook_deliveries_subscription_idx').on(table.subscriptionId, table.createdAt, table.id),
+    index('webhook_deliveries_event_idx').on(table.eventId),
+    index('webhook_deliveries_completed_at_idx').on(table.completedAt),
+    check('webhook_deliveries_status_known', inList('status', webhookDeliveryStatuses)),
+    check(
+      'webhook_deliveries_pending_has_next',
+      sql`(${table.status} = 'PENDING') = (${table.nextAttemptAt} IS NOT NULL)`,
+    ),
+  ],
+);
+
+/** Every attempt of a delivery: when, how long, the status or why there was none. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    number: integer('number').notNull(),
+    attemptedAt: integer('attempted_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    statusCode: integer('status_code'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    succeeded: integer('succeeded', { mode: 'boolean' }).notNull(),
+    nextAttemptAt: integer('next_attempt_at'),
+  },
+  (table) => [primaryKey({ columns: [table.deliveryId, table.number] })],
+);

@@ -24,6 +24,12 @@ export interface Config {
   cursorSecret: string | undefined;
   /** Folder beside the database where generated secrets are kept. */
   dataDirectory: string;
+  /** Key material (base64url, ≥ 32 bytes) for sealing webhook signing secrets; generated when unset. */
+  webhookSecretKey: string | undefined;
+  /** Admit http(s) loopback targets (127.0.0.1, [::1], localhost) for local development and tests. */
+  webhookAllowLoopback: boolean;
+  /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
+  webhookWorker: boolean;
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -64,6 +70,23 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'CURSOR_SECRET',
     default: 'generated into <data dir>/cursor.key',
     description: 'HMAC key that signs list cursors, URL-safe base64 of at least 32 bytes. Shared by every server process.',
+  },
+  {
+    name: 'WEBHOOK_SECRET_KEY',
+    default: 'generated into <data dir>/webhook-secrets.key',
+    description:
+      'Key that encrypts webhook signing secrets at rest (AES-256-GCM), URL-safe base64 of at least 32 bytes. Shared by every server and worker process; losing it makes every stored signing secret unreadable.',
+  },
+  {
+    name: 'WEBHOOK_ALLOW_LOOPBACK',
+    default: 'off',
+    description:
+      'on: also accept http://127.0.0.1, http://[::1] and http://localhost webhook targets (local development and tests only). Off by default: targets must be public HTTPS.',
+  },
+  {
+    name: 'WEBHOOK_WORKER',
+    default: 'on',
+    description: 'on: `npm start` also runs the webhook delivery worker; off: run it apart with `npm run worker` (any number of them).',
   },
 ] as const;
 
@@ -117,6 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     errorTypeBase,
     sessionJwtSecret: env.SESSION_JWT_SECRET || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,
+    webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
+    webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
+    webhookWorker: onOff('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
     dataDirectory: path.dirname(databasePath),
   };
 }

@@ -129,6 +129,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`. At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description One subscription, with its status and, when disabled, why. The signing secret is never shown again.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription, its secrets and its delivery log; pending deliveries are not attempted. `If-Match` is checked when sent.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook subscription
+         * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/rotate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a subscription's signing secret
+         * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. No body. Accepts `Idempotency-Key`.
+         */
+        post: operations["rotateWebhookKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay events to a subscription
+         * @description Queues new deliveries of past events to this subscription: one event (`eventId`, delivered whatever its type), or every event of the workspace in a time range (`from` inclusive, `to` exclusive) whose type the subscription lists, oldest first, at most 1000 per request (more answers `422 validation` at `/to`; narrow the range). A replay keeps the event's `id` (`Svc-Event-Id`) and gets a new delivery id. Events are kept 30 days. Works on a disabled subscription only after it is re-enabled (`409 conflict`, code `webhook-disabled`). Accepts `Idempotency-Key`.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subscription's deliveries
+         * @description The delivery log of one subscription, newest first, keyset-paginated: each delivery of an event (replays are separate deliveries of the same event) with every attempt made (time, status code or error, duration, and when the next attempt is due). Logs are kept 30 days after a delivery ends.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -376,7 +488,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `idempotency-key-in-use` (the first request with the key still holds the lock after 5 s; retry), `write-conflict` (transient; retry). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key still holds the lock after 5 s; retry), `write-conflict` (transient; retry). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -581,8 +693,7 @@ export interface components {
          */
         WebhookEnvelope: {
             id: string;
-            /** @enum {string} */
-            type: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted";
+            type: components["schemas"]["WebhookEventType"];
             /** @constant */
             apiVersion: "2026-11-23";
             /**
@@ -602,6 +713,189 @@ export interface components {
                 /** @description The resource after the change (for `*.deleted`, as it was just before). */
                 object: components["schemas"]["Task"] | components["schemas"]["Project"];
             };
+        };
+        /**
+         * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
+         * @enum {string}
+         */
+        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted";
+        /**
+         * @description A webhook subscription: where events of the listed types are POSTed, signed with the
+         *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
+         */
+        Webhook: {
+            id: string;
+            /**
+             * Format: uri
+             * @description The subscriber's public HTTPS address.
+             */
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Only `ACTIVE` subscriptions receive new events.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "DISABLED";
+            /** @description Why the subscription is `DISABLED`; null while `ACTIVE`. */
+            disabledReason: null | components["schemas"]["WebhookDisabledReason"];
+            /** @description Events in a row whose delivery failed for the whole retry schedule; at 3 the subscription is disabled (`FAILING`). A successful delivery resets it. */
+            consecutiveFailedEvents: number;
+            /** @description Version of the current signing secret; 1 at creation, + 1 per rotation. */
+            signingKeyVersion: number;
+            /**
+             * Format: date-time
+             * @description While a rotation's overlap lasts, when the previous secret stops signing; null otherwise.
+             */
+            previousSigningKeyExpiresAt: string | null;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDisabledReason: {
+            /**
+             * @description `GONE`: the subscriber answered 410 Gone. `FAILING`: 3 events in a row failed for the whole retry schedule. `MANUAL`: set to `DISABLED` through the API.
+             * @enum {string}
+             */
+            code: "GONE" | "FAILING" | "MANUAL";
+            message: string;
+            /** Format: date-time */
+            disabledAt: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/work-platform",
+         *       "eventTypes": [
+         *         "task.created",
+         *         "task.completed"
+         *       ],
+         *       "description": "Sync finished tasks to the billing system"
+         *     }
+         */
+        WebhookCreate: {
+            /** @description A public `https://` address without credentials or fragment. */
+            url: string;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+        };
+        /** @description The subscription as created, with its signing secret; the only answer that ever contains the secret. */
+        WebhookCreated: components["schemas"]["Webhook"] & {
+            /** @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted. */
+            secret: string;
+        };
+        /**
+         * @description The fields to change. At least one field.
+         * @example {
+         *       "status": "ACTIVE"
+         *     }
+         */
+        WebhookUpdate: {
+            url?: string;
+            eventTypes?: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+            /**
+             * @description `ACTIVE` re-enables a disabled subscription; `DISABLED` pauses it.
+             * @enum {string}
+             */
+            status?: "ACTIVE" | "DISABLED";
+        };
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description The key-rotation result. */
+        WebhookKeyRotation: {
+            /** @description The subscription (webhook) id. */
+            id: string;
+            /** @description Version of the signing secret now in use. */
+            signingKeyVersion: number;
+            /** @description The new signing secret; returned exactly once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description When the old secret stops signing (58 hours 45 minutes after the rotation).
+             */
+            previousSigningKeyExpiresAt: string;
+        };
+        /**
+         * @description Either one event (`eventId`) or a time range (`from` inclusive, `to` exclusive, `to` after `from`).
+         * @example {
+         *       "from": "2026-11-22T00:00:00.000Z",
+         *       "to": "2026-11-23T00:00:00.000Z"
+         *     }
+         */
+        WebhookReplayRequest: {
+            eventId: string;
+        } | {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        WebhookReplay: {
+            subscriptionId: string;
+            /** @description How many events were queued (0 when the range holds none). */
+            eventCount: number;
+            /** @description The new deliveries, oldest event first. */
+            deliveries: {
+                id: string;
+                eventId: string;
+                eventType: components["schemas"]["WebhookEventType"];
+            }[];
+        };
+        WebhookDelivery: {
+            /** @description Sent as `Svc-Delivery-Id` with every attempt of this delivery. */
+            id: string;
+            subscriptionId: string;
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @description True when queued by a replay. */
+            replay: boolean;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once the delivery has ended.
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** @description Every attempt made, first first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryAttempt: {
+            number: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            durationMs: number;
+            /** @description The subscriber's HTTP status; null when no answer arrived (see `error`). */
+            statusCode: number | null;
+            /** @description Why no status was received, or null. */
+            error: null | {
+                /** @enum {string} */
+                code: "timeout" | "connection-failed" | "dns-failure" | "forbidden-address" | "tls-failure";
+                message: string;
+            };
+            succeeded: boolean;
+            /**
+             * Format: date-time
+             * @description When this attempt failed and another follows, when it is due; null otherwise.
+             */
+            nextAttemptAt: string | null;
+        };
+        /**
+         * @description `PENDING`: an attempt is due at `nextAttemptAt` (or in flight). `SUCCEEDED`: the subscriber answered 2xx. `FAILED`: every attempt of the schedule failed, or the subscriber answered 410. `CANCELLED`: the subscription was disabled or deleted first.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
     };
     responses: {
@@ -880,6 +1174,11 @@ export interface components {
          * @example prj_nBcwBUyM7dVuD0sW71FG
          */
         ProjectId: string;
+        /**
+         * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+         * @example whk_Q7mXc2VbN9pLr4TzK8sD
+         */
+        WebhookId: string;
         /**
          * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
          * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
@@ -1515,6 +1814,422 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The created subscription with its signing secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @example "1"
+                 */
+                "If-Match": components["parameters"]["IfMatchRequired"];
+            };
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key-rotation result. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookKeyRotation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries were queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+                /** @description Only deliveries of this event. */
+                eventId?: string;
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
+                 * @example whk_Q7mXc2VbN9pLr4TzK8sD
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
