@@ -1,4 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { loadOrCreateSecret } from '../store/sessionTokens.js';
 
 /**
  * Encryption at rest for webhook signing secrets: AES-256-GCM (node:crypto) under a key derived
@@ -44,4 +47,12 @@ export function createSecretBox(keyMaterial: Uint8Array, randomBytes: (size: num
       }
     },
   };
+}
+
+/** The deployment's secret box: WEBHOOK_SECRET_KEY, or the key generated (0600) into the data directory on first start. */
+export function loadWebhookSecretBox(config: Pick<Config, 'webhookSecretKey' | 'dataDirectory'>): SecretBox {
+  const keyMaterial = loadOrCreateSecret(config.webhookSecretKey, path.join(config.dataDirectory, 'webhook-secrets.key'), {
+    name: 'WEBHOOK_SECRET_KEY',
+  });
+  return createSecretBox(keyMaterial);
 }
