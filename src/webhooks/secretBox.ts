@@ -33,9 +33,9 @@ export function createSecretBox(keyMaterial: Uint8Array, randomBytes: (size: num
       return [FORMAT, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
     },
     open(sealed, context) {
-      const parts = sealed.split('.');
-      if (parts.length !== 4 || parts[0] !== FORMAT) throw new Error('not a sealed webhook secret');
-      const [, iv, ciphertext, tag] = parts.map((part) => Buffer.from(part, 'base64url'));
+      const [format, ivText, ciphertextText, tagText, ...rest] = sealed.split('.');
+      if (format !== FORMAT || tagText === undefined || rest.length > 0) throw new Error('not a sealed webhook secret');
+      const [iv, ciphertext, tag] = [ivText!, ciphertextText!, tagText].map((part) => Buffer.from(part, 'base64url')) as [Buffer, Buffer, Buffer];
       if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('not a sealed webhook secret');
       const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(context, 'utf8'));
