@@ -1221,6 +1221,11 @@ export interface components {
          * @example whk_1a2b3c4d5e6f7g8h9i0j
          */
         SvcSubscriptionId: string;
+        /**
+         * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+         * @example ContractApiServer-Webhooks/2.0
+         */
+        SvcUserAgent: string;
     };
     requestBodies: never;
     headers: {
@@ -2392,6 +2397,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2451,6 +2461,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2510,6 +2525,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2569,6 +2589,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2628,6 +2653,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2687,6 +2717,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
@@ -2746,6 +2781,11 @@ export interface operations {
                  * @example whk_1a2b3c4d5e6f7g8h9i0j
                  */
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
             };
             path?: never;
             cookie?: never;
