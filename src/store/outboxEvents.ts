@@ -1,8 +1,9 @@
 // The outbox: every change to a task or project inserts, in the same transaction, one `events`
-// row holding the whole webhook envelope. The webhook worker delivers the rows later.
+// row holding the whole webhook envelope, and one PENDING `webhook_deliveries` row per ACTIVE
+// subscription of the workspace that lists the event's type. The webhook worker delivers them.
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'drizzle-orm';
-import { events } from '../../db/schema.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { newId, type RandomBytes } from './ids.js';
 
@@ -39,12 +40,66 @@ export interface WebhookEnvelope<T = unknown> {
   data: { object: T };
 }
 
+const deliveryListeners = new WeakMap<BetterSqlite3.Database, Set<() => void>>();
+
 /**
- * Prepares the insert once per connection; `record()` must run inside the caller's transaction,
- * so the event exists exactly when the change does.
+ * Calls `listener` soon after deliveries were queued on this connection (the in-process worker's
+ * wake-up, so that it need not wait for its next poll). Returns the function that unsubscribes.
+ */
+export function onDeliveriesQueued(db: BetterSqlite3.Database, listener: () => void): () => void {
+  let listeners = deliveryListeners.get(db);
+  if (!listeners) deliveryListeners.set(db, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * Tells the listeners of this connection that PENDING deliveries were inserted. Called inside the
+ * writing transaction; the listeners run on a later turn of the event loop, after the synchronous
+ * transaction has committed (or rolled back: then they find nothing new, which is harmless).
+ */
+export function notifyDeliveriesQueued(db: BetterSqlite3.Database): void {
+  const listeners = deliveryListeners.get(db);
+  if (!listeners || listeners.size === 0) return;
+  setImmediate(() => {
+    for (const listener of listeners) listener();
+  });
+}
+
+/**
+ * Prepares its statements once per connection; `record()` must run inside the caller's
+ * transaction, so the event and its deliveries exist exactly when the change does.
  */
 export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: RandomBytes) {
-  const insert = drizzleFor(db)
+  const orm = drizzleFor(db);
+  const subscribedTo = orm
+    .select({ id: webhookSubscriptions.id })
+    .from(webhookSubscriptions)
+    .where(
+      and(
+        eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')),
+        eq(webhookSubscriptions.status, 'ACTIVE'),
+        sql`exists (select 1 from json_each(${webhookSubscriptions.eventTypes}) where json_each.value = ${sql.placeholder('type')})`,
+      ),
+    )
+    .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
+    .prepare();
+  const insertDelivery = orm
+    .insert(webhookDeliveries)
+    .values({
+      id: sql.placeholder('id'),
+      subscriptionId: sql.placeholder('subscriptionId'),
+      workspaceId: sql.placeholder('workspaceId'),
+      eventId: sql.placeholder('eventId'),
+      eventType: sql.placeholder('eventType'),
+      replay: false,
+      status: 'PENDING',
+      attemptCount: 0,
+      nextAttemptAt: sql.placeholder('occurredAt'),
+      createdAt: sql.placeholder('occurredAt'),
+    })
+    .prepare();
+  const insert = orm
     .insert(events)
     .values({
       id: sql.placeholder('id'),
@@ -66,6 +121,18 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
         data: { object },
       };
       insert.run({ id: envelope.id, workspaceId, type, occurredAt, payload: JSON.stringify(envelope) });
+      const subscriptions = subscribedTo.all({ workspaceId, type });
+      for (const subscription of subscriptions) {
+        insertDelivery.run({
+          id: newId('dlv', randomBytes),
+          subscriptionId: subscription.id,
+          workspaceId,
+          eventId: envelope.id,
+          eventType: type,
+          occurredAt,
+        });
+      }
+      if (subscriptions.length > 0) notifyDeliveriesQueued(db);
       return envelope;
     },
   };

@@ -1,0 +1,267 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { createOutboxWriter, onDeliveriesQueued } from '../../src/store/outboxEvents.js';
+import {
+  createWebhookDeliveryStore,
+  DELIVERY_LEASE_MS,
+  WEBHOOK_LOG_RETENTION_MS,
+  type AttemptOutcome,
+} from '../../src/store/webhookDeliveries.js';
+import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import {
+  attemptsOf,
+  deliveriesOf,
+  insertSubscription,
+  makeDeliveryFixture,
+  subscriptionRow,
+  testSecretBox,
+  type DeliveryFixture,
+} from '../webhooks/deliveryFixtures.js';
+import { makeWorkspace } from './workPlatformFactories.js';
+
+const URL = 'https://hooks.example.com/in';
+const ok = (at: number): AttemptOutcome => ({ attemptedAt: at, durationMs: 5, statusCode: 204, error: null });
+const failed = (at: number, statusCode = 500): AttemptOutcome => ({ attemptedAt: at, durationMs: 5, statusCode, error: null });
+
+let fx: DeliveryFixture;
+afterEach(() => fx?.cleanup());
+
+describe('fan-out in the outbox transaction', () => {
+  it('queues one PENDING delivery per ACTIVE subscription of the workspace that lists the type, due when the event occurred', () => {
+    fx = makeDeliveryFixture();
+    const { workspaceId } = fx.workspace;
+    const created = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
+    const both = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.completed', 'task.created'] });
+    const completedOnly = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.completed'] });
+    const disabled = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'], status: 'DISABLED' });
+    const other = makeWorkspace(fx.db, { now: fx.clock.now });
+    const elsewhere = insertSubscription(fx.db, { workspaceId: other.workspaceId, url: URL, eventTypes: ['task.created'] });
+    // A type name that only contains the wanted one must not match.
+    const lookalike = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created.v2'] });
+
+    const task = fx.createTask();
+    const event = fx.db.prepare("SELECT id, occurred_at FROM events WHERE type = 'task.created'").get() as { id: string; occurred_at: number };
+
+    for (const subscription of [created, both]) {
+      const rows = deliveriesOf(fx.db, subscription.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        event_id: event.id,
+        event_type: 'task.created',
+        status: 'PENDING',
+        attempt_count: 0,
+        next_attempt_at: event.occurred_at,
+        created_at: event.occurred_at,
+        replay: 0,
+        lease_owner: null,
+        completed_at: null,
+      });
+      expect(rows[0]!.id).toMatch(/^dlv_[A-Za-z0-9]{20}$/);
+    }
+    for (const subscription of [completedOnly, disabled, elsewhere, lookalike]) expect(deliveriesOf(fx.db, subscription.id)).toEqual([]);
+
+    fx.completeTask(task);
+    expect(deliveriesOf(fx.db, both.id).map((row) => row.event_type)).toEqual(['task.created', 'task.completed']);
+    expect(deliveriesOf(fx.db, completedOnly.id).map((row) => row.event_type)).toEqual(['task.completed']);
+  });
+
+  it('a rolled-back change leaves no event and no delivery', () => {
+    fx = makeDeliveryFixture();
+    const { workspaceId } = fx.workspace;
+    insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
+    const outbox = createOutboxWriter(fx.db, (size) => new Uint8Array(size).map(() => Math.floor(Math.random() * 256)));
+    const eventsBefore = fx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
+    expect(() =>
+      fx.db.transaction(() => {
+        outbox.record(workspaceId, 'task.created', fx.workspace.actor, fx.clock.now(), { id: 'tsk_x', status: 'TODO' });
+        throw new Error('the change fails after its event was recorded');
+      })(),
+    ).toThrow('the change fails');
+    expect(fx.db.prepare('SELECT count(*) AS n FROM events').get()).toEqual(eventsBefore);
+    expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+
+    // A task store write refused by a CHECK rolls back the same way.
+    expect(() => fx.createTask('x'.repeat(201))).toThrow();
+    expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+  });
+
+  it('tells the listeners of the connection after the commit, not before', async () => {
+    fx = makeDeliveryFixture();
+    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    const seen: number[] = [];
+    const unsubscribe = onDeliveriesQueued(fx.db, () => seen.push((fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n));
+    fx.createTask();
+    expect(seen).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([1]);
+    unsubscribe();
+    fx.createTask();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([1]);
+  });
+});
+
+describe('claims and leases', () => {
+  it('claims due deliveries once; a second owner gets none until the lease expires, then takes it over', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
+    fx.createTask();
+    fx.createTask();
+    const first = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const second = createWebhookDeliveryStore(openDatabase(fx.path), { secretBox: testSecretBox, now: fx.clock.now });
+
+    const claimed = first.claimDue('wkr_a', 10);
+    expect(claimed).toHaveLength(2);
+    expect(claimed[0]).toMatchObject({ subscriptionId: id, url: URL, attemptCount: 0, leaseExpiresAt: fx.clock.now() + DELIVERY_LEASE_MS });
+    expect(JSON.parse(claimed[0]!.payload)).toMatchObject({ id: claimed[0]!.eventId, type: 'task.created' });
+    expect(second.claimDue('wkr_b', 10)).toEqual([]);
+
+    fx.clock.advance(DELIVERY_LEASE_MS - 1);
+    expect(second.claimDue('wkr_b', 10)).toEqual([]);
+    fx.clock.advance(1);
+    const takenOver = second.claimDue('wkr_b', 1);
+    expect(takenOver.map((d) => d.id)).toEqual([claimed[0]!.id]);
+
+    // The first worker lost that claim: its attempt is not recorded over the second's.
+    expect(first.recordAttempt(claimed[0]!, 'wkr_a', ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(attemptsOf(fx.db, claimed[0]!.id)).toEqual([]);
+    expect(second.recordAttempt(takenOver[0]!, 'wkr_b', ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    // The other claim of the first worker, expired but not taken, is still its own to record.
+    expect(first.recordAttempt(claimed[1]!, 'wkr_a', ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    // Recording twice for one claim writes once.
+    expect(first.recordAttempt(claimed[1]!, 'wkr_a', ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(attemptsOf(fx.db, claimed[1]!.id)).toHaveLength(1);
+  });
+
+  it('claims only what is due, oldest first, at most the limit', () => {
+    fx = makeDeliveryFixture();
+    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const start = fx.clock.now();
+    fx.createTask('a');
+    fx.clock.advance(1000);
+    fx.createTask('b');
+    fx.clock.advance(1000);
+    fx.createTask('c');
+    fx.clock.set(start + 1000);
+    const due = store.claimDue('wkr_a', 1);
+    expect(due.map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['a']);
+    expect(store.claimDue('wkr_a', 5).map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['b']);
+    expect(store.claimDue('wkr_a', 5)).toEqual([]);
+  });
+
+  it('cancels, instead of claiming, a due delivery whose subscription is DISABLED', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
+    fx.createTask();
+    fx.db.prepare("UPDATE webhook_subscriptions SET status = 'DISABLED', disabled_code = 'MANUAL', disabled_message = 'off' WHERE id = ?").run(id);
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    expect(store.claimDue('wkr_a', 10)).toEqual([]);
+    expect(deliveriesOf(fx.db, id)).toMatchObject([{ status: 'CANCELLED', next_attempt_at: null, completed_at: fx.clock.now(), attempt_count: 0 }]);
+  });
+
+  it('opens the current secret and, while the overlap lasts, the previous one; reports a secret that does not open', () => {
+    fx = makeDeliveryFixture();
+    const expiresAt = fx.clock.now() + 60_000;
+    const { id, secret } = insertSubscription(fx.db, {
+      workspaceId: fx.workspace.workspaceId,
+      url: URL,
+      previous: { secret: 'whsec_previousprevious', expiresAt },
+    });
+    fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    expect(store.claimDue('wkr_a', 1)[0]!.secrets).toEqual([secret, 'whsec_previousprevious']);
+
+    fx.clock.set(expiresAt + DELIVERY_LEASE_MS);
+    expect(store.claimDue('wkr_a', 1)[0]!.secrets).toEqual([secret]);
+
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    const wrongKey = createWebhookDeliveryStore(fx.db, { secretBox: createSecretBox(Buffer.alloc(32, 9)), now: fx.clock.now });
+    const [claimed] = wrongKey.claimDue('wkr_a', 1);
+    expect(claimed!.secrets).toEqual([]);
+    expect(claimed!.secretProblem).toMatch(/did not open/);
+    expect(claimed!.subscriptionId).toBe(id);
+  });
+});
+
+describe('recording attempts', () => {
+  it('writes the attempt and the outcome together; a success resets the failed-events count', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    fx.db.prepare('UPDATE webhook_subscriptions SET consecutive_failed_events = 2 WHERE id = ?').run(id);
+    fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const t0 = fx.clock.now();
+    const [claimed] = store.claimDue('wkr_a', 1);
+    fx.clock.advance(250);
+    expect(store.recordAttempt(claimed!, 'wkr_a', failed(t0), 0.5)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 250 + 31_500, lease_owner: null, lease_expires_at: null });
+    expect(attemptsOf(fx.db, claimed!.id)).toEqual([
+      { delivery_id: claimed!.id, number: 1, attempted_at: t0, duration_ms: 5, status_code: 500, error_code: null, error_message: null, succeeded: 0, next_attempt_at: t0 + 250 + 31_500 },
+    ]);
+    expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(2);
+
+    fx.clock.advance(31_500);
+    const [again] = store.claimDue('wkr_a', 1);
+    expect(again!.attemptCount).toBe(1);
+    expect(store.recordAttempt(again!, 'wkr_a', ok(fx.clock.now()), 0)).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 2, next_attempt_at: null, completed_at: fx.clock.now() });
+    expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(0);
+  });
+
+  it('a 410 fails the delivery, disables the subscription (GONE, version + 1) and cancels its pending deliveries', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'], now: fx.clock.now() });
+    fx.createTask();
+    fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const [claimed] = store.claimDue('wkr_a', 1);
+    fx.clock.advance(10);
+    expect(store.recordAttempt(claimed!, 'wkr_a', failed(fx.clock.now(), 410), 0)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
+    const row = subscriptionRow(fx.db, id);
+    expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', disabled_at: fx.clock.now(), version: 2, updated_at: fx.clock.now() });
+    expect(row.disabled_message).toContain('410');
+    expect(deliveriesOf(fx.db, id).map((d) => [d.status, d.next_attempt_at])).toEqual([
+      ['FAILED', null],
+      ['CANCELLED', null],
+    ]);
+  });
+});
+
+describe('purges', () => {
+  it('ends expired rotation overlaps only', () => {
+    fx = makeDeliveryFixture();
+    const at = fx.clock.now();
+    const expired = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at } });
+    const running = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at + 1 } });
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    expect(store.endExpiredRotationOverlaps()).toBe(1);
+    expect(subscriptionRow(fx.db, expired.id)).toMatchObject({ sealed_previous_secret: null, previous_secret_expires_at: null, version: 1 });
+    expect(subscriptionRow(fx.db, running.id).previous_secret_expires_at).toBe(at + 1);
+  });
+
+  it('deletes deliveries ended more than 30 days ago, and events older than that with nothing pending or recently ended', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const t0 = fx.clock.now();
+    fx.createTask('delivered long ago');
+    fx.createTask('still pending');
+    const [delivered] = store.claimDue('wkr_a', 1);
+    store.recordAttempt(delivered!, 'wkr_a', ok(t0), 0);
+    fx.clock.advance(5 * 24 * 3600_000);
+    fx.createTask('recent');
+
+    fx.clock.advance(WEBHOOK_LOG_RETENTION_MS);
+    const before = fx.clock.now() - WEBHOOK_LOG_RETENTION_MS;
+    expect(store.purgeEndedDeliveries(before)).toBe(1);
+    expect(attemptsOf(fx.db, delivered!.id)).toEqual([]);
+    // The project.created event and the delivered task's event go; the pending one stays; the recent one is young.
+    expect(store.purgeEvents(before)).toBe(2);
+    const titles = (fx.db.prepare('SELECT payload FROM events ORDER BY rowid').all() as { payload: string }[]).map((row) => JSON.parse(row.payload).data.object.title);
+    expect(titles).toEqual(['still pending', 'recent']);
+    expect(deliveriesOf(fx.db, id)).toHaveLength(2);
+    expect(store.purgeEndedDeliveries(before)).toBe(0);
+    expect(store.purgeEvents(before)).toBe(0);
+  });
+});
