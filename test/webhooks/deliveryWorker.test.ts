@@ -1,0 +1,564 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Stripe from 'stripe';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv2020 } from '../../src/contract/ajv.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createWebhookDeliveryStore, DELIVERY_LEASE_MS } from '../../src/store/webhookDeliveries.js';
+import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
+import { createDeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/deliveryWorker.js';
+import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
+import type { LookupAll } from '../../src/webhooks/targetGuard.js';
+import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
+import { memoryLogger } from '../support/testApp.js';
+import { repoRoot } from '../store/factories.js';
+import {
+  attemptsOf,
+  closedPort,
+  deliveriesOf,
+  insertSubscription,
+  makeDeliveryFixture,
+  startReceiver,
+  subscriptionRow,
+  testSecretBox,
+  type DeliveryFixture,
+  type Receiver,
+} from './deliveryFixtures.js';
+
+const contract = JSON.parse(readFileSync(path.join(repoRoot, 'generated/work-platform/openapi.json'), 'utf8')) as { webhooks: Record<string, unknown> };
+const ajv = createAjv2020({ validateSchema: false });
+ajv.addSchema(contract, 'work-platform');
+function validateEnvelope(type: string, envelope: unknown): string | null {
+  const validate = ajv.compile({ $ref: `work-platform#/webhooks/${type}/post/requestBody/content/application~1json/schema` });
+  return validate(envelope) ? null : ajv.errorsText(validate.errors);
+}
+
+let fx: DeliveryFixture;
+let receiver: Receiver;
+let logLines: string[];
+const cleanups: Array<() => unknown> = [];
+
+async function setUp(): Promise<void> {
+  fx = makeDeliveryFixture();
+  receiver = await startReceiver();
+  logLines = [];
+}
+afterEach(async () => {
+  await receiver?.close();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  fx?.cleanup();
+});
+
+function worker(options: Partial<DeliveryWorkerOptions> = {}) {
+  return createDeliveryWorker({
+    db: fx.db,
+    secretBox: testSecretBox,
+    logger: memoryLogger(logLines),
+    allowLoopback: true,
+    now: fx.clock.now,
+    random: () => 0.5,
+    workerId: 'wkr_test',
+    ...options,
+  });
+}
+
+function subscribe(extra: Partial<Parameters<typeof insertSubscription>[1]> = {}) {
+  return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra });
+}
+
+const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('a successful delivery', () => {
+  it('POSTs the exact envelope bytes with exactly the seed headers; verifyWebhook, Stripe and the contract accept it', async () => {
+    await setUp();
+    const { id: subscriptionId, secret } = subscribe({ eventTypes: ['task.created', 'task.completed'] });
+    const task = fx.createTask('Ship the worker');
+    fx.completeTask(task);
+    expect(await worker().runDue()).toBe(2);
+
+    const events = fx.db.prepare('SELECT id, type, payload FROM events WHERE type IN (?, ?) ORDER BY rowid').all('task.created', 'task.completed') as {
+      id: string;
+      type: string;
+      payload: string;
+    }[];
+    const deliveries = deliveriesOf(fx.db, subscriptionId);
+    expect(receiver.received).toHaveLength(2);
+    for (const event of events) {
+      const received = receiver.received.find((r) => r.headers['svc-event-id'] === event.id)!;
+      const delivery = deliveries.find((d) => d.event_id === event.id)!;
+      expect(received.method).toBe('POST');
+      expect(received.url).toBe('/hooks');
+      expect(received.body.toString('utf8')).toBe(event.payload);
+      expect(received.headerNames.filter((name) => !['Host', 'Connection', 'content-length'].includes(name)).sort()).toEqual(
+        ['content-type', 'user-agent', 'Svc-Signature', 'Svc-Timestamp', 'Svc-Event-Id', 'Svc-Event-Type', 'Svc-Delivery-Id', 'Svc-Subscription-Id'].sort(),
+      );
+      expect(received.headers).toMatchObject({
+        'content-type': 'application/json',
+        'user-agent': DEFAULT_WEBHOOK_USER_AGENT,
+        'svc-timestamp': String(Math.floor(fx.clock.now() / 1000)),
+        'svc-event-id': event.id,
+        'svc-event-type': event.type,
+        'svc-delivery-id': delivery.id,
+        'svc-subscription-id': subscriptionId,
+        'content-length': String(Buffer.byteLength(event.payload)),
+      });
+      expect(header(received.headers['svc-signature'])).toMatch(new RegExp(`^t=${Math.floor(fx.clock.now() / 1000)},v1=[0-9a-f]{64}$`));
+
+      const envelope = verifyWebhook(received.body, received.headers, secret, { now: fx.clock.now });
+      expect(envelope.id).toBe(event.id);
+      const stripeEvent = Stripe.webhooks.constructEvent(received.body, header(received.headers['svc-signature']), secret, 300, undefined, fx.clock.now()) as unknown as {
+        id: string;
+      };
+      expect(stripeEvent.id).toBe(event.id);
+      expect(validateEnvelope(event.type, JSON.parse(received.body.toString('utf8')))).toBeNull();
+
+      expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, next_attempt_at: null, completed_at: fx.clock.now(), lease_owner: null });
+      expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ number: 1, status_code: 204, error_code: null, succeeded: 1, next_attempt_at: null }]);
+    }
+    expect(await worker().runDue()).toBe(0);
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('counts any 2xx as success and reads at most 64 KiB of a large answer', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    receiver.answer = () => ({ status: 200, body: 'x'.repeat(1024 * 1024) });
+    fx.createTask();
+    receiver.answer = () => ({ status: 299 });
+    fx.createTask();
+    await worker().runDue();
+    expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+  });
+
+  it('connects only to the checked address, with the URL host as Host', async () => {
+    await setUp();
+    // A receiver on 127.0.0.2 only: the system resolver's answer for localhost (127.0.0.1 or ::1) would miss it.
+    const hosts: string[] = [];
+    const server = createHttpServer((req, res) => {
+      hosts.push(req.headers.host ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    const port = (server.address() as AddressInfo).port;
+    const { id } = subscribe({ url: `http://localhost:${port}/in`, eventTypes: ['task.created'] });
+    const lookups: string[] = [];
+    const lookup: LookupAll = async (hostname) => {
+      lookups.push(hostname);
+      return [{ address: '127.0.0.2', family: 4 }];
+    };
+    fx.createTask();
+    await worker({ lookup }).runDue();
+    expect(lookups).toEqual(['localhost']);
+    expect(hosts).toEqual([`localhost:${port}`]);
+    expect(deliveriesOf(fx.db, id)[0]!.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('failures and retries', () => {
+  async function oneFailure(answer: Receiver['answer'] | null, options: Partial<DeliveryWorkerOptions> = {}, url?: string) {
+    await setUp();
+    if (answer) receiver.answer = answer;
+    const { id } = subscribe({ eventTypes: ['task.created'], ...(url ? { url } : {}) });
+    fx.createTask();
+    await worker(options).runDue();
+    const [delivery] = deliveriesOf(fx.db, id);
+    return { delivery: delivery!, attempts: attemptsOf(fx.db, delivery!.id) };
+  }
+
+  it('a 500 is retried after 30 s plus the jitter, signed anew with a fresh t', async () => {
+    const { delivery, attempts } = await oneFailure(() => ({ status: 500 }));
+    const t0 = fx.clock.now();
+    expect(attempts).toMatchObject([{ number: 1, status_code: 500, error_code: null, succeeded: 0, next_attempt_at: t0 + 31_500 }]);
+    expect(delivery).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 31_500 });
+
+    fx.clock.advance(31_499);
+    expect(await worker().runDue()).toBe(0);
+    fx.clock.advance(1);
+    receiver.answer = () => ({ status: 204 });
+    expect(await worker().runDue()).toBe(1);
+    const [first, second] = receiver.received;
+    expect(second!.headers['svc-delivery-id']).toBe(first!.headers['svc-delivery-id']);
+    expect(second!.headers['svc-event-id']).toBe(first!.headers['svc-event-id']);
+    expect(Number(second!.headers['svc-timestamp'])).toBe(Number(first!.headers['svc-timestamp']) + 31);
+    expect(second!.body.equals(first!.body)).toBe(true);
+    expect(attemptsOf(fx.db, delivery.id).map((a) => a.status_code)).toEqual([500, 204]);
+  });
+
+  it('a receiver that never answers is a timeout', async () => {
+    const { attempts } = await oneFailure(() => 'hang', { timeoutMs: 150 });
+    expect(attempts).toMatchObject([{ status_code: null, error_code: 'timeout', succeeded: 0 }]);
+    expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(140);
+    expect(attempts[0]!.duration_ms).toBeLessThan(2000);
+  });
+
+  it('a refused connection and a dropped one are connection-failed', async () => {
+    const refused = await oneFailure(null, {}, `http://127.0.0.1:${await closedPort()}/hooks`);
+    expect(refused.attempts).toMatchObject([{ status_code: null, error_code: 'connection-failed' }]);
+    expect(refused.attempts[0]!.error_message).toContain('ECONNREFUSED');
+    await receiver.close();
+    fx.cleanup();
+    const dropped = await oneFailure(() => 'reset');
+    expect(dropped.attempts).toMatchObject([{ status_code: null, error_code: 'connection-failed' }]);
+  });
+
+  it('a 302 is not followed: one request, and the attempt failed with status 302', async () => {
+    const { delivery, attempts } = await oneFailure((d) => (d.url === '/hooks' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 204 }));
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hooks']);
+    expect(attempts).toMatchObject([{ status_code: 302, succeeded: 0 }]);
+    expect(delivery.status).toBe('PENDING');
+  });
+
+  it('Retry-After on 429 and 503 postpones the next attempt (seconds or HTTP date), never past the last delay', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    const t0 = fx.clock.now();
+    const answers = [
+      { status: 429, headers: { 'retry-after': '600' } },
+      { status: 503, headers: { 'retry-after': new Date(t0 + 2 * 3600_000).toUTCString() } },
+      { status: 429, headers: { 'retry-after': String(30 * 86400) } },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 500, headers: { 'retry-after': '7200' } },
+    ];
+    const titles = answers.map((_, index) => `t${index}`);
+    receiver.answer = (d) => answers[titles.indexOf(JSON.parse(d.body.toString()).data.object.title)]!;
+    for (const title of titles) fx.createTask(title);
+    await worker().runDue();
+    const next = deliveriesOf(fx.db, id).map((d) => d.next_attempt_at! - t0);
+    expect(next).toEqual([600_000, 2 * 3600_000, 86_400_000, 31_500, 31_500]);
+  });
+
+  it('a 410 disables the subscription (GONE) and cancels its pending deliveries', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    receiver.answer = (d) => (JSON.parse(d.body.toString()).data.object.title === 'gone' ? { status: 410 } : { status: 500 });
+    fx.createTask('failing first');
+    await worker().runDue();
+    fx.createTask('gone');
+    fx.clock.advance(1000);
+    await worker().runDue();
+    const row = subscriptionRow(fx.db, id);
+    expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', version: 2 });
+    expect(row.disabled_message).toMatch(/410 Gone/);
+    expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['CANCELLED', 'FAILED']);
+    expect(logLines.some((line) => line.includes('webhook subscription disabled') && line.includes('GONE'))).toBe(true);
+    // Nothing more is sent, and a new event finds no ACTIVE subscription.
+    fx.clock.advance(3600_000);
+    fx.createTask('after');
+    expect(await worker().runDue()).toBe(0);
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('walks the whole default schedule with the injected clock: 30 s … 24 h, jitter bounded and deterministic, then FAILED', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    receiver.answer = () => ({ status: 500 });
+    const randoms = [0, 0.25, 0.5, 0.75, 0.999, 0.1, 0.3];
+    let draws = 0;
+    const w = worker({ random: () => randoms[draws++ % randoms.length]! });
+    fx.createTask();
+    const [delivery] = deliveriesOf(fx.db, id);
+    for (let attempt = 1; attempt <= 8; attempt += 1) {
+      const due = deliveriesOf(fx.db, id)[0]!.next_attempt_at!;
+      fx.clock.set(due - 1);
+      expect(await w.runDue(), `nothing before attempt ${attempt} is due`).toBe(0);
+      fx.clock.set(due);
+      expect(await w.runDue()).toBe(1);
+    }
+    const attempts = attemptsOf(fx.db, delivery!.id);
+    expect(attempts).toHaveLength(8);
+    const gaps = attempts.slice(1).map((a, index) => a.attempted_at - attempts[index]!.attempted_at);
+    expect(gaps).toEqual(defaultWebhookRetryDelaysSeconds.map((seconds, index) => Math.round(seconds * 1000 * (1 + 0.1 * randoms[index]!))));
+    gaps.forEach((gap, index) => {
+      expect(gap).toBeGreaterThanOrEqual(defaultWebhookRetryDelaysSeconds[index]! * 1000);
+      expect(gap).toBeLessThanOrEqual(defaultWebhookRetryDelaysSeconds[index]! * 1100);
+    });
+    expect(attempts[7]!.next_attempt_at).toBeNull();
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'FAILED', attempt_count: 8, next_attempt_at: null, completed_at: fx.clock.now() });
+    expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 1 });
+    // About 35 hours in all.
+    expect((attempts[7]!.attempted_at - attempts[0]!.attempted_at) / 3600_000).toBeGreaterThan(35);
+    expect(receiver.received).toHaveLength(8);
+  });
+
+  it('follows the workspace schedule in force', async () => {
+    await setUp();
+    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [5, 60] });
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    receiver.answer = () => ({ status: 503 });
+    fx.createTask();
+    const w = worker({ random: () => 0 });
+    const t0 = fx.clock.now();
+    await w.runDue();
+    expect(deliveriesOf(fx.db, id)[0]!.next_attempt_at).toBe(t0 + 5000);
+    fx.clock.set(t0 + 5000);
+    await w.runDue();
+    expect(deliveriesOf(fx.db, id)[0]!.next_attempt_at).toBe(t0 + 65_000);
+    fx.clock.set(t0 + 65_000);
+    await w.runDue();
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'FAILED', attempt_count: 3 });
+  });
+
+  it('3 events in a row failing for the whole schedule disable the subscription (FAILING); a success in between resets the count', async () => {
+    await setUp();
+    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    const w = worker({ random: () => 0 });
+    const deliverOne = async (status: number) => {
+      receiver.answer = () => ({ status });
+      fx.createTask();
+      await w.runDue();
+      fx.clock.advance(1000);
+      await w.runDue();
+    };
+    await deliverOne(500);
+    await deliverOne(500);
+    expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(2);
+    await deliverOne(200);
+    expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 0 });
+    await deliverOne(500);
+    await deliverOne(500);
+    // The third failing event; meanwhile another event's delivery waits, not yet due.
+    receiver.answer = () => ({ status: 500 });
+    fx.createTask('third');
+    await w.runDue();
+    const t = fx.clock.now();
+    fx.clock.set(t + 10_000);
+    fx.createTask('waiting');
+    fx.clock.set(t + 1000);
+    await w.runDue();
+    const row = subscriptionRow(fx.db, id);
+    expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'FAILING', consecutive_failed_events: 3, version: 2 });
+    expect(row.disabled_message).toMatch(/3 events in a row failed/);
+    expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['FAILED', 'FAILED', 'SUCCEEDED', 'FAILED', 'FAILED', 'FAILED', 'CANCELLED']);
+    expect(deliveriesOf(fx.db, id).filter((d) => d.status === 'PENDING')).toEqual([]);
+  });
+});
+
+describe('target checks at delivery', () => {
+  it('refuses a name resolving to a private address (forbidden-address) without connecting', async () => {
+    await setUp();
+    const lookups: string[] = [];
+    const lookup: LookupAll = async (hostname) => {
+      lookups.push(hostname);
+      return [{ address: '10.1.2.3', family: 4 }];
+    };
+    const { id } = subscribe({ url: 'https://hooks.example.com/in', eventTypes: ['task.created'] });
+    fx.createTask();
+    await worker({ lookup, allowLoopback: false }).runDue();
+    expect(lookups).toEqual(['hooks.example.com']);
+    const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
+    expect(attempt).toMatchObject({ status_code: null, error_code: 'forbidden-address', succeeded: 0 });
+    expect(attempt!.error_message).toContain('10.1.2.3');
+  });
+
+  it('a loopback URL is refused once loopback is no longer allowed, and a name that does not resolve is dns-failure', async () => {
+    await setUp();
+    const loopback = subscribe({ eventTypes: ['task.created'] });
+    const unresolvable = subscribe({ url: 'https://nowhere.invalid/in', eventTypes: ['task.created'] });
+    const lookup: LookupAll = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
+    };
+    fx.createTask();
+    await worker({ lookup, allowLoopback: false }).runDue();
+    expect(attemptsOf(fx.db, deliveriesOf(fx.db, loopback.id)[0]!.id)).toMatchObject([{ error_code: 'forbidden-address' }]);
+    expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure' }]);
+    expect(receiver.received).toEqual([]);
+  });
+});
+
+describe('TLS', () => {
+  let certDir: string | undefined;
+  let key: Buffer;
+  let cert: Buffer;
+  beforeAll(() => {
+    try {
+      certDir = mkdtempSync(path.join(tmpdir(), 'webhook-tls-'));
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=hooks.test', '-addext', 'subjectAltName=DNS:hooks.test',
+          '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem')],
+        { stdio: 'ignore' },
+      );
+      key = readFileSync(path.join(certDir, 'key.pem'));
+      cert = readFileSync(path.join(certDir, 'cert.pem'));
+    } catch {
+      certDir = undefined;
+    }
+    return () => {
+      if (certDir) rmSync(certDir, { recursive: true, force: true });
+    };
+  });
+
+  it('an https URL whose server does not speak TLS is tls-failure', async () => {
+    await setUp();
+    const { id } = subscribe({ url: `https://127.0.0.1:${receiver.port}/hooks`, eventTypes: ['task.created'] });
+    fx.createTask();
+    await worker().runDue();
+    expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ status_code: null, error_code: 'tls-failure' }]);
+  });
+
+  it('sends the URL host as SNI and checks the certificate against it while connecting to the checked address', async (context) => {
+    if (!certDir) context.skip();
+    await setUp();
+    const serverNames: string[] = [];
+    const server = createHttpsServer(
+      {
+        key,
+        cert,
+        SNICallback: (name, callback) => {
+          serverNames.push(name);
+          callback(null, undefined);
+        },
+      },
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(204).end());
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    const port = (server.address() as AddressInfo).port;
+    const lookup: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
+    const good = subscribe({ url: `https://hooks.test:${port}/in`, eventTypes: ['task.created'] });
+    const wrongName = subscribe({ url: `https://other.test:${port}/in`, eventTypes: ['task.created'] });
+    fx.createTask();
+    await worker({ lookup, ca: cert }).runDue();
+    expect(deliveriesOf(fx.db, good.id)[0]!.status).toBe('SUCCEEDED');
+    const [mismatch] = attemptsOf(fx.db, deliveriesOf(fx.db, wrongName.id)[0]!.id);
+    expect(mismatch).toMatchObject({ error_code: 'tls-failure' });
+    expect(serverNames).toContain('hooks.test');
+    expect(serverNames).toContain('other.test');
+  });
+});
+
+describe('rotation overlap', () => {
+  it('signs with both secrets (current first) while the overlap lasts, with the current one alone after it', async () => {
+    await setUp();
+    const previous = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA';
+    const expiresAt = fx.clock.now() + (58 * 60 + 45) * 60_000;
+    const { secret } = subscribe({ eventTypes: ['task.created'], previous: { secret: previous, expiresAt } });
+    fx.createTask('during');
+    await worker().runDue();
+    const during = receiver.received[0]!;
+    const duringHeader = header(during.headers['svc-signature']);
+    expect(duringHeader).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    for (const key of [secret, previous]) {
+      expect(verifyWebhook(during.body, during.headers, key, { now: fx.clock.now }).type).toBe('task.created');
+      expect(Stripe.webhooks.signature!.verifyHeader(during.body.toString(), duringHeader, key, 300, undefined, fx.clock.now())).toBe(true);
+    }
+    // Current first: the first v1 is the current secret's.
+    const onlyCurrent = verifyWebhook(during.body, { 'svc-signature': duringHeader.split(',').slice(0, 2).join(',') }, secret, { now: fx.clock.now });
+    expect(onlyCurrent.id).toBe(during.headers['svc-event-id']);
+
+    fx.clock.set(expiresAt);
+    fx.createTask('after');
+    await worker().runDue();
+    const after = receiver.received[1]!;
+    expect(header(after.headers['svc-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyWebhook(after.body, after.headers, secret, { now: fx.clock.now }).type).toBe('task.created');
+    expect(() => verifyWebhook(after.body, after.headers, previous, { now: fx.clock.now })).toThrow(/no v1 signature matches/);
+    expect(() => Stripe.webhooks.constructEvent(after.body, header(after.headers['svc-signature']), previous, 300, undefined, fx.clock.now())).toThrow();
+  });
+});
+
+describe('workers sharing one database', () => {
+  it('two workers on two connections deliver N events with every attempt sent exactly once', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    receiver.answer = () => ({ status: 204 });
+    const N = 60;
+    for (let index = 0; index < N; index += 1) fx.createTask();
+    const otherDb = openDatabase(fx.path);
+    cleanups.push(() => otherDb.close());
+    const a = worker({ workerId: 'wkr_a', concurrency: 4 });
+    const b = worker({ workerId: 'wkr_b', concurrency: 4, db: otherDb });
+    const [byA, byB] = await Promise.all([a.runDue(), b.runDue()]);
+    expect(byA + byB).toBe(N);
+    expect(byA).toBeGreaterThan(0);
+    expect(byB).toBeGreaterThan(0);
+    const perDelivery = new Map<string, number>();
+    for (const r of receiver.received) perDelivery.set(header(r.headers['svc-delivery-id']), (perDelivery.get(header(r.headers['svc-delivery-id'])) ?? 0) + 1);
+    expect(perDelivery.size).toBe(N);
+    expect([...perDelivery.values()].every((count) => count === 1)).toBe(true);
+    expect(deliveriesOf(fx.db, id).every((d) => d.status === 'SUCCEEDED' && d.attempt_count === 1)).toBe(true);
+  });
+
+  it("takes over a dead worker's claim once its 60-second lease has expired", async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    fx.createTask();
+    // A worker that claims and dies before sending.
+    const dead = createWebhookDeliveryStore(openDatabase(fx.path), { secretBox: testSecretBox, now: fx.clock.now });
+    expect(dead.claimDue('wkr_dead', 10)).toHaveLength(1);
+    const alive = worker({ workerId: 'wkr_alive' });
+    expect(await alive.runDue()).toBe(0);
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    expect(await alive.runDue()).toBe(1);
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+    expect(receiver.received).toHaveLength(1);
+  });
+});
+
+describe('the running worker', () => {
+  it('delivers right after the commit when woken, without waiting for a poll; stop() lets the attempt in flight finish', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    const w = worker({ pollIntervalMs: 3_600_000, timeoutMs: 300 });
+    w.start();
+    cleanups.push(() => w.stop());
+    fx.createTask();
+    await waitFor(() => deliveriesOf(fx.db, id)[0]!.status === 'SUCCEEDED', 'the woken delivery');
+
+    // An attempt is in flight (the receiver does not answer) when stop() is called: stop waits for
+    // it to end (here by the timeout) and be recorded, and claims nothing more.
+    receiver.answer = () => 'hang';
+    fx.createTask();
+    await waitFor(() => receiver.received.length === 2, 'the second request');
+    await w.stop();
+    const second = deliveriesOf(fx.db, id)[1]!;
+    expect(second).toMatchObject({ status: 'PENDING', attempt_count: 1, lease_owner: null });
+    expect(attemptsOf(fx.db, second.id)).toMatchObject([{ error_code: 'timeout' }]);
+    expect(logLines.some((line) => line.includes('webhook worker stopped'))).toBe(true);
+    fx.clock.advance(3600_000);
+    fx.createTask();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('logs no secret, no signature and no URL path or query', async () => {
+    await setUp();
+    const previous = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA';
+    const { secret } = subscribe({
+      url: `${receiver.url}?token=subscriber-private-token`,
+      eventTypes: ['task.created'],
+      previous: { secret: previous, expiresAt: fx.clock.now() + 3600_000 },
+    });
+    receiver.answer = () => (receiver.received.length === 1 ? { status: 500 } : { status: 204 });
+    fx.createTask();
+    const w = worker();
+    await w.runDue();
+    fx.clock.advance(40_000);
+    await w.runDue();
+    expect(logLines.length).toBeGreaterThanOrEqual(2);
+    const signatures = receiver.received.flatMap((r) => header(r.headers['svc-signature']).split(',').filter((part) => part.startsWith('v1=')).map((part) => part.slice(3)));
+    expect(signatures.length).toBe(4);
+    const log = logLines.join('\n');
+    for (const forbidden of [secret, previous, ...signatures, 'subscriber-private-token', '/hooks']) expect(log).not.toContain(forbidden);
+    expect(log).toContain('webhook delivered');
+  });
+});
