@@ -25,7 +25,9 @@ import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret } from './store/sessionTokens.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
+import { createWebhookSubscriptionStore } from './store/webhookSubscriptions.js';
 import { createWorkspaceStore } from './store/workspaces.js';
+import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createCallerResolver } from './workPlatform/auth.js';
 import { toProblemReply } from './workPlatform/problems.js';
 import { createWorkPlatformApi } from './workPlatform/workPlatformApi.js';
@@ -63,6 +65,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     name: 'SESSION_JWT_SECRET',
   });
   const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
+  const webhookSecrets = loadWebhookSecretBox(config);
 
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
@@ -74,6 +77,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         workspaces,
         tasks: createTaskStore(db, { now }),
         projects: createProjectStore(db, { now }),
+        webhooks: createWebhookSubscriptionStore(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         planTable,
         quota,
@@ -82,7 +86,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       planTable,
       rateLimiter,
       quota,
-      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), now },
+      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), answerBox: webhookSecrets, now },
       cors: createCorsPolicy(config.corsAllowedOrigins),
       problemTypeBase: config.errorTypeBase,
       now,

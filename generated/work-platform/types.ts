@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a subscription's signing secret
-         * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. No body. Accepts `Idempotency-Key`.
+         * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. The subscription's `version` increases by one. No body. Accepts `Idempotency-Key`.
          */
         post: operations["rotateWebhookKey"];
         delete?: never;
@@ -723,11 +723,16 @@ export interface components {
          * @description A webhook subscription: where events of the listed types are POSTed, signed with the
          *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
          */
-        Webhook: {
+        Webhook: components["schemas"]["WebhookFields"];
+        /**
+         * @description The members of a webhook subscription, without closing the object: `Webhook` is these and
+         *     nothing else, `WebhookCreated` these and `secret`.
+         */
+        WebhookFields: {
             id: string;
             /**
              * Format: uri
-             * @description The subscriber's public HTTPS address.
+             * @description The subscriber's public HTTPS address, as normalized by the WHATWG URL parser (host in lower case and punycode, `/` for an empty path).
              */
             url: string;
             description: string | null;
@@ -781,7 +786,7 @@ export interface components {
             description?: string | null;
         };
         /** @description The subscription as created, with its signing secret; the only answer that ever contains the secret. */
-        WebhookCreated: components["schemas"]["Webhook"] & {
+        WebhookCreated: components["schemas"]["WebhookFields"] & {
             /** @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted. */
             secret: string;
         };
@@ -2186,9 +2191,9 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Only deliveries in this state. */
+                /** @description Only deliveries in this state. A `cursor` is bound to the filters it was issued with; send the same `status` and `eventId` with it (other values answer `422 validation`, code `cursor-mismatch`). */
                 status?: components["schemas"]["WebhookDeliveryStatus"];
-                /** @description Only deliveries of this event. */
+                /** @description Only deliveries of this event (its first delivery and every replay). Bound into the cursor like `status`. */
                 eventId?: string;
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.

@@ -174,7 +174,11 @@ export function renderPostmanCollection(api: string, document: JsonObject): stri
   for (const tag of tags) {
     if (typeof tag.name !== 'string') continue;
     const tagName = tag.name;
-    const members = operations.filter((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === tagName);
+    // DELETEs run last in their folder, so that the requests after them (a sub-resource of the
+    // deleted item, say) still find the example item.
+    const members = operations
+      .filter((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === tagName)
+      .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
     if (members.length === 0) continue;
     const folder = new postman.ItemGroup<Item>({
       id: deterministicUuid(`${api}:tag:${tagName}`),

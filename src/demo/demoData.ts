@@ -10,6 +10,7 @@ import { importPortfolio } from '../portfolio/portfolioImport.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
 import { loadOrCreateSecret } from '../store/sessionTokens.js';
 import { createTenantStore } from '../store/tenants.js';
+import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
 import { jonasFeldPortfolio, otherTenantOnlyPostSlug, priyaRamanPortfolio } from './otherPortfolios.js';
 import { loadWorkPlatformDemo, type WorkPlatformDemoFixture } from './workPlatformDemo.js';
@@ -43,6 +44,11 @@ export interface LoadDemoDataOptions {
    * SESSION_JWT_SECRET, else session-jwt.key beside the database file (created when missing).
    */
   sessionSecret?: Uint8Array;
+  /**
+   * Seals the demo webhook subscription's signing secret. Default: the server's, i.e.
+   * WEBHOOK_SECRET_KEY, else webhook-secrets.key beside the database file (created when missing).
+   */
+  webhookSecretBox?: SecretBox;
 }
 
 /** The session key the server will use for this database; a throwaway one for an in-memory database. */
@@ -51,6 +57,14 @@ function defaultSessionSecret(db: BetterSqlite3.Database): Uint8Array {
   const configured = process.env.SESSION_JWT_SECRET;
   if (inMemory && !configured) return new Uint8Array(randomBytes(32));
   return loadOrCreateSecret(configured, join(dirname(db.name), 'session-jwt.key'), { name: 'SESSION_JWT_SECRET' });
+}
+
+/** The webhook secret box the server will use for this database; a throwaway one for an in-memory database. */
+function defaultWebhookSecretBox(db: BetterSqlite3.Database): SecretBox {
+  const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
+  const configured = process.env.WEBHOOK_SECRET_KEY || undefined;
+  if (inMemory && !configured) return createSecretBox(new Uint8Array(randomBytes(32)));
+  return loadWebhookSecretBox({ webhookSecretKey: configured, dataDirectory: dirname(db.name) });
 }
 
 /** Fixed ids, so that reloading finds the demo tenants instead of adding new ones. */
@@ -72,6 +86,7 @@ const day = 24 * 60 * 60 * 1000;
  */
 export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now, options: LoadDemoDataOptions = {}): DemoFixture {
   const sessionSecret = options.sessionSecret ?? defaultSessionSecret(db);
+  const webhookSecretBox = options.webhookSecretBox ?? defaultWebhookSecretBox(db);
   const tenantStore = createTenantStore(db, { now });
   const keyStore = createApiKeyStore(db, { now });
 
@@ -97,7 +112,7 @@ export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Dat
         unpublished: slugsOf(avaMorenoPortfolio, false),
         otherTenantOnly: { posts: [otherTenantOnlyPostSlug] },
       },
-      workPlatform: loadWorkPlatformDemo(db, now, sessionSecret),
+      workPlatform: loadWorkPlatformDemo(db, now, sessionSecret, webhookSecretBox),
     };
   }).immediate();
 }

@@ -10,6 +10,9 @@ import { createProjectStore } from '../store/projects.js';
 import { issueSessionToken } from '../store/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
+import { outboxEventTypes } from '../store/outboxEvents.js';
+import { createWebhookSubscriptionStore } from '../store/webhookSubscriptions.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
 
 export interface WorkPlatformDemoFixture {
@@ -36,7 +39,9 @@ export interface WorkPlatformDemoFixture {
     /** Owner's session token that is valid except that it has expired (an hour ago). */
     expiredSession: string;
   };
-  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; token: string };
+  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; token: string };
+  /** The ACTIVE webhook subscription of the main workspace (every event type) and its signing secret, new on every load. */
+  webhook: { id: string; url: string; secret: string };
   /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
   allowedOrigin: string;
 }
@@ -54,6 +59,11 @@ export const demoUsers = {
 } as const satisfies Record<string, { id: string; workspace: keyof typeof demoWorkspaces; role: WorkspaceRole; name: string; email: string }>;
 
 export const demoAllowedOrigin = 'http://localhost:5173';
+
+/** The contract's `webhookId` example names it, so the Postman collection can use it. */
+export const demoWebhook = { id: 'whk_Q7mXc2VbN9pLr4TzK8sD', url: 'https://hooks.example.com/work-platform' } as const;
+/** The other workspace's subscription, which Northwind must never see. */
+export const otherDemoWebhook = { id: 'whk_demoHarborLabsReceiver', url: 'https://hooks.harborlabs.example/events' } as const;
 
 const hour = 60 * 60;
 const day = 24 * 60 * 60 * 1000;
@@ -220,12 +230,18 @@ function seededRandomBytes(seed: string): RandomBytes {
 }
 
 /**
- * Loads (or reloads) the Work-Platform demo inside the caller's transaction. Projects and tasks
- * of the two demo workspaces are replaced by the same deterministic set; they are seed data, not
- * activity, so the outbox rows their creation causes are removed again. Users are kept, tokens
- * are new on every load and earlier ones stay valid.
+ * Loads (or reloads) the Work-Platform demo inside the caller's transaction. Projects, tasks and
+ * webhook subscriptions of the two demo workspaces are replaced by the same deterministic set;
+ * they are seed data, not activity, so the outbox rows (and deliveries) their creation causes are
+ * removed again. Users are kept, tokens and the demo subscription's signing secret are new on
+ * every load and earlier tokens stay valid.
  */
-export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => number, sessionSecret: Uint8Array): WorkPlatformDemoFixture {
+export function loadWorkPlatformDemo(
+  db: BetterSqlite3.Database,
+  now: () => number,
+  sessionSecret: Uint8Array,
+  webhookSecretBox: SecretBox,
+): WorkPlatformDemoFixture {
   const workspaceStore = createWorkspaceStore(db, { now });
   const userStore = createUserStore(db, { now });
   const tokenStore = createPersonalAccessTokenStore(db, { now });
@@ -239,7 +255,7 @@ export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => numb
       userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
     }
   }
-  for (const table of ['tasks', 'projects']) {
+  for (const table of ['webhook_subscriptions', 'tasks', 'projects']) {
     db.prepare(`DELETE FROM ${table} WHERE workspace_id IN (?, ?)`).run(...demoIds);
   }
 
@@ -299,7 +315,18 @@ export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => numb
   clock = start + 41 * day;
   projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
+  // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
+
+  // Created after the seed's events are gone, so it has no deliveries: the delivery log starts empty.
+  clock = start + 42 * day;
+  const webhooks = createWebhookSubscriptionStore(db, { secretBox: webhookSecretBox, now: scripted });
+  const webhook = webhooks.createWebhook(
+    demoWorkspaces.main.id,
+    { url: demoWebhook.url, eventTypes: outboxEventTypes, description: 'Demo subscription: every event type, to a placeholder receiver.' },
+    { id: demoWebhook.id },
+  );
+  webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
 
   const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => tokenStore.createPat({ workspaceId, userId, scopes });
   const mainId = demoWorkspaces.main.id;
@@ -326,8 +353,10 @@ export function loadWorkPlatformDemo(db: BetterSqlite3.Database, now: () => numb
       workspaceId: demoWorkspaces.other.id,
       projectId: otherProjectId,
       taskId: otherTaskId,
+      webhookId: otherDemoWebhook.id,
       token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, WORK_PLATFORM_SCOPES).token,
     },
+    webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,
   };
 }

@@ -5,15 +5,25 @@
 //   storage-limit-exceeded  → 400 bad-request (the seed: a value a storage constraint rejects)
 //   invalid-value           → 400 bad-request (a value the store cannot persist; the contract's
 //                             validation normally answers 422 before the store is reached)
+//   value-refused           → 422 validation, one `errors` entry per refused field (a value of
+//                             the right shape that the rules refuse: a private webhook URL, …)
+//   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
+//   webhook-disabled        → 409 conflict, code `webhook-disabled`
 
-export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task';
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event';
+
+/** What carries a `version` and answers `If-Match`. */
+export type VersionedEntity = 'project' | 'task' | 'webhook';
 
 export type WorkPlatformStoreErrorKind =
   | 'not-found'
   | 'version-conflict'
   | 'project-has-tasks'
   | 'storage-limit-exceeded'
-  | 'invalid-value';
+  | 'invalid-value'
+  | 'value-refused'
+  | 'webhook-limit-reached'
+  | 'webhook-disabled';
 
 export abstract class WorkPlatformStoreError extends Error {
   abstract readonly kind: WorkPlatformStoreErrorKind;
@@ -40,7 +50,7 @@ export class VersionConflictError extends WorkPlatformStoreError {
   readonly kind = 'version-conflict';
 
   constructor(
-    readonly entity: 'project' | 'task',
+    readonly entity: VersionedEntity,
     readonly id: string,
     readonly expectedVersion: number,
     readonly currentVersion: number,
@@ -86,6 +96,46 @@ export class InvalidValueError extends WorkPlatformStoreError {
     reason: string,
   ) {
     super(`${field} ${reason}`);
+  }
+}
+
+/** The codes of the contract's ValidationIssue that the stores use. */
+export type RefusedValueCode = 'invalid_format' | 'too_small' | 'too_big';
+
+export interface RefusedValue {
+  /** A JSON pointer into the request body: `/url`, `/to`. */
+  path: string;
+  code: RefusedValueCode;
+  message: string;
+}
+
+/** Values of the right shape that a rule refuses; every refused field is listed. */
+export class ValueRefusedError extends WorkPlatformStoreError {
+  override readonly name = 'ValueRefusedError';
+  readonly kind = 'value-refused';
+  readonly refused: readonly RefusedValue[];
+
+  constructor(refused: RefusedValue[]) {
+    super(refused.map((value) => `${value.path} ${value.message}`).join('; ') + '.');
+    this.refused = refused;
+  }
+}
+
+export class WebhookLimitError extends WorkPlatformStoreError {
+  override readonly name = 'WebhookLimitError';
+  readonly kind = 'webhook-limit-reached';
+
+  constructor(readonly limit: number) {
+    super(`This workspace already has ${limit} webhook subscriptions, the most it may have; delete one first.`);
+  }
+}
+
+export class WebhookDisabledError extends WorkPlatformStoreError {
+  override readonly name = 'WebhookDisabledError';
+  readonly kind = 'webhook-disabled';
+
+  constructor(readonly webhookId: string) {
+    super(`The webhook subscription ${webhookId} is disabled; re-enable it (PATCH with status ACTIVE) before replaying events.`);
   }
 }
 

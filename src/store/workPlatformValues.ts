@@ -1,7 +1,7 @@
 // Checks of values the Work-Platform stores persist, shared by projects and tasks: text against
 // its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
 import type { AppDatabase } from './drizzle.js';
-import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError } from './workPlatformErrors.js';
+import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
 /** CHECK constraint name → the API member and limit it enforces. */
 export type ConstraintFields = Record<string, { field: string; limit: number }>;
@@ -56,7 +56,7 @@ export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>
 
 /** The row a change applies to: it must exist in the workspace and, when a version is expected, be at it. */
 export function versionedRow<R extends { version: number }>(
-  entity: 'project' | 'task',
+  entity: VersionedEntity,
   id: string,
   row: R | undefined,
   expectedVersion: number | null,

@@ -1,11 +1,17 @@
 import type { Reply } from '../contract/reply.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
 import { ApiProblem } from './problems.js';
 
 export interface IdempotencyDependencies {
   store: IdempotencyKeyStore;
   /** Runs a function in one BEGIN IMMEDIATE transaction. */
   inTransaction: <T>(fn: () => T) => T;
+  /**
+   * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
+   * signing secret, which must never be written in plaintext, and a replay must still return it.
+   */
+  answerBox: SecretBox;
   now: () => number;
 }
 
@@ -51,7 +57,7 @@ function inOneTransaction(
         ...request,
         status: reply.status,
         headers: { ...reply.headers },
-        body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+        body: deps.answerBox.seal(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body), answerContext(request)),
         now,
       });
     }
@@ -75,8 +81,14 @@ export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentR
   return {
     status: stored.status,
     headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
-    body: stored.body,
+    // A JSON body was stored before answers were sealed; it holds no secret (none was issued then).
+    body: stored.body.startsWith('{') ? stored.body : deps.answerBox.open(stored.body, answerContext(request)),
   };
+}
+
+/** A sealed answer opens only for the workspace and key it was stored under. */
+function answerContext(request: IdempotentRequest): string {
+  return `idempotent-answer:${request.workspaceId}:${request.key}`;
 }
 
 /** Thrown by the pipeline to answer with a stored response before the request is validated. */

@@ -5,6 +5,7 @@ import type { EventActor } from '../store/outboxEvents.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
+import type { WebhookSubscriptionStore } from '../store/webhookSubscriptions.js';
 import type { Workspace, WorkspaceStore } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
 
@@ -13,7 +14,7 @@ export type WorkPlatformOperationId = Exclude<keyof operations, `on${string}`>;
 
 type ParametersOf<Op extends WorkPlatformOperationId> = operations[Op]['parameters'];
 type ResponsesOf<Op extends WorkPlatformOperationId> = operations[Op]['responses'];
-type SuccessStatus<Op extends WorkPlatformOperationId> = Extract<keyof ResponsesOf<Op>, 200 | 201 | 204>;
+type SuccessStatus<Op extends WorkPlatformOperationId> = Extract<keyof ResponsesOf<Op>, 200 | 201 | 202 | 204>;
 type BodyOf<Response> = Response extends { content: infer Content }
   ? Content extends { 'application/json': infer Body }
     ? Body | string
@@ -34,6 +35,8 @@ export interface WorkPlatformServices {
   workspaces: WorkspaceStore;
   tasks: TaskStore;
   projects: ProjectStore;
+  /** Webhook subscriptions, their secrets, replays and delivery log. */
+  webhooks: WebhookSubscriptionStore;
   cursors: CursorCodec;
   planTable: PlanLimitTable;
   quota: QuotaCounterStore;

@@ -1,4 +1,4 @@
-import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
+import { WorkPlatformStoreError, type ValueRefusedError } from '../store/workPlatformErrors.js';
 import { ApiProblem } from './problems.js';
 
 /** Turns the store's typed refusals into the contract's problems; anything else passes through. */
@@ -22,6 +22,16 @@ export function storeErrorToProblem(error: unknown): unknown {
       return new ApiProblem('bad-request', { detail: error.message, code: 'value-too-long', cause: error });
     case 'invalid-value':
       return new ApiProblem('bad-request', { detail: error.message, code: 'invalid-value', cause: error });
+    case 'value-refused':
+      return new ApiProblem('validation', {
+        detail: error.message,
+        cause: error,
+        extensions: { errors: (error as ValueRefusedError).refused.map(({ path, code, message }) => ({ path, code, message })) },
+      });
+    case 'webhook-limit-reached':
+      return new ApiProblem('conflict', { detail: error.message, code: 'webhook-limit-reached', cause: error });
+    case 'webhook-disabled':
+      return new ApiProblem('conflict', { detail: error.message, code: 'webhook-disabled', cause: error });
     default:
       return error;
   }

@@ -169,8 +169,14 @@ function idempotencyKeyOf(rule: OperationRules, context: Context): string | unde
   return rule.method === 'post' && typeof key === 'string' ? key : undefined;
 }
 
+/**
+ * The request a key is stored for: the path with its parameters filled in, so that a key used to
+ * rotate one subscription's secret is not replayed (with that secret) for another subscription.
+ */
 function idempotentRequest(rule: OperationRules, context: Context, state: CallState): IdempotentRequest {
-  return { workspaceId: state.workspace!.id, key: idempotencyKeyOf(rule, context)!, method: 'POST', path: rule.path };
+  const params = (context.request.params ?? {}) as Record<string, unknown>;
+  const path = rule.path.replace(/\{([^}]+)\}/g, (template, name: string) => (typeof params[name] === 'string' ? encodeURIComponent(params[name]) : template));
+  return { workspaceId: state.workspace!.id, key: idempotencyKeyOf(rule, context)!, method: 'POST', path };
 }
 
 function checkRules(rules: Map<string, OperationRules>): void {

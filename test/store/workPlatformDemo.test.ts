@@ -9,6 +9,9 @@ import { createProjectStore } from '../../src/store/projects.js';
 import { verifySessionToken } from '../../src/store/sessionTokens.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
 import { createUserStore } from '../../src/store/users.js';
+import { outboxEventTypes } from '../../src/store/outboxEvents.js';
+import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
+import { createSecretBox, loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
 import { makeWorkspace } from './workPlatformFactories.js';
 
@@ -26,18 +29,20 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
-    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['projectId', 'taskId', 'token', 'workspaceId']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
       workspaceId: demoWorkspaces.main.id,
       plan: 'free',
       projectId: expect.stringMatching(/^prj_[A-Za-z0-9]+$/),
+      webhook: { id: 'whk_Q7mXc2VbN9pLr4TzK8sD', url: 'https://hooks.example.com/work-platform', secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) },
       allowedOrigin: 'http://localhost:5173',
       otherWorkspace: {
         workspaceId: demoWorkspaces.other.id,
         projectId: expect.stringMatching(/^prj_/),
         taskId: expect.stringMatching(/^tsk_/),
+        webhookId: expect.stringMatching(/^whk_/),
         token: expect.stringMatching(/^svc_pat_[A-Za-z0-9_-]{43}$/),
       },
     });
@@ -148,6 +153,48 @@ describe('Work-Platform demo data', () => {
     expect(allTasks(second.workspaceId).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
     expect(second.tokens.all).not.toBe(first.tokens.all);
     expect(createPersonalAccessTokenStore(t.db).findPatByHash(hashToken(first.tokens.all))?.revokedAt).toBeNull();
+  });
+
+  it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', () => {
+    const box = createSecretBox(new Uint8Array(32).fill(7));
+    const demo = loadDemoData(t.db, clock.now, { sessionSecret: secret, webhookSecretBox: box }).workPlatform;
+    const webhooks = createWebhookSubscriptionStore(t.db, { secretBox: box, now: clock.now });
+    expect(webhooks.getWebhook(demo.workspaceId, demo.webhook.id)).toMatchObject({
+      id: 'whk_Q7mXc2VbN9pLr4TzK8sD',
+      url: 'https://hooks.example.com/work-platform',
+      eventTypes: [...outboxEventTypes],
+      status: 'ACTIVE',
+      signingKeyVersion: 1,
+      version: 1,
+    });
+    expect(webhooks.getWebhook(demo.workspaceId, demo.otherWorkspace.webhookId)).toBeUndefined();
+    expect(webhooks.getWebhook(demo.otherWorkspace.workspaceId, demo.otherWorkspace.webhookId)).toMatchObject({ status: 'ACTIVE' });
+    const sealed = t.db.prepare('SELECT sealed_secret FROM webhook_subscriptions WHERE id = ?').pluck().get(demo.webhook.id) as string;
+    expect(sealed).not.toContain(demo.webhook.secret);
+    expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);
+  });
+
+  it('leaves no deliveries, and a reload replaces the subscriptions (same ids, new secret)', () => {
+    const first = load();
+    const counts = () => t.db.prepare('SELECT (SELECT count(*) FROM webhook_subscriptions) AS subscriptions, (SELECT count(*) FROM webhook_deliveries) AS deliveries').get();
+    expect(counts()).toEqual({ subscriptions: 2, deliveries: 0 });
+    const second = load();
+    expect(counts()).toEqual({ subscriptions: 2, deliveries: 0 });
+    expect(second.webhook.id).toBe(first.webhook.id);
+    expect(second.webhook.secret).not.toBe(first.webhook.secret);
+  });
+
+  it('seals with the server\'s box by default: the webhook-secrets.key beside the database file', () => {
+    const previous = process.env.WEBHOOK_SECRET_KEY;
+    delete process.env.WEBHOOK_SECRET_KEY;
+    try {
+      const demo = loadDemoData(t.db, clock.now).workPlatform;
+      const box = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(t.path) });
+      const sealed = t.db.prepare('SELECT sealed_secret FROM webhook_subscriptions WHERE id = ?').pluck().get(demo.webhook.id) as string;
+      expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);
+    } finally {
+      if (previous !== undefined) process.env.WEBHOOK_SECRET_KEY = previous;
+    }
   });
 
   it('leaves other workspaces alone', () => {

@@ -8,6 +8,7 @@ import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { loadOrCreateSecret } from '../../src/store/sessionTokens.js';
+import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { ContractClient } from './contractClient.js';
 
 export interface TestApp {
@@ -58,7 +59,7 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
-  const fixture = loadDemoData(db, now, { sessionSecret });
+  const fixture = loadDemoData(db, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
   const logLines: string[] = [];
   const app = await startApp(config, { logger: memoryLogger(logLines), db, now });
   const client = new ContractClient(app.url);

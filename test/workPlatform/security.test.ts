@@ -192,9 +192,14 @@ describe.each(publicOperations)('$operationId ($method $template), public', (ope
 });
 
 describe.each(byId)("$operationId ($method $template) with another workspace's ids", (operation) => {
-  const otherIdOf = (name: string) => (name === 'taskId' ? fx.otherWorkspace.taskId : fx.otherWorkspace.projectId);
+  const resources: Record<string, { collection: string; prefix: string; otherId: () => string }> = {
+    taskId: { collection: 'tasks', prefix: 'tsk', otherId: () => fx.otherWorkspace.taskId },
+    projectId: { collection: 'projects', prefix: 'prj', otherId: () => fx.otherWorkspace.projectId },
+    webhookId: { collection: 'webhooks', prefix: 'whk', otherId: () => fx.otherWorkspace.webhookId },
+  };
+  const otherIdOf = (name: string) => resources[name]!.otherId();
   // Never issued, same shape and length as the other workspace's ids.
-  const missingIdOf = (name: string) => `${name === 'taskId' ? 'tsk' : 'prj'}_${'Z'.repeat(20)}`;
+  const missingIdOf = (name: string) => `${resources[name]!.prefix}_${'Z'.repeat(otherIdOf(name).length - 4)}`;
   const pathWith = (idOf: (name: string) => string) =>
     operation.pathParameters.reduce((path, name) => path.replace(`{${name}}`, idOf(name)), operation.template);
 
@@ -203,7 +208,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
     const foreignProblem = expectProblem(foreign, 404, 'not-found');
     const missingProblem = expectProblem(missing, 404, 'not-found');
-    expect(foreignProblem.code).toMatch(/^(task|project)-not-found$/);
+    expect(foreignProblem.code).toMatch(/^(task|project|webhook)-not-found$/);
     const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
       withPlaceholders(text, {
         [requestId]: '<request id>',
@@ -214,7 +219,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
 
     // The other workspace still has its resource, untouched.
     for (const name of operation.pathParameters) {
-      const own = await client.get(`/v1/${name === 'taskId' ? 'tasks' : 'projects'}/${otherIdOf(name)}`, bearer(fx.otherWorkspace.token));
+      const own = await client.get(`/v1/${resources[name]!.collection}/${otherIdOf(name)}`, bearer(fx.otherWorkspace.token));
       expect(own.status).toBe(200);
       expect(own.body.version).toBe(1);
     }
@@ -335,6 +340,19 @@ it('covers every operation of the contract', () => {
   expect(operations.length).toBeGreaterThanOrEqual(15);
   expect(authenticated.length).toBeGreaterThanOrEqual(11);
   expect(byId.map((operation) => operation.operationId).sort()).toEqual(
-    ['deleteProject', 'deleteTask', 'getProject', 'getTask', 'updateProject', 'updateTask'],
+    [
+      'deleteProject',
+      'deleteTask',
+      'deleteWebhook',
+      'getProject',
+      'getTask',
+      'getWebhook',
+      'listWebhookDeliveries',
+      'replayWebhookEvents',
+      'rotateWebhookKey',
+      'updateProject',
+      'updateTask',
+      'updateWebhook',
+    ],
   );
 });

@@ -1,0 +1,589 @@
+// Webhook subscriptions of the Work-Platform API, their signing secrets, replays and delivery log.
+// Every read and write is scoped by workspace (another workspace's subscription is "not found"),
+// every change bumps `version` by one and runs in one transaction. Signing secrets are stored only
+// sealed (src/webhooks/secretBox.ts, bound to the subscription id) and leave this module in
+// plaintext exactly twice: in the answer to creation and to a rotation.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, asc, count, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
+import {
+  events,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookSubscriptions,
+  type WebhookDeliveryStatus,
+  type WebhookDisabledCode,
+  type WebhookSubscriptionStatus,
+} from '../../db/schema.js';
+import { newSigningSecret } from '../webhooks/signing.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
+import { checkTargetUrl } from '../webhooks/targetGuard.js';
+import { drizzleFor } from './drizzle.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
+import { outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
+import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
+import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
+
+/** At most this many subscriptions per workspace. */
+export const maximumWebhooksPerWorkspace = 20;
+/** How long the secret a rotation replaces keeps signing: 58 hours 45 minutes. */
+export const signingKeyOverlapMs = (58 * 60 + 45) * 60 * 1000;
+/** At most this many events per replay request. */
+export const maximumReplayEvents = 1000;
+/** The longest `url` and `description` the contract accepts. */
+export const webhookUrlMaxLength = 2048;
+export const webhookDescriptionMaxLength = 500;
+/** The message of a subscription disabled through the API. */
+export const manualDisableMessage = 'Set to DISABLED through the API.';
+
+export interface WebhookDisabledReason {
+  code: WebhookDisabledCode;
+  message: string;
+  /** ISO 8601 UTC with milliseconds. */
+  disabledAt: string;
+}
+
+/** A subscription exactly as the API returns it (never with a secret). */
+export interface Webhook {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: OutboxEventType[];
+  status: WebhookSubscriptionStatus;
+  disabledReason: WebhookDisabledReason | null;
+  consecutiveFailedEvents: number;
+  signingKeyVersion: number;
+  /** While the previous secret still signs, when it stops; null otherwise. */
+  previousSigningKeyExpiresAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  eventTypes: readonly string[];
+  description?: string | null;
+}
+
+export interface UpdateWebhookInput {
+  url?: string;
+  eventTypes?: readonly string[];
+  description?: string | null;
+  status?: WebhookSubscriptionStatus;
+}
+
+export interface WebhookKeyRotation {
+  id: string;
+  signingKeyVersion: number;
+  secret: string;
+  previousSigningKeyExpiresAt: string;
+}
+
+export type WebhookReplayRequest = { eventId: string } | { from: string; to: string };
+
+export interface WebhookReplay {
+  subscriptionId: string;
+  eventCount: number;
+  /** The new deliveries, oldest event first. */
+  deliveries: { id: string; eventId: string; eventType: OutboxEventType }[];
+}
+
+/** Why an attempt got no status: the contract's WebhookDeliveryAttempt error codes. */
+export type WebhookAttemptErrorCode = 'timeout' | 'connection-failed' | 'dns-failure' | 'forbidden-address' | 'tls-failure';
+
+export interface WebhookDeliveryAttempt {
+  number: number;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: { code: WebhookAttemptErrorCode; message: string } | null;
+  succeeded: boolean;
+  nextAttemptAt: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: OutboxEventType;
+  replay: boolean;
+  status: WebhookDeliveryStatus;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  completedAt: string | null;
+  attempts: WebhookDeliveryAttempt[];
+}
+
+export interface WebhookListOptions {
+  /** Rows per page; the API allows 1 to 100. */
+  limit: number;
+  after?: KeysetAfter | null;
+}
+
+export interface WebhookDeliveryListOptions extends WebhookListOptions {
+  status?: WebhookDeliveryStatus;
+  eventId?: string;
+}
+
+export interface WebhookSubscriptionStoreOptions {
+  /** Seals and opens signing secrets; the context is the subscription id. */
+  secretBox: SecretBox;
+  /** Admit loopback targets (WEBHOOK_ALLOW_LOOPBACK), for local development and tests. */
+  allowLoopback?: boolean;
+  now?: () => number;
+  /** Source of ids; signing secrets always come from node:crypto. */
+  randomBytes?: RandomBytes;
+}
+
+export interface WebhookSubscriptionStore {
+  /**
+   * Creates an ACTIVE subscription with a new signing secret, returned only here. `id` is for
+   * the demo data set, whose subscription has a fixed id.
+   */
+  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string }): { webhook: Webhook; secret: string };
+  /** Undefined when missing or in another workspace. */
+  getWebhook(workspaceId: string, id: string): Webhook | undefined;
+  /** Newest first: created_at descending, then id descending. */
+  listWebhooks(workspaceId: string, options: WebhookListOptions): KeysetPage<Webhook>;
+  /**
+   * Applies the given members when `expectedVersion` is the current version; a patch that changes
+   * nothing writes nothing. DISABLED (from ACTIVE) records reason MANUAL and cancels the pending
+   * deliveries; ACTIVE (from DISABLED) clears the reason and the failure count.
+   */
+  updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Webhook;
+  /** Deletes the subscription with its deliveries and attempts; `expectedVersion`, when given, must be current. */
+  deleteWebhook(workspaceId: string, id: string, expectedVersion: number | null): void;
+  /** A new current secret; the replaced one signs until the returned expiry, an older one is dropped. */
+  rotateWebhookKey(workspaceId: string, id: string): WebhookKeyRotation;
+  /** Queues replay deliveries of one event or of a time range (`from` inclusive, `to` exclusive). */
+  replayWebhookEvents(workspaceId: string, id: string, request: WebhookReplayRequest): WebhookReplay;
+  /** The subscription's deliveries, newest first, each with its attempts; NotFoundError when the subscription is not found. */
+  listWebhookDeliveries(workspaceId: string, id: string, options: WebhookDeliveryListOptions): KeysetPage<WebhookDelivery>;
+}
+
+type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+function toWebhook(row: SubscriptionRow, now: number): Webhook {
+  const overlapLasts = row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > now;
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    eventTypes: JSON.parse(row.eventTypes) as OutboxEventType[],
+    status: row.status,
+    disabledReason:
+      row.status === 'DISABLED' && row.disabledCode !== null
+        ? { code: row.disabledCode, message: row.disabledMessage ?? '', disabledAt: iso(row.disabledAt ?? row.updatedAt) }
+        : null,
+    consecutiveFailedEvents: row.consecutiveFailedEvents,
+    signingKeyVersion: row.signingKeyVersion,
+    previousSigningKeyExpiresAt: overlapLasts ? iso(row.previousSecretExpiresAt!) : null,
+    version: row.version,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+function toAttempt(row: AttemptRow): WebhookDeliveryAttempt {
+  return {
+    number: row.number,
+    attemptedAt: iso(row.attemptedAt),
+    durationMs: row.durationMs,
+    statusCode: row.statusCode,
+    error: row.errorCode === null ? null : { code: row.errorCode as WebhookAttemptErrorCode, message: row.errorMessage ?? row.errorCode },
+    succeeded: row.succeeded,
+    nextAttemptAt: isoOrNull(row.nextAttemptAt),
+  };
+}
+
+function toDelivery(row: DeliveryRow, attempts: WebhookDeliveryAttempt[]): WebhookDelivery {
+  return {
+    id: row.id,
+    subscriptionId: row.subscriptionId,
+    eventId: row.eventId,
+    eventType: row.eventType as OutboxEventType,
+    replay: row.replay,
+    status: row.status,
+    createdAt: iso(row.createdAt),
+    nextAttemptAt: isoOrNull(row.nextAttemptAt),
+    completedAt: isoOrNull(row.completedAt),
+    attempts,
+  };
+}
+
+// RFC 3986 characters. The WHATWG parser leaves a few others (`|`, `^`) unencoded; a URL holding
+// them would not be the `format: uri` the contract promises when it is read back.
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+
+/**
+ * The URL as stored: checked by the target guard (public HTTPS only) and normalized by the
+ * WHATWG parser (lowercase host, punycode, `/` for an empty path), or every reason it is refused.
+ */
+function acceptedUrl(url: string, allowLoopback: boolean): string {
+  checkText('url', url, webhookUrlMaxLength, { allowEmpty: false });
+  const check = checkTargetUrl(url, { allowLoopback });
+  if (!check.ok) {
+    throw new ValueRefusedError([
+      { path: '/url', code: 'invalid_format', message: `is refused: ${check.reasons.map((reason) => reason.message).join('; ')}` },
+    ]);
+  }
+  const normalized = check.url.href;
+  if (!URI_CHARACTERS.test(normalized) || normalized.length > webhookUrlMaxLength) {
+    throw new ValueRefusedError([
+      { path: '/url', code: 'invalid_format', message: 'is refused: percent-encode the characters a URI may not hold (such as | and ^)' },
+    ]);
+  }
+  return normalized;
+}
+
+function checkEventTypes(eventTypes: unknown): asserts eventTypes is OutboxEventType[] {
+  if (!Array.isArray(eventTypes) || eventTypes.length === 0) throw new InvalidValueError('eventTypes', 'must list at least one event type.');
+  for (const type of eventTypes) {
+    if (!(outboxEventTypes as readonly unknown[]).includes(type)) {
+      throw new InvalidValueError('eventTypes', `must hold only ${outboxEventTypes.join(', ')}.`);
+    }
+  }
+  if (new Set(eventTypes).size !== eventTypes.length) throw new InvalidValueError('eventTypes', 'must not repeat an event type.');
+}
+
+function checkDescription(description: unknown): void {
+  if (description !== undefined && description !== null) {
+    checkText('description', description, webhookDescriptionMaxLength, { allowEmpty: true });
+  }
+}
+
+const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((type) => b.includes(type));
+
+export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, options: WebhookSubscriptionStoreOptions): WebhookSubscriptionStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const allowLoopback = options.allowLoopback ?? false;
+  const box = options.secretBox;
+  const orm = drizzleFor(db);
+  const write = immediateWriter(orm, {});
+
+  const inWorkspace = and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.id, sql.placeholder('id')));
+  const selectOne = orm.select().from(webhookSubscriptions).where(inWorkspace).prepare();
+  const countInWorkspace = orm
+    .select({ total: count() })
+    .from(webhookSubscriptions)
+    .where(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')))
+    .prepare();
+  const insert = orm
+    .insert(webhookSubscriptions)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      url: sql.placeholder('url'),
+      description: sql.placeholder('description'),
+      eventTypes: sql.placeholder('eventTypes'),
+      status: 'ACTIVE',
+      consecutiveFailedEvents: 0,
+      signingKeyVersion: 1,
+      sealedSecret: sql.placeholder('sealedSecret'),
+      version: 1,
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare();
+  const placeholderOf = (name: string) => sql`${sql.placeholder(name)}`;
+  const update = orm
+    .update(webhookSubscriptions)
+    .set({
+      url: placeholderOf('url'),
+      description: placeholderOf('description'),
+      eventTypes: placeholderOf('eventTypes'),
+      status: placeholderOf('status'),
+      disabledCode: placeholderOf('disabledCode'),
+      disabledMessage: placeholderOf('disabledMessage'),
+      disabledAt: placeholderOf('disabledAt'),
+      consecutiveFailedEvents: placeholderOf('consecutiveFailedEvents'),
+      signingKeyVersion: placeholderOf('signingKeyVersion'),
+      sealedSecret: placeholderOf('sealedSecret'),
+      sealedPreviousSecret: placeholderOf('sealedPreviousSecret'),
+      previousSecretExpiresAt: placeholderOf('previousSecretExpiresAt'),
+      version: placeholderOf('version'),
+      updatedAt: placeholderOf('updatedAt'),
+    })
+    .where(inWorkspace)
+    .prepare();
+  const remove = orm.delete(webhookSubscriptions).where(inWorkspace).prepare();
+  const cancelPending = orm
+    .update(webhookDeliveries)
+    .set({ status: 'CANCELLED', nextAttemptAt: null, completedAt: placeholderOf('now'), leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('id')), eq(webhookDeliveries.status, 'PENDING')))
+    .prepare();
+
+  const selectEvent = orm
+    .select({ id: events.id, type: events.type })
+    .from(events)
+    .where(and(eq(events.workspaceId, sql.placeholder('workspaceId')), eq(events.id, sql.placeholder('eventId'))))
+    .prepare();
+  // One more than the cap, so that a range over it is recognized without counting it all.
+  const selectEventRange = orm
+    .select({ id: events.id, type: events.type })
+    .from(events)
+    .where(
+      and(
+        eq(events.workspaceId, sql.placeholder('workspaceId')),
+        gte(events.occurredAt, sql.placeholder('from')),
+        lt(events.occurredAt, sql.placeholder('to')),
+        sql`${events.type} IN (SELECT value FROM json_each(${sql.placeholder('types')}))`,
+      ),
+    )
+    .orderBy(asc(events.occurredAt), sql`${events}.rowid`)
+    .limit(maximumReplayEvents + 1)
+    .prepare();
+  const insertDelivery = orm
+    .insert(webhookDeliveries)
+    .values({
+      id: sql.placeholder('id'),
+      subscriptionId: sql.placeholder('subscriptionId'),
+      workspaceId: sql.placeholder('workspaceId'),
+      eventId: sql.placeholder('eventId'),
+      eventType: sql.placeholder('eventType'),
+      replay: true,
+      status: 'PENDING',
+      attemptCount: 0,
+      nextAttemptAt: sql.placeholder('now'),
+      createdAt: sql.placeholder('now'),
+    })
+    .prepare();
+
+  const subscriptionCreatedAt: SortKeyDefinition = { expression: webhookSubscriptions.createdAt, keyType: 'number' };
+  const deliveryCreatedAt: SortKeyDefinition = { expression: webhookDeliveries.createdAt, keyType: 'number' };
+  const listStatements = statementCache<ReturnType<typeof prepareList>>();
+  const deliveryStatements = statementCache<ReturnType<typeof prepareDeliveryList>>();
+  const selectAttempts = orm
+    .select()
+    .from(webhookAttempts)
+    .where(sql`${webhookAttempts.deliveryId} IN (SELECT value FROM json_each(${sql.placeholder('deliveryIds')}))`)
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.number))
+    .prepare();
+
+  function prepareList(afterPosition: boolean) {
+    const inThisWorkspace = eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId'));
+    return orm
+      .select({ ...getTableColumns(webhookSubscriptions), sortKey: sql<number>`${webhookSubscriptions.createdAt}` })
+      .from(webhookSubscriptions)
+      .where(afterPosition ? and(inThisWorkspace, keysetCondition(subscriptionCreatedAt, webhookSubscriptions.id, 'desc')) : inThisWorkspace)
+      .orderBy(...keysetOrderBy(subscriptionCreatedAt, webhookSubscriptions.id, 'desc'))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+  }
+
+  function prepareDeliveryList(afterPosition: boolean, byStatus: boolean, byEvent: boolean) {
+    const conditions = [eq(webhookDeliveries.subscriptionId, sql.placeholder('subscriptionId'))];
+    if (byStatus) conditions.push(eq(webhookDeliveries.status, sql.placeholder('status')));
+    if (byEvent) conditions.push(eq(webhookDeliveries.eventId, sql.placeholder('eventId')));
+    if (afterPosition) conditions.push(keysetCondition(deliveryCreatedAt, webhookDeliveries.id, 'desc'));
+    return orm
+      .select({ ...getTableColumns(webhookDeliveries), sortKey: sql<number>`${webhookDeliveries.createdAt}` })
+      .from(webhookDeliveries)
+      .where(and(...conditions))
+      .orderBy(...keysetOrderBy(deliveryCreatedAt, webhookDeliveries.id, 'desc'))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+  }
+
+  function checkPage(options: WebhookListOptions): void {
+    if (!Number.isSafeInteger(options.limit) || options.limit < 1 || options.limit > 1000) {
+      throw new InvalidValueError('limit', 'must be a whole number from 1 to 1000.');
+    }
+    const after = options.after;
+    if (after && (!Number.isSafeInteger(after.key) || typeof after.id !== 'string')) {
+      throw new InvalidValueError('cursor', 'does not hold a position of this list.');
+    }
+  }
+
+  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): SubscriptionRow {
+    return versionedRow('webhook', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  }
+
+  function saveRow(row: SubscriptionRow): void {
+    update.run({ ...row });
+  }
+
+  function queueReplays(row: SubscriptionRow, found: { id: string; type: string }[], at: number): WebhookReplay {
+    const deliveries = found.map((event) => {
+      const delivery = { id: newId('dlv', randomBytes), eventId: event.id, eventType: event.type as OutboxEventType };
+      insertDelivery.run({ ...delivery, subscriptionId: row.id, workspaceId: row.workspaceId, now: at });
+      return delivery;
+    });
+    return { subscriptionId: row.id, eventCount: deliveries.length, deliveries };
+  }
+
+  return {
+    createWebhook(workspaceId, input, createOptions = {}) {
+      const url = acceptedUrl(input.url, allowLoopback);
+      checkEventTypes(input.eventTypes);
+      checkDescription(input.description);
+      const id = createOptions.id ?? newId('whk', randomBytes);
+      const secret = newSigningSecret();
+      const at = now();
+      const row: SubscriptionRow = {
+        id,
+        workspaceId,
+        url,
+        description: input.description ?? null,
+        eventTypes: JSON.stringify(input.eventTypes),
+        status: 'ACTIVE',
+        disabledCode: null,
+        disabledMessage: null,
+        disabledAt: null,
+        consecutiveFailedEvents: 0,
+        signingKeyVersion: 1,
+        sealedSecret: box.seal(secret, id),
+        sealedPreviousSecret: null,
+        previousSecretExpiresAt: null,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      return write(() => {
+        const { total } = countInWorkspace.get({ workspaceId })!;
+        if (total >= maximumWebhooksPerWorkspace) throw new WebhookLimitError(maximumWebhooksPerWorkspace);
+        insert.run({ ...row, now: at });
+        return { webhook: toWebhook(row, at), secret };
+      });
+    },
+
+    getWebhook(workspaceId, id) {
+      const row = selectOne.get({ workspaceId, id });
+      return row ? toWebhook(row, now()) : undefined;
+    },
+
+    listWebhooks(workspaceId, listOptions) {
+      checkPage(listOptions);
+      const after = listOptions.after ?? null;
+      const statement = listStatements(after ? 'after' : 'first', () => prepareList(after !== null));
+      const rows = statement.all({ workspaceId, limit: listOptions.limit + 1, afterKey: after?.key, afterId: after?.id });
+      const at = now();
+      return toPage(rows, listOptions.limit, ({ sortKey: _sortKey, ...row }) => toWebhook(row, at));
+    },
+
+    updateWebhook(workspaceId, id, patch, expectedVersion) {
+      const url = patch.url === undefined ? undefined : acceptedUrl(patch.url, allowLoopback);
+      if (patch.eventTypes !== undefined) checkEventTypes(patch.eventTypes);
+      checkDescription(patch.description);
+      if (patch.status !== undefined && patch.status !== 'ACTIVE' && patch.status !== 'DISABLED') {
+        throw new InvalidValueError('status', 'must be ACTIVE or DISABLED.');
+      }
+      return write(() => {
+        const current = currentRow(workspaceId, id, expectedVersion);
+        const at = now();
+        const next: SubscriptionRow = { ...current };
+        if (url !== undefined) next.url = url;
+        if (patch.eventTypes !== undefined && !sameTypes(patch.eventTypes, JSON.parse(current.eventTypes) as string[])) {
+          next.eventTypes = JSON.stringify(patch.eventTypes);
+        }
+        if (patch.description !== undefined) next.description = patch.description;
+        const disabling = patch.status === 'DISABLED' && current.status === 'ACTIVE';
+        if (disabling) {
+          Object.assign(next, { status: 'DISABLED', disabledCode: 'MANUAL', disabledMessage: manualDisableMessage, disabledAt: at });
+        } else if (patch.status === 'ACTIVE' && current.status === 'DISABLED') {
+          Object.assign(next, { status: 'ACTIVE', disabledCode: null, disabledMessage: null, disabledAt: null, consecutiveFailedEvents: 0 });
+        }
+        const changed = (['url', 'eventTypes', 'description', 'status'] as const).some((column) => next[column] !== current[column]);
+        if (!changed) return toWebhook(current, at);
+        next.version = current.version + 1;
+        next.updatedAt = at;
+        saveRow(next);
+        if (disabling) cancelPending.run({ id, now: at });
+        return toWebhook(next, at);
+      });
+    },
+
+    deleteWebhook(workspaceId, id, expectedVersion) {
+      write(() => {
+        currentRow(workspaceId, id, expectedVersion);
+        remove.run({ workspaceId, id });
+      });
+    },
+
+    rotateWebhookKey(workspaceId, id) {
+      const secret = newSigningSecret();
+      return write(() => {
+        const current = currentRow(workspaceId, id, null);
+        const at = now();
+        const expiresAt = at + signingKeyOverlapMs;
+        // The sealed current secret moves as is: it is bound to the subscription id, not to its column.
+        const next: SubscriptionRow = {
+          ...current,
+          sealedSecret: box.seal(secret, id),
+          sealedPreviousSecret: current.sealedSecret,
+          previousSecretExpiresAt: expiresAt,
+          signingKeyVersion: current.signingKeyVersion + 1,
+          version: current.version + 1,
+          updatedAt: at,
+        };
+        saveRow(next);
+        return { id, signingKeyVersion: next.signingKeyVersion, secret, previousSigningKeyExpiresAt: iso(expiresAt) };
+      });
+    },
+
+    replayWebhookEvents(workspaceId, id, request) {
+      const range = 'eventId' in request ? undefined : { from: parseTimestamp('from', request.from), to: parseTimestamp('to', request.to) };
+      if (range && range.to <= range.from) {
+        throw new ValueRefusedError([{ path: '/to', code: 'too_small', message: 'must be later than from' }]);
+      }
+      return write(() => {
+        const row = currentRow(workspaceId, id, null);
+        if (row.status !== 'ACTIVE') throw new WebhookDisabledError(id);
+        const at = now();
+        if (!range) {
+          const eventId = (request as { eventId: string }).eventId;
+          const event = selectEvent.get({ workspaceId, eventId });
+          if (!event) throw new NotFoundError('event', eventId);
+          return queueReplays(row, [event], at);
+        }
+        const found = selectEventRange.all({ workspaceId, from: range.from, to: range.to, types: row.eventTypes });
+        if (found.length > maximumReplayEvents) {
+          throw new ValueRefusedError([
+            {
+              path: '/to',
+              code: 'too_big',
+              message: `makes a range of more than ${maximumReplayEvents} events; narrow it (nothing was queued)`,
+            },
+          ]);
+        }
+        return queueReplays(row, found, at);
+      });
+    },
+
+    listWebhookDeliveries(workspaceId, id, listOptions) {
+      checkPage(listOptions);
+      if (!selectOne.get({ workspaceId, id })) throw new NotFoundError('webhook', id);
+      const after = listOptions.after ?? null;
+      const byStatus = listOptions.status !== undefined;
+      const byEvent = listOptions.eventId !== undefined;
+      const statement = deliveryStatements(`${after ? 'after' : 'first'}:${byStatus}:${byEvent}`, () =>
+        prepareDeliveryList(after !== null, byStatus, byEvent),
+      );
+      const rows = statement.all({
+        subscriptionId: id,
+        status: listOptions.status,
+        eventId: listOptions.eventId,
+        limit: listOptions.limit + 1,
+        afterKey: after?.key,
+        afterId: after?.id,
+      });
+      const pageRows = rows.slice(0, listOptions.limit);
+      const attempts = new Map<string, WebhookDeliveryAttempt[]>();
+      if (pageRows.length > 0) {
+        for (const attempt of selectAttempts.all({ deliveryIds: JSON.stringify(pageRows.map((row) => row.id)) })) {
+          const list = attempts.get(attempt.deliveryId) ?? [];
+          list.push(toAttempt(attempt));
+          attempts.set(attempt.deliveryId, list);
+        }
+      }
+      return toPage(rows, listOptions.limit, ({ sortKey: _sortKey, ...row }) => toDelivery(row, attempts.get(row.id) ?? []));
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import { etagOf } from '../versions.js';
+
+export const createWebhook: WorkPlatformHandler<'createWebhook'> = (ctx) => {
+  const { workspace } = authenticated(ctx);
+  const { webhook, secret } = ctx.services.webhooks.createWebhook(workspace.id, ctx.body);
+  return {
+    status: 201,
+    headers: { location: `/v1/webhooks/${webhook.id}`, etag: etagOf(webhook.version) },
+    body: { ...webhook, secret },
+  };
+};

@@ -1,0 +1,6 @@
+import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+
+export const replayWebhookEvents: WorkPlatformHandler<'replayWebhookEvents'> = (ctx) => {
+  const { workspace } = authenticated(ctx);
+  return { status: 202, body: ctx.services.webhooks.replayWebhookEvents(workspace.id, ctx.params.webhookId, ctx.body) };
+};
