@@ -26,7 +26,9 @@ import { loadOrCreateSecret } from './store/sessionTokens.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
 import { createWebhookSubscriptionStore } from './store/webhookSubscriptions.js';
+import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
+import { createDeliveryWorker, deliveryHousekeeping, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/deliveryWorker.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createCallerResolver } from './workPlatform/auth.js';
 import { toProblemReply } from './workPlatform/problems.js';
@@ -39,7 +41,9 @@ export interface RunningApp {
   publicBaseUrl: string;
   server: Server;
   db: BetterSqlite3.Database;
-  /** Stops accepting connections, lets open requests finish, closes the database. */
+  /** The in-process webhook delivery worker, when `config.webhookWorker` is on. */
+  webhookWorker: DeliveryWorker | undefined;
+  /** Stops the webhook worker and accepting connections, lets open requests and attempts finish, closes the database. */
   close(): Promise<void>;
 }
 
@@ -48,6 +52,8 @@ export interface AppDependencies {
   logger: Logger;
   /** An already opened database; otherwise `config.databasePath` is opened. */
   db?: BetterSqlite3.Database;
+  /** What the in-process webhook worker gets injected (tests: DNS, jitter, poll interval, timeout). */
+  webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'pollIntervalMs' | 'timeoutMs' | 'concurrency'>;
 }
 
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
@@ -144,11 +150,26 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const publicBaseUrl = config.publicBaseUrl || `http://localhost:${address.port}`;
   handler ??= await buildHandler(publicBaseUrl);
 
+  // The worker polls on its own (every second) and is woken by each commit that queues a delivery.
+  const webhookWorker = config.webhookWorker
+    ? createDeliveryWorker({
+        db,
+        secretBox: webhookSecrets,
+        logger: deps.logger,
+        allowLoopback: config.webhookAllowLoopback,
+        now,
+        ...deps.webhookDelivery,
+      })
+    : undefined;
+  webhookWorker?.start();
+  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(db, { secretBox: webhookSecrets, now });
+
   const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(
     [
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
+      ...deliveryHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,
   );
@@ -159,12 +180,17 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     publicBaseUrl,
     server,
     db,
+    webhookWorker,
     close() {
       closing ??= new Promise<void>((resolve) => {
         void jobs.stop();
+        // Attempts in flight end within their timeout and are recorded before the database closes.
+        const workerStopped = webhookWorker?.stop() ?? Promise.resolve();
         server.close(() => {
-          if (!deps.db) db.close();
-          resolve();
+          void workerStopped.then(() => {
+            if (!deps.db) db.close();
+            resolve();
+          });
         });
         server.closeIdleConnections();
       });

@@ -30,8 +30,9 @@ async function main(): Promise<void> {
   printBanner(app.url, app.publicBaseUrl, config.databasePath, demo);
 
   const shutdown = (signal: string) => {
-    process.stdout.write(`\n${signal} received: finishing open requests and closing the database...\n`);
-    const forceExit = setTimeout(() => process.exit(1), 10_000);
+    process.stdout.write(`\n${signal} received: finishing open requests and webhook attempts, closing the database...\n`);
+    // Longer than one webhook attempt (10 s), which close() waits for.
+    const forceExit = setTimeout(() => process.exit(1), 15_000);
     forceExit.unref();
     void app.close().then(() => {
       db.close();

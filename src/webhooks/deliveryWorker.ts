@@ -1,6 +1,7 @@
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from '../logger.js';
+import type { Housekeeping } from '../scheduledJobs.js';
 import { onDeliveriesQueued } from '../store/outboxEvents.js';
 import { newId } from '../store/ids.js';
 import {
@@ -11,6 +12,7 @@ import {
   type ClaimedDelivery,
   type RecordedAttempt,
   type WebhookDeliveryStore,
+  WEBHOOK_LOG_RETENTION_MS,
 } from '../store/webhookDeliveries.js';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, sendDeliveryRequest, type DeliveryRequest } from './deliveryRequest.js';
 import type { SecretBox } from './secretBox.js';
@@ -250,4 +252,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
     },
   };
+}
+
+/**
+ * The webhook jobs of the scheduled-jobs list, idempotent and safe in every process: forget
+ * previous secrets whose overlap has ended (attempts already stop using them at the expiry), and
+ * purge delivery logs 30 days after they end and events 30 days after they occur.
+ */
+export function deliveryHousekeeping(store: WebhookDeliveryStore, now: () => number): Housekeeping[] {
+  return [
+    { name: 'end-webhook-rotation-overlaps', every: '* * * * *', run: () => store.endExpiredRotationOverlaps() },
+    { name: 'purge-webhook-deliveries', every: '23 * * * *', run: () => store.purgeEndedDeliveries(now() - WEBHOOK_LOG_RETENTION_MS) },
+    { name: 'purge-outbox-events', every: '29 * * * *', run: () => store.purgeEvents(now() - WEBHOOK_LOG_RETENTION_MS) },
+  ];
 }

@@ -49,6 +49,8 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
       RESPONSE_VALIDATION: 'enforce',
       // Suites make hundreds of calls with one key; the rate-limit suite sets its own allowance.
       PORTFOLIO_RATE_LIMIT: '1000000',
+      // The API suites do not deliver webhooks; the webhook suites turn the worker on or build one.
+      WEBHOOK_WORKER: 'off',
       ...options.env,
     }),
     ...options.config,

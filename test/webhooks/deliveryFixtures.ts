@@ -118,7 +118,7 @@ export interface ReceivedDelivery {
 
 /** What the receiver does with one request. */
 export type ReceiverAnswer =
-  | { status: number; headers?: Record<string, string>; body?: string }
+  | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number }
   /** Read the request and never answer. */
   | 'hang'
   /** Drop the connection without an answer. */
@@ -164,8 +164,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         req.socket.destroy();
         return;
       }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
+      const send = () => {
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   server.on('connection', (socket) => {

@@ -37,6 +37,23 @@ function validateEnvelope(type: string, envelope: unknown): string | null {
   const validate = ajv.compile({ $ref: `work-platform#/webhooks/${type}/post/requestBody/content/application~1json/schema` });
   return validate(envelope) ? null : ajv.errorsText(validate.errors);
 }
+/** Every header parameter the contract's webhook operation declares: present when required, and matching its schema. */
+function headerProblems(type: string, headers: Record<string, string | string[] | undefined>): string[] {
+  const document = contract as unknown as { webhooks: Record<string, { post: { parameters: { $ref: string }[] } }>; components: { parameters: Record<string, unknown> } };
+  const problems: string[] = [];
+  for (const { $ref } of document.webhooks[type]!.post.parameters) {
+    const parameter = document.components.parameters[$ref.split('/').pop()!] as { name: string; in: string; required?: boolean; schema: object };
+    if (parameter.in !== 'header') continue;
+    const value = headers[parameter.name.toLowerCase()];
+    if (value === undefined) {
+      if (parameter.required) problems.push(`${parameter.name} missing`);
+      continue;
+    }
+    const validate = ajv.compile(parameter.schema);
+    if (!validate(value)) problems.push(`${parameter.name}: ${ajv.errorsText(validate.errors)}`);
+  }
+  return problems;
+}
 
 let fx: DeliveryFixture;
 let receiver: Receiver;
@@ -124,6 +141,7 @@ describe('a successful delivery', () => {
       };
       expect(stripeEvent.id).toBe(event.id);
       expect(validateEnvelope(event.type, JSON.parse(received.body.toString('utf8')))).toBeNull();
+      expect(headerProblems(event.type, received.headers)).toEqual([]);
 
       expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, next_attempt_at: null, completed_at: fx.clock.now(), lease_owner: null });
       expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ number: 1, status_code: 204, error_code: null, succeeded: 1, next_attempt_at: null }]);
@@ -456,6 +474,7 @@ describe('rotation overlap', () => {
     await worker().runDue();
     const during = receiver.received[0]!;
     const duringHeader = header(during.headers['svc-signature']);
+    expect(headerProblems('task.created', during.headers)).toEqual([]);
     expect(duringHeader).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     for (const key of [secret, previous]) {
       expect(verifyWebhook(during.body, during.headers, key, { now: fx.clock.now }).type).toBe('task.created');

@@ -1,0 +1,75 @@
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
+import { createJsonLogger } from './logger.js';
+import { startScheduledJobs } from './scheduledJobs.js';
+import { openDatabase } from './store/database.js';
+import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
+import { createDeliveryWorker, DEFAULT_POLL_INTERVAL_MS, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
+import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
+import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK']);
+
+const HELP = `Usage: npm run worker
+
+Runs the webhook delivery worker alone, on the database of DATABASE_PATH: it claims due deliveries
+(${DELIVERY_LEASE_MS / 1000}-second leases), POSTs each signed at sending, and records every attempt and the retry
+schedule in the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may
+share one database; each attempt is made by one of them. Start the servers with WEBHOOK_WORKER=off
+to deliver from workers only. SIGTERM or SIGINT stops claiming and waits for the attempts in flight
+(at most ${DELIVERY_TIMEOUT_MS / 1000} s each).
+
+Environment variables:
+${ENVIRONMENT_VARIABLES.filter((variable) => WORKER_VARIABLES.has(variable.name))
+  .map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`)
+  .join('\n')}
+`;
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const config = loadConfig();
+  const logger = createJsonLogger();
+  const db = openDatabase(config.databasePath);
+  const worker = createDeliveryWorker({
+    db,
+    secretBox: loadWebhookSecretBox(config),
+    logger,
+    allowLoopback: config.webhookAllowLoopback,
+  });
+  const jobs = startScheduledJobs(deliveryHousekeeping(worker.store, Date.now), logger);
+  worker.start();
+  process.stdout.write(
+    [
+      '',
+      `Webhook delivery worker ${worker.workerId} started`,
+      `  database:      ${config.databasePath}`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts, polling every ${DEFAULT_POLL_INTERVAL_MS} ms`,
+      `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
+      '',
+    ].join('\n') + '\n',
+  );
+
+  const shutdown = (signal: string) => {
+    process.stdout.write(`\n${signal} received: finishing the attempts in flight...\n`);
+    const forceExit = setTimeout(() => process.exit(1), DELIVERY_TIMEOUT_MS + 5000);
+    forceExit.unref();
+    void Promise.all([worker.stop(), jobs.stop()]).then(() => {
+      db.close();
+      process.stdout.write('Stopped.\n');
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
+import { memoryLogger } from '../support/testApp.js';
+import { liftCallLimits } from '../support/workPlatform.js';
+import { makeToken } from '../store/workPlatformFactories.js';
+import { deliveriesOf, insertSubscription, makeDeliveryFixture, startReceiver, type DeliveryFixture, type Receiver } from './deliveryFixtures.js';
+
+/** The worker inside the server (WEBHOOK_WORKER=on): woken by the API's commit, stopped by close(). */
+
+let fx: DeliveryFixture;
+let receiver: Receiver;
+let app: RunningApp | undefined;
+afterEach(async () => {
+  await app?.close();
+  await receiver?.close();
+  fx?.cleanup();
+});
+
+async function start(worker: 'on' | 'off', logLines: string[]) {
+  fx = makeDeliveryFixture();
+  receiver = await startReceiver();
+  liftCallLimits(fx.db, fx.workspace.workspaceId);
+  const config = loadConfig({
+    DATABASE_PATH: fx.path,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_REQUESTS: 'off',
+    WEBHOOK_WORKER: worker,
+    WEBHOOK_ALLOW_LOOPBACK: '1',
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
+  });
+  const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox(config));
+  // A poll interval far beyond the test: a delivery within it can only come from the wake-up.
+  app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { pollIntervalMs: 3_600_000 } });
+  const { token } = makeToken(fx.db, fx.workspace, { scopes: ['tasks:write'] });
+  const createTask = () =>
+    fetch(`${app!.url}/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ projectId: fx.projectId, title: 'From the API' }),
+    });
+  return { subscription, createTask };
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the in-process worker', () => {
+  it('delivers right after the API commits, and close() stops it', async () => {
+    const logLines: string[] = [];
+    const { subscription, createTask } = await start('on', logLines);
+    expect(app!.webhookWorker).toBeDefined();
+    expect((await createTask()).status).toBe(201);
+    await waitFor(() => deliveriesOf(fx.db, subscription.id)[0]?.status === 'SUCCEEDED', 'the delivery');
+    expect(verifyWebhook(receiver.received[0]!.body, receiver.received[0]!.headers, subscription.secret).type).toBe('task.created');
+    await app!.close();
+    app = undefined;
+    expect(logLines.some((line) => line.includes('webhook worker stopped'))).toBe(true);
+  });
+
+  it('WEBHOOK_WORKER=off queues deliveries without sending them', async () => {
+    const { subscription, createTask } = await start('off', []);
+    expect(app!.webhookWorker).toBeUndefined();
+    expect((await createTask()).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(deliveriesOf(fx.db, subscription.id).map((d) => d.status)).toEqual(['PENDING']);
+    expect(receiver.received).toEqual([]);
+  });
+});

@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { createProjectStore } from '../../src/store/projects.js';
+import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
+import { liftCallLimits } from '../support/workPlatform.js';
+import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, type Receiver } from './deliveryFixtures.js';
+
+/** `npm run worker`: its help, its banner, several workers and a server on one database, graceful stop. */
+
+interface WorkerProcess {
+  child: ChildProcess;
+  workerId: string;
+  output: () => string;
+}
+
+function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Webhook delivery worker (wkr_[A-Za-z0-9]+) started/.exec(output);
+      if (match) resolve({ child, workerId: match[1]!, output: () => output });
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+  });
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'webhook-workers-'));
+const children: ChildProcess[] = [];
+let receiver: Receiver | undefined;
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await receiver?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run worker', () => {
+  it('prints its help', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/worker.ts', '--help'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: npm run worker/);
+    expect(result.stdout).toContain('DATABASE_PATH');
+    expect(result.stdout).toContain('WEBHOOK_SECRET_KEY');
+  });
+
+  it('two worker processes and a server on one database send every attempt exactly once, and stop gracefully on SIGTERM', async () => {
+    receiver = await startReceiver();
+    receiver.answer = () => ({ status: 204, delayMs: 5 });
+    const databasePath = path.join(dir, 'app.db');
+    const env = {
+      DATABASE_PATH: databasePath,
+      WEBHOOK_ALLOW_LOOPBACK: '1',
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
+      DEMO_DATA: 'off',
+    };
+    const setup = openDatabase(databasePath);
+    const workspace = makeWorkspace(setup);
+    liftCallLimits(setup, workspace.workspaceId);
+    const { token } = makeToken(setup, workspace, { scopes: ['tasks:write'] });
+    const projectId = createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Workers' }, workspace.actor).id;
+    const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
+    const subscription = insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
+    setup.close();
+
+    const workers = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
+    children.push(...workers.map((w) => w.child));
+    expect(workers[0]!.output()).toContain(`database:      ${databasePath}`);
+    const server = await startServerProcess({ ...env, WEBHOOK_WORKER: 'on' });
+    children.push(server.child);
+
+    const N = 80;
+    for (let batch = 0; batch < N / 10; batch += 1) {
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          fetch(`${server.url}/v1/tasks`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ projectId, title: `task ${batch * 10 + index}` }),
+          }).then((response) => response.status),
+        ),
+      );
+      expect(statuses.every((status) => status === 201)).toBe(true);
+    }
+
+    const db = openDatabase(databasePath);
+    const deadline = Date.now() + 20_000;
+    while (!(deliveriesOf(db, subscription.id).length === N && deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'))) {
+      if (Date.now() > deadline) throw new Error('deliveries did not all succeed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const perDelivery = new Map<string, number>();
+    for (const r of receiver.received) {
+      const id = String(r.headers['svc-delivery-id']);
+      perDelivery.set(id, (perDelivery.get(id) ?? 0) + 1);
+    }
+    expect(perDelivery.size).toBe(N);
+    expect([...perDelivery.entries()].filter(([, count]) => count !== 1)).toEqual([]);
+    for (const delivery of deliveriesOf(db, subscription.id)) expect(attemptsOf(db, delivery.id)).toHaveLength(1);
+    db.close();
+
+    // The worker processes took part (each logs the attempts it made, with its id).
+    const delivering = workers.filter((w) => w.output().includes(`"workerId":"${w.workerId}"`) && w.output().includes('webhook delivered'));
+    expect(delivering.length).toBeGreaterThanOrEqual(1);
+
+    const exits = await stopServerProcesses(workers.map((w) => w.child));
+    expect(exits).toEqual([0, 0]);
+    for (const w of workers) expect(w.output()).toMatch(/SIGTERM received[\s\S]*webhook worker stopped[\s\S]*Stopped\./);
+    expect(await stopServerProcesses([server.child])).toEqual([0]);
+  }, 60_000);
+});
