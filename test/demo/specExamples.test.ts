@@ -42,3 +42,22 @@ describe('path parameter examples of the contracts', () => {
     expect(project).toEqual({ workspaceId: fixture.workPlatform.workspaceId, version: 1, taskCount: 0 });
   });
 });
+
+describe('webhook examples of the Work-Platform contract', () => {
+  it('name an ACTIVE demo subscription at version 1, so the collection can update, rotate, replay to and delete it', () => {
+    const webhookPaths = contractOperations('work-platform')
+      .filter((operation) => operation.pathParameters.includes('webhookId'))
+      .map((operation) => operation.examplePath);
+    expect(webhookPaths.length).toBe(6);
+    const ids = new Set(webhookPaths.map((example) => example.split('/')[3]));
+    expect([...ids]).toEqual([fixture.workPlatform.webhook.id]);
+    const webhook = db.prepare('SELECT workspace_id AS workspaceId, status, version FROM webhook_subscriptions WHERE id = ?').get(fixture.workPlatform.webhook.id);
+    expect(webhook).toEqual({ workspaceId: fixture.workPlatform.workspaceId, status: 'ACTIVE', version: 1 });
+  });
+
+  it('send a replay range that ends after it starts', () => {
+    const replay = contractOperations('work-platform').find((operation) => operation.operationId === 'replayWebhookEvents')!;
+    const example = replay.requestBodyExample as { from: string; to: string };
+    expect(Date.parse(example.to)).toBeGreaterThan(Date.parse(example.from));
+  });
+});
