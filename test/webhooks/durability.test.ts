@@ -7,12 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startServerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, startReceiver, type Receiver } from './deliveryFixtures.js';
 
 /**
  * The durability the issue asks for, end to end: the real server (`npm start`, worker inside) as a
@@ -58,15 +57,14 @@ describe('durable delivery across kill -9', () => {
   it('receives every committed event, resumes pending retries where they were, and marks SUCCEEDED only what the receiver acknowledged', async () => {
     receiver = await startReceiver();
 
-    // The workspace, a token, a project, a short retry schedule (1 s, 1 s, 1 s) and the subscription.
+    // The workspace, a token, a project and a short retry schedule (1 s, 1 s, 1 s); the subscription
+    // is created through the API once the server runs.
     const setup = openDatabase(databasePath);
     const workspace = makeWorkspace(setup);
     liftCallLimits(setup, workspace.workspaceId);
     createWorkspaceStore(setup).setWorkspaceLimits(workspace.workspaceId, { webhookRetryDelaysSeconds: [1, 1, 1] });
-    const { token } = makeToken(setup, workspace, { scopes: ['tasks:write'] });
+    const { token } = makeToken(setup, workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
     const projectId = createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Durability' }, workspace.actor).id;
-    const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
-    const subscription = insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     setup.close();
     const db = openDatabase(databasePath);
 
@@ -117,6 +115,13 @@ describe('durable delivery across kill -9', () => {
     // Moment 1: killed in the middle of a burst of creates (some requests never get an answer).
     let server = await startServerProcess(env);
     children.push(server.child);
+    const subscribed = await fetch(`${server.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, eventTypes: ['task.created'] }),
+    });
+    expect(subscribed.status).toBe(201);
+    const subscription = (await subscribed.json()) as { id: string; secret: string };
     await createTasks(server.url, 10, { awaitEach: true });
     const burst = await createTasks(server.url, 15, { awaitEach: false });
     await new Promise((resolve) => setTimeout(resolve, 30));
