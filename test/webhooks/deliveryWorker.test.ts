@@ -9,9 +9,10 @@ import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
-import { createWebhookDeliveryStore, DELIVERY_LEASE_MS } from '../../src/store/webhookDeliveries.js';
+import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
-import { createDeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/deliveryWorker.js';
+import { validate as validateCron } from 'node-cron';
+import { createDeliveryWorker, deliveryHousekeeping, type DeliveryWorkerOptions } from '../../src/webhooks/deliveryWorker.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
@@ -579,5 +580,23 @@ describe('the running worker', () => {
     const log = logLines.join('\n');
     for (const forbidden of [secret, previous, ...signatures, 'subscriber-private-token', '/hooks']) expect(log).not.toContain(forbidden);
     expect(log).toContain('webhook delivered');
+  });
+});
+
+describe('housekeeping jobs', () => {
+  it('end rotation overlaps and purge logs and events older than 30 days, on valid cron expressions', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'], previous: { secret: 'whsec_old', expiresAt: fx.clock.now() + 1000 } });
+    fx.createTask();
+    const w = worker();
+    await w.runDue();
+    const jobs = deliveryHousekeeping(w.store, fx.clock.now);
+    expect(jobs.map((job) => job.name)).toEqual(['end-webhook-rotation-overlaps', 'purge-webhook-deliveries', 'purge-outbox-events']);
+    for (const job of jobs) expect(validateCron(job.every), job.every).toBe(true);
+    expect(jobs.map((job) => job.run())).toEqual([0, 0, 0]);
+    fx.clock.advance(WEBHOOK_LOG_RETENTION_MS + 1);
+    expect(jobs.map((job) => job.run())).toEqual([1, 1, 2]);
+    expect(subscriptionRow(fx.db, id).previous_secret_expires_at).toBeNull();
+    expect(deliveriesOf(fx.db, id)).toEqual([]);
   });
 });
