@@ -20,7 +20,7 @@ import { checkTargetUrl } from '../webhooks/targetGuard.js';
 import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
-import { outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
+import { notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
 import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
 
@@ -416,6 +416,7 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
       insertDelivery.run({ ...delivery, subscriptionId: row.id, workspaceId: row.workspaceId, now: at });
       return delivery;
     });
+    if (deliveries.length > 0) notifyDeliveriesQueued(db);
     return { subscriptionId: row.id, eventCount: deliveries.length, deliveries };
   }
 

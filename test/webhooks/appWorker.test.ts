@@ -36,14 +36,20 @@ async function start(worker: 'on' | 'off', logLines: string[]) {
   const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox(config));
   // A poll interval far beyond the test: a delivery within it can only come from the wake-up.
   app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { pollIntervalMs: 3_600_000 } });
-  const { token } = makeToken(fx.db, fx.workspace, { scopes: ['tasks:write'] });
+  const { token } = makeToken(fx.db, fx.workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
   const createTask = () =>
     fetch(`${app!.url}/v1/tasks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ projectId: fx.projectId, title: 'From the API' }),
     });
-  return { subscription, createTask };
+  const replay = (eventId: string) =>
+    fetch(`${app!.url}/v1/webhooks/${subscription.id}/replays`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ eventId }),
+    });
+  return { subscription, createTask, replay };
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
@@ -65,6 +71,18 @@ describe('the in-process worker', () => {
     await app!.close();
     app = undefined;
     expect(logLines.some((line) => line.includes('webhook worker stopped'))).toBe(true);
+  });
+
+  it('delivers a replay right after it is queued, with the same event id and a new delivery id', async () => {
+    const { subscription, createTask, replay } = await start('on', []);
+    expect((await createTask()).status).toBe(201);
+    await waitFor(() => receiver.received.length === 1, 'the first delivery');
+    const first = verifyWebhook(receiver.received[0]!.body, receiver.received[0]!.headers, subscription.secret);
+    expect((await replay(first.id)).status).toBe(202);
+    await waitFor(() => receiver.received.length === 2, 'the replay');
+    const [original, replayed] = receiver.received.map((delivery) => delivery.headers);
+    expect(replayed!['svc-event-id']).toBe(first.id);
+    expect(replayed!['svc-delivery-id']).not.toBe(original!['svc-delivery-id']);
   });
 
   it('WEBHOOK_WORKER=off queues deliveries without sending them', async () => {
