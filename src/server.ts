@@ -1,4 +1,4 @@
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     demo = loadDemoData(db, Date.now);
   }
   const app = await startApp(config, { logger, db });
-  printBanner(app.url, app.publicBaseUrl, config.databasePath, demo);
+  printBanner(app.url, app.publicBaseUrl, config, demo);
 
   const shutdown = (signal: string) => {
     process.stdout.write(`\n${signal} received: finishing open requests and webhook attempts, closing the database...\n`);
@@ -44,11 +44,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-function printBanner(url: string, publicBaseUrl: string, databasePath: string, demo: DemoFixture | undefined): void {
+function printBanner(url: string, publicBaseUrl: string, config: Config, demo: DemoFixture | undefined): void {
   const lines = [
     '',
     `Contract API server listening on ${url}`,
-    `  database:        ${databasePath}`,
+    `  database:        ${config.databasePath}`,
     `  public base URL: ${publicBaseUrl}`,
     '',
     'Published Portfolio Read API (/api/v1):',
@@ -58,6 +58,10 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
     '',
     'Work-Platform API (/v1):',
     `  ${publicBaseUrl}/v1/openapi.json  (also openapi.yaml, postman.json, postman-environment.json)`,
+    config.webhookWorker
+      ? '  webhook delivery worker: running in this process (WEBHOOK_WORKER=off to run it apart with npm run worker)'
+      : '  webhook delivery worker: not in this process (WEBHOOK_WORKER=off); run npm run worker',
+    ...(config.webhookAllowLoopback ? ['  WEBHOOK_ALLOW_LOOPBACK is on: loopback webhook targets are accepted. Development only.'] : []),
     '',
   ];
   if (demo) {
@@ -68,6 +72,8 @@ function printBanner(url: string, publicBaseUrl: string, databasePath: string, d
       `  try: curl -H "Authorization: Bearer ${apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
       `Demo Personal Access Token of workspace ${demo.workPlatform.workspaceId}, every scope (shown only now):`,
       `  try: curl -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" "${publicBaseUrl}/v1/tasks?limit=5"`,
+      `Demo webhook subscription ${demo.workPlatform.webhook.id} → ${demo.workPlatform.webhook.url} (a placeholder address:`,
+      '  its deliveries fail and are retried; see GET /v1/webhooks/<id>/deliveries).',
       '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',
       '',
     );

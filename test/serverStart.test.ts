@@ -33,6 +33,11 @@ describe('npm start on an empty database', () => {
     const key = /"apiKey": "(pfk_[A-Za-z0-9_-]{43})"/.exec(output)![1]!;
     expect(output).toContain('/api/v1/openapi.json');
     expect(output).toContain('/api/v1/postman.json');
+    expect(output).toContain('webhook delivery worker: running in this process');
+    expect(output).not.toContain('WEBHOOK_ALLOW_LOOPBACK is on');
+    // The demo subscription is named, its signing secret never printed.
+    expect(output).toMatch(/Demo webhook subscription whk_[A-Za-z0-9]+ → https:\/\//);
+    expect(output).not.toMatch(/whsec_/);
     // Only the main demo key is printed.
     expect(output.match(/pfk_[A-Za-z0-9_-]{43}/g)!.every((printed) => printed === key)).toBe(true);
 
