@@ -421,8 +421,9 @@ export const webhookSubscriptions = sqliteTable(
 
 /**
  * One delivery of one event to one subscription (a replay is another delivery of the same
- * event). A worker claims a due PENDING row by setting `lease_owner` and `lease_expires_at`; a
- * claim whose lease has expired is free again, so a dead worker's attempt is made by another.
+ * event). A worker claims a due PENDING row by setting `lease_owner` (`<worker id>.<random>`, a
+ * fresh token per claim) and `lease_expires_at`; a claim whose lease has expired is free again,
+ * so a dead worker's attempt is made by another, and only the current claim's token records.
  */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',

@@ -28,7 +28,13 @@ import { createUserStore } from './store/users.js';
 import { createWebhookSubscriptionStore } from './store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
-import { createDeliveryWorker, deliveryHousekeeping, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/deliveryWorker.js';
+import {
+  assertWebhookSecretKeyOpensSecrets,
+  createDeliveryWorker,
+  deliveryHousekeeping,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from './webhooks/deliveryWorker.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createCallerResolver } from './workPlatform/auth.js';
 import { toProblemReply } from './workPlatform/problems.js';
@@ -72,6 +78,15 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   });
   const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
   const webhookSecrets = loadWebhookSecretBox(config);
+  if (config.webhookWorker) {
+    // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
+    try {
+      assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { secretBox: webhookSecrets, now }));
+    } catch (error) {
+      if (!deps.db) db.close();
+      throw error;
+    }
+  }
 
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);

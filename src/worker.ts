@@ -38,8 +38,9 @@ async function main(): Promise<void> {
     logger,
     allowLoopback: config.webhookAllowLoopback,
   });
-  const jobs = startScheduledJobs(deliveryHousekeeping(worker.store, Date.now), logger);
+  // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   worker.start();
+  const jobs = startScheduledJobs(deliveryHousekeeping(worker.store, Date.now), logger);
   process.stdout.write(
     [
       '',

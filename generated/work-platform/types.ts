@@ -744,7 +744,7 @@ export interface components {
             status: "ACTIVE" | "DISABLED";
             /** @description Why the subscription is `DISABLED`; null while `ACTIVE`. */
             disabledReason: null | components["schemas"]["WebhookDisabledReason"];
-            /** @description Events in a row whose delivery failed for the whole retry schedule; at 3 the subscription is disabled (`FAILING`). A successful delivery resets it. */
+            /** @description Events in a row whose delivery failed for the whole retry schedule; at 3 the subscription is disabled (`FAILING`). Replay deliveries are not counted; any successful delivery, a replay included, resets it to 0. */
             consecutiveFailedEvents: number;
             /** @description Version of the current signing secret; 1 at creation, + 1 per rotation. */
             signingKeyVersion: number;

@@ -10,11 +10,11 @@ import { nextAttemptAt } from '../webhooks/retrySchedule.js';
 import { drizzleFor } from './drizzle.js';
 import { effectiveLimits, createWorkspaceStore } from './workspaces.js';
 
-/** How long a claim is exclusive: far longer than one attempt (10 s), short enough to take over a dead worker's claims soon. */
+/** How long a claim is exclusive: far longer than one attempt (10 s, lookup included, sent only while 15 s of the lease remain), short enough to take over a dead worker's claims soon. */
 export const DELIVERY_LEASE_MS = 60_000;
 /** Ended deliveries (and their attempts) are kept this long after they end; events this long after they occur. */
 export const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-/** Events in a row that fail for the whole schedule before the subscription is disabled (`FAILING`). */
+/** Events in a row that fail for the whole schedule before the subscription is disabled (`FAILING`); replays are not counted. */
 export const FAILING_AFTER_CONSECUTIVE_EVENTS = 3;
 /** Rows deleted per statement by the purges, so that no purge holds the write lock for long. */
 const PURGE_BATCH = 1000;
@@ -46,6 +46,12 @@ export interface ClaimedDelivery {
   secrets: string[];
   /** Set when a sealed secret did not open (wrong WEBHOOK_SECRET_KEY): the attempt cannot be signed. */
   secretProblem?: string;
+  /**
+   * The claim's own token, `<owner>.<random>`, fresh at every claim and written to `lease_owner`:
+   * only this claim may record its attempt, so neither another worker nor the same worker
+   * re-claiming the row after the lease expired can record over it.
+   */
+  leaseToken: string;
   leaseExpiresAt: number;
 }
 
@@ -78,16 +84,23 @@ export interface WebhookDeliveryStoreOptions {
 export interface WebhookDeliveryStore {
   /**
    * Claims up to `limit` due deliveries for `owner` (BEGIN IMMEDIATE): PENDING, due, and not
-   * leased or leased with an expired lease. Due deliveries of DISABLED subscriptions are
+   * leased or leased with an expired lease. Each claim gets a fresh `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are
    * CANCELLED in the same transaction instead of being claimed.
    */
   claimDue(owner: string, limit: number): ClaimedDelivery[];
   /**
    * Records one attempt of a claimed delivery and its outcome in one transaction; undefined
-   * (nothing written) when `owner` no longer holds the claim, because another worker took it
-   * over after the lease expired or the delivery ended meanwhile. `jitter` is a random number in [0, 1).
+   * (nothing written) when the claim's `leaseToken` no longer holds the row, because it was
+   * claimed again (by another worker or this one) after the lease expired or the delivery ended
+   * meanwhile. `jitter` is a random number in [0, 1).
    */
-  recordAttempt(claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount'>, owner: string, outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined;
+  recordAttempt(claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount' | 'leaseToken'>, outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined;
+  /**
+   * Opens one stored sealed secret (the oldest subscription's): undefined when it opens or no
+   * subscription exists, else the subscription and the problem. A worker whose WEBHOOK_SECRET_KEY
+   * is not the one the secrets were sealed with could sign nothing.
+   */
+  sealedSecretProblem(): { subscriptionId: string; problem: string } | undefined;
   /** CANCELLED for every PENDING delivery of the subscription (it was disabled). Returns how many. */
   cancelPendingDeliveries(subscriptionId: string): number;
   /** Forgets every previous secret whose overlap has ended. Returns how many subscriptions changed. */
@@ -139,7 +152,11 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     .prepare();
   const lease = orm
     .update(webhookDeliveries)
-    .set({ leaseOwner: sql`${sql.placeholder('owner')}`, leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
+    // A token per claimed row: randomblob() is evaluated for each row.
+    .set({
+      leaseOwner: sql`${sql.placeholder('owner')} || '.' || lower(hex(randomblob(8)))`,
+      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+    })
     .where(
       inArray(
         webhookDeliveries.id,
@@ -151,7 +168,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
           .limit(sql.placeholder('limit')),
       ),
     )
-    .returning({ id: webhookDeliveries.id })
+    .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner })
     .prepare();
   const claimedDetails = orm
     .select({
@@ -180,6 +197,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       subscriptionId: webhookDeliveries.subscriptionId,
       workspaceId: webhookDeliveries.workspaceId,
       attemptCount: webhookDeliveries.attemptCount,
+      replay: webhookDeliveries.replay,
       subscriptionStatus: webhookSubscriptions.status,
       consecutiveFailedEvents: webhookSubscriptions.consecutiveFailedEvents,
     })
@@ -241,6 +259,12 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     .update(webhookDeliveries)
     .set({ status: 'CANCELLED', ...ended(sql.placeholder('now')) })
     .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('subscriptionId')), eq(webhookDeliveries.status, 'PENDING')))
+    .prepare();
+  const oldestSealedSecret = orm
+    .select({ id: webhookSubscriptions.id, sealedSecret: webhookSubscriptions.sealedSecret })
+    .from(webhookSubscriptions)
+    .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
+    .limit(1)
     .prepare();
   const endOverlaps = orm
     .update(webhookSubscriptions)
@@ -317,7 +341,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       return immediate(() => {
         cancelDueOfDisabled.run({ now: at });
         const claimed = lease.all({ owner, leaseExpiresAt, now: at, limit });
-        return claimed.map(({ id }) => {
+        return claimed.map(({ id, leaseToken }) => {
           const row = claimedDetails.get({ id })!;
           return {
             id: row.id,
@@ -329,6 +353,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
             attemptCount: row.attemptCount,
             payload: row.payload,
             url: row.url,
+            leaseToken: leaseToken!,
             leaseExpiresAt: row.leaseExpiresAt!,
             ...openSecrets(row, at),
           };
@@ -336,9 +361,9 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       });
     },
 
-    recordAttempt(claimed, owner, outcome, jitter) {
+    recordAttempt(claimed, outcome, jitter) {
       return immediate(() => {
-        const held = heldDelivery.get({ id: claimed.id, owner, attemptCount: claimed.attemptCount });
+        const held = heldDelivery.get({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
         if (!held) return undefined;
         const at = now();
         const number = held.attemptCount + 1;
@@ -349,6 +374,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
 
         if (succeeded) {
           status = 'SUCCEEDED';
+          // A success resets the count, a replay's too: the subscriber answers again.
           if (held.consecutiveFailedEvents !== 0) setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: 0 });
         } else if (outcome.statusCode === 410) {
           status = 'FAILED';
@@ -382,7 +408,8 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
         if (outcome.statusCode === 410) {
           const message = `The subscriber answered 410 Gone to delivery ${claimed.id} at ${new Date(at).toISOString()}.`;
           if (disableSubscription(held.subscriptionId, 'GONE', message, at)) disabled = 'GONE';
-        } else if (status === 'FAILED') {
+        } else if (status === 'FAILED' && !held.replay) {
+          // Replays are not counted: replaying one event to a flaky receiver must not disable it.
           const failedInARow = held.consecutiveFailedEvents + 1;
           setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: failedInARow });
           if (failedInARow >= FAILING_AFTER_CONSECUTIVE_EVENTS) {
@@ -394,6 +421,17 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
         }
         return { number, succeeded, status, nextAttemptAt: next, ...(disabled ? { disabled } : {}) };
       });
+    },
+
+    sealedSecretProblem() {
+      const row = oldestSealedSecret.get();
+      if (!row) return undefined;
+      try {
+        secretBox.open(row.sealedSecret, row.id);
+        return undefined;
+      } catch (error) {
+        return { subscriptionId: row.id, problem: error instanceof Error ? error.message : String(error) };
+      }
     },
 
     cancelPendingDeliveries(subscriptionId) {

@@ -27,6 +27,8 @@ export interface DeliveryRequest {
   maxResponseBytes?: number;
   /** Extra trusted certificate authorities (tests with a local TLS receiver). */
   ca?: string | Buffer | Array<string | Buffer>;
+  /** Called once reading the answer's body has stopped (its end, the limit, the deadline or an error), with the bytes read. */
+  onBodyDone?: (bytesRead: number) => void;
 }
 
 export interface DeliveryResponse {
@@ -133,7 +135,10 @@ export function sendDeliveryRequest(request: DeliveryRequest): Promise<DeliveryR
       });
       res.on('end', () => clearTimeout(deadline));
       res.on('error', () => clearTimeout(deadline));
-      res.on('close', () => clearTimeout(deadline));
+      res.on('close', () => {
+        clearTimeout(deadline);
+        request.onBodyDone?.(read);
+      });
     });
     const deadline = setTimeout(() => req.destroy(new DeliveryTimeout()), timeoutMs);
     req.on('error', (error) => {

@@ -55,7 +55,10 @@ export interface DeliveryWorker {
   readonly store: WebhookDeliveryStore;
   /** Claims and sends everything due now, and resolves when those attempts are recorded. */
   runDue(): Promise<number>;
-  /** Polls every `pollIntervalMs`, and at once when deliveries are queued on this connection. */
+  /**
+   * Polls every `pollIntervalMs`, and at once when deliveries are queued on this connection.
+   * Throws, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
+   */
   start(): void;
   /** Stops claiming and waits for the attempts in flight (each ends within the timeout). */
   stop(): Promise<void>;
@@ -64,6 +67,35 @@ export interface DeliveryWorker {
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 16;
+/** Lease time kept free after an attempt's budget, for recording it. */
+export const LEASE_MARGIN_MS = 5_000;
+/** What the delivery log shows for a target refused after resolution (details go to the server log only). */
+export const TARGET_NOT_PUBLIC_MESSAGE = "the target's address is not a public address";
+export const TARGET_UNRESOLVABLE_MESSAGE = "the target's host name did not resolve";
+
+const BUDGET_SPENT = Symbol('budget spent');
+/** `promise`, or BUDGET_SPENT when it has not settled within `ms`. */
+function withinBudget<T>(promise: Promise<T>, ms: number): Promise<T | typeof BUDGET_SPENT> {
+  let timer: NodeJS.Timeout | undefined;
+  const spent = new Promise<typeof BUDGET_SPENT>((resolve) => {
+    timer = setTimeout(() => resolve(BUDGET_SPENT), Math.max(0, ms));
+  });
+  return Promise.race([promise, spent]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Throws when `store` cannot open the stored signing secrets with this process's
+ * WEBHOOK_SECRET_KEY (one sealed secret is tried): such a worker could sign nothing, and would
+ * claim the same deliveries again after every lease.
+ */
+export function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliveryStore, 'sealedSecretProblem'>): void {
+  const problem = store.sealedSecretProblem();
+  if (problem === undefined) return;
+  throw new Error(
+    `WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets (tried subscription ${problem.subscriptionId}: ${problem.problem}). ` +
+      'Start the webhook worker with the WEBHOOK_SECRET_KEY the secrets were sealed with.',
+  );
+}
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 
 /** The URL as far as a log may show it: the path and query can carry a subscriber's token. */
@@ -87,20 +119,48 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const store = createWebhookDeliveryStore(options.db, { secretBox: options.secretBox, now });
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
 
-  async function send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+  type LogLine = Record<string, unknown>;
+  /** An attempt made (its outcome to record), or not made: nothing to record, the claim is left to expire. */
+  type Sent = { outcome: AttemptOutcome } | { skipped: string };
+
+  /**
+   * One attempt within one budget of `timeoutMs`, measured from its start: the DNS lookup and the
+   * request share it, so an attempt ends within `timeoutMs` whatever the resolver does. A lookup
+   * that has not answered when the budget is spent is a `timeout` (the attempt as a whole ran out
+   * of time; the lookup is abandoned). The attempt is sent only while at least `timeoutMs` plus
+   * LEASE_MARGIN_MS of the lease remain, so that it ends and is recorded before anyone else can
+   * claim the delivery: every attempt ends well inside its lease.
+   */
+  async function send(delivery: ClaimedDelivery, fields: LogLine): Promise<Sent> {
     const attemptedAt = now();
     const started = performance.now();
-    const failed = (error: AttemptError): AttemptOutcome => ({
-      attemptedAt,
-      durationMs: Math.round(performance.now() - started),
-      statusCode: null,
-      error,
+    const deadline = started + timeoutMs;
+    const failed = (error: AttemptError): Sent => ({
+      outcome: { attemptedAt, durationMs: Math.round(performance.now() - started), statusCode: null, error },
     });
     const target = checkTargetUrl(delivery.url, { allowLoopback });
+    // These reasons derive from the URL the tenant gave alone (no resolution): safe to show.
     if (!target.ok) return failed({ code: 'forbidden-address', message: target.reasons.map((reason) => reason.message).join('; ') });
-    const resolved = await resolveAndCheck(target.url.hostname, { allowLoopback, ...(options.lookup ? { lookup: options.lookup } : {}) });
-    if (!resolved.ok) return failed({ code: resolved.reason === 'unresolvable' ? 'dns-failure' : 'forbidden-address', message: resolved.message });
+    const resolved = await withinBudget(
+      resolveAndCheck(target.url.hostname, { allowLoopback, ...(options.lookup ? { lookup: options.lookup } : {}) }),
+      deadline - performance.now(),
+    );
+    if (resolved === BUDGET_SPENT) {
+      logger.warn('webhook target lookup timed out', { ...fields, host: target.url.hostname, timeoutMs });
+      return failed({ code: 'timeout', message: `no status within ${timeoutMs} ms (the target's host name did not resolve in time)` });
+    }
+    if (!resolved.ok) {
+      // The tenant sees a generic message; the addresses, ranges and resolver errors (which
+      // describe the internal network and DNS) go to the server log only.
+      logger.warn('webhook target refused', { ...fields, reason: resolved.reason, detail: resolved.message });
+      return resolved.reason === 'unresolvable'
+        ? failed({ code: 'dns-failure', message: TARGET_UNRESOLVABLE_MESSAGE })
+        : failed({ code: 'forbidden-address', message: TARGET_NOT_PUBLIC_MESSAGE });
+    }
 
+    if (now() > delivery.leaseExpiresAt - timeoutMs - LEASE_MARGIN_MS) {
+      return { skipped: 'too little of the lease is left to send and record the attempt' };
+    }
     const body = Buffer.from(delivery.payload, 'utf8');
     const headers = deliveryHeaders({
       eventId: delivery.eventId,
@@ -116,16 +176,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       addresses: resolved.addresses,
       headers: { ...headers },
       body,
-      timeoutMs,
+      // What is left of the attempt's budget after the lookup.
+      timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
       maxResponseBytes,
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
     });
     return {
-      attemptedAt,
-      durationMs: Math.round(performance.now() - started),
-      statusCode: response.statusCode,
-      error: response.error,
-      retryAfter: response.retryAfter,
+      outcome: {
+        attemptedAt,
+        durationMs: Math.round(performance.now() - started),
+        statusCode: response.statusCode,
+        error: response.error?.code === 'timeout' ? { code: 'timeout', message: `no status within ${timeoutMs} ms` } : response.error,
+        retryAfter: response.retryAfter,
+      },
     };
   }
 
@@ -145,16 +208,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       logger.error('webhook delivery not signed', { ...fields, problem: delivery.secretProblem });
       return undefined;
     }
-    let outcome: AttemptOutcome;
+    let sent: Sent;
     try {
-      outcome = await send(delivery);
+      sent = await send(delivery, fields);
     } catch (error) {
       // A bug rather than the subscriber's failure: record nothing and let the lease expire, so the
       // attempt is made again after it instead of in a tight loop.
       logger.error('webhook attempt failed unexpectedly', { ...fields, error });
       return undefined;
     }
-    const recorded = store.recordAttempt(delivery, workerId, outcome, random());
+    if ('skipped' in sent) {
+      logger.warn('webhook attempt not sent', { ...fields, reason: sent.skipped, leaseExpiresAt: new Date(delivery.leaseExpiresAt).toISOString() });
+      return undefined;
+    }
+    const { outcome } = sent;
+    const recorded = store.recordAttempt(delivery, outcome, random());
     if (!recorded) {
       logger.warn('webhook attempt not recorded: the claim was lost', { ...fields, outcome: describeOutcome(outcome) });
       return undefined;
@@ -227,6 +295,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
     start() {
       if (running) return;
+      assertWebhookSecretKeyOpensSecrets(store);
       running = true;
       unsubscribe = onDeliveriesQueued(options.db, () => this.wake());
       logger.info('webhook worker started', { workerId, concurrency, pollIntervalMs, timeoutMs });

@@ -123,14 +123,42 @@ describe('claims and leases', () => {
     expect(takenOver.map((d) => d.id)).toEqual([claimed[0]!.id]);
 
     // The first worker lost that claim: its attempt is not recorded over the second's.
-    expect(first.recordAttempt(claimed[0]!, 'wkr_a', ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(first.recordAttempt(claimed[0]!, ok(fx.clock.now()), 0)).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[0]!.id)).toEqual([]);
-    expect(second.recordAttempt(takenOver[0]!, 'wkr_b', ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(second.recordAttempt(takenOver[0]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // The other claim of the first worker, expired but not taken, is still its own to record.
-    expect(first.recordAttempt(claimed[1]!, 'wkr_a', ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(first.recordAttempt(claimed[1]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // Recording twice for one claim writes once.
-    expect(first.recordAttempt(claimed[1]!, 'wkr_a', ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(first.recordAttempt(claimed[1]!, ok(fx.clock.now()), 0)).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[1]!.id)).toHaveLength(1);
+  });
+
+  it('writes a fresh token per claim: the same owner re-claiming after its lease expired invalidates the earlier claim', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const [first] = store.claimDue('wkr_a', 1);
+    expect(first!.leaseToken).toMatch(/^wkr_a\.[0-9a-f]{16}$/);
+    expect(deliveriesOf(fx.db, id)[0]!.lease_owner).toBe(first!.leaseToken);
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    const [second] = store.claimDue('wkr_a', 1);
+    expect(second!.id).toBe(first!.id);
+    expect(second!.leaseToken).not.toBe(first!.leaseToken);
+    expect(second!.leaseToken.startsWith('wkr_a.')).toBe(true);
+    // The first claim's attempt, finishing late, is not recorded; the second's is.
+    expect(store.recordAttempt(first!, ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(store.recordAttempt(second!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(attemptsOf(fx.db, first!.id)).toHaveLength(1);
+  });
+
+  it('finds whether the stored secrets open with the key', () => {
+    fx = makeDeliveryFixture();
+    const wrong = createWebhookDeliveryStore(fx.db, { secretBox: createSecretBox(Buffer.alloc(32, 9)), now: fx.clock.now });
+    expect(wrong.sealedSecretProblem()).toBeUndefined();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
+    expect(wrong.sealedSecretProblem()).toEqual({ subscriptionId: id, problem: expect.stringMatching(/did not open/) });
+    expect(createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox }).sealedSecretProblem()).toBeUndefined();
   });
 
   it('claims only what is due, oldest first, at most the limit', () => {
@@ -194,7 +222,7 @@ describe('recording attempts', () => {
     const t0 = fx.clock.now();
     const [claimed] = store.claimDue('wkr_a', 1);
     fx.clock.advance(250);
-    expect(store.recordAttempt(claimed!, 'wkr_a', failed(t0), 0.5)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
+    expect(store.recordAttempt(claimed!, failed(t0), 0.5)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 250 + 31_500, lease_owner: null, lease_expires_at: null });
     expect(attemptsOf(fx.db, claimed!.id)).toEqual([
       { delivery_id: claimed!.id, number: 1, attempted_at: t0, duration_ms: 5, status_code: 500, error_code: null, error_message: null, succeeded: 0, next_attempt_at: t0 + 250 + 31_500 },
@@ -204,7 +232,7 @@ describe('recording attempts', () => {
     fx.clock.advance(31_500);
     const [again] = store.claimDue('wkr_a', 1);
     expect(again!.attemptCount).toBe(1);
-    expect(store.recordAttempt(again!, 'wkr_a', ok(fx.clock.now()), 0)).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
+    expect(store.recordAttempt(again!, ok(fx.clock.now()), 0)).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 2, next_attempt_at: null, completed_at: fx.clock.now() });
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(0);
   });
@@ -217,7 +245,7 @@ describe('recording attempts', () => {
     const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
     const [claimed] = store.claimDue('wkr_a', 1);
     fx.clock.advance(10);
-    expect(store.recordAttempt(claimed!, 'wkr_a', failed(fx.clock.now(), 410), 0)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
+    expect(store.recordAttempt(claimed!, failed(fx.clock.now(), 410), 0)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
     const row = subscriptionRow(fx.db, id);
     expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', disabled_at: fx.clock.now(), version: 2, updated_at: fx.clock.now() });
     expect(row.disabled_message).toContain('410');
@@ -248,7 +276,7 @@ describe('purges', () => {
     fx.createTask('delivered long ago');
     fx.createTask('still pending');
     const [delivered] = store.claimDue('wkr_a', 1);
-    store.recordAttempt(delivered!, 'wkr_a', ok(t0), 0);
+    store.recordAttempt(delivered!, ok(t0), 0);
     fx.clock.advance(5 * 24 * 3600_000);
     fx.createTask('recent');
 

@@ -85,6 +85,25 @@ describe('the in-process worker', () => {
     expect(replayed!['svc-delivery-id']).not.toBe(original!['svc-delivery-id']);
   });
 
+  it('refuses to start, naming WEBHOOK_SECRET_KEY, when the key cannot open the stored secrets', async () => {
+    fx = makeDeliveryFixture();
+    receiver = await startReceiver();
+    const sealedWith = loadConfig({ DATABASE_PATH: fx.path, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
+    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url }, loadWebhookSecretBox(sealedWith));
+    const config = (worker: 'on' | 'off') =>
+      loadConfig({
+        DATABASE_PATH: fx.path,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_REQUESTS: 'off',
+        WEBHOOK_WORKER: worker,
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
+      });
+    await expect(startApp(config('on'), { logger: memoryLogger([]), db: fx.db })).rejects.toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
+    // Without the worker the server starts (the key matters to rotation and new subscriptions only).
+    app = await startApp(config('off'), { logger: memoryLogger([]), db: fx.db });
+  });
+
   it('WEBHOOK_WORKER=off queues deliveries without sending them', async () => {
     const { subscription, createTask } = await start('off', []);
     expect(app!.webhookWorker).toBeUndefined();

@@ -9,10 +9,20 @@ import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
+import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
-import { createDeliveryWorker, deliveryHousekeeping, type DeliveryWorkerOptions } from '../../src/webhooks/deliveryWorker.js';
+import {
+  createDeliveryWorker,
+  deliveryHousekeeping,
+  LEASE_MARGIN_MS,
+  TARGET_NOT_PUBLIC_MESSAGE,
+  TARGET_UNRESOLVABLE_MESSAGE,
+  type DeliveryWorkerOptions,
+} from '../../src/webhooks/deliveryWorker.js';
+import { MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
+import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
@@ -160,6 +170,22 @@ describe('a successful delivery', () => {
     fx.createTask();
     await worker().runDue();
     expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+
+    // The 1 MiB answer again, straight through the sender: it stops reading at 64 KiB (plus at
+    // most the chunk that crossed the limit) and hangs up.
+    receiver.answer = () => ({ status: 200, body: 'x'.repeat(1024 * 1024) });
+    let bytesRead: number | undefined;
+    const response = await sendDeliveryRequest({
+      url: new URL(receiver.url),
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+      headers: {},
+      body: Buffer.from('{}'),
+      onBodyDone: (bytes) => (bytesRead = bytes),
+    });
+    expect(response.statusCode).toBe(200);
+    await waitFor(() => bytesRead !== undefined, 'the body to be dropped');
+    expect(bytesRead).toBeGreaterThanOrEqual(MAX_RESPONSE_BYTES);
+    expect(bytesRead).toBeLessThan(2 * MAX_RESPONSE_BYTES);
   });
 
   it('connects only to the checked address, with the URL host as Host', async () => {
@@ -368,6 +394,37 @@ describe('failures and retries', () => {
   });
 });
 
+describe('replays and the FAILING rule', () => {
+  it('replays failing for the whole schedule are not counted; a replay that succeeds resets the count', async () => {
+    await setUp();
+    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    const subscriptions = createWebhookSubscriptionStore(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
+    const w = worker({ random: () => 0 });
+    const runSchedule = async () => {
+      await w.runDue();
+      fx.clock.advance(1000);
+      await w.runDue();
+    };
+    receiver.answer = () => ({ status: 500 });
+    fx.createTask();
+    await runSchedule();
+    expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(1);
+    const eventId = deliveriesOf(fx.db, id)[0]!.event_id;
+    for (let replay = 0; replay < 3; replay += 1) {
+      subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
+      await runSchedule();
+    }
+    expect(deliveriesOf(fx.db, id).map((d) => [d.status, d.replay])).toEqual([['FAILED', 0], ['FAILED', 1], ['FAILED', 1], ['FAILED', 1]]);
+    expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 1 });
+
+    receiver.answer = () => ({ status: 204 });
+    subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
+    await runSchedule();
+    expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 0 });
+  });
+});
+
 describe('target checks at delivery', () => {
   it('refuses a name resolving to a private address (forbidden-address) without connecting', async () => {
     await setUp();
@@ -382,7 +439,12 @@ describe('target checks at delivery', () => {
     expect(lookups).toEqual(['hooks.example.com']);
     const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
     expect(attempt).toMatchObject({ status_code: null, error_code: 'forbidden-address', succeeded: 0 });
-    expect(attempt!.error_message).toContain('10.1.2.3');
+    // The delivery log (the tenant's view) does not show where the name resolves; the server log does.
+    expect(attempt!.error_message).toBe(TARGET_NOT_PUBLIC_MESSAGE);
+    expect(attempt!.error_message).not.toContain('10.1.2.3');
+    expect(attempt!.error_message).not.toContain('private');
+    const logged = logLines.find((line) => line.includes('webhook target refused'))!;
+    expect(logged).toContain('10.1.2.3 (private)');
   });
 
   it('a loopback URL is refused once loopback is no longer allowed, and a name that does not resolve is dns-failure', async () => {
@@ -395,7 +457,8 @@ describe('target checks at delivery', () => {
     fx.createTask();
     await worker({ lookup, allowLoopback: false }).runDue();
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, loopback.id)[0]!.id)).toMatchObject([{ error_code: 'forbidden-address' }]);
-    expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure' }]);
+    expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure', error_message: TARGET_UNRESOLVABLE_MESSAGE }]);
+    expect(logLines.some((line) => line.includes('webhook target refused') && line.includes('ENOTFOUND'))).toBe(true);
     expect(receiver.received).toEqual([]);
   });
 });
@@ -532,6 +595,91 @@ describe('workers sharing one database', () => {
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
     expect(receiver.received).toHaveLength(1);
   });
+
+  it('an attempt held up past its lease is not sent once another worker has taken the delivery over', async () => {
+    await setUp();
+    const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
+    fx.createTask();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const lookups: string[] = [];
+    const held: LookupAll = async (hostname) => {
+      lookups.push(hostname);
+      await gate;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const fast: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
+    const otherDb = openDatabase(fx.path);
+    cleanups.push(() => otherDb.close());
+    // Both with the same worker id: only the per-claim token tells their claims apart.
+    const a = worker({ lookup: held, workerId: 'wkr_same' });
+    const b = worker({ lookup: fast, workerId: 'wkr_same', db: otherDb });
+
+    const byA = a.runDue();
+    await waitFor(() => lookups.length === 1, "A's lookup");
+    fx.clock.advance(DELIVERY_LEASE_MS + 1000);
+    expect(await b.runDue()).toBe(1);
+    release();
+    await byA;
+
+    const perDelivery = receiver.received.map((r) => header(r.headers['svc-delivery-id']));
+    expect(perDelivery).toEqual([deliveriesOf(fx.db, id)[0]!.id]);
+    const [delivery] = deliveriesOf(fx.db, id);
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+    expect(attemptsOf(fx.db, delivery!.id)).toHaveLength(1);
+    expect(logLines.some((line) => line.includes('webhook attempt not sent'))).toBe(true);
+  });
+
+  it('sends only while the attempt can still end LEASE_MARGIN_MS before its lease does', async () => {
+    await setUp();
+    const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
+    fx.createTask();
+    // The lookup moves the clock to `lateBy` ms after the last moment a 10-second attempt may start.
+    const attemptAfterLookup = async (lateBy: number) => {
+      const claimedAt = fx.clock.now();
+      const lookup: LookupAll = async () => {
+        fx.clock.set(claimedAt + DELIVERY_LEASE_MS - 10_000 - LEASE_MARGIN_MS + lateBy);
+        return [{ address: '127.0.0.1', family: 4 }];
+      };
+      await worker({ lookup, timeoutMs: 10_000 }).runDue();
+    };
+    await attemptAfterLookup(1);
+    expect(receiver.received).toEqual([]);
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'PENDING', attempt_count: 0 });
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    await attemptAfterLookup(0);
+    expect(receiver.received).toHaveLength(1);
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+  });
+
+  it('gives the lookup and the request one time budget: a lookup that never answers ends the attempt as a timeout', async () => {
+    await setUp();
+    const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
+    fx.createTask();
+    const never: LookupAll = () => new Promise(() => {});
+    const started = performance.now();
+    await worker({ lookup: never, timeoutMs: 200 }).runDue();
+    expect(performance.now() - started).toBeLessThan(2000);
+    const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
+    expect(attempt).toMatchObject({ status_code: null, error_code: 'timeout', succeeded: 0 });
+    expect(attempt!.error_message).toMatch(/^no status within 200 ms/);
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('a slow lookup leaves the request only what is left of the budget', async () => {
+    await setUp();
+    const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
+    fx.createTask();
+    const slow: LookupAll = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    // 300 ms of lookup + 300 ms of answer: within 500 ms for each alone, not for both.
+    receiver.answer = () => ({ status: 204, delayMs: 300 });
+    await worker({ lookup: slow, timeoutMs: 500 }).runDue();
+    expect(receiver.received).toHaveLength(1);
+    expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ error_code: 'timeout', error_message: 'no status within 500 ms' }]);
+  });
 });
 
 describe('the running worker', () => {
@@ -580,6 +728,31 @@ describe('the running worker', () => {
     const log = logLines.join('\n');
     for (const forbidden of [secret, previous, ...signatures, 'subscriber-private-token', '/hooks']) expect(log).not.toContain(forbidden);
     expect(log).toContain('webhook delivered');
+  });
+});
+
+describe('the signing-secret key', () => {
+  it('start() refuses, naming WEBHOOK_SECRET_KEY, when the key cannot open the stored secrets', async () => {
+    await setUp();
+    subscribe({ eventTypes: ['task.created'] });
+    fx.createTask();
+    const wrongKey = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)), pollIntervalMs: 10 });
+    expect(() => wrongKey.start()).toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE lease_owner IS NOT NULL').get()).toEqual({ n: 0 });
+    await wrongKey.stop();
+
+    const rightKey = worker({ pollIntervalMs: 10 });
+    rightKey.start();
+    cleanups.push(() => rightKey.stop());
+    await waitFor(() => receiver.received.length === 1, 'the delivery');
+  });
+
+  it('start() runs when no subscription exists yet', async () => {
+    await setUp();
+    const w = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)) });
+    expect(() => w.start()).not.toThrow();
+    await w.stop();
   });
 });
 

@@ -54,6 +54,23 @@ describe('npm run worker', () => {
     expect(result.stdout).toContain('WEBHOOK_SECRET_KEY');
   });
 
+  it('refuses to start, exit 1, when WEBHOOK_SECRET_KEY cannot open the stored secrets', () => {
+    const databasePath = path.join(dir, 'wrong-key.db');
+    const setup = openDatabase(databasePath);
+    const workspace = makeWorkspace(setup);
+    const sealedWith = loadWebhookSecretBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
+    insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
+    setup.close();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/Start-up failed: WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
+    expect(result.stdout).not.toContain('started');
+  });
+
   it('two worker processes and a server on one database send every attempt exactly once, and stop gracefully on SIGTERM', async () => {
     receiver = await startReceiver();
     // Slow enough answers (16 in flight per worker) that no single worker drains the queue before
