@@ -58,8 +58,8 @@ export interface AppDependencies {
   logger: Logger;
   /** An already opened database; otherwise `config.databasePath` is opened. */
   db?: BetterSqlite3.Database;
-  /** What the in-process webhook worker gets injected (tests: DNS, jitter, poll interval, timeout). */
-  webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'pollIntervalMs' | 'timeoutMs' | 'concurrency'>;
+  /** What the in-process webhook worker gets injected (tests: DNS, jitter, retry sweep, timeout). */
+  webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'retrySweep' | 'timeoutMs' | 'concurrency'>;
 }
 
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
@@ -165,7 +165,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const publicBaseUrl = config.publicBaseUrl || `http://localhost:${address.port}`;
   handler ??= await buildHandler(publicBaseUrl);
 
-  // The worker polls on its own (every second) and is woken by each commit that queues a delivery.
+  // The worker sweeps for due retries every second (node-cron) and is woken by each commit that queues a delivery.
   const webhookWorker = config.webhookWorker
     ? createDeliveryWorker({
         db,

@@ -3,7 +3,7 @@ import { createJsonLogger } from './logger.js';
 import { startScheduledJobs } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
-import { createDeliveryWorker, DEFAULT_POLL_INTERVAL_MS, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, DEFAULT_RETRY_SWEEP, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       '',
       `Webhook delivery worker ${worker.workerId} started`,
       `  database:      ${config.databasePath}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts, polling every ${DEFAULT_POLL_INTERVAL_MS} ms`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events at once when this process commits them`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       '',
     ].join('\n') + '\n',

@@ -44,7 +44,7 @@ const deliveryListeners = new WeakMap<BetterSqlite3.Database, Set<() => void>>()
 
 /**
  * Calls `listener` soon after deliveries were queued on this connection (the in-process worker's
- * wake-up, so that it need not wait for its next poll). Returns the function that unsubscribes.
+ * wake-up, so that it need not wait for the next retry sweep). Returns the function that unsubscribes.
  */
 export function onDeliveriesQueued(db: BetterSqlite3.Database, listener: () => void): () => void {
   let listeners = deliveryListeners.get(db);

@@ -1,5 +1,6 @@
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
+import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../logger.js';
 import type { Housekeeping } from '../scheduledJobs.js';
 import { onDeliveriesQueued } from '../store/outboxEvents.js';
@@ -42,8 +43,11 @@ export interface DeliveryWorkerOptions {
   workerId?: string;
   /** Attempts in flight at once. */
   concurrency?: number;
-  /** How often a started worker looks for due deliveries without being woken. */
-  pollIntervalMs?: number;
+  /**
+   * The due-retry sweep of a started worker: a node-cron expression (seconds field first), or
+   * false for none (deliveries then go out only when a commit on this connection wakes it).
+   */
+  retrySweep?: string | false;
   timeoutMs?: number;
   maxResponseBytes?: number;
   /** Extra trusted certificate authorities (tests with a local TLS receiver). */
@@ -56,13 +60,13 @@ export interface DeliveryWorker {
   /** Claims and sends everything due now, and resolves when those attempts are recorded. */
   runDue(): Promise<number>;
   /**
-   * Polls every `pollIntervalMs`, and at once when deliveries are queued on this connection.
+   * Sweeps for due deliveries on `retrySweep` (node-cron), and at once when deliveries are queued on this connection.
    * Throws, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
    */
   start(): void;
   /** Stops claiming and waits for the attempts in flight (each ends within the timeout). */
   stop(): Promise<void>;
-  /** Looks for due deliveries now instead of at the next poll. */
+  /** Looks for due deliveries now instead of at the next sweep. */
   wake(): void;
 }
 
@@ -96,7 +100,8 @@ export function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliverySt
       'Start the webhook worker with the WEBHOOK_SECRET_KEY the secrets were sealed with.',
   );
 }
-export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
+export const DEFAULT_RETRY_SWEEP = '* * * * * *';
 
 /** The URL as far as a log may show it: the path and query can carry a subscriber's token. */
 function loggableTarget(url: string): string {
@@ -112,7 +117,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const random = options.random ?? Math.random;
   const workerId = options.workerId ?? newId('wkr', cryptoRandomBytes);
   const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const retrySweep = options.retrySweep ?? DEFAULT_RETRY_SWEEP;
+  if (retrySweep !== false && !validate(retrySweep)) throw new RangeError(`retrySweep is not a cron expression: ${retrySweep}`);
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const { logger, allowLoopback } = options;
@@ -244,7 +250,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // --- the running loop -------------------------------------------------------------------------
   const inFlight = new Set<Promise<unknown>>();
   let running = false;
-  let pollTimer: NodeJS.Timeout | undefined;
+  let sweep: ScheduledTask | undefined;
   let wakeScheduled = false;
   let unsubscribe: (() => void) | undefined;
 
@@ -254,7 +260,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       try {
         batch = store.claimDue(workerId, concurrency - inFlight.size);
       } catch (error) {
-        // SQLITE_BUSY beyond the busy timeout, a closed database…: try again at the next poll.
+        // SQLITE_BUSY beyond the busy timeout, a closed database…: try again at the next sweep or wake-up.
         logger.error('webhook claim failed', { workerId, error });
         return;
       }
@@ -271,12 +277,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  function schedulePoll(): void {
-    pollTimer = setTimeout(() => {
+  function wake(): void {
+    if (!running || wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
       pump();
-      if (running) schedulePoll();
-    }, pollIntervalMs);
-    pollTimer.unref();
+    });
   }
 
   return {
@@ -297,29 +304,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (running) return;
       assertWebhookSecretKeyOpensSecrets(store);
       running = true;
-      unsubscribe = onDeliveriesQueued(options.db, () => this.wake());
-      logger.info('webhook worker started', { workerId, concurrency, pollIntervalMs, timeoutMs });
+      unsubscribe = onDeliveriesQueued(options.db, wake);
+      if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
+      logger.info('webhook worker started', { workerId, concurrency, retrySweep, timeoutMs });
       pump();
-      schedulePoll();
     },
 
     async stop() {
       if (!running) return;
       running = false;
-      clearTimeout(pollTimer);
+      await sweep?.destroy();
+      sweep = undefined;
       unsubscribe?.();
       await Promise.allSettled([...inFlight]);
       logger.info('webhook worker stopped', { workerId });
     },
 
-    wake() {
-      if (!running || wakeScheduled) return;
-      wakeScheduled = true;
-      setImmediate(() => {
-        wakeScheduled = false;
-        pump();
-      });
-    },
+    wake,
   };
 }
 

@@ -34,8 +34,8 @@ async function start(worker: 'on' | 'off', logLines: string[]) {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
   });
   const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox(config));
-  // A poll interval far beyond the test: a delivery within it can only come from the wake-up.
-  app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { pollIntervalMs: 3_600_000 } });
+  // No retry sweep: a delivery can only come from the wake-up.
+  app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { retrySweep: false } });
   const { token } = makeToken(fx.db, fx.workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
   const createTask = () =>
     fetch(`${app!.url}/v1/tasks`, {

@@ -686,7 +686,7 @@ describe('the running worker', () => {
   it('delivers right after the commit when woken, without waiting for a poll; stop() lets the attempt in flight finish', async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    const w = worker({ pollIntervalMs: 3_600_000, timeoutMs: 300 });
+    const w = worker({ retrySweep: false, timeoutMs: 300 });
     w.start();
     cleanups.push(() => w.stop());
     fx.createTask();
@@ -736,13 +736,13 @@ describe('the signing-secret key', () => {
     await setUp();
     subscribe({ eventTypes: ['task.created'] });
     fx.createTask();
-    const wrongKey = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)), pollIntervalMs: 10 });
+    const wrongKey = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)), retrySweep: false });
     expect(() => wrongKey.start()).toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE lease_owner IS NOT NULL').get()).toEqual({ n: 0 });
     await wrongKey.stop();
 
-    const rightKey = worker({ pollIntervalMs: 10 });
+    const rightKey = worker({ retrySweep: false });
     rightKey.start();
     cleanups.push(() => rightKey.stop());
     await waitFor(() => receiver.received.length === 1, 'the delivery');
