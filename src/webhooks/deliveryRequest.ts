@@ -61,9 +61,15 @@ const CERTIFICATE_CODES = new Set([
 
 class DeliveryTimeout extends Error {}
 
+// Node's messages name the resolved address ("connect ECONNREFUSED 203.0.113.5:443"); the delivery
+// log is shown to the tenant, who never sees what its host name resolved to.
+const IPV4_WITH_PORT = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g;
+const IPV6_WITH_PORT = /(?<![\w:])\[?(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}\]?(?::\d+)?/gi;
+
 function messageOf(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;
-  const text = error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message;
+  const redacted = error.message.replace(IPV4_WITH_PORT, '<target>').replace(IPV6_WITH_PORT, '<target>');
+  const text = redacted.length > 300 ? `${redacted.slice(0, 300)}…` : redacted;
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
