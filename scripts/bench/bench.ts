@@ -1,0 +1,337 @@
+// npm run bench: the real server (production settings, a child process) beside a bare node:http
+// server and a bare Express 5 app answering the same bytes, loaded with autocannon in one run.
+// See `npm run bench -- --help`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import express from 'express';
+import { loadDemoData } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
+import { seedBenchData, type BenchData } from './seed.js';
+
+const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--json-out FILE]
+
+Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
+starts the real server on it in production mode (no response validation, no request log) and two
+references answering the same bytes as GET /api/v1/portfolio (bare node:http, bare Express 5), and
+loads each scenario with autocannon. Prints a markdown table and writes the figures as JSON.
+
+Options:
+  --connections N   concurrent connections (default 10)
+  --duration S      seconds per scenario (default 5; --quick: 2)
+  --warmup S        seconds of warm-up per scenario, not counted (default 1)
+  --quick           shorter runs and a 20,000-row large workspace: the regression guard
+  --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
+  --help            this text
+`;
+
+interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fresh body/headers per request (POST with a unique Idempotency-Key). */
+  setupRequest?: (request: autocannon.Request) => autocannon.Request;
+  body?: string;
+}
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(scenario: Scenario, connections: number, seconds: number): Promise<autocannon.Result> {
+  const options: autocannon.Options = {
+    url: scenario.url,
+    connections,
+    duration: seconds,
+    method: scenario.method ?? 'GET',
+    headers: scenario.headers ?? {},
+    ...(scenario.body !== undefined ? { body: scenario.body } : {}),
+    ...(scenario.setupRequest ? { requests: [{ setupRequest: scenario.setupRequest }] } : {}),
+  };
+  return autocannon(options);
+}
+
+async function measure(scenario: Scenario, settings: Settings): Promise<Measured> {
+  if (settings.warmup > 0) await load(scenario, settings.connections, settings.warmup);
+  const result = await load(scenario, settings.connections, settings.duration);
+  return {
+    name: scenario.name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+interface Settings {
+  connections: number;
+  duration: number;
+  warmup: number;
+  quick: boolean;
+  jsonOut: string;
+}
+
+function readSettings(): Settings | undefined {
+  const { values } = parseArgs({
+    options: {
+      connections: { type: 'string', default: '10' },
+      duration: { type: 'string' },
+      warmup: { type: 'string', default: '1' },
+      quick: { type: 'boolean', default: false },
+      'json-out': { type: 'string', default: 'bench-results.json' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return undefined;
+  }
+  const number = (name: string, raw: string, min: number) => {
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}, got "${raw}"`);
+    return value;
+  };
+  return {
+    connections: number('connections', values.connections!, 1),
+    duration: number('duration', values.duration ?? (values.quick ? '2' : '5'), 1),
+    warmup: number('warmup', values.warmup!, 0),
+    quick: values.quick!,
+    jsonOut: path.resolve(values['json-out']!),
+  };
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+/** The two references: the same bytes, no auth, validation or limits. */
+async function startReferences(body: Buffer): Promise<{ bareUrl: string; expressUrl: string; close(): void }> {
+  const bare = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+  const app = express();
+  app.get('/api/v1/portfolio', (_req, res) => {
+    res.type('application/json').send(body);
+  });
+  const expressServer = createServer(app);
+  const [bareUrl, expressUrl] = await Promise.all([listen(bare), listen(expressServer)]);
+  return {
+    bareUrl: bareUrl!,
+    expressUrl: expressUrl!,
+    close() {
+      bare.close();
+      expressServer.close();
+    },
+  };
+}
+
+async function startServer(databasePath: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_PATH: databasePath,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RESPONSE_VALIDATION: 'off',
+      LOG_REQUESTS: 'off',
+      DEMO_DATA: 'off',
+      WEBHOOK_WORKER: 'off',
+      PORTFOLIO_RATE_LIMIT: '1000000000',
+      NODE_ENV: 'production',
+    },
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`the server exited during start-up:\n${output}`));
+      }
+    }, 50);
+  });
+  void dataDir;
+  return { url, child };
+}
+
+function rssMegabytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return Math.round(kilobytes / 1024);
+}
+
+async function getJson(url: string, token: string): Promise<{ items: unknown[]; nextCursor: string | null }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { items: unknown[]; nextCursor: string | null };
+}
+
+/** A cursor `depth` rows into the list (sort createdAt desc), found by following nextCursor with limit=100. */
+async function cursorAt(baseUrl: string, token: string, depth: number): Promise<string> {
+  let cursor: string | null = null;
+  for (let seen = 0; seen < depth; seen += 100) {
+    const page: { nextCursor: string | null } = await getJson(`${baseUrl}/v1/tasks?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  if (!cursor) throw new Error('the list ended before the deep page');
+  return cursor;
+}
+
+const ratio = (value: number, reference: number) => (reference > 0 ? value / reference : 0);
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  if (!settings) return;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'contract-api-bench-'));
+  const children: ChildProcess[] = [];
+  let references: Awaited<ReturnType<typeof startReferences>> | undefined;
+  const cleanUp = () => {
+    for (const child of children) child.kill('SIGKILL');
+    references?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    cleanUp();
+    process.exit(130);
+  });
+  try {
+    const databasePath = path.join(dataDir, 'bench.db');
+    const db = openDatabase(databasePath);
+    const demo = loadDemoData(db, Date.now, {});
+    const sizes = settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
+    process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
+    const started = Date.now();
+    const bench: BenchData = seedBenchData(db, sizes, demo.portfolio.tenantId);
+    db.close();
+    process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+
+    const server = await startServer(databasePath, dataDir);
+    children.push(server.child);
+    const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
+    const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
+    references = await startReferences(portfolioBody);
+
+    const largest = bench.workspaces.at(-1)!;
+    const deepDepth = Math.min(largest.taskCount - 100, settings.quick ? 10_000 : 50_000);
+    const scenarios: Scenario[] = [
+      { name: 'reference: bare node:http', url: `${references.bareUrl}/api/v1/portfolio` },
+      { name: 'reference: bare Express 5', url: `${references.expressUrl}/api/v1/portfolio` },
+      { name: 'GET /api/v1/portfolio', url: `${server.url}/api/v1/portfolio`, headers: portfolioHeaders },
+      { name: 'GET /api/v1/posts?limit=20', url: `${server.url}/api/v1/posts?limit=20`, headers: portfolioHeaders },
+      { name: `GET /api/v1/pages/${demo.portfolio.published.pages[0]}`, url: `${server.url}/api/v1/pages/${demo.portfolio.published.pages[0]}`, headers: portfolioHeaders },
+      {
+        name: `GET /v1/tasks?limit=50 (first page, ${largest.taskCount.toLocaleString('en')} rows)`,
+        url: `${server.url}/v1/tasks?limit=50`,
+        headers: { authorization: `Bearer ${largest.token}` },
+      },
+      {
+        name: `GET /v1/tasks?limit=50 (${deepDepth.toLocaleString('en')} rows deep)`,
+        url: `${server.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(await cursorAt(server.url, largest.token, deepDepth))}`,
+        headers: { authorization: `Bearer ${largest.token}` },
+      },
+    ];
+    let postCount = 0;
+    scenarios.push({
+      name: 'POST /v1/tasks (Idempotency-Key)',
+      url: `${server.url}/v1/tasks`,
+      method: 'POST',
+      setupRequest: (request) => ({
+        ...request,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${largest.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `bench-${process.pid}-${++postCount}`,
+        },
+        body: JSON.stringify({ projectId: largest.projectId, title: `Bench task ${postCount}` }),
+      }),
+    });
+
+    const results: Measured[] = [];
+    for (const scenario of scenarios) {
+      process.stdout.write(`  ${scenario.name}...\n`);
+      results.push(await measure(scenario, settings));
+    }
+
+    const growth: { rows: number; first: Measured; deep: Measured; deepDepth: number }[] = [];
+    for (const workspace of bench.workspaces) {
+      const depth = Math.max(0, Math.min(workspace.taskCount - 100, Math.floor(workspace.taskCount / 2)));
+      const headers = { authorization: `Bearer ${workspace.token}` };
+      process.stdout.write(`  growth at ${workspace.taskCount.toLocaleString('en')} rows...\n`);
+      const first = await measure({ name: 'first', url: `${server.url}/v1/tasks?limit=50`, headers }, settings);
+      const cursor = await cursorAt(server.url, workspace.token, depth);
+      const deep = await measure({ name: 'deep', url: `${server.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(cursor)}`, headers }, settings);
+      growth.push({ rows: workspace.taskCount, first, deep, deepDepth: depth });
+    }
+    const serverRssMb = rssMegabytes(server.child.pid!);
+
+    const [bare, viaExpress] = results as [Measured, Measured];
+    const byName = (prefix: string) => results.find((result) => result.name.startsWith(prefix))!;
+    const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
+    const lines = [
+      '',
+      `Machine: ${machine}; ${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s warm-up.`,
+      '',
+      '| Scenario | req/s | p50 ms | p99 ms | × node:http | × Express | non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...results.map(
+        (result) =>
+          `| ${result.name} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${fixed(ratio(result.requestsPerSecond, bare.requestsPerSecond))} | ${fixed(ratio(result.requestsPerSecond, viaExpress.requestsPerSecond))} | ${result.non2xx + result.errors} |`,
+      ),
+      '',
+      '| Rows | first page req/s | p50 ms | p99 ms | deep page (offset) req/s | p50 ms | p99 ms | deep/first p50 |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...growth.map(
+        ({ rows, first, deep, deepDepth }) =>
+          `| ${rows.toLocaleString('en')} | ${first.requestsPerSecond} | ${first.p50Ms} | ${first.p99Ms} | ${deep.requestsPerSecond} (${deepDepth.toLocaleString('en')}) | ${deep.p50Ms} | ${deep.p99Ms} | ${fixed(ratio(deep.p50Ms, first.p50Ms))} |`,
+      ),
+      '',
+      `Server RSS after the run: ${serverRssMb} MB`,
+      '',
+    ];
+    const largestGrowth = growth.at(-1)!;
+    const goals = [
+      { goal: 'GET /api/v1/portfolio ≥ 0.8 × Express', value: ratio(byName('GET /api/v1/portfolio').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.8 },
+      { goal: 'GET /v1/tasks?limit=50 ≥ 0.5 × Express', value: ratio(byName('GET /v1/tasks?limit=50 (first').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.5 },
+      { goal: 'deep page p50 ≤ 1.5 × first page p50', value: ratio(largestGrowth.deep.p50Ms, largestGrowth.first.p50Ms), target: 1.5, atMost: true },
+      { goal: 'server RSS < 200 MB', value: serverRssMb, target: 200, atMost: true },
+    ];
+    lines.push('| Goal | measured | met |', '|---|---:|---|');
+    for (const { goal, value, target, atMost } of goals) {
+      lines.push(`| ${goal} | ${fixed(value)} | ${(atMost ? value <= target : value >= target) ? 'yes' : `no (target ${target})`} |`);
+    }
+    lines.push('', 'Webhook delivery throughput is not part of this bench yet.', '');
+    process.stdout.write(lines.join('\n') + '\n');
+    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, serverRssMb, goals }, null, 2) + '\n');
+    process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
+  } finally {
+    cleanUp();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
