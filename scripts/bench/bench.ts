@@ -138,7 +138,7 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
   };
 }
 
-async function startServer(databasePath: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+async function startServer(databasePath: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
@@ -170,7 +170,6 @@ async function startServer(databasePath: string, dataDir: string): Promise<{ url
       }
     }, 50);
   });
-  void dataDir;
   return { url, child };
 }
 
@@ -227,7 +226,7 @@ async function main(): Promise<void> {
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-    const server = await startServer(databasePath, dataDir);
+    const server = await startServer(databasePath);
     children.push(server.child);
     const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
     const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
