@@ -13,6 +13,8 @@ export interface BenchWorkspace {
   taskCount: number;
   /** A Personal Access Token with every scope. */
   token: string;
+  /** The owner the token belongs to. */
+  ownerId: string;
 }
 
 export interface BenchData {
@@ -62,7 +64,7 @@ export function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number
       }
     })();
     const { token } = tokens.createPat({ workspaceId, userId, scopes: ALL_SCOPES });
-    return { workspaceId, projectId, taskCount: size, token };
+    return { workspaceId, projectId, taskCount: size, token, ownerId: userId };
   });
   const { key } = createApiKeyStore(db).createApiKey({ tenantId: portfolioTenantId, rateLimit: LIFTED });
   return { workspaces: seeded, portfolioKey: key };
