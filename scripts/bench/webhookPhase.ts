@@ -1,7 +1,7 @@
 // The webhook part of the bench: events committed through the task store (so the outbox and the
 // fan-out run as in production), delivered by the real worker to a local receiver that verifies
 // every signature. Throughput: N events committed at once, then drained. Latency: events committed
-// one at a time while the worker runs, from the event's commit time (its createdAt) to receipt.
+// one at a time while the worker runs, from the event's commit time (its occurred_at) to receipt.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -58,8 +58,13 @@ export async function measureWebhooks(db: BetterSqlite3.Database, databasePath: 
   const quietLogger = createJsonLogger({ out: () => {}, err: (line) => process.stderr.write(line) });
   const worker = createDeliveryWorker({ db, secretBox, logger: quietLogger, allowLoopback: true });
 
-  const waitFor = async (count: number) => {
-    while (received.size + refused < count) await new Promise((resolve) => setTimeout(resolve, 5));
+  // A deadline, so that a worker that stops delivering breaks the bench instead of hanging it.
+  const waitFor = async (count: number, what: string) => {
+    const deadline = Date.now() + Math.max(60_000, count * 20);
+    while (received.size + refused < count) {
+      if (Date.now() > deadline) throw new Error(`webhook phase: ${received.size + refused} of ${count} ${what} arrived before the deadline`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   };
   try {
     db.transaction(() => {
@@ -67,26 +72,28 @@ export async function measureWebhooks(db: BetterSqlite3.Database, databasePath: 
     })();
     const started = performance.now();
     worker.start();
-    await waitFor(events);
+    await waitFor(events, 'deliveries');
     const seconds = (performance.now() - started) / 1000;
 
     const latencyEvents = Math.min(500, events);
-    const commits = new Map<string, number>();
+    const latencyTasks = new Set<string>();
     const before = received.size;
     for (let index = 0; index < latencyEvents; index += 1) {
       db.transaction(() => {
-        const task = tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor);
-        commits.set(task.id, Date.parse(task.createdAt));
+        latencyTasks.add(tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor).id);
       })();
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    await waitFor(before + latencyEvents);
+    await waitFor(before + latencyEvents, 'deliveries (latency part)');
     const rows = db
-      .prepare(`SELECT id, json_extract(payload, '$.data.object.id') AS taskId FROM events WHERE type = 'task.created' AND workspace_id = ?`)
-      .all(workspace.workspaceId) as { id: string; taskId: string }[];
+      .prepare(
+        `SELECT id, occurred_at AS occurredAt, json_extract(payload, '$.data.object.id') AS taskId FROM events WHERE type = 'task.created' AND workspace_id = ?`,
+      )
+      .all(workspace.workspaceId) as { id: string; occurredAt: number; taskId: string }[];
+    // From the event's own timestamp (occurred_at, written in the committing transaction) to receipt.
     const latencies = rows
-      .filter((row) => commits.has(row.taskId) && received.has(row.id))
-      .map((row) => received.get(row.id)! - commits.get(row.taskId)!)
+      .filter((row) => latencyTasks.has(row.taskId) && received.has(row.id))
+      .map((row) => received.get(row.id)! - row.occurredAt)
       .sort((a, b) => a - b);
     return {
       events,

@@ -15,7 +15,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 
-const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--json-out FILE]
+const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--json-out FILE]
 
 Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
 starts the real server on it in production mode (no response validation, no request log) and two
@@ -34,6 +34,12 @@ Options:
   --quick           shorter runs and a 20,000-row large workspace: the regression guard
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
   --help            this text
+
+The deep page is reached honestly through the API: the bench follows nextCursor with limit=100
+from the first page down to half the workspace (50,000 rows at 100,000) and loads the page there.
+The goals of issue 6 are printed as met or not; missing them never fails the run (exit 0).
+Exit 1 only when the bench itself broke (the server did not start, a request setup failed,
+the webhook phase did not drain). Children and the temporary folder are removed either way.
 `;
 
 interface Scenario {
@@ -51,6 +57,8 @@ interface Measured {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Mean latency (fractional ms; p50 comes in whole ms, too coarse to compare two close figures). */
+  meanMs: number;
   non2xx: number;
   errors: number;
 }
@@ -76,6 +84,7 @@ async function measure(scenario: Scenario, settings: Settings): Promise<Measured
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    meanMs: Math.round(result.latency.mean * 100) / 100,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
@@ -147,7 +156,7 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
   };
 }
 
-async function startServer(databasePath: string): Promise<{ url: string; child: ChildProcess }> {
+async function startServer(databasePath: string, children: ChildProcess[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
@@ -164,9 +173,11 @@ async function startServer(databasePath: string): Promise<{ url: string; child: 
     cwd: path.resolve(import.meta.dirname, '../..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
@@ -176,6 +187,9 @@ async function startServer(databasePath: string): Promise<{ url: string; child: 
       } else if (child.exitCode !== null) {
         clearInterval(timer);
         reject(new Error(`the server exited during start-up:\n${output}`));
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`the server did not print "listening on" within 60 s:\n${output}`));
       }
     }, 50);
   });
@@ -220,10 +234,12 @@ async function main(): Promise<void> {
     references?.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => {
-    cleanUp();
-    process.exit(130);
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      cleanUp();
+      process.exit(130);
+    });
+  }
   try {
     const databasePath = path.join(dataDir, 'bench.db');
     const db = openDatabase(databasePath);
@@ -235,8 +251,7 @@ async function main(): Promise<void> {
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-    const server = await startServer(databasePath);
-    children.push(server.child);
+    const server = await startServer(databasePath, children);
     const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
     const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
     references = await startReferences(portfolioBody);
@@ -318,11 +333,11 @@ async function main(): Promise<void> {
           `| ${result.name} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${fixed(ratio(result.requestsPerSecond, bare.requestsPerSecond))} | ${fixed(ratio(result.requestsPerSecond, viaExpress.requestsPerSecond))} | ${result.non2xx + result.errors} |`,
       ),
       '',
-      '| Rows | first page req/s | p50 ms | p99 ms | deep page (offset) req/s | p50 ms | p99 ms | deep/first p50 |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| Rows | first page req/s | p50 ms | p99 ms | mean ms | deep page (rows skipped) req/s | p50 ms | p99 ms | mean ms | deep/first mean |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...growth.map(
         ({ rows, first, deep, deepDepth }) =>
-          `| ${rows.toLocaleString('en')} | ${first.requestsPerSecond} | ${first.p50Ms} | ${first.p99Ms} | ${deep.requestsPerSecond} (${deepDepth.toLocaleString('en')}) | ${deep.p50Ms} | ${deep.p99Ms} | ${fixed(ratio(deep.p50Ms, first.p50Ms))} |`,
+          `| ${rows.toLocaleString('en')} | ${first.requestsPerSecond} | ${first.p50Ms} | ${first.p99Ms} | ${first.meanMs} | ${deep.requestsPerSecond} (${deepDepth.toLocaleString('en')}) | ${deep.p50Ms} | ${deep.p99Ms} | ${deep.meanMs} | ${fixed(ratio(deep.meanMs, first.meanMs))} |`,
       ),
       '',
       `Server RSS after the run: ${serverRssMb} MB`,
@@ -334,7 +349,12 @@ async function main(): Promise<void> {
     const goals = [
       { goal: 'GET /api/v1/portfolio ≥ 0.8 × Express', value: ratio(byName('GET /api/v1/portfolio').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.8 },
       { goal: 'GET /v1/tasks?limit=50 ≥ 0.5 × Express', value: ratio(byName('GET /v1/tasks?limit=50 (first').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.5 },
-      { goal: 'deep page p50 ≤ 1.5 × first page p50', value: ratio(largestGrowth.deep.p50Ms, largestGrowth.first.p50Ms), target: 1.5, atMost: true },
+      {
+        goal: `deep page latency ≤ 1.5 × first page (mean, ${largestGrowth.rows.toLocaleString('en')} rows)`,
+        value: ratio(largestGrowth.deep.meanMs, largestGrowth.first.meanMs),
+        target: 1.5,
+        atMost: true,
+      },
       { goal: 'server RSS < 200 MB', value: serverRssMb, target: 200, atMost: true },
       { goal: 'webhook deliveries/s ≥ 1,000', value: webhooks.deliveriesPerSecond, target: 1000 },
     ];
