@@ -66,6 +66,50 @@ export function notifyDeliveriesQueued(db: BetterSqlite3.Database): void {
   });
 }
 
+export interface QueuedDelivery {
+  subscriptionId: string;
+  workspaceId: string;
+  eventId: string;
+  eventType: OutboxEventType;
+  /** True when queued by a replay rather than by the event's own commit. */
+  replay: boolean;
+  /** When the first attempt is due; also the delivery's createdAt. */
+  dueAt: number;
+}
+
+/**
+ * Inserts PENDING deliveries (the fan-out of a new event, and replays); prepared once per
+ * connection, run inside the caller's transaction. `queue()` answers the new delivery id.
+ */
+export function createDeliveryQueue(db: BetterSqlite3.Database, randomBytes: RandomBytes) {
+  const orm = drizzleFor(db);
+  const prepareInsert = (replay: boolean) =>
+    orm
+      .insert(webhookDeliveries)
+      .values({
+        id: sql.placeholder('id'),
+        subscriptionId: sql.placeholder('subscriptionId'),
+        workspaceId: sql.placeholder('workspaceId'),
+        eventId: sql.placeholder('eventId'),
+        eventType: sql.placeholder('eventType'),
+        replay,
+        status: 'PENDING',
+        attemptCount: 0,
+        nextAttemptAt: sql.placeholder('dueAt'),
+        createdAt: sql.placeholder('dueAt'),
+      })
+      .prepare();
+  const insertFresh = prepareInsert(false);
+  const insertReplay = prepareInsert(true);
+  return {
+    queue({ replay, ...delivery }: QueuedDelivery): string {
+      const id = newId('dlv', randomBytes);
+      (replay ? insertReplay : insertFresh).run({ id, ...delivery });
+      return id;
+    },
+  };
+}
+
 /**
  * Prepares its statements once per connection; `record()` must run inside the caller's
  * transaction, so the event and its deliveries exist exactly when the change does.
@@ -84,21 +128,7 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
     )
     .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
     .prepare();
-  const insertDelivery = orm
-    .insert(webhookDeliveries)
-    .values({
-      id: sql.placeholder('id'),
-      subscriptionId: sql.placeholder('subscriptionId'),
-      workspaceId: sql.placeholder('workspaceId'),
-      eventId: sql.placeholder('eventId'),
-      eventType: sql.placeholder('eventType'),
-      replay: false,
-      status: 'PENDING',
-      attemptCount: 0,
-      nextAttemptAt: sql.placeholder('occurredAt'),
-      createdAt: sql.placeholder('occurredAt'),
-    })
-    .prepare();
+  const deliveries = createDeliveryQueue(db, randomBytes);
   const insert = orm
     .insert(events)
     .values({
@@ -123,14 +153,7 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
       insert.run({ id: envelope.id, workspaceId, type, occurredAt, payload: JSON.stringify(envelope) });
       const subscriptions = subscribedTo.all({ workspaceId, type });
       for (const subscription of subscriptions) {
-        insertDelivery.run({
-          id: newId('dlv', randomBytes),
-          subscriptionId: subscription.id,
-          workspaceId,
-          eventId: envelope.id,
-          eventType: type,
-          occurredAt,
-        });
+        deliveries.queue({ subscriptionId: subscription.id, workspaceId, eventId: envelope.id, eventType: type, replay: false, dueAt: occurredAt });
       }
       if (subscriptions.length > 0) notifyDeliveriesQueued(db);
       return envelope;

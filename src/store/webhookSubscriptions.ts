@@ -20,7 +20,7 @@ import { checkTargetUrl } from '../webhooks/targetGuard.js';
 import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
-import { notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
+import { createDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
 import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
 
@@ -340,21 +340,7 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
     .orderBy(asc(events.occurredAt), sql`${events}.rowid`)
     .limit(maximumReplayEvents + 1)
     .prepare();
-  const insertDelivery = orm
-    .insert(webhookDeliveries)
-    .values({
-      id: sql.placeholder('id'),
-      subscriptionId: sql.placeholder('subscriptionId'),
-      workspaceId: sql.placeholder('workspaceId'),
-      eventId: sql.placeholder('eventId'),
-      eventType: sql.placeholder('eventType'),
-      replay: true,
-      status: 'PENDING',
-      attemptCount: 0,
-      nextAttemptAt: sql.placeholder('now'),
-      createdAt: sql.placeholder('now'),
-    })
-    .prepare();
+  const deliveryQueue = createDeliveryQueue(db, randomBytes);
 
   const subscriptionCreatedAt: SortKeyDefinition = { expression: webhookSubscriptions.createdAt, keyType: 'number' };
   const deliveryCreatedAt: SortKeyDefinition = { expression: webhookDeliveries.createdAt, keyType: 'number' };
@@ -412,9 +398,9 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
 
   function queueReplays(row: SubscriptionRow, found: { id: string; type: string }[], at: number): WebhookReplay {
     const deliveries = found.map((event) => {
-      const delivery = { id: newId('dlv', randomBytes), eventId: event.id, eventType: event.type as OutboxEventType };
-      insertDelivery.run({ ...delivery, subscriptionId: row.id, workspaceId: row.workspaceId, now: at });
-      return delivery;
+      const eventType = event.type as OutboxEventType;
+      const id = deliveryQueue.queue({ subscriptionId: row.id, workspaceId: row.workspaceId, eventId: event.id, eventType, replay: true, dueAt: at });
+      return { id, eventId: event.id, eventType };
     });
     if (deliveries.length > 0) notifyDeliveriesQueued(db);
     return { subscriptionId: row.id, eventCount: deliveries.length, deliveries };
