@@ -94,6 +94,23 @@ type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
 
 export class ConfigError extends Error {}
 
+/** The `--help` lines of the given variables (every one by default): name, description, default. */
+export function environmentHelp(names?: ReadonlySet<string>): string {
+  return ENVIRONMENT_VARIABLES.filter((variable) => !names || names.has(variable.name))
+    .map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`)
+    .join('\n');
+}
+
+/** How an entry point (npm start, npm run worker) reports a failed start: one line on stderr, exit 1. */
+export function exitOnStartFailure(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+}
+
 function positiveInteger(name: VariableName, raw: string | undefined, fallback: number, allowZero = false): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

@@ -1,4 +1,4 @@
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
@@ -11,7 +11,7 @@ Starts the API server: the Published Portfolio Read API under /api/v1 and the Wo
 On an empty database it loads the demo data set and prints a demo API key.
 
 Environment variables:
-${ENVIRONMENT_VARIABLES.map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`).join('\n')}
+${environmentHelp()}
 `;
 
 async function main(): Promise<void> {
@@ -83,11 +83,4 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, demo: D
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Configuration error: ${error.message}\n`);
-  } else {
-    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

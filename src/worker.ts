@@ -1,4 +1,4 @@
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig } from './config.js';
 import { createJsonLogger } from './logger.js';
 import { startScheduledJobs } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
@@ -19,9 +19,7 @@ to deliver from workers only. SIGTERM or SIGINT stops claiming and waits for the
 (at most ${DELIVERY_TIMEOUT_MS / 1000} s each).
 
 Environment variables:
-${ENVIRONMENT_VARIABLES.filter((variable) => WORKER_VARIABLES.has(variable.name))
-  .map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`)
-  .join('\n')}
+${environmentHelp(WORKER_VARIABLES)}
 `;
 
 async function main(): Promise<void> {
@@ -66,11 +64,4 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Configuration error: ${error.message}\n`);
-  } else {
-    process.stderr.write(`Start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);
