@@ -7,7 +7,7 @@ import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { memoryLogger } from '../support/testApp.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken } from '../store/workPlatformFactories.js';
-import { deliveriesOf, insertSubscription, makeDeliveryFixture, startReceiver, type DeliveryFixture, type Receiver } from './deliveryFixtures.js';
+import { deliveriesOf, insertSubscription, makeDeliveryFixture, startReceiver, waitFor, type DeliveryFixture, type Receiver } from './deliveryFixtures.js';
 
 /** The worker inside the server (WEBHOOK_WORKER=on): woken by the API's commit, stopped by close(). */
 
@@ -50,14 +50,6 @@ async function start(worker: 'on' | 'off', logLines: string[]) {
       body: JSON.stringify({ eventId }),
     });
   return { subscription, createTask, replay };
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('the in-process worker', () => {

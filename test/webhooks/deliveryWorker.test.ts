@@ -37,6 +37,7 @@ import {
   startReceiver,
   subscriptionRow,
   testSecretBox,
+  waitFor,
   type DeliveryFixture,
   type Receiver,
 } from './deliveryFixtures.js';
@@ -100,14 +101,6 @@ function subscribe(extra: Partial<Parameters<typeof insertSubscription>[1]> = {}
 }
 
 const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('a successful delivery', () => {
   it('POSTs the exact envelope bytes with exactly the seed headers; verifyWebhook, Stripe and the contract accept it', async () => {

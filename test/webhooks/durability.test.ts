@@ -11,7 +11,7 @@ import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startServerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, startReceiver, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /**
  * The durability the issue asks for, end to end: the real server (`npm start`, worker inside) as a
@@ -43,14 +43,6 @@ function killHard(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('durable delivery across kill -9', () => {
@@ -133,7 +125,7 @@ describe('durable delivery across kill -9', () => {
     server = await startServerProcess(env);
     children.push(server.child);
     await createTasks(server.url, 12, { awaitEach: true });
-    await waitFor(() => pendingRetries().length > 0, 'a pending retry', 5000);
+    await waitFor(() => pendingRetries().length > 0, 'a pending retry', 5000, 50);
     await killHard(server.child);
     afterKill();
 
@@ -145,7 +137,7 @@ describe('durable delivery across kill -9', () => {
     const firstOfMoment3 = created + 1;
     const titleNumber = (delivery: { body: Buffer }) => Number(JSON.parse(delivery.body.toString('utf8')).data.object.title.slice(5));
     await createTasks(server.url, 8, { awaitEach: true });
-    await waitFor(() => receiver!.received.some((delivery) => titleNumber(delivery) >= firstOfMoment3), "an attempt of moment 3's events", 5000);
+    await waitFor(() => receiver!.received.some((delivery) => titleNumber(delivery) >= firstOfMoment3), "an attempt of moment 3's events", 5000, 50);
     await killHard(server.child);
     afterKill();
 
@@ -158,6 +150,7 @@ describe('durable delivery across kill -9', () => {
       () => deliveriesOf(db, subscription.id).length === committed().length && deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'),
       'every delivery to succeed',
       30_000,
+      50,
     );
     await killHard(server.child);
 

@@ -10,7 +10,7 @@ import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /** `npm run worker`: its help, its banner, several workers and a server on one database, graceful stop. */
 
@@ -113,11 +113,12 @@ describe('npm run worker', () => {
     }
 
     const db = openDatabase(databasePath);
-    const deadline = Date.now() + 20_000;
-    while (!(deliveriesOf(db, subscription.id).length === N && deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'))) {
-      if (Date.now() > deadline) throw new Error('deliveries did not all succeed');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      () => deliveriesOf(db, subscription.id).length === N && deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'),
+      'every delivery to succeed',
+      20_000,
+      50,
+    );
     const perDelivery = new Map<string, number>();
     for (const r of receiver.received) {
       const id = String(r.headers['svc-delivery-id']);
