@@ -2,7 +2,10 @@
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
-  /** An object is sent as JSON; a string is sent as it is, with the `content-type` header the reply sets. */
+  /**
+   * An object is sent as JSON; a string or a Buffer (bytes encoded once and reused) is sent as it
+   * is, with the `content-type` header the reply sets.
+   */
   body?: unknown;
 }
 

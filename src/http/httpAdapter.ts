@@ -103,24 +103,25 @@ function checkAgainstContract(
   return mounted.errorReply(new Error('response violates the contract'), requestId);
 }
 
-function parseForCheck(body: string | undefined, contentType: string | undefined): unknown {
-  if (body === undefined || body === '') return undefined;
-  return contentType?.includes('json') ? JSON.parse(body) : body;
+function parseForCheck(body: string | Buffer | undefined, contentType: string | undefined): unknown {
+  if (body === undefined || body.length === 0) return undefined;
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  return contentType?.includes('json') ? JSON.parse(text) : text;
 }
 
-function serialize(reply: Reply, requestId: string): { headers: Record<string, string>; body: string | undefined } {
+function serialize(reply: Reply, requestId: string): { headers: Record<string, string>; body: string | Buffer | undefined } {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
   headers['x-request-id'] = requestId;
   if (reply.body === undefined) return { headers, body: undefined };
-  if (typeof reply.body === 'string') return { headers, body: reply.body };
+  if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) return { headers, body: reply.body };
   headers['content-type'] ??= 'application/json; charset=utf-8';
   return { headers, body: JSON.stringify(reply.body) };
 }
 
 function writeReply(res: Response, reply: Reply, requestId: string, method: string): void {
   const { headers, body } = serialize(reply, requestId);
-  const bytes = body === undefined ? undefined : Buffer.from(body);
+  const bytes = body === undefined || Buffer.isBuffer(body) ? body : Buffer.from(body);
   if (bytes) headers['content-length'] = String(bytes.length);
   res.writeHead(reply.status, headers);
   res.end(method === 'HEAD' ? undefined : bytes);

@@ -76,3 +76,20 @@ describe('RESPONSE_VALIDATION', () => {
     expect(logLines).toEqual([]);
   });
 });
+
+describe('pre-encoded bodies', () => {
+  it('a Buffer body is sent byte for byte with its length, and checked against the contract like text', async () => {
+    const bytes = Buffer.from(JSON.stringify({ ...profile, name: 'Zoë' }));
+    const buffered: Reply = { status: 200, headers: { ...okHeaders, 'content-type': 'application/json; charset=utf-8' }, body: bytes };
+    const logLines: string[] = [];
+    const response = await fetch(`${await serve(buffered, 'enforce', logLines)}/api/v1/profile`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(bytes.length));
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(logLines.join('\n')).not.toContain('violates');
+
+    const brokenBytes: Reply = { ...buffered, body: Buffer.from(JSON.stringify({ ...profile, name: 42 })) };
+    const refused = await fetch(`${await serve(brokenBytes, 'enforce', [])}/api/v1/profile`);
+    expect(refused.status).toBe(500);
+  });
+});
