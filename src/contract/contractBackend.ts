@@ -1,4 +1,4 @@
-import { OpenAPIBackend, type Document, type Operation, type ValidationResult } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationResult } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { useAjv2020 } from './ajv.js';
 import { PrecompiledRouter } from './precompiledRouter.js';
@@ -27,6 +27,9 @@ export class ContractBackend extends OpenAPIBackend {
       ignoreTrailingSlashes: true,
       ajvOpts: { useDefaults: true, allErrors: true },
       customizeAjv: useAjv2020,
+      // The validator is built in init() below, with the precompiled router and without the
+      // response validators: responses are checked by ResponseContract, and only when asked.
+      validate: false,
     });
   }
 
@@ -53,10 +56,26 @@ export class ContractBackend extends OpenAPIBackend {
       ignoreTrailingSlashes: this.ignoreTrailingSlashes,
     });
     this.router = router;
-    this.validator.router = router;
+    this.validator = new OpenAPIValidator({
+      definition: this.definition,
+      ajvOpts: this.ajvOpts,
+      customizeAjv: this.customizeAjv,
+      router,
+      lazyCompileValidators: true,
+      coerceTypes: this.coerceTypes,
+    });
+    // Request validators are compiled now, so a bad schema fails start-up rather than a request.
+    this.validator.preCompileRequestValidators();
+    this.validate = true;
+    const declaredQueryNames = new Map<string, Set<string>>();
+    for (const operation of router.getOperations()) {
+      const names = ((operation.parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+      declaredQueryNames.set(operation.operationId ?? '', new Set(names));
+    }
     const validateRequest = this.validator.validateRequest.bind(this.validator);
     this.validator.validateRequest = (req, operation) => {
-      const declaredOnly = { ...req, query: declaredQueryOnly(req, operation as Operation) };
+      const declared = declaredQueryNames.get((operation as Operation).operationId ?? '') ?? new Set<string>();
+      const declaredOnly = { ...req, query: declaredQueryOnly(req, declared) };
       return withSingleValuedQueryRule(validateRequest(declaredOnly, operation), declaredOnly, operation as Operation);
     };
     return this;
@@ -68,12 +87,11 @@ export class ContractBackend extends OpenAPIBackend {
  * ignore them (the seed's operations declare no 400 for them), so they are dropped before
  * validation and never reach a handler.
  */
-function declaredQueryOnly(req: { query?: unknown; path: string }, operation: Operation): string {
-  const declared = new Set(
-    ((operation.parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
-  );
+function declaredQueryOnly(req: { query?: unknown; path: string }, declared: Set<string>): string {
+  const rawQuery = rawQueryOf(req);
+  if (rawQuery === '') return '';
   const kept = new URLSearchParams();
-  for (const [name, value] of new URLSearchParams(rawQueryOf(req))) {
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (declared.has(name)) kept.append(name, value);
   }
   return kept.toString();
@@ -89,6 +107,7 @@ function withSingleValuedQueryRule(
   req: { query?: unknown; path: string },
   operation: Operation,
 ): ValidationResult {
+  if (rawQueryOf(req) === '') return result;
   const rawValues = rawQueryValues(req);
   const ruleErrors: ErrorObject[] = [];
   for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { OpenAPIRouter, type Document } from 'openapi-backend';
 import { describe, expect, it } from 'vitest';
+import { ContractBackend } from '../../src/contract/contractBackend.js';
 import { PrecompiledRouter } from '../../src/contract/precompiledRouter.js';
 
-const document = JSON.parse(readFileSync(new URL('../../generated/portfolio/openapi.json', import.meta.url), 'utf8')) as Document;
+const readContract = (api: string) => JSON.parse(readFileSync(new URL(`../../generated/${api}/openapi.json`, import.meta.url), 'utf8')) as Document;
+const document = readContract('portfolio');
+const workPlatformDocument = readContract('work-platform');
 
 /** The shapes the portfolio API lacks: an exact path beside a template, nested templates, several methods. */
 const syntheticDocument = {
@@ -33,6 +36,7 @@ function concretePath(template: string): string {
 
 describe.each([
   ['portfolio contract', document],
+  ['work-platform contract', workPlatformDocument],
   ['synthetic document', syntheticDocument],
 ])('PrecompiledRouter on the %s', (_name, definition) => {
   const stock = new OpenAPIRouter({ definition });
@@ -85,5 +89,52 @@ describe('PrecompiledRouter.route', () => {
     expect(router.route('DELETE', '/pets/mine')?.operation?.operationId).toBe('deletePet');
     expect(router.route('GET', '/pets/1/toys/latest')?.operation?.operationId).toBe('latestToy');
     expect(router.route('GET', '/pets/1/toys/9')?.operation?.operationId).toBe('getToy');
+  });
+});
+
+/** Query parameters with a style of their own, which the precompiled parser hands to the stock one. */
+const styledDocument = {
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/things/{id}': {
+      get: {
+        operationId: 'getThing',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'tags', in: 'query', explode: false, schema: { type: 'array', items: { type: 'string' } } },
+          { name: 'filter', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } },
+        ],
+      },
+    },
+  },
+} as unknown as Document;
+
+describe.each([
+  ['portfolio contract', document],
+  ['work-platform contract', workPlatformDocument],
+  ['styled query parameters', styledDocument],
+])('PrecompiledRouter.parseRequest on the %s', (_name, definition) => {
+  it('parses every operation\'s requests exactly as the stock parser', async () => {
+    const backend = await new ContractBackend(definition).init();
+    const stock = new OpenAPIRouter({ definition: backend.definition, apiRoot: backend.apiRoot, ignoreTrailingSlashes: true });
+    const pathValues = ['x1', 'caf%C3%A9', 'a%2Fb', 'tsk_Q7mXc2VbN9pLr4TzK8sD'];
+    const queries = ['', 'limit=5', 'limit=5&limit=6&unknown=1', 'tags=a,b&filter=%7B%22a%22%3A1%7D', 'a[b]=c&sort=title&order=asc', '?cursor=abc%3D%3D'];
+    const headers = { Authorization: 'Bearer x', 'X-Mixed-Case': 'v', cookie: 'a=1; b=2', 'content-type': 'application/json' };
+    let compared = 0;
+    for (const operation of backend.router.getOperations()) {
+      for (const value of pathValues) {
+        for (const query of queries) {
+          for (const trailing of ['', '/']) {
+            const path = `${operation.path.replace(/\{[^}]+\}/g, value)}${trailing}`;
+            const request = { method: operation.method.toUpperCase(), path, query, headers, body: '{"a":1}' };
+            expect(backend.router.parseRequest(request, operation)).toEqual(stock.parseRequest(request, operation));
+            expect(backend.router.parseRequest(request)).toEqual(stock.parseRequest(request));
+            compared += 1;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(backend.router.getOperations().length * pathValues.length * queries.length * 2);
   });
 });
