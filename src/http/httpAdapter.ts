@@ -24,9 +24,20 @@ export interface HttpAdapterOptions {
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+const REQUEST_ID_BYTES = 12;
+// One call to the random source for many ids instead of one per request.
+let randomPool = Buffer.alloc(0);
+let randomPoolOffset = 0;
+
 export function requestIdFor(header: string | string[] | undefined): string {
   if (typeof header === 'string' && CLIENT_REQUEST_ID.test(header)) return header;
-  return `req_${randomBytes(12).toString('hex')}`;
+  if (randomPoolOffset + REQUEST_ID_BYTES > randomPool.length) {
+    randomPool = randomBytes(REQUEST_ID_BYTES * 512);
+    randomPoolOffset = 0;
+  }
+  const id = randomPool.toString('hex', randomPoolOffset, randomPoolOffset + REQUEST_ID_BYTES);
+  randomPoolOffset += REQUEST_ID_BYTES;
+  return `req_${id}`;
 }
 
 /**

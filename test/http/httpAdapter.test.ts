@@ -93,3 +93,14 @@ describe('pre-encoded bodies', () => {
     expect(refused.status).toBe(500);
   });
 });
+
+describe('request ids', () => {
+  it('are req_ + 24 hex digits, distinct across more ids than one draw of random bytes covers', async () => {
+    const { requestIdFor } = await import('../../src/http/httpAdapter.js');
+    const ids = Array.from({ length: 2000 }, () => requestIdFor(undefined));
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(requestIdFor('client-id_1.2:3')).toBe('client-id_1.2:3');
+    expect(requestIdFor('bad id')).toMatch(/^req_/);
+  });
+});
