@@ -2,7 +2,8 @@
 // in the requested direction, and the next page starts strictly after the last row's pair. No
 // OFFSET, so a page costs the same wherever it is, and inserts or deletes elsewhere never make a
 // row appear twice or be skipped. Each sort key has an index (workspace_id, key, id).
-import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, asc, desc, Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { StoreError } from './errors.js';
 
@@ -80,12 +81,46 @@ export function keysetOrderBy(definition: SortKeyDefinition, idColumn: SQLiteCol
 
 /** Turns `limit + 1` fetched rows into a page: the extra row only says that there is a next page. */
 export function toPage<R extends { id: string; sortKey: string | number }, T>(rows: R[], limit: number, toItem: (row: R) => T): KeysetPage<T> {
-  const pageRows = rows.slice(0, limit);
-  const last = pageRows.at(-1);
+  const count = Math.min(rows.length, limit);
+  const items = new Array<T>(count);
+  for (let index = 0; index < count; index += 1) items[index] = toItem(rows[index]!);
+  const last = rows[count - 1];
   return {
-    items: pageRows.map(toItem),
+    items,
     nextAfter: rows.length > limit && last ? { key: last.sortKey, id: last.id } : null,
   };
+}
+
+/** Each column selected under its member name, so that SQLite's rows already have the row's shape. */
+export function columnsByMemberName(columns: Record<string, SQLiteColumn>): Record<string, SQL.Aliased> {
+  return Object.fromEntries(Object.entries(columns).map(([member, column]) => [member, sql`${column}`.as(member)]));
+}
+
+/** What a list statement's placeholders are filled from. */
+export interface KeysetListArguments {
+  workspaceId: string;
+  /** Rows to fetch: the page size plus one. */
+  limit: number;
+  afterKey?: string | number;
+  afterId?: string;
+}
+
+/**
+ * A list query run on the connection itself: drizzle writes its SQL once, and each call reads
+ * plain rows from SQLite, without drizzle's per-call binding and per-row mapping (select the
+ * columns with columnsByMemberName so that the rows need none).
+ */
+export function prepareKeysetList<R>(
+  db: BetterSqlite3.Database,
+  query: { toSQL(): { sql: string; params: unknown[] } },
+): (args: KeysetListArguments) => R[] {
+  const { sql: source, params } = query.toSQL();
+  const names = params.map((param) => {
+    if (!(param instanceof Placeholder)) throw new Error(`a list statement binds placeholders only, not ${String(param)}`);
+    return param.name as keyof KeysetListArguments;
+  });
+  const statement = db.prepare<unknown[], R>(source);
+  return (args) => statement.all(...names.map((name) => args[name]));
 }
 
 /** Prepared list statements, one per (sort, order, first page or not), each made on first use. */

@@ -8,8 +8,10 @@ import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
+  columnsByMemberName,
   keysetCondition,
   keysetOrderBy,
+  prepareKeysetList,
   statementCache,
   toPage,
   type KeysetListOptions,
@@ -17,7 +19,7 @@ import {
   type SortKeyDefinition,
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
-import { checkText, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js';
 
 export { projectStatuses, type ProjectStatus };
@@ -68,18 +70,19 @@ export interface ProjectStore {
 }
 
 type ProjectRow = typeof projects.$inferSelect;
+/** The columns a Project is made of. */
+type ProjectFields = Omit<ProjectRow, 'workspaceId'>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-export function toProject(row: ProjectRow): Project {
+export function toProject(row: ProjectFields): Project {
+  const createdAt = formatTimestamp(row.createdAt);
   return {
     id: row.id,
     name: row.name,
     description: row.description,
     status: row.status,
     version: row.version,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
+    createdAt,
+    updatedAt: row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt),
   };
 }
 
@@ -147,16 +150,18 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
     .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id'))))
     .prepare();
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
+  const { workspaceId: _workspaceId, ...projectColumns } = getTableColumns(projects);
+  const listedColumns = columnsByMemberName(projectColumns);
 
   function prepareList(definition: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean) {
     const inThisWorkspace = eq(projects.workspaceId, sql.placeholder('workspaceId'));
-    return orm
-      .select({ ...getTableColumns(projects), sortKey: sql<string | number>`${definition.expression}` })
+    const query = orm
+      .select({ ...listedColumns, sortKey: sql`${definition.expression}`.as('sortKey') })
       .from(projects)
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, projects.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, projects.id, order))
-      .limit(sql.placeholder('limit'))
-      .prepare();
+      .limit(sql.placeholder('limit'));
+    return prepareKeysetList<ProjectFields & { sortKey: string | number }>(db, query);
   }
 
   const write = immediateWriter(orm, constraintFields);
@@ -233,8 +238,8 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = statement.all({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
-      return toPage(rows, options.limit, ({ sortKey: _sortKey, ...row }) => toProject(row));
+      const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      return toPage(rows, options.limit, toProject);
     },
   };
 }

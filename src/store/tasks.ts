@@ -5,12 +5,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import {
   dueOnSortExpressionText,
-  projects,
   storageLimits,
   taskPriorities,
   tasks,
   taskStatuses,
-  users,
   type TaskPriority,
   type TaskStatus,
 } from '../../db/schema.js';
@@ -18,8 +16,10 @@ import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
+  columnsByMemberName,
   keysetCondition,
   keysetOrderBy,
+  prepareKeysetList,
   statementCache,
   toPage,
   type KeysetListOptions,
@@ -29,7 +29,7 @@ import {
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, immediateWriter, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, immediateWriter, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
@@ -89,21 +89,23 @@ export interface TaskStore {
 }
 
 type TaskRow = typeof tasks.$inferSelect;
+/** The columns a Task is made of. */
+type TaskFields = Omit<TaskRow, 'workspaceId' | 'priorityRank'>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-export function toTask(row: TaskRow): Task {
+export function toTask(row: TaskFields): Task {
+  const createdAt = formatTimestamp(row.createdAt);
   return {
     id: row.id,
     projectId: row.projectId,
     title: row.title,
     status: row.status,
     priority: row.priority,
-    dueOn: row.dueOn === null ? null : iso(row.dueOn),
+    dueOn: row.dueOn === null ? null : formatTimestamp(row.dueOn),
     assigneeId: row.assigneeId,
     version: row.version,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
+    createdAt,
+    // Most tasks were never changed after creation.
+    updatedAt: row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt),
   };
 }
 
@@ -148,34 +150,18 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
   const outbox = createOutboxWriter(db, randomBytes);
 
   const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(tasks).where(inWorkspace).prepare();
-  const projectExists = orm
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id'))))
-    .prepare();
-  const userExists = orm
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.workspaceId, sql.placeholder('workspaceId')), eq(users.id, sql.placeholder('id'))))
-    .prepare();
-  const insert = orm
-    .insert(tasks)
-    .values({
-      id: sql.placeholder('id'),
-      workspaceId: sql.placeholder('workspaceId'),
-      projectId: sql.placeholder('projectId'),
-      title: sql.placeholder('title'),
-      status: sql.placeholder('status'),
-      priority: sql.placeholder('priority'),
-      priorityRank: sql.placeholder('priorityRank'),
-      dueOn: sql.placeholder('dueOn'),
-      assigneeId: sql.placeholder('assigneeId'),
-      version: sql.placeholder('version'),
-      createdAt: sql.placeholder('createdAt'),
-      updatedAt: sql.placeholder('updatedAt'),
-    })
-    .prepare();
+  // The statements of every create and read run on the connection directly (no per-call mapping).
+  const selectOne = db.prepare<{ workspaceId: string; id: string }, TaskRow>(
+    `SELECT id, workspace_id AS workspaceId, project_id AS projectId, title, status, priority, priority_rank AS priorityRank,
+            due_on AS dueOn, assignee_id AS assigneeId, version, created_at AS createdAt, updated_at AS updatedAt
+       FROM tasks WHERE workspace_id = @workspaceId AND id = @id`,
+  );
+  const projectExists = db.prepare<{ workspaceId: string; id: string }, 1>('SELECT 1 FROM projects WHERE workspace_id = @workspaceId AND id = @id').pluck();
+  const userExists = db.prepare<{ workspaceId: string; id: string }, 1>('SELECT 1 FROM users WHERE workspace_id = @workspaceId AND id = @id').pluck();
+  const insert = db.prepare<TaskRow>(
+    `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at)
+     VALUES (@id, @workspaceId, @projectId, @title, @status, @priority, @priorityRank, @dueOn, @assigneeId, @version, @createdAt, @updatedAt)`,
+  );
   const update = orm
     .update(tasks)
     .set({
@@ -193,16 +179,18 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
     .prepare();
   const remove = orm.delete(tasks).where(inWorkspace).prepare();
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
+  const { workspaceId: _workspaceId, priorityRank: _priorityRank, ...taskColumns } = getTableColumns(tasks);
+  const listedColumns = columnsByMemberName(taskColumns);
 
   function prepareList(definition: SortKeyDefinition, order: SortOrder, afterPosition: boolean) {
     const inThisWorkspace = eq(tasks.workspaceId, sql.placeholder('workspaceId'));
-    return orm
-      .select({ ...getTableColumns(tasks), sortKey: sql<string | number>`${definition.expression}` })
+    const query = orm
+      .select({ ...listedColumns, sortKey: sql`${definition.expression}`.as('sortKey') })
       .from(tasks)
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, tasks.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, tasks.id, order))
-      .limit(sql.placeholder('limit'))
-      .prepare();
+      .limit(sql.placeholder('limit'));
+    return prepareKeysetList<TaskFields & { sortKey: string | number }>(db, query);
   }
 
   const write = immediateWriter(orm, constraintFields);
@@ -299,8 +287,8 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = statement.all({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
-      return toPage(rows, options.limit, ({ sortKey: _sortKey, ...row }) => toTask(row));
+      const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      return toPage(rows, options.limit, toTask);
     },
   };
 }
