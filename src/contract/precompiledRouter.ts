@@ -7,7 +7,21 @@ interface TemplateRoute {
   pattern: RegExp;
   /** Length of the template without its `{param}` parts: longer is more specific. */
   specificity: number;
+  /** Position in matching order (most specific first, then document order). */
+  rank: number;
   operationsByMethod: Map<string, Operation>;
+}
+
+/**
+ * Templates grouped by segment count and first segment, so that a request tests only the
+ * templates that could match it, whatever the size of the API. `n:*` holds the templates whose
+ * first segment has a parameter; the `n:<literal>` lists include them, in matching order.
+ */
+type TemplateBuckets = Map<string, TemplateRoute[]>;
+
+function bucketKeys(path: string): { literal: string; wildcard: string } {
+  const segments = path.split('/');
+  return { literal: `${segments.length}:${segments[1] ?? ''}`, wildcard: `${segments.length}:*` };
 }
 
 export interface RouteMatch {
@@ -38,7 +52,7 @@ export class PrecompiledRouter extends OpenAPIRouter {
   private operationTable?: Operation[];
   private operationsById?: Map<string, Operation>;
   private exactRoutes?: Map<string, Map<string, Operation>>;
-  private templateRoutes?: TemplateRoute[];
+  private templateBuckets?: TemplateBuckets;
   private readonly pathParamParsers = new Map<string, (path: string) => Record<string, string> | null>();
 
   override getOperations(): Operation[] {
@@ -58,7 +72,7 @@ export class PrecompiledRouter extends OpenAPIRouter {
 
   /** Finds the operation for a request, or says which methods its path offers. */
   route(method: string, rawPath: string): RouteMatch | undefined {
-    const { exactRoutes, templateRoutes } = this.buildTables();
+    const { exactRoutes, templateBuckets } = this.buildTables();
     let path = rawPath.trim();
     if (!path.startsWith('/')) path = `/${path}`;
     const queryStart = path.indexOf('?');
@@ -71,7 +85,9 @@ export class PrecompiledRouter extends OpenAPIRouter {
     const exactOperation = exact?.get(normalizedMethod);
     if (exact && exactOperation) return { operation: exactOperation, allowedMethods: allowedMethodsOf(exact) };
 
-    const matchingTemplates = templateRoutes.filter((route) => route.pattern.test(normalizedPath));
+    const keys = bucketKeys(normalizedPath);
+    const candidates = templateBuckets.get(keys.literal) ?? templateBuckets.get(keys.wildcard) ?? [];
+    const matchingTemplates = candidates.filter((route) => route.pattern.test(normalizedPath));
     const operation = matchingTemplates.map((route) => route.operationsByMethod.get(normalizedMethod)).find(Boolean);
     if (!exact && matchingTemplates.length === 0) return undefined;
     // Every method that some route of this path answers, since any of them would be served.
@@ -115,9 +131,9 @@ export class PrecompiledRouter extends OpenAPIRouter {
     return path === root || path.startsWith(`${root}/`);
   }
 
-  private buildTables(): { exactRoutes: Map<string, Map<string, Operation>>; templateRoutes: TemplateRoute[] } {
-    if (this.exactRoutes && this.templateRoutes) {
-      return { exactRoutes: this.exactRoutes, templateRoutes: this.templateRoutes };
+  private buildTables(): { exactRoutes: Map<string, Map<string, Operation>>; templateBuckets: TemplateBuckets } {
+    if (this.exactRoutes && this.templateBuckets) {
+      return { exactRoutes: this.exactRoutes, templateBuckets: this.templateBuckets };
     }
     const exactRoutes = new Map<string, Map<string, Operation>>();
     const templatesByPath = new Map<string, TemplateRoute>();
@@ -128,6 +144,7 @@ export class PrecompiledRouter extends OpenAPIRouter {
           route = {
             pattern: compileTemplate(operation.path),
             specificity: operation.path.replace(/\{.*?\}/g, '').length,
+            rank: 0,
             operationsByMethod: new Map(),
           };
           templatesByPath.set(operation.path, route);
@@ -143,10 +160,22 @@ export class PrecompiledRouter extends OpenAPIRouter {
       }
     }
     // A stable sort keeps document order among templates of equal specificity, as lodash's orderBy does.
-    const templateRoutes = [...templatesByPath.values()].sort((a, b) => b.specificity - a.specificity);
+    const templateRoutes = [...templatesByPath.entries()].sort(([, a], [, b]) => b.specificity - a.specificity);
+    const templateBuckets: TemplateBuckets = new Map();
+    templateRoutes.forEach(([path, route], rank) => {
+      route.rank = rank;
+      const keys = bucketKeys(path);
+      const key = path.split('/')[1]?.includes('{') ? keys.wildcard : keys.literal;
+      templateBuckets.set(key, [...(templateBuckets.get(key) ?? []), route]);
+    });
+    for (const [key, routes] of templateBuckets) {
+      if (key.endsWith(':*')) continue;
+      const wildcards = templateBuckets.get(`${key.split(':')[0]}:*`) ?? [];
+      templateBuckets.set(key, [...routes, ...wildcards].sort((a, b) => a.rank - b.rank));
+    }
     this.exactRoutes = exactRoutes;
-    this.templateRoutes = templateRoutes;
-    return { exactRoutes, templateRoutes };
+    this.templateBuckets = templateBuckets;
+    return { exactRoutes, templateBuckets };
   }
 }
 

@@ -19,6 +19,9 @@ const syntheticDocument = {
     '/pets/{id}/toys/{toyId}': { get: { operationId: 'getToy' } },
     '/pets/{id}/toys/latest': { get: { operationId: 'latestToy' } },
     '/files/{name}.json': { get: { operationId: 'getFile' } },
+    '/{owner}/toys': { get: { operationId: 'ownerToys' }, put: { operationId: 'replaceOwnerToys' } },
+    '/{owner}/toys/{toyId}': { patch: { operationId: 'updateOwnerToy' } },
+    '/pets/{id}/{part}': { get: { operationId: 'getPetPart' } },
   },
 } as unknown as Document;
 
@@ -52,6 +55,12 @@ describe.each([
     '/pets/mine/',
     '/files/report.json',
     '/files/reportxjson',
+    '/pets/toys',
+    '/pets/toys/',
+    '/x/toys/7',
+    '/pets/7/toys/9',
+    '//toys',
+    '/pets//toys',
   ];
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
