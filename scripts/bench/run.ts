@@ -13,6 +13,7 @@ import express from 'express';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { seedBenchData, type BenchData } from './seed.js';
+import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 
 const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--json-out FILE]
@@ -21,6 +22,9 @@ Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 10
 starts the real server on it in production mode (no response validation, no request log) and two
 references answering the same bytes as GET /api/v1/portfolio (bare node:http, bare Express 5), and
 loads each scenario with autocannon. Prints a markdown table and writes the figures as JSON.
+
+Then measures the cost of one request inside openapi-backend (no HTTP) for synthetic APIs of 20 to
+500 operations, with the precompiled router and with openapi-backend's stock router put back.
 
 Then commits N task.created events (--webhook-events, default 5,000) for a local receiver that
 verifies every signature, and measures deliveries per second of the real worker and the latency
@@ -33,6 +37,8 @@ Options:
   --warmup S        seconds of warm-up per scenario, not counted (default 1)
   --quick           shorter runs and a 20,000-row large workspace: the regression guard
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
+  --cpu-prof DIR    run the server with node --cpu-prof and write its profile into DIR at the end
+                    (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile)
   --help            this text
 
 The deep page is reached honestly through the API: the bench follows nextCursor with limit=100
@@ -97,6 +103,7 @@ interface Settings {
   quick: boolean;
   jsonOut: string;
   webhookEvents: number;
+  cpuProfileDir: string | undefined;
 }
 
 function readSettings(): Settings | undefined {
@@ -108,6 +115,7 @@ function readSettings(): Settings | undefined {
       quick: { type: 'boolean', default: false },
       'json-out': { type: 'string', default: 'bench-results.json' },
       'webhook-events': { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -127,6 +135,7 @@ function readSettings(): Settings | undefined {
     quick: values.quick!,
     jsonOut: path.resolve(values['json-out']!),
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
+    cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
   };
 }
 
@@ -156,8 +165,9 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
   };
 }
 
-async function startServer(databasePath: string, children: ChildProcess[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+async function startServer(databasePath: string, children: ChildProcess[], cpuProfileDir: string | undefined): Promise<{ url: string; child: ChildProcess }> {
+  const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
       DATABASE_PATH: databasePath,
@@ -220,6 +230,14 @@ async function cursorAt(baseUrl: string, token: string, depth: number): Promise<
   return cursor;
 }
 
+/** Stops the server gracefully so that node writes its CPU profile, and says where it is. */
+async function stopForProfile(child: ChildProcess, directory: string): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  process.stdout.write(`  server CPU profile written to ${directory}\n`);
+}
+
 const ratio = (value: number, reference: number) => (reference > 0 ? value / reference : 0);
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
@@ -251,7 +269,7 @@ async function main(): Promise<void> {
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
-    const server = await startServer(databasePath, children);
+    const server = await startServer(databasePath, children, settings.cpuProfileDir);
     const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
     const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
     references = await startReferences(portfolioBody);
@@ -309,6 +327,10 @@ async function main(): Promise<void> {
       growth.push({ rows: workspace.taskCount, first, deep, deepDepth: depth });
     }
     const serverRssMb = rssMegabytes(server.child.pid!);
+    if (settings.cpuProfileDir) await stopForProfile(server.child, settings.cpuProfileDir);
+
+    process.stdout.write('  routing cost as the API grows (no HTTP)...\n');
+    const routing: RouterFigures[] = await measureRouting(settings.quick ? [4, 40, 100] : [4, 8, 40, 100], settings.quick ? 300 : 1000);
 
     process.stdout.write(`  webhooks: ${settings.webhookEvents.toLocaleString('en')} events...\n`);
     const webhookDb = openDatabase(databasePath);
@@ -342,6 +364,10 @@ async function main(): Promise<void> {
       '',
       `Server RSS after the run: ${serverRssMb} MB`,
       '',
+      '| Operations in the API | stock router µs/request | precompiled router µs/request |',
+      '|---:|---:|---:|',
+      ...routing.map(({ operations, stockMicroseconds, precompiledMicroseconds }) => `| ${operations} | ${stockMicroseconds} | ${precompiledMicroseconds} |`),
+      '',
       `Webhooks: ${webhooks.events.toLocaleString('en')} events delivered and acknowledged at ${webhooks.deliveriesPerSecond} per second (one worker, durable state in SQLite, every signature verified by the receiver; ${webhooks.refused} refused); commit → receipt over ${webhooks.latencyEvents} events committed one at a time: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms.`,
       '',
     ];
@@ -356,6 +382,12 @@ async function main(): Promise<void> {
         atMost: true,
       },
       { goal: 'server RSS < 200 MB', value: serverRssMb, target: 200, atMost: true },
+      {
+        goal: `request cost at ${routing.at(-1)!.operations} operations ≤ 1.5 × at ${routing[0]!.operations} (precompiled router)`,
+        value: ratio(routing.at(-1)!.precompiledMicroseconds, routing[0]!.precompiledMicroseconds),
+        target: 1.5,
+        atMost: true,
+      },
       { goal: 'webhook deliveries/s ≥ 1,000', value: webhooks.deliveriesPerSecond, target: 1000 },
     ];
     lines.push('| Goal | measured | met |', '|---|---:|---|');
@@ -364,7 +396,7 @@ async function main(): Promise<void> {
     }
     lines.push('');
     process.stdout.write(lines.join('\n') + '\n');
-    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, serverRssMb, webhooks, goals }, null, 2) + '\n');
+    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, serverRssMb, routing, webhooks, goals }, null, 2) + '\n');
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {
     cleanUp();
