@@ -7,7 +7,9 @@ import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import type { WorkspaceRole } from './users.js';
 import { NotFoundError } from './workPlatformErrors.js';
+import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
 
 /** Every scope a token can carry, in display order. A session token holds all of them. */
 export const WORK_PLATFORM_SCOPES = [
@@ -48,6 +50,14 @@ export interface PatRecord {
   revokedAt: number | null;
 }
 
+/** A presented token with what authentication checks next, read in one statement. */
+export interface PatCaller extends PatRecord {
+  /** The user's role; null when the user no longer exists in the token's workspace. */
+  role: WorkspaceRole | null;
+  /** Undefined when the token's workspace no longer exists. */
+  workspace: Workspace | undefined;
+}
+
 /** A token as listed to an operator: never the token or its hash. */
 export interface PatSummary extends PatRecord {
   prefix: string;
@@ -74,8 +84,12 @@ export interface PersonalAccessTokenStoreOptions {
 export interface PersonalAccessTokenStore {
   /** Creates a token; the returned `token` is the only copy that will ever exist. */
   createPat(input: CreatePatInput): { id: string; token: string };
-  /** The hot path of every PAT-authenticated request: one statement prepared once. */
   findPatByHash(tokenHash: string): PatRecord | undefined;
+  /**
+   * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
+   * in one statement, read anew on every call (a revocation by any process counts at once).
+   */
+  findPatCaller(tokenHash: string): PatCaller | undefined;
   /** Revokes a token; revoking a revoked token is a no-op that returns the original time. */
   revokePat(id: string): { id: string; revokedAt: number };
   /**
@@ -135,6 +149,14 @@ export function createPersonalAccessTokenStore(
     .from(personalAccessTokens)
     .where(eq(personalAccessTokens.id, sql.placeholder('id')))
     .prepare();
+  const selectCaller = db.prepare<{ tokenHash: string }, Omit<PatRecord, 'scopes'> & { scopes: string; role: WorkspaceRole | null } & Record<string, unknown>>(
+    `SELECT pat.id, pat.workspace_id AS workspaceId, pat.user_id AS userId, pat.scopes, pat.expires_at AS expiresAt,
+            pat.revoked_at AS revokedAt, member.role, ${joinedWorkspaceColumns('workspace')}
+       FROM personal_access_tokens AS pat
+       LEFT JOIN users AS member ON member.id = pat.user_id AND member.workspace_id = pat.workspace_id
+       LEFT JOIN workspaces AS workspace ON workspace.id = pat.workspace_id
+      WHERE pat.token_hash = @tokenHash`,
+  );
   const insert = orm
     .insert(personalAccessTokens)
     .values({
@@ -192,6 +214,21 @@ export function createPersonalAccessTokenStore(
     findPatByHash(tokenHash) {
       const row = findByHash.get({ tokenHash });
       return row ? { ...row, scopes: parseScopes(row.scopes) } : undefined;
+    },
+
+    findPatCaller(tokenHash) {
+      const row = selectCaller.get({ tokenHash });
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        workspaceId: row.workspaceId,
+        userId: row.userId,
+        scopes: parseScopes(row.scopes),
+        expiresAt: row.expiresAt,
+        revokedAt: row.revokedAt,
+        role: row.role,
+        workspace: workspaceFromJoin(row),
+      };
     },
 
     revokePat(id) {

@@ -1,11 +1,12 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import type BetterSqlite3 from 'better-sqlite3';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
+import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
 
 export { workspaceRoles, type WorkspaceRole };
 
@@ -35,19 +36,22 @@ export interface UserStoreOptions {
 
 export interface UserStore {
   createUser(input: CreateUserInput): { id: string };
-  /** Session authentication reads this on every request: prepared once. */
   getUser(id: string): User | undefined;
+  /** Session authentication reads this on every request: the user and its workspace in one statement. */
+  getUserAndWorkspace(id: string): { user: User; workspace: Workspace | undefined } | undefined;
 }
 
 export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOptions = {}): UserStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
-  const selectById = orm
-    .select()
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare();
+  const userColumns = 'member.id, member.workspace_id AS workspaceId, member.role, member.name, member.email, member.created_at AS createdAt';
+  const selectById = db.prepare<{ id: string }, User>(`SELECT ${userColumns} FROM users AS member WHERE member.id = @id`);
+  const selectWithWorkspace = db.prepare<{ id: string }, User & Record<string, unknown>>(
+    `SELECT ${userColumns}, ${joinedWorkspaceColumns('workspace')}
+       FROM users AS member LEFT JOIN workspaces AS workspace ON workspace.id = member.workspace_id
+      WHERE member.id = @id`,
+  );
 
   return {
     createUser({ workspaceId, role, name = null, email = null, id: fixedId }) {
@@ -74,6 +78,13 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
 
     getUser(id) {
       return selectById.get({ id });
+    },
+
+    getUserAndWorkspace(id) {
+      const row = selectWithWorkspace.get({ id });
+      if (!row) return undefined;
+      const user: User = { id: row.id, workspaceId: row.workspaceId, role: row.role, name: row.name, email: row.email, createdAt: row.createdAt };
+      return { user, workspace: workspaceFromJoin(row) };
     },
   };
 }

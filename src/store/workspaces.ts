@@ -2,7 +2,7 @@
 // overrides. planDefaults() reads the plan table of the contract; effectiveLimits() says, per value,
 // what is in force.
 import type BetterSqlite3 from 'better-sqlite3';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
@@ -151,6 +151,40 @@ export interface WorkspaceStore {
 
 type WorkspaceRow = typeof workspaces.$inferSelect;
 
+const workspaceColumnNames: Record<keyof WorkspaceRow, string> = {
+  id: 'id',
+  name: 'name',
+  plan: 'plan',
+  readPerMinuteOverride: 'read_per_minute_override',
+  writePerMinuteOverride: 'write_per_minute_override',
+  aiPerMinuteOverride: 'ai_per_minute_override',
+  monthlyQuotaOverride: 'monthly_quota_override',
+  aiDailySpendCapCentsOverride: 'ai_daily_spend_cap_cents_override',
+  webhookRetryDelaysSecondsOverride: 'webhook_retry_delays_seconds_override',
+  createdAt: 'created_at',
+};
+const joinedPrefix = 'workspace_';
+const joinedMemberNames = Object.keys(workspaceColumnNames).map((member) => [member, `${joinedPrefix}${member}`] as const);
+
+/**
+ * The select list of a workspace joined to another table under `tableAlias`: each column named
+ * `workspace_<member>`. Lets authentication read the token or user and its workspace in one
+ * statement; workspaceFromJoin reads them back.
+ */
+export function joinedWorkspaceColumns(tableAlias: string): string {
+  return Object.entries(workspaceColumnNames)
+    .map(([member, column]) => `${tableAlias}.${column} AS ${joinedPrefix}${member}`)
+    .join(', ');
+}
+
+/** The workspace of a row selected with joinedWorkspaceColumns; undefined when the join found none. */
+export function workspaceFromJoin(row: Record<string, unknown>): Workspace | undefined {
+  if (row[`${joinedPrefix}id`] === null || row[`${joinedPrefix}id`] === undefined) return undefined;
+  const workspaceRow: Record<string, unknown> = {};
+  for (const [member, joinedName] of joinedMemberNames) workspaceRow[member] = row[joinedName];
+  return toWorkspace(workspaceRow as WorkspaceRow);
+}
+
 function toWorkspace(row: WorkspaceRow): Workspace {
   return {
     id: row.id,
@@ -183,11 +217,11 @@ export function createWorkspaceStore(db: BetterSqlite3.Database, options: Worksp
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
 
   const orm = drizzleFor(db);
-  const selectById = orm
-    .select()
-    .from(workspaces)
-    .where(eq(workspaces.id, sql.placeholder('id')))
-    .prepare();
+  const selectById = db.prepare<{ id: string }, WorkspaceRow>(
+    `SELECT ${Object.entries(workspaceColumnNames)
+      .map(([member, column]) => `${column} AS ${member}`)
+      .join(', ')} FROM workspaces WHERE id = @id`,
+  );
 
   const writeOverrides = (id: string, change: Partial<LimitOverrides> | 'clear'): Workspace =>
     orm.transaction(

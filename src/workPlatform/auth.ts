@@ -2,6 +2,7 @@ import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js'
 import { WORK_PLATFORM_SCOPES, hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
 import { verifySessionToken } from '../store/sessionTokens.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
+import type { Workspace } from '../store/workspaces.js';
 import { ApiProblem } from './problems.js';
 
 /** Who is calling: resolved from the bearer token, the first thing every request does. */
@@ -12,6 +13,8 @@ export interface Caller {
   role: WorkspaceRole;
   /** Every scope for a session; the token's own scopes for a PAT. */
   scopes: readonly string[];
+  /** Read with the token or user, in the same statement; undefined when it no longer exists. */
+  workspace: Workspace | undefined;
 }
 
 export interface CallerResolver {
@@ -44,11 +47,11 @@ export function createCallerResolver(deps: {
 
       if (token.startsWith('svc_pat_')) {
         if (!personalAccessTokenPattern.test(token)) throw unauthenticated();
-        const pat = deps.pats.findPatByHash(hashToken(token));
+        const pat = deps.pats.findPatCaller(hashToken(token));
         if (!pat || patState(pat, now) !== 'active') throw unauthenticated();
-        const user = deps.users.getUser(pat.userId);
-        if (!user || user.workspaceId !== pat.workspaceId) throw unauthenticated();
-        return { kind: 'pat', workspaceId: pat.workspaceId, userId: pat.userId, role: user.role, scopes: pat.scopes };
+        // role is null when the user is gone or no longer in the token's workspace.
+        if (pat.role === null) throw unauthenticated();
+        return { kind: 'pat', workspaceId: pat.workspaceId, userId: pat.userId, role: pat.role, scopes: pat.scopes, workspace: pat.workspace };
       }
 
       const session = await verifySessionToken(deps.sessionSecret, token, now);
@@ -58,9 +61,10 @@ export function createCallerResolver(deps: {
         }
         throw unauthenticated();
       }
-      const user = deps.users.getUser(session.userId);
-      if (!user || user.workspaceId !== session.workspaceId) throw unauthenticated();
-      return { kind: 'session', workspaceId: user.workspaceId, userId: user.id, role: user.role, scopes: WORK_PLATFORM_SCOPES };
+      const member = deps.users.getUserAndWorkspace(session.userId);
+      if (!member || member.user.workspaceId !== session.workspaceId) throw unauthenticated();
+      const { user, workspace } = member;
+      return { kind: 'session', workspaceId: user.workspaceId, userId: user.id, role: user.role, scopes: WORK_PLATFORM_SCOPES, workspace };
     },
   };
 }

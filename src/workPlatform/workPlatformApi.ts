@@ -194,7 +194,7 @@ function checkRules(rules: Map<string, OperationRules>): void {
 /** Scopes, then roles, then the rate limit and quota: all read from the operation's extensions. */
 function admitCaller(rule: OperationRules, state: CallState, deps: WorkPlatformApiDependencies): void {
   const caller = state.caller!;
-  const workspace = deps.services.workspaces.getWorkspace(caller.workspaceId);
+  const workspace = caller.workspace;
   if (!workspace) throw new ApiProblem('unauthenticated', { detail: 'The token belongs to no existing workspace.' });
   state.workspace = workspace;
 

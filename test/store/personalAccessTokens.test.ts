@@ -10,6 +10,7 @@ import {
   WORK_PLATFORM_SCOPES,
 } from '../../src/store/personalAccessTokens.js';
 import { NotFoundError } from '../../src/store/workPlatformErrors.js';
+import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
 import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
 
@@ -74,6 +75,30 @@ describe('personal access token store', () => {
       revokedAt: null,
     });
     expect(store.findPatByHash(hashToken(`${token}x`))).toBeUndefined();
+  });
+
+  it('finds a token for authentication with its user\'s role and its workspace in one read, each time anew', () => {
+    const store = createPersonalAccessTokenStore(t.db, { now: () => 7000 });
+    const workspaces = createWorkspaceStore(t.db);
+    workspaces.setWorkspaceLimits(workspace.workspaceId, { readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
+    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] });
+    expect(store.findPatCaller(hashToken(token))).toEqual({
+      ...store.findPatByHash(hashToken(token)),
+      role: 'owner',
+      workspace: workspaces.getWorkspace(workspace.workspaceId),
+    });
+    expect(store.findPatCaller(hashToken(token))?.workspace?.overrides).toMatchObject({ readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
+    expect(store.findPatCaller(hashToken(`${token}x`))).toBeUndefined();
+
+    store.revokePat(id);
+    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, revokedAt: 7000, role: 'owner' });
+    // The foreign keys rule both out; the look-up still says so when the rows disagree.
+    t.db.pragma('foreign_keys = OFF');
+    const other = makeWorkspace(t.db, { name: 'Other' });
+    t.db.prepare('UPDATE users SET workspace_id = ? WHERE id = ?').run(other.workspaceId, workspace.ownerId);
+    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, role: null, workspace: { id: workspace.workspaceId } });
+    t.db.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
+    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, role: null, workspace: undefined });
   });
 
   it('refuses unknown scopes, a missing workspace and a user of another workspace, writing nothing', () => {

@@ -130,6 +130,17 @@ describe('user store', () => {
     expect(users.getUser('usr_missing')).toBeUndefined();
   });
 
+  it('reads a user together with its workspace for session authentication', () => {
+    const workspaces = createWorkspaceStore(t.db);
+    const { id: workspaceId } = workspaces.createWorkspace({ name: 'x', plan: 'team' });
+    workspaces.setWorkspaceLimits(workspaceId, { monthlyQuota: 9 });
+    const users = createUserStore(t.db);
+    const member = users.createUser({ workspaceId, role: 'member', name: 'Grace' }).id;
+    expect(users.getUserAndWorkspace(member)).toEqual({ user: users.getUser(member), workspace: workspaces.getWorkspace(workspaceId) });
+    expect(users.getUserAndWorkspace(member)?.workspace).toMatchObject({ plan: 'team', overrides: { monthlyQuota: 9, readPerMinute: null } });
+    expect(users.getUserAndWorkspace('usr_missing')).toBeUndefined();
+  });
+
   it('refuses an unknown workspace, role or a malformed email', () => {
     const { id: workspaceId } = createWorkspaceStore(t.db).createWorkspace({ name: 'x', plan: 'free' });
     const users = createUserStore(t.db);
