@@ -12,6 +12,12 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(bucket: string, limit: number, windowMs: number): RateLimitDecision;
+  /**
+   * Runs `count` in one write transaction of the counters' database: a consume and the other
+   * counts of the same call (the monthly quota) commit once, together. Each count is as shared
+   * and as atomic as on its own; only the number of commits changes.
+   */
+  countTogether<T>(count: () => T): T;
 }
 
 /**
@@ -21,6 +27,7 @@ export interface RateLimiter {
 export class SqliteRateLimiter implements RateLimiter {
   private readonly increment: BetterSqlite3.Statement<[string, number], { count: number }>;
   private readonly purge: BetterSqlite3.Statement<[number]>;
+  private readonly immediateTransaction: BetterSqlite3.Transaction<(count: () => unknown) => unknown>;
 
   constructor(
     db: BetterSqlite3.Database,
@@ -32,6 +39,12 @@ export class SqliteRateLimiter implements RateLimiter {
        RETURNING count`,
     );
     this.purge = db.prepare('DELETE FROM rate_limit_counters WHERE window_start < ?');
+    this.immediateTransaction = db.transaction((count: () => unknown) => count());
+  }
+
+  countTogether<T>(count: () => T): T {
+    // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first read.
+    return this.immediateTransaction.immediate(count) as T;
   }
 
   consume(bucket: string, limit: number, windowMs: number): RateLimitDecision {

@@ -1,9 +1,6 @@
 // The monthly quota: personal-access-token calls per workspace and UTC calendar month, counted
 // in SQLite with one atomic upsert so that every server process on the database shares the count.
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, lt, sql } from 'drizzle-orm';
-import { quotaCounters } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
 
 export interface QuotaPeriod {
   /** `YYYY-MM`, UTC. */
@@ -45,55 +42,60 @@ export function quotaPeriod(now: number): QuotaPeriod {
   };
 }
 
-export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
-  const orm = drizzleFor(db);
-  const target = [quotaCounters.workspaceId, quotaCounters.period];
-  const firstCall = {
-    workspaceId: sql.placeholder('workspaceId'),
-    period: sql.placeholder('period'),
-    count: 1,
+/** quotaPeriod, computed again only when `now` leaves the month of the previous call. */
+function monthCache(): (now: number) => QuotaPeriod {
+  let current = quotaPeriod(0);
+  let monthStart = 0;
+  return (now) => {
+    if (!(now >= monthStart && now < current.resetAt)) {
+      current = quotaPeriod(now);
+      const date = new Date(now);
+      monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    }
+    return current;
   };
-  const incrementUncapped = orm
-    .insert(quotaCounters)
-    .values(firstCall)
-    .onConflictDoUpdate({ target, set: { count: sql`${quotaCounters.count} + 1` } })
-    .returning({ count: quotaCounters.count })
-    .prepare();
+}
+
+export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
+  // Run on the connection directly: this is counted on every token call.
+  const incrementUncapped = db.prepare<{ workspaceId: string; period: string }, number>(
+    `INSERT INTO quota_counters (workspace_id, period, count) VALUES (@workspaceId, @period, 1)
+     ON CONFLICT (workspace_id, period) DO UPDATE SET count = count + 1
+     RETURNING count`,
+  ).pluck();
   // At the cap the update's WHERE is false, nothing is returned and nothing changes.
-  const incrementCapped = orm
-    .insert(quotaCounters)
-    .values(firstCall)
-    .onConflictDoUpdate({ target, set: { count: sql`${quotaCounters.count} + 1` }, setWhere: lt(quotaCounters.count, sql.placeholder('limit')) })
-    .returning({ count: quotaCounters.count })
-    .prepare();
-  const read = orm
-    .select({ count: quotaCounters.count })
-    .from(quotaCounters)
-    .where(and(eq(quotaCounters.workspaceId, sql.placeholder('workspaceId')), eq(quotaCounters.period, sql.placeholder('period'))))
-    .prepare();
+  const incrementCapped = db.prepare<{ workspaceId: string; period: string; limit: number }, number>(
+    `INSERT INTO quota_counters (workspace_id, period, count) VALUES (@workspaceId, @period, 1)
+     ON CONFLICT (workspace_id, period) DO UPDATE SET count = count + 1 WHERE count < @limit
+     RETURNING count`,
+  ).pluck();
+  const read = db.prepare<{ workspaceId: string; period: string }, number>(
+    'SELECT count FROM quota_counters WHERE workspace_id = @workspaceId AND period = @period',
+  ).pluck();
+  const periodOf = monthCache();
 
   const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
     ...period,
-    used: read.get({ workspaceId, period: period.period })?.count ?? 0,
+    used: read.get({ workspaceId, period: period.period }) ?? 0,
   });
 
   return {
     countQuotaCall(workspaceId, now, limit) {
-      const period = quotaPeriod(now);
+      const period = periodOf(now);
       if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
       if (limit === null) {
-        const { count } = incrementUncapped.get({ workspaceId, period: period.period })!;
+        const count = incrementUncapped.get({ workspaceId, period: period.period })!;
         return { ...period, allowed: true, used: count, limit: null, remaining: null };
       }
       // A quota of 0 refuses every call; the insert would count the first one.
       const counted = limit > 0 ? incrementCapped.get({ workspaceId, period: period.period, limit }) : undefined;
-      if (counted) return { ...period, allowed: true, used: counted.count, limit, remaining: Math.max(0, limit - counted.count) };
+      if (counted !== undefined) return { ...period, allowed: true, used: counted, limit, remaining: Math.max(0, limit - counted) };
       const { used } = usage(workspaceId, period);
       return { ...period, allowed: false, used, limit, remaining: 0 };
     },
 
     quotaUsage(workspaceId, now) {
-      return usage(workspaceId, quotaPeriod(now));
+      return usage(workspaceId, periodOf(now));
     },
   };
 }

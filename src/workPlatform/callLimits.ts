@@ -10,7 +10,8 @@ export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 /**
  * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
- * in that order. Returns the headers every limited answer carries; throws the 429 problems.
+ * in that order and in one write transaction (one commit per call). Returns the headers every
+ * limited answer carries; throws the 429 problems once the counts are committed.
  */
 export function enforceCallLimits(
   deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; now: number },
@@ -23,7 +24,12 @@ export function enforceCallLimits(
   const limit = limits[`${rateClass}PerMinute`].inForce;
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
-  const decision = deps.rateLimiter.consume(`wp:${workspace.id}:${rateClass}`, limit, table.windowMs);
+  const { decision, quota } = deps.rateLimiter.countTogether(() => {
+    const decision = deps.rateLimiter.consume(`wp:${workspace.id}:${rateClass}`, limit, table.windowMs);
+    // A call refused by the rate limit, or made with a session, does not count against the quota.
+    const quota = decision.allowed && caller.kind === 'pat' ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
+    return { decision, quota };
+  });
   const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
   const headers: Record<string, string> = {
     'x-ratelimit-class': rateClass,
@@ -44,10 +50,7 @@ export function enforceCallLimits(
       },
     });
   }
-  if (caller.kind !== 'pat') return headers;
-
-  const quota = deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce);
-  if (quota.limit === null) return headers;
+  if (quota === undefined || quota.limit === null) return headers;
   Object.assign(headers, {
     'x-quota-limit': String(quota.limit),
     'x-quota-remaining': String(quota.remaining ?? 0),

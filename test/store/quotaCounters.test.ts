@@ -56,6 +56,10 @@ describe('quota counter store', () => {
     expect(store.countQuotaCall(workspaceId, december, 2)).toMatchObject({ allowed: true, used: 1, period: '2026-12', resetAt: Date.UTC(2027, 0, 1) });
     expect(store.quotaUsage(other, december)).toEqual({ period: '2026-12', used: 0, resetAt: Date.UTC(2027, 0, 1) });
     expect(store.quotaUsage(workspaceId, december - 1).used).toBe(2);
+    // A clock that moves back, or a year on, counts in the month it is in.
+    expect(store.countQuotaCall(workspaceId, december - 1, 3)).toMatchObject({ allowed: true, used: 3, period: '2026-11', resetAt: december });
+    expect(store.countQuotaCall(workspaceId, Date.UTC(2027, 10, 30), 3)).toMatchObject({ used: 1, period: '2027-11', resetAt: Date.UTC(2027, 11, 1) });
+    expect(store.countQuotaCall(workspaceId, december, 3)).toMatchObject({ used: 2, period: '2026-12' });
   });
 
   it('shares one count between processes: never more than the limit allowed in total', async () => {
