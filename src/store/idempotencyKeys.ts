@@ -4,9 +4,6 @@
 // BEGIN IMMEDIATE transaction (runInImmediateTransaction), so a concurrent duplicate, in this
 // process or another one on the same database, waits for the lock and then finds the record.
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
-import { idempotencyKeys } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 
 /** How long a stored answer is replayed: 24 hours per key and workspace. */
@@ -58,54 +55,33 @@ export interface IdempotencyKeyStore {
  * called inside nest as savepoints and commit or roll back with it.
  */
 export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  let transaction = immediateTransactions.get(db);
+  if (!transaction) {
+    transaction = db.transaction((body: () => unknown) => body());
+    immediateTransactions.set(db, transaction);
+  }
+  return transaction.immediate(fn) as T;
 }
 
+/** One transaction function per connection, made on first use rather than per call. */
+const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();
+
 export function createIdempotencyKeyStore(db: BetterSqlite3.Database): IdempotencyKeyStore {
-  const orm = drizzleFor(db);
-  const findLive = orm
-    .select()
-    .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.workspaceId, sql.placeholder('workspaceId')),
-        eq(idempotencyKeys.key, sql.placeholder('key')),
-        gt(idempotencyKeys.expiresAt, sql.placeholder('now')),
-      ),
-    )
-    .prepare();
-  const upsert = orm
-    .insert(idempotencyKeys)
-    .values({
-      workspaceId: sql.placeholder('workspaceId'),
-      key: sql.placeholder('key'),
-      method: sql.placeholder('method'),
-      path: sql.placeholder('path'),
-      status: sql.placeholder('status'),
-      headers: sql.placeholder('headers'),
-      body: sql.placeholder('body'),
-      createdAt: sql.placeholder('createdAt'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.workspaceId, idempotencyKeys.key],
-      set: {
-        method: sql`excluded.method`,
-        path: sql`excluded.path`,
-        status: sql`excluded.status`,
-        headers: sql`excluded.headers`,
-        body: sql`excluded.body`,
-        createdAt: sql`excluded.created_at`,
-        expiresAt: sql`excluded.expires_at`,
-      },
-      // Only an expired record may be replaced.
-      setWhere: lte(idempotencyKeys.expiresAt, sql.placeholder('createdAt')),
-    })
-    .prepare();
-  const purge = orm
-    .delete(idempotencyKeys)
-    .where(lte(idempotencyKeys.expiresAt, sql.placeholder('now')))
-    .prepare();
+  // Every keyed POST looks its key up twice and stores its answer: run on the connection directly.
+  const findLive = db.prepare<{ workspaceId: string; key: string; now: number }, Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
+    `SELECT workspace_id AS workspaceId, key, method, path, status, headers, body, created_at AS createdAt, expires_at AS expiresAt
+       FROM idempotency_keys WHERE workspace_id = @workspaceId AND key = @key AND expires_at > @now`,
+  );
+  // Only an expired record may be replaced.
+  const upsert = db.prepare<Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
+    `INSERT INTO idempotency_keys (workspace_id, key, method, path, status, headers, body, created_at, expires_at)
+     VALUES (@workspaceId, @key, @method, @path, @status, @headers, @body, @createdAt, @expiresAt)
+     ON CONFLICT (workspace_id, key) DO UPDATE SET
+       method = excluded.method, path = excluded.path, status = excluded.status, headers = excluded.headers,
+       body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+     WHERE idempotency_keys.expires_at <= excluded.created_at`,
+  );
+  const purge = db.prepare<{ now: number }>('DELETE FROM idempotency_keys WHERE expires_at <= @now');
 
   return {
     findIdempotencyRecord(workspaceId, key, now) {
