@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { apiKeys, tenants } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
@@ -13,7 +13,7 @@ export const apiKeyPrefixLength = 12;
 
 /** Lowercase hex SHA-256 of the whole key: what is stored, and what a request's key is looked up by. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export type ApiKeyState = 'active' | 'revoked' | 'expired';
@@ -77,17 +77,11 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
 
-  const findByHash = orm
-    .select({
-      id: apiKeys.id,
-      tenantId: apiKeys.tenantId,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      rateLimit: apiKeys.rateLimit,
-    })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
-    .prepare();
+  // On the connection directly: this runs on every authenticated request.
+  const findByHash = db.prepare<[string], ApiKeyRecord>(
+    `SELECT id, tenant_id AS tenantId, expires_at AS expiresAt, revoked_at AS revokedAt, rate_limit AS rateLimit
+       FROM api_keys WHERE key_hash = ?`,
+  );
 
   return {
     createApiKey({ tenantId, expiresAt = null, rateLimit = null }) {
@@ -122,7 +116,7 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
     },
 
     findApiKeyByHash(keyHash) {
-      return findByHash.get({ keyHash });
+      return findByHash.get(keyHash);
     },
 
     revokeApiKey(id) {
