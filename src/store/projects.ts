@@ -2,18 +2,17 @@
 // workspace's project is "not found"), every change bumps `version` by one and records its
 // outbox event in the same transaction.
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, count, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { projects, projectStatuses, storageLimits, tasks, type ProjectStatus } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
-  columnsByMemberName,
   keysetCondition,
   keysetOrderBy,
   prepareKeysetList,
   statementCache,
-  toPage,
+  toPageOfKeysetRows,
   type KeysetListOptions,
   type KeysetPage,
   type SortKeyDefinition,
@@ -86,6 +85,30 @@ export function toProject(row: ProjectFields): Project {
   };
 }
 
+/** What a list reads after the id and the sort key, in the order of ListedProjectRow. */
+const listedProjectColumns = {
+  name: projects.name,
+  description: projects.description,
+  status: projects.status,
+  version: projects.version,
+  createdAt: projects.createdAt,
+  updatedAt: projects.updatedAt,
+};
+type ListedProjectRow = [
+  id: string,
+  sortKey: string | number,
+  name: string,
+  description: string | null,
+  status: ProjectStatus,
+  version: number,
+  createdAt: number,
+  updatedAt: number,
+];
+
+function listedProject([id, , name, description, status, version, createdAt, updatedAt]: ListedProjectRow): Project {
+  return toProject({ id, name, description, status, version, createdAt, updatedAt });
+}
+
 const sortKeys: Record<ProjectSort, SortKeyDefinition> = {
   createdAt: { expression: projects.createdAt, keyType: 'number' },
   updatedAt: { expression: projects.updatedAt, keyType: 'number' },
@@ -150,18 +173,16 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
     .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id'))))
     .prepare();
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
-  const { workspaceId: _workspaceId, ...projectColumns } = getTableColumns(projects);
-  const listedColumns = columnsByMemberName(projectColumns);
 
   function prepareList(definition: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean) {
     const inThisWorkspace = eq(projects.workspaceId, sql.placeholder('workspaceId'));
     const query = orm
-      .select({ ...listedColumns, sortKey: sql`${definition.expression}`.as('sortKey') })
+      .select({ id: projects.id, sortKey: sql`${definition.expression}`, ...listedProjectColumns })
       .from(projects)
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, projects.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, projects.id, order))
       .limit(sql.placeholder('limit'));
-    return prepareKeysetList<ProjectFields & { sortKey: string | number }>(db, query);
+    return prepareKeysetList<ListedProjectRow>(db, query);
   }
 
   const write = immediateWriter(orm, constraintFields);
@@ -239,7 +260,7 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
         prepareList(definition, options.order, after !== null),
       );
       const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
-      return toPage(rows, options.limit, toProject);
+      return toPageOfKeysetRows(rows, options.limit, listedProject);
     },
   };
 }

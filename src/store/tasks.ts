@@ -2,7 +2,7 @@
 // workspace's task, project or user is "not found"), every change bumps `version` by one and
 // records its outbox event(s) in the same transaction.
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import {
   dueOnSortExpressionText,
   storageLimits,
@@ -16,12 +16,11 @@ import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
-  columnsByMemberName,
   keysetCondition,
   keysetOrderBy,
   prepareKeysetList,
   statementCache,
-  toPage,
+  toPageOfKeysetRows,
   type KeysetListOptions,
   type KeysetPage,
   type SortKeyDefinition,
@@ -109,6 +108,36 @@ export function toTask(row: TaskFields): Task {
   };
 }
 
+/** What a list reads after the id and the sort key, in the order of ListedTaskRow. */
+const listedTaskColumns = {
+  projectId: tasks.projectId,
+  title: tasks.title,
+  status: tasks.status,
+  priority: tasks.priority,
+  dueOn: tasks.dueOn,
+  assigneeId: tasks.assigneeId,
+  version: tasks.version,
+  createdAt: tasks.createdAt,
+  updatedAt: tasks.updatedAt,
+};
+type ListedTaskRow = [
+  id: string,
+  sortKey: string | number,
+  projectId: string,
+  title: string,
+  status: TaskStatus,
+  priority: TaskPriority,
+  dueOn: number | null,
+  assigneeId: string | null,
+  version: number,
+  createdAt: number,
+  updatedAt: number,
+];
+
+function listedTask([id, , projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt]: ListedTaskRow): Task {
+  return toTask({ id, projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt });
+}
+
 /** LOW = 1, MEDIUM = 2, HIGH = 3: what the priority sort orders by. */
 export function priorityRank(priority: TaskPriority): number {
   return taskPriorities.indexOf(priority) + 1;
@@ -179,18 +208,16 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
     .prepare();
   const remove = orm.delete(tasks).where(inWorkspace).prepare();
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
-  const { workspaceId: _workspaceId, priorityRank: _priorityRank, ...taskColumns } = getTableColumns(tasks);
-  const listedColumns = columnsByMemberName(taskColumns);
 
   function prepareList(definition: SortKeyDefinition, order: SortOrder, afterPosition: boolean) {
     const inThisWorkspace = eq(tasks.workspaceId, sql.placeholder('workspaceId'));
     const query = orm
-      .select({ ...listedColumns, sortKey: sql`${definition.expression}`.as('sortKey') })
+      .select({ id: tasks.id, sortKey: sql`${definition.expression}`, ...listedTaskColumns })
       .from(tasks)
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, tasks.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, tasks.id, order))
       .limit(sql.placeholder('limit'));
-    return prepareKeysetList<TaskFields & { sortKey: string | number }>(db, query);
+    return prepareKeysetList<ListedTaskRow>(db, query);
   }
 
   const write = immediateWriter(orm, constraintFields);
@@ -288,7 +315,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
         prepareList(definition, options.order, after !== null),
       );
       const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
-      return toPage(rows, options.limit, toTask);
+      return toPageOfKeysetRows(rows, options.limit, listedTask);
     },
   };
 }
