@@ -1,15 +1,22 @@
 // The webhook part of the bench: events committed through the task store (so the outbox and the
-// fan-out run as in production), delivered by the real worker to a local receiver that verifies
-// every signature. Throughput: N events committed at once, then drained. Latency: events committed
-// one at a time while the worker runs, from the event's commit time (its occurred_at) to receipt.
+// fan-out run as in production), delivered by the real worker process (`src/worker.ts`, as
+// `npm run worker` starts it) to a local receiver that verifies every signature. Throughput: N
+// events committed at once, then drained until every delivery is received and recorded SUCCEEDED.
+// Latency: events committed one at a time while the worker runs, from the event's commit time (its
+// occurred_at) to receipt.
+//
+// The worker is the child and the receiver stays here: the worker is what is measured, so it runs
+// as deployed, alone in its process on its own core and its own database connection (it learns of
+// commits only through the database, as beside a server). The receiver stands in for a subscriber;
+// keeping it here keeps the counts, the duplicate check and the receipt times in the process that
+// commits, so commit → receipt needs no clock shared across processes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { createJsonLogger } from '../../src/logger.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
-import { createDeliveryWorker } from '../../src/webhooks/deliveryWorker.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import type { BenchWorkspace } from './seed.js';
@@ -21,7 +28,19 @@ export interface WebhookFigures {
   latencyP50Ms: number;
   latencyP99Ms: number;
   refused: number;
+  /** Requests for an event already received (deliveries are at least once; a healthy run has none). */
+  duplicates: number;
 }
+
+export interface WebhookPhaseOptions {
+  /** Node options for the worker process, e.g. `['--cpu-prof', '--cpu-prof-dir', dir]`. */
+  workerNodeArguments?: string[];
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const STARTUP_DEADLINE_MS = 60_000;
+/** The worker's own forced exit comes 15 s after SIGTERM (the delivery timeout plus 5 s); then SIGKILL. */
+const STOP_DEADLINE_MS = 20_000;
 
 const readBody = (req: IncomingMessage) =>
   new Promise<Buffer>((resolve) => {
@@ -31,16 +50,88 @@ const readBody = (req: IncomingMessage) =>
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-export async function measureWebhooks(db: BetterSqlite3.Database, databasePath: string, workspace: BenchWorkspace, events: number): Promise<WebhookFigures> {
+interface WorkerProcess {
+  /** SIGTERM (the worker finishes its attempts in flight), SIGKILL after STOP_DEADLINE_MS. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `node --import tsx src/worker.ts` on the bench database. It opens the signing secrets with the
+ * key file of the database's folder (WEBHOOK_SECRET_KEY emptied, so a key in the bench's own
+ * environment cannot differ from the one the subscription was sealed with).
+ */
+async function startWorkerProcess(databasePath: string, nodeArguments: string[]): Promise<WorkerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArguments, '--import', 'tsx', 'src/worker.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: '', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // process.exit() (run.ts's signal handlers, a crash) skips every finally: the worker must not outlive the bench.
+  const killAtExit = () => child.kill('SIGKILL');
+  process.on('exit', killAtExit);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let startup = '';
+  let errors = '';
+  let started = false;
+  // The worker logs a line per delivery: read and drop them, or a full pipe would stall it.
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (!started) startup += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    process.off('exit', killAtExit);
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + STARTUP_DEADLINE_MS;
+      const timer = setInterval(() => {
+        if (/Webhook delivery worker wkr_\S+ started/.test(startup)) {
+          started = true;
+          startup = '';
+          clearInterval(timer);
+          resolve();
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          clearInterval(timer);
+          reject(new Error(`webhook phase: the worker exited during start-up:\n${startup}${errors}`));
+        } else if (Date.now() > deadline) {
+          clearInterval(timer);
+          reject(new Error(`webhook phase: the worker did not start within ${STARTUP_DEADLINE_MS / 1000} s:\n${startup}${errors}`));
+        }
+      }, 20);
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { stop };
+}
+
+export async function measureWebhooks(
+  db: BetterSqlite3.Database,
+  databasePath: string,
+  workspace: BenchWorkspace,
+  events: number,
+  options: WebhookPhaseOptions = {},
+): Promise<WebhookFigures> {
   const secretBox = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(databasePath) });
   const received = new Map<string, number>();
   let refused = 0;
+  let duplicates = 0;
   let secret = '';
   const receiver = createServer((req, res) => {
     void readBody(req).then((body) => {
       try {
         const event = verifyWebhook(body, req.headers, secret);
-        if (!received.has(event.id)) received.set(event.id, Date.now());
+        if (received.has(event.id)) duplicates += 1;
+        else received.set(event.id, Date.now());
         res.writeHead(204).end();
       } catch {
         refused += 1;
@@ -55,36 +146,39 @@ export async function measureWebhooks(db: BetterSqlite3.Database, databasePath: 
   secret = created.secret;
   const tasks = createTaskStore(db);
   const actor = { id: workspace.ownerId, kind: 'USER' as const };
-  const quietLogger = createJsonLogger({ out: () => {}, err: (line) => process.stderr.write(line) });
-  const worker = createDeliveryWorker({ db, secretBox, logger: quietLogger, allowLoopback: true });
+  const succeeded = db.prepare(`SELECT count(*) AS count FROM webhook_deliveries WHERE subscription_id = ? AND status = 'SUCCEEDED'`);
+  const recordedSucceeded = () => (succeeded.get(created.webhook.id) as { count: number }).count;
 
   // A deadline, so that a worker that stops delivering breaks the bench instead of hanging it.
-  const waitFor = async (count: number, what: string) => {
+  const waitFor = async (condition: () => boolean, count: number, what: string) => {
     const deadline = Date.now() + Math.max(60_000, count * 20);
-    while (received.size + refused < count) {
-      if (Date.now() > deadline) throw new Error(`webhook phase: ${received.size + refused} of ${count} ${what} arrived before the deadline`);
+    while (!condition()) {
+      if (Date.now() > deadline) {
+        throw new Error(`webhook phase: ${received.size + refused} of ${count} ${what} arrived, ${recordedSucceeded()} recorded, before the deadline`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   };
+  const worker = await startWorkerProcess(databasePath, options.workerNodeArguments ?? []);
   try {
+    // Immediate: the worker writes meanwhile, and a deferred transaction could not take the write lock.
     db.transaction(() => {
       for (let index = 0; index < events; index += 1) tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Webhook bench ${index}` }, actor);
-    })();
+    }).immediate();
     const started = performance.now();
-    worker.start();
-    await waitFor(events, 'deliveries');
+    await waitFor(() => received.size + refused >= events, events, 'deliveries');
+    // Done means durable: every attempt recorded, as a crash after receipt would otherwise repeat it.
+    await waitFor(() => recordedSucceeded() >= events, events, 'deliveries (recorded)');
     const seconds = (performance.now() - started) / 1000;
 
     const latencyEvents = Math.min(500, events);
     const latencyTasks = new Set<string>();
-    const before = received.size;
+    const before = received.size + refused;
     for (let index = 0; index < latencyEvents; index += 1) {
-      db.transaction(() => {
-        latencyTasks.add(tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor).id);
-      })();
+      latencyTasks.add(tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor).id);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    await waitFor(before + latencyEvents, 'deliveries (latency part)');
+    await waitFor(() => received.size + refused >= before + latencyEvents, before + latencyEvents, 'deliveries (latency part)');
     const rows = db
       .prepare(
         `SELECT id, occurred_at AS occurredAt, json_extract(payload, '$.data.object.id') AS taskId FROM events WHERE type = 'task.created' AND workspace_id = ?`,
@@ -102,6 +196,7 @@ export async function measureWebhooks(db: BetterSqlite3.Database, databasePath: 
       latencyP50Ms: percentile(latencies, 50),
       latencyP99Ms: percentile(latencies, 99),
       refused,
+      duplicates,
     };
   } finally {
     await worker.stop();
