@@ -18,6 +18,8 @@ export const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const FAILING_AFTER_CONSECUTIVE_EVENTS = 3;
 /** Rows deleted per statement by the purges, so that no purge holds the write lock for long. */
 const PURGE_BATCH = 1000;
+/** Opened signing secrets a store keeps (two per subscription during a rotation's overlap); the oldest go first. */
+const OPENED_SECRETS_KEPT = 10_000;
 
 /** The attempt error codes of the contract's WebhookDeliveryAttempt. */
 export const attemptErrorCodes = ['timeout', 'connection-failed', 'dns-failure', 'forbidden-address', 'tls-failure'] as const;
@@ -76,6 +78,15 @@ export interface RecordedAttempt {
   disabled?: WebhookDisabledCode;
 }
 
+export interface AttemptToRecord {
+  claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount' | 'leaseToken'>;
+  outcome: AttemptOutcome;
+  /** A random number in [0, 1): the retry jitter. */
+  jitter: number;
+}
+
+export type RecordingResult = { recorded: RecordedAttempt } | { lost: true } | { error: unknown };
+
 export interface WebhookDeliveryStoreOptions {
   secretBox: SecretBox;
   now?: () => number;
@@ -95,6 +106,15 @@ export interface WebhookDeliveryStore {
    * meanwhile. `jitter` is a random number in [0, 1).
    */
   recordAttempt(claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount' | 'leaseToken'>, outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined;
+  /**
+   * Records several attempts in one transaction (BEGIN IMMEDIATE), each as `recordAttempt` would,
+   * in a savepoint of its own: the answers are in the order given, one per attempt. An attempt
+   * whose claim was lost answers `{ lost: true }`, one whose statements failed `{ error }` (its
+   * savepoint rolled back, nothing of it written, its claim left to expire); the others are
+   * written. Throws, with nothing written, when the transaction itself fails (the write lock not
+   * obtained within the busy timeout, the commit failed).
+   */
+  recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[];
   /**
    * Opens one stored sealed secret (the oldest subscription's): undefined when it opens or no
    * subscription exists, else the subscription and the problem. A worker whose WEBHOOK_SECRET_KEY
@@ -169,6 +189,12 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       ),
     )
     .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner })
+    .prepare();
+  const anyClaimable = orm
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(claimable(sql.placeholder('now')))
+    .limit(1)
     .prepare();
   const claimedDetails = orm
     .select({
@@ -306,11 +332,25 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
 
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
 
+  // Keyed by the sealed value itself (a fresh IV at every seal): a rotated or replaced secret is
+  // another key, so an entry can never outlive the secret it was opened from. Memory only.
+  const openedSecrets = new Map<string, string>();
+  function openSecret(sealed: string, subscriptionId: string): string {
+    const key = `${subscriptionId} ${sealed}`;
+    let secret = openedSecrets.get(key);
+    if (secret === undefined) {
+      secret = secretBox.open(sealed, subscriptionId);
+      if (openedSecrets.size >= OPENED_SECRETS_KEPT) openedSecrets.delete(openedSecrets.keys().next().value!);
+      openedSecrets.set(key, secret);
+    }
+    return secret;
+  }
+
   function openSecrets(row: { subscriptionId: string; sealedSecret: string; sealedPreviousSecret: string | null; previousSecretExpiresAt: number | null }, at: number) {
     try {
-      const secrets = [secretBox.open(row.sealedSecret, row.subscriptionId)];
+      const secrets = [openSecret(row.sealedSecret, row.subscriptionId)];
       if (row.sealedPreviousSecret !== null && row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > at) {
-        secrets.push(secretBox.open(row.sealedPreviousSecret, row.subscriptionId));
+        secrets.push(openSecret(row.sealedPreviousSecret, row.subscriptionId));
       }
       return { secrets };
     } catch (error) {
@@ -322,6 +362,86 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     const changed = disable.run({ id: subscriptionId, code, message, now: at }).changes > 0;
     if (changed) cancelPending.run({ subscriptionId, now: at });
     return changed;
+  }
+
+  /** One attempt's rows; undefined when the claim no longer holds the delivery. Runs inside the batch's transaction only. */
+  function recordOne(claimed: AttemptToRecord['claimed'], outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined {
+    const held = heldDelivery.get({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
+    if (!held) return undefined;
+    const at = now();
+    const number = held.attemptCount + 1;
+    const succeeded = isSuccess(outcome);
+    let status: WebhookDeliveryStatus;
+    let next: number | null = null;
+    let disabled: WebhookDisabledCode | undefined;
+
+    if (succeeded) {
+      status = 'SUCCEEDED';
+      // A success resets the count, a replay's too: the subscriber answers again.
+      if (held.consecutiveFailedEvents !== 0) setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: 0 });
+    } else if (outcome.statusCode === 410) {
+      status = 'FAILED';
+    } else {
+      const workspace = workspaces.getWorkspace(held.workspaceId);
+      const delaysSeconds = workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [];
+      next = nextAttemptAt({
+        delaysSeconds,
+        failedAttemptNumber: number,
+        nowMs: at,
+        jitter,
+        statusCode: outcome.statusCode,
+        retryAfter: outcome.retryAfter ?? null,
+      });
+      status = next === null ? 'FAILED' : 'PENDING';
+    }
+
+    updateDelivery.run({ id: claimed.id, status, attemptCount: number, nextAttemptAt: next, completedAt: status === 'PENDING' ? null : at });
+    insertAttempt.run({
+      deliveryId: claimed.id,
+      number,
+      attemptedAt: outcome.attemptedAt,
+      durationMs: Math.max(0, Math.round(outcome.durationMs)),
+      statusCode: outcome.statusCode,
+      errorCode: outcome.error?.code ?? null,
+      errorMessage: outcome.error?.message ?? null,
+      succeeded: succeeded ? 1 : 0,
+      nextAttemptAt: next,
+    });
+
+    if (outcome.statusCode === 410) {
+      const message = `The subscriber answered 410 Gone to delivery ${claimed.id} at ${new Date(at).toISOString()}.`;
+      if (disableSubscription(held.subscriptionId, 'GONE', message, at)) disabled = 'GONE';
+    } else if (status === 'FAILED' && !held.replay) {
+      // Replays are not counted: replaying one event to a flaky receiver must not disable it.
+      const failedInARow = held.consecutiveFailedEvents + 1;
+      setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: failedInARow });
+      if (failedInARow >= FAILING_AFTER_CONSECUTIVE_EVENTS) {
+        const message =
+          `${failedInARow} events in a row failed for the whole retry schedule; the last, delivery ${claimed.id}, ` +
+          `ended with ${describeOutcome(outcome)} at ${new Date(at).toISOString()}.`;
+        if (disableSubscription(held.subscriptionId, 'FAILING', message, at)) disabled = 'FAILING';
+      }
+    }
+    return { number, succeeded, status, nextAttemptAt: next, ...(disabled ? { disabled } : {}) };
+  }
+  // Inside the batch's transaction this is a savepoint: a failing attempt takes back its own rows only.
+  const recordInSavepoint = db.transaction(recordOne);
+
+  function recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[] {
+    if (attempts.length === 0) return [];
+    return immediate(() =>
+      attempts.map(({ claimed, outcome, jitter }): RecordingResult => {
+        try {
+          const recorded = recordInSavepoint(claimed, outcome, jitter);
+          return recorded ? { recorded } : { lost: true };
+        } catch (error) {
+          // SQLite rolls the whole transaction back on some errors (a full disk…): then nothing
+          // of this batch may be written, the attempts before this one included.
+          if (!db.inTransaction) throw error;
+          return { error };
+        }
+      }),
+    );
   }
 
   function purgeInBatches(statement: { run(values: { before: number }): { changes: number } }, before: number): number {
@@ -338,6 +458,8 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       if (!Number.isInteger(limit) || limit < 1) return [];
       const at = now();
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
+      // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
+      if (anyClaimable.get({ now: at }) === undefined) return [];
       return immediate(() => {
         cancelDueOfDisabled.run({ now: at });
         const claimed = lease.all({ owner, leaseExpiresAt, now: at, limit });
@@ -362,66 +484,12 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     },
 
     recordAttempt(claimed, outcome, jitter) {
-      return immediate(() => {
-        const held = heldDelivery.get({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
-        if (!held) return undefined;
-        const at = now();
-        const number = held.attemptCount + 1;
-        const succeeded = isSuccess(outcome);
-        let status: WebhookDeliveryStatus;
-        let next: number | null = null;
-        let disabled: WebhookDisabledCode | undefined;
-
-        if (succeeded) {
-          status = 'SUCCEEDED';
-          // A success resets the count, a replay's too: the subscriber answers again.
-          if (held.consecutiveFailedEvents !== 0) setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: 0 });
-        } else if (outcome.statusCode === 410) {
-          status = 'FAILED';
-        } else {
-          const workspace = workspaces.getWorkspace(held.workspaceId);
-          const delaysSeconds = workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [];
-          next = nextAttemptAt({
-            delaysSeconds,
-            failedAttemptNumber: number,
-            nowMs: at,
-            jitter,
-            statusCode: outcome.statusCode,
-            retryAfter: outcome.retryAfter ?? null,
-          });
-          status = next === null ? 'FAILED' : 'PENDING';
-        }
-
-        updateDelivery.run({ id: claimed.id, status, attemptCount: number, nextAttemptAt: next, completedAt: status === 'PENDING' ? null : at });
-        insertAttempt.run({
-          deliveryId: claimed.id,
-          number,
-          attemptedAt: outcome.attemptedAt,
-          durationMs: Math.max(0, Math.round(outcome.durationMs)),
-          statusCode: outcome.statusCode,
-          errorCode: outcome.error?.code ?? null,
-          errorMessage: outcome.error?.message ?? null,
-          succeeded: succeeded ? 1 : 0,
-          nextAttemptAt: next,
-        });
-
-        if (outcome.statusCode === 410) {
-          const message = `The subscriber answered 410 Gone to delivery ${claimed.id} at ${new Date(at).toISOString()}.`;
-          if (disableSubscription(held.subscriptionId, 'GONE', message, at)) disabled = 'GONE';
-        } else if (status === 'FAILED' && !held.replay) {
-          // Replays are not counted: replaying one event to a flaky receiver must not disable it.
-          const failedInARow = held.consecutiveFailedEvents + 1;
-          setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: failedInARow });
-          if (failedInARow >= FAILING_AFTER_CONSECUTIVE_EVENTS) {
-            const message =
-              `${failedInARow} events in a row failed for the whole retry schedule; the last, delivery ${claimed.id}, ` +
-              `ended with ${describeOutcome(outcome)} at ${new Date(at).toISOString()}.`;
-            if (disableSubscription(held.subscriptionId, 'FAILING', message, at)) disabled = 'FAILING';
-          }
-        }
-        return { number, succeeded, status, nextAttemptAt: next, ...(disabled ? { disabled } : {}) };
-      });
+      const [result] = recordAttempts([{ claimed, outcome, jitter }]);
+      if ('error' in result!) throw result.error;
+      return 'recorded' in result! ? result.recorded : undefined;
     },
+
+    recordAttempts,
 
     sealedSecretProblem() {
       const row = oldestSealedSecret.get();
