@@ -3,7 +3,7 @@ import { createJsonLogger } from './logger.js';
 import { startScheduledJobs } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
-import { createDeliveryWorker, DEFAULT_RETRY_SWEEP, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 
@@ -11,10 +11,11 @@ const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'WEBHOOK_SECRET_KEY', 'WEBHOO
 
 const HELP = `Usage: npm run worker
 
-Runs the webhook delivery worker alone, on the database of DATABASE_PATH: it claims due deliveries
-(${DELIVERY_LEASE_MS / 1000}-second leases), POSTs each signed at sending, and records every attempt and the retry
-schedule in the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may
-share one database; each attempt is made by one of them. Start the servers with WEBHOOK_WORKER=off
+Runs the webhook delivery worker alone, on the database of DATABASE_PATH: it claims deliveries
+(${DELIVERY_LEASE_MS / 1000}-second leases) within ${DEFAULT_COMMIT_POLL_MS} ms of the commit that queued them and due retries
+every second, POSTs each signed at sending, and records every attempt and the retry schedule in
+the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may share one
+database; each attempt is made by one of them. Start the servers with WEBHOOK_WORKER=off
 to deliver from workers only. SIGTERM or SIGINT stops claiming and waits for the attempts in flight
 (at most ${DELIVERY_TIMEOUT_MS / 1000} s each).
 
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       '',
       `Webhook delivery worker ${worker.workerId} started`,
       `  database:      ${config.databasePath}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events at once when this process commits them`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       '',
     ].join('\n') + '\n',

@@ -17,6 +17,14 @@ import type { ResolvedAddress } from './targetGuard.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/**
+ * How long an idle kept-alive connection waits for the next attempt to the same target: under the
+ * 5-second keep-alive timeout of Node's own servers (and most others), so that we hang up before
+ * the subscriber does. A shorter `Keep-Alive: timeout=` hint from the subscriber is honoured.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+/** Targets whose agent is kept; beyond this the least recently used one is dropped (its idle connections close on their own). */
+const AGENTS_KEPT = 1_000;
 
 export interface DeliveryRequest {
   url: URL;
@@ -27,6 +35,8 @@ export interface DeliveryRequest {
   maxResponseBytes?: number;
   /** Extra trusted certificate authorities (tests with a local TLS receiver). */
   ca?: string | Buffer | Array<string | Buffer>;
+  /** Connections kept alive between attempts (see {@link createDeliveryAgents}); a new connection per attempt when absent. */
+  agents?: DeliveryAgents;
   /** Called once reading the answer's body has stopped (its end, the limit, the deadline or an error), with the bytes read. */
   onBodyDone?: (bytesRead: number) => void;
 }
@@ -85,8 +95,69 @@ export function classifyRequestError(error: Error, { tls, timeoutMs }: { tls: bo
   return { code: 'connection-failed', message: messageOf(error) };
 }
 
-export function sendDeliveryRequest(request: DeliveryRequest): Promise<DeliveryResponse> {
+export interface DeliveryAgents {
+  /** The keep-alive agent of one target: its origin and the exact set of checked addresses it may connect to. */
+  agentFor(url: URL, addresses: readonly ResolvedAddress[]): http.Agent;
+  /** Closes every connection, in use or idle (once no attempt is in flight). */
+  destroy(): void;
+}
+
+/**
+ * Keep-alive agents, one per origin and set of checked addresses: a connection is reused only for
+ * a target that resolved to the very addresses it was opened to, so a kept connection never
+ * carries an attempt past the target check of that attempt's own resolution.
+ */
+export function createDeliveryAgents(): DeliveryAgents {
+  const agents = new Map<string, http.Agent>();
+  return {
+    agentFor(url, addresses) {
+      const key = `${url.protocol}//${url.host} ${addresses
+        .map(({ address }) => address)
+        .sort()
+        .join(' ')}`;
+      let agent = agents.get(key);
+      if (agent) {
+        agents.delete(key);
+      } else {
+        const options: http.AgentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' };
+        agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+        // Not destroyed: that would end attempts in flight on it. Its idle connections time out.
+        if (agents.size >= AGENTS_KEPT) agents.delete(agents.keys().next().value!);
+      }
+      agents.set(key, agent);
+      return agent;
+    },
+    destroy() {
+      for (const agent of agents.values()) agent.destroy();
+      agents.clear();
+    },
+  };
+}
+
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+export async function sendDeliveryRequest(request: DeliveryRequest): Promise<DeliveryResponse> {
+  const started = performance.now();
   const timeoutMs = request.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const agent = request.agents?.agentFor(request.url, request.addresses);
+  const first = await sendOnce(request, agent ?? false, timeoutMs);
+  // A kept-alive connection the subscriber closed as we reused it: the request never reached an
+  // answer on it. Once more on a new connection, within what is left of the same deadline.
+  if (first.resetOnReusedConnection) {
+    const left = Math.floor(timeoutMs - (performance.now() - started));
+    if (left > 0) {
+      const second = await sendOnce(request, false, left);
+      return { ...second.response, durationMs: Math.round(performance.now() - started) };
+    }
+  }
+  return { ...first.response, durationMs: Math.round(performance.now() - started) };
+}
+
+function sendOnce(
+  request: DeliveryRequest,
+  agent: http.Agent | false,
+  timeoutMs: number,
+): Promise<{ response: Omit<DeliveryResponse, 'durationMs'>; resetOnReusedConnection: boolean }> {
   const maxResponseBytes = request.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const { url, addresses } = request;
   const tls = url.protocol === 'https:';
@@ -113,19 +184,18 @@ export function sendDeliveryRequest(request: DeliveryRequest): Promise<DeliveryR
     port: url.port === '' ? (tls ? 443 : 80) : Number(url.port),
     path: `${url.pathname}${url.search}`,
     headers: { ...request.headers, 'content-length': String(request.body.length) },
-    agent: false,
+    agent,
     // An IP literal is connected to as is (Node never looks it up); a name only through the pinned lookup.
     ...(isIP(hostname) === 0 ? { lookup: pinnedLookup as unknown as https.RequestOptions['lookup'] } : {}),
     ...(tls && request.ca !== undefined ? { ca: request.ca } : {}),
   };
 
-  const started = performance.now();
-  return new Promise<DeliveryResponse>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false;
-    const finish = (response: Omit<DeliveryResponse, 'durationMs'>) => {
+    const finish = (response: Omit<DeliveryResponse, 'durationMs'>, resetOnReusedConnection = false) => {
       if (settled) return;
       settled = true;
-      resolve({ ...response, durationMs: Math.round(performance.now() - started) });
+      resolve({ response, resetOnReusedConnection });
     };
     const req = (tls ? https : http).request(options, (res) => {
       const retryAfter = res.headers['retry-after'];
@@ -149,7 +219,9 @@ export function sendDeliveryRequest(request: DeliveryRequest): Promise<DeliveryR
     const deadline = setTimeout(() => req.destroy(new DeliveryTimeout()), timeoutMs);
     req.on('error', (error) => {
       clearTimeout(deadline);
-      finish({ statusCode: null, retryAfter: null, error: classifyRequestError(error, { tls, timeoutMs }) });
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      const reset = req.reusedSocket && !(error instanceof DeliveryTimeout) && RESET_CODES.has(code);
+      finish({ statusCode: null, retryAfter: null, error: classifyRequestError(error, { tls, timeoutMs }) }, reset);
     });
     req.end(request.body);
   });

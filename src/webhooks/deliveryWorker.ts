@@ -10,12 +10,14 @@ import {
   describeOutcome,
   type AttemptError,
   type AttemptOutcome,
+  type AttemptToRecord,
   type ClaimedDelivery,
   type RecordedAttempt,
+  type RecordingResult,
   type WebhookDeliveryStore,
   WEBHOOK_LOG_RETENTION_MS,
 } from '../store/webhookDeliveries.js';
-import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, sendDeliveryRequest, type DeliveryRequest } from './deliveryRequest.js';
+import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, sendDeliveryRequest, type DeliveryRequest } from './deliveryRequest.js';
 import type { SecretBox } from './secretBox.js';
 import { deliveryHeaders } from './signing.js';
 import { checkTargetUrl, resolveAndCheck, type LookupAll } from './targetGuard.js';
@@ -48,6 +50,12 @@ export interface DeliveryWorkerOptions {
    * false for none (deliveries then go out only when a commit on this connection wakes it).
    */
   retrySweep?: string | false;
+  /**
+   * How often a started worker looks whether other connections (servers, other processes) have
+   * committed (PRAGMA data_version, a read of shared memory), in milliseconds, to look for
+   * deliveries at once instead of at the next sweep; false for never.
+   */
+  commitPollMs?: number | false;
   timeoutMs?: number;
   maxResponseBytes?: number;
   /** Extra trusted certificate authorities (tests with a local TLS receiver). */
@@ -102,6 +110,8 @@ export function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliverySt
 }
 /** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
 export const DEFAULT_RETRY_SWEEP = '* * * * * *';
+/** A worker apart from the server learns of new events within this many milliseconds. */
+export const DEFAULT_COMMIT_POLL_MS = 10;
 
 /** The URL as far as a log may show it: the path and query can carry a subscriber's token. */
 function loggableTarget(url: string): string {
@@ -118,12 +128,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const workerId = options.workerId ?? newId('wkr', cryptoRandomBytes);
   const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
   const retrySweep = options.retrySweep ?? DEFAULT_RETRY_SWEEP;
+  const commitPollMs = options.commitPollMs ?? DEFAULT_COMMIT_POLL_MS;
   if (retrySweep !== false && !validate(retrySweep)) throw new RangeError(`retrySweep is not a cron expression: ${retrySweep}`);
+  if (commitPollMs !== false && !(Number.isInteger(commitPollMs) && commitPollMs >= 1)) throw new RangeError('commitPollMs must be a whole number ≥ 1, or false');
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const { logger, allowLoopback } = options;
   const store = createWebhookDeliveryStore(options.db, { secretBox: options.secretBox, now });
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
+  const agents = createDeliveryAgents();
 
   type LogLine = Record<string, unknown>;
   /** An attempt made (its outcome to record), or not made: nothing to record, the claim is left to expire. */
@@ -185,6 +198,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       // What is left of the attempt's budget after the lookup.
       timeoutMs: Math.max(1, Math.floor(deadline - performance.now())),
       maxResponseBytes,
+      agents,
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
     });
     return {
@@ -196,6 +210,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         retryAfter: response.retryAfter,
       },
     };
+  }
+
+  // Attempts that ended during one turn of the event loop are recorded together, in one
+  // transaction, on the next: an outcome waits in memory for that turn only, and a crash meanwhile
+  // leaves the delivery claimed, to be attempted again once the lease expires.
+  let toRecord: Array<AttemptToRecord & { done: (result: RecordingResult) => void }> = [];
+  function recordSoon(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordingResult> {
+    if (toRecord.length === 0) setImmediate(recordEnded);
+    return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
+  }
+  function recordEnded(): void {
+    const batch = toRecord;
+    toRecord = [];
+    let results: RecordingResult[];
+    try {
+      results = store.recordAttempts(batch);
+    } catch (error) {
+      results = batch.map(() => ({ error }));
+    }
+    batch.forEach(({ done }, index) => done(results[index]!));
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<RecordedAttempt | undefined> {
@@ -228,11 +262,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return undefined;
     }
     const { outcome } = sent;
-    const recorded = store.recordAttempt(delivery, outcome, random());
-    if (!recorded) {
+    const result = await recordSoon(delivery, outcome);
+    if ('error' in result) {
+      // Nothing of this attempt was written: the delivery stays claimed and is attempted again
+      // once the lease expires (the subscriber may see the event twice, never lose it).
+      logger.error('webhook attempt not recorded', { ...fields, outcome: describeOutcome(outcome), error: result.error });
+      return undefined;
+    }
+    if ('lost' in result) {
       logger.warn('webhook attempt not recorded: the claim was lost', { ...fields, outcome: describeOutcome(outcome) });
       return undefined;
     }
+    const { recorded } = result;
     const line = {
       ...fields,
       statusCode: outcome.statusCode,
@@ -253,6 +294,28 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let sweep: ScheduledTask | undefined;
   let wakeScheduled = false;
   let unsubscribe: (() => void) | undefined;
+  let commitPoll: NodeJS.Timeout | undefined;
+
+  /** Wakes the worker whenever another connection has committed since the last look. */
+  function pollOtherCommits(intervalMs: number): NodeJS.Timeout {
+    // Changes only with other connections' commits, this worker's own claims and records excluded.
+    const dataVersion = options.db.prepare('PRAGMA data_version').pluck();
+    let seen = dataVersion.get();
+    const timer = setInterval(() => {
+      let version: unknown;
+      try {
+        version = dataVersion.get();
+      } catch {
+        return; // a closed database: the worker is being stopped
+      }
+      if (version !== seen) {
+        seen = version;
+        wake();
+      }
+    }, intervalMs);
+    // The sweep, not this, keeps a worker process alive.
+    return timer.unref();
+  }
 
   function pump(): void {
     while (running && inFlight.size < concurrency) {
@@ -270,7 +333,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
           .finally(() => {
             inFlight.delete(task);
-            pump();
+            // Not pump(): the attempts ending in this turn make room together, filled by one claim.
+            wake();
           });
         inFlight.add(task);
       }
@@ -306,17 +370,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = true;
       unsubscribe = onDeliveriesQueued(options.db, wake);
       if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
-      logger.info('webhook worker started', { workerId, concurrency, retrySweep, timeoutMs });
+      if (commitPollMs !== false) commitPoll = pollOtherCommits(commitPollMs);
+      logger.info('webhook worker started', { workerId, concurrency, retrySweep, commitPollMs, timeoutMs });
       pump();
     },
 
     async stop() {
       if (!running) return;
       running = false;
+      clearInterval(commitPoll);
+      commitPoll = undefined;
       await sweep?.destroy();
       sweep = undefined;
       unsubscribe?.();
       await Promise.allSettled([...inFlight]);
+      agents.destroy();
       logger.info('webhook worker stopped', { workerId });
     },
 
