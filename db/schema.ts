@@ -76,6 +76,11 @@ export const portfolios = sqliteTable(
     /** The whole `PortfolioResponse` JSON (published items only), rebuilt on every import. */
     documentJson: text('document_json').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * Changes on every write of the row (two writes can share a millisecond, so updatedAt cannot
+     * tell them apart); readers keep encoded answers for as long as it stays the same.
+     */
+    revision: integer('revision').notNull().default(0),
   },
   (table) => [check('portfolios_published_boolean', sql`${table.published} IN (0, 1)`)],
 );

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv2020 } from '../contract/ajv.js';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { assets, portfolioItems, portfolios, tenants, type PortfolioItemKind } from '../../db/schema.js';
 import { drizzleFor } from '../store/drizzle.js';
 import { StoreError } from '../store/errors.js';
@@ -649,6 +649,14 @@ export interface ImportOptions {
 }
 
 /**
+ * The revision of a newly created portfolio row. Random rather than 1: a row deleted with its tenant
+ * and created again must not repeat a revision that a reader may still hold an answer for.
+ */
+function firstRevision(randomBytes: RandomBytes): number {
+  return Buffer.from(randomBytes(6)).readUIntBE(0, 6);
+}
+
+/**
  * Replaces the tenant's whole portfolio with `document` (parsed JSON in import format) in one
  * transaction. Throws PortfolioImportError listing every problem of an invalid document, or
  * StoreError('tenant_not_found'); in both cases nothing is written.
@@ -662,7 +670,8 @@ export function importPortfolio(
 ): ImportSummary {
   const problems = validatePortfolioDocument(document);
   if (problems.length > 0) throw new PortfolioImportError(problems);
-  const normalized = normalizePortfolioDocument(document as PortfolioDocumentInput, options.randomBytes);
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const normalized = normalizePortfolioDocument(document as PortfolioDocumentInput, randomBytes);
   const updatedAt = now();
   const rendered = renderPortfolio(normalized, updatedAt);
   const orm = drizzleFor(db);
@@ -682,8 +691,8 @@ export function importPortfolio(
         updatedAt,
       };
       tx.insert(portfolios)
-        .values(portfolioRow)
-        .onConflictDoUpdate({ target: portfolios.tenantId, set: portfolioRow })
+        .values({ ...portfolioRow, revision: firstRevision(randomBytes) })
+        .onConflictDoUpdate({ target: portfolios.tenantId, set: { ...portfolioRow, revision: sql`${portfolios.revision} + 1` } })
         .run();
       normalized.assets.forEach((asset, position) => {
         tx.insert(assets)

@@ -1,0 +1,1 @@
+ALTER TABLE `portfolios` ADD `revision` integer DEFAULT 0 NOT NULL;
