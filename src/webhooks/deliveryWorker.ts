@@ -220,16 +220,34 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (toRecord.length === 0) setImmediate(recordEnded);
     return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
   }
+  // The room the recorded attempts leave is claimed in the same transaction: one write
+  // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
+  const recordAndClaim = options.db.transaction((batch: AttemptToRecord[], room: number) => {
+    const results = store.recordAttempts(batch);
+    let claimed: ClaimedDelivery[] = [];
+    if (room > 0) {
+      try {
+        claimed = store.claimDue(workerId, room);
+      } catch (error) {
+        logger.error('webhook claim failed', { workerId, error });
+      }
+    }
+    return { results, claimed };
+  });
   function recordEnded(): void {
     const batch = toRecord;
     toRecord = [];
+    // The batch's attempts still count in inFlight; their slots are free once they are recorded.
+    const room = running ? concurrency - inFlight.size + batch.length : 0;
     let results: RecordingResult[];
+    let claimed: ClaimedDelivery[] = [];
     try {
-      results = store.recordAttempts(batch);
+      ({ results, claimed } = recordAndClaim.immediate(batch, room));
     } catch (error) {
       results = batch.map(() => ({ error }));
     }
     batch.forEach(({ done }, index) => done(results[index]!));
+    for (const delivery of claimed) startAttempt(delivery);
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<RecordedAttempt | undefined> {
@@ -328,17 +346,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         return;
       }
       if (batch.length === 0) return;
-      for (const delivery of batch) {
-        const task = attempt(delivery)
-          .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
-          .finally(() => {
-            inFlight.delete(task);
-            // Not pump(): the attempts ending in this turn make room together, filled by one claim.
-            wake();
-          });
-        inFlight.add(task);
-      }
+      for (const delivery of batch) startAttempt(delivery);
     }
+  }
+
+  function startAttempt(delivery: ClaimedDelivery): void {
+    const task = attempt(delivery)
+      .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
+      .finally(() => {
+        inFlight.delete(task);
+        // Not pump(): the attempts ending in this turn make room together, filled by one claim.
+        wake();
+      });
+    inFlight.add(task);
   }
 
   function wake(): void {
