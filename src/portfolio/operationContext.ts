@@ -9,9 +9,12 @@ type SuccessContent<Op extends PortfolioOperationId> = operations[Op]['responses
 /** Query parameters after validation: coerced, and with the contract's defaults filled in. */
 export type QueryOf<Op extends PortfolioOperationId> = Required<NonNullable<Parameters<Op>['query']>>;
 export type PathParamsOf<Op extends PortfolioOperationId> = NonNullable<Parameters<Op>['path']>;
-/** The 200 body the contract declares: a JSON schema type, or text for other media types. */
+/**
+ * The 200 body the contract declares: a JSON schema type, or that type already serialized (text,
+ * or bytes encoded once and reused), or text for other media types.
+ */
 export type SuccessBodyOf<Op extends PortfolioOperationId> =
-  SuccessContent<Op> extends { 'application/json': infer Body } ? Body | string : SuccessContent<Op>[keyof SuccessContent<Op>];
+  SuccessContent<Op> extends { 'application/json': infer Body } ? Body | string | Buffer : SuccessContent<Op>[keyof SuccessContent<Op>];
 
 /** What a portfolio operation handler sees: the caller's tenant, validated parameters and the store. */
 export interface PortfolioContext<Op extends PortfolioOperationId> {

@@ -1,6 +1,10 @@
 // The read side of published portfolios, used by the request handlers. Everything served was
 // rendered at import (sanitized, assets resolved), so a read is one or two indexed selects of
 // JSON text and a parse; every statement is prepared once per database connection.
+//
+// Answers are also kept encoded, per tenant, for as long as the portfolio's revision stays the
+// same: each call first reads the revision (one indexed select), so a write by any connection or
+// process is served on the next call. Every write of a portfolio (importPortfolio) changes it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { portfolioItems, portfolios } from '../../db/schema.js';
@@ -22,8 +26,10 @@ export interface PageRequest {
 export interface PortfolioReader {
   /** The whole published portfolio; undefined when the tenant has no published portfolio. */
   publishedDocument(tenantId: string): PortfolioResponse | undefined;
-  /** The same as JSON text, for callers that send it without parsing. */
+  /** The same as JSON text. */
   publishedDocumentJson(tenantId: string): string | undefined;
+  /** The same as UTF-8 JSON bytes, kept per revision. */
+  publishedDocumentBytes(tenantId: string): Buffer | undefined;
   /** Undefined when the tenant has no published portfolio. */
   profile(tenantId: string): ProfileItem | undefined;
   /**
@@ -36,8 +42,32 @@ export interface PortfolioReader {
     kind: K,
     page: PageRequest,
   ): { items: ListedItemByKind[K][]; total: number } | undefined;
+  /**
+   * One page as `encode` turns it into the answer's bytes, kept per revision and page: `encode`
+   * must depend on nothing but its argument and the page. Undefined as for `listPublished`.
+   */
+  encodedListPage<K extends PortfolioItemKind>(
+    tenantId: string,
+    kind: K,
+    page: PageRequest,
+    encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
+  ): Buffer | undefined;
   /** Undefined when the tenant has no published portfolio, or the item is missing or unpublished. */
   publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string): SlugItemByKind[K] | undefined;
+  /** The same as UTF-8 JSON bytes, kept per revision. */
+  publishedBySlugBytes(tenantId: string, kind: SlugKind, slug: string): Buffer | undefined;
+}
+
+/**
+ * How many bytes of answers are kept per tenant. Past it the tenant's answers are dropped and kept
+ * again from scratch, so a caller walking through every page cannot grow memory without bound.
+ */
+export const keptAnswerBytesPerTenant = 4 * 1024 * 1024;
+
+interface KeptAnswers {
+  revision: number;
+  byQuery: Map<string, Buffer>;
+  bytes: number;
 }
 
 const readers = new WeakMap<BetterSqlite3.Database, PortfolioReader>();
@@ -61,7 +91,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     .from(portfolios)
     .where(isPublished)
     .prepare();
-  const selectPublishedFlag = orm.select({ published: portfolios.published }).from(portfolios).where(isPublished).prepare();
   const countItems = orm.select({ total: count() }).from(portfolioItems).where(itemFilter).prepare();
   const selectPage = (column: typeof portfolioItems.renderedJson | typeof portfolioItems.summaryJson) =>
     orm
@@ -84,17 +113,63 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug'))))
     .prepare();
 
-  // A list is a flag check, a count and a select: one read transaction gives them one snapshot,
-  // so a concurrent import never shows a total that disagrees with the items.
+  // The statements every call runs (and the first read of an answer) go to the connection directly.
+  const selectRevision = db
+    .prepare<[string], number>('SELECT revision FROM portfolios WHERE tenant_id = ? AND published = 1')
+    .pluck();
+  const selectRevisionAndDocument = db.prepare<[string], { revision: number; json: string }>(
+    'SELECT revision, document_json AS json FROM portfolios WHERE tenant_id = ? AND published = 1',
+  );
+  const selectRevisionAndItemBySlug = db.prepare<[string, SlugKind, string], { revision: number; json: string }>(
+    `SELECT portfolios.revision, portfolio_items.rendered_json AS json
+       FROM portfolio_items JOIN portfolios ON portfolios.tenant_id = portfolio_items.tenant_id AND portfolios.published = 1
+      WHERE portfolio_items.tenant_id = ? AND portfolio_items.kind = ? AND portfolio_items.slug = ? AND portfolio_items.published = 1`,
+  );
+
+  // A list is a revision read, a count and a select: one read transaction gives them one snapshot,
+  // so a concurrent import never shows a total that disagrees with the items, and the page is
+  // kept under the revision it was read at.
   const listInSnapshot = db.transaction(
     (tenantId: string, kind: PortfolioItemKind, limit: number, offset: number) => {
-      if (!selectPublishedFlag.get({ tenantId })) return undefined;
+      const revision = selectRevision.get(tenantId);
+      if (revision === undefined) return undefined;
       const total = countItems.get({ tenantId, kind })?.total ?? 0;
       const statement = kind === 'page' ? selectPageSummaries : selectItems;
       const rows = offset >= total ? [] : statement.all({ tenantId, kind, limit, offset });
-      return { items: rows.map((row) => JSON.parse(row.json ?? 'null') as unknown), total };
+      return { revision, items: rows.map((row) => JSON.parse(row.json ?? 'null') as unknown), total };
     },
   );
+
+  const keptByTenant = new Map<string, KeptAnswers>();
+
+  /** The tenant's current revision; forgets its answers once it has no published portfolio. */
+  function currentRevision(tenantId: string): number | undefined {
+    const revision = selectRevision.get(tenantId);
+    if (revision === undefined) keptByTenant.delete(tenantId);
+    return revision;
+  }
+
+  function keptAnswer(tenantId: string, revision: number, query: string): Buffer | undefined {
+    const kept = keptByTenant.get(tenantId);
+    return kept?.revision === revision ? kept.byQuery.get(query) : undefined;
+  }
+
+  function keepAnswer(tenantId: string, revision: number, query: string, bytes: Buffer): Buffer {
+    let kept = keptByTenant.get(tenantId);
+    if (kept?.revision !== revision) {
+      // Answers of any other revision are stale: a new revision replaces them all.
+      kept = { revision, byQuery: new Map(), bytes: 0 };
+      keptByTenant.set(tenantId, kept);
+    }
+    if (bytes.length > keptAnswerBytesPerTenant) return bytes;
+    if (kept.bytes + bytes.length > keptAnswerBytesPerTenant) {
+      kept.byQuery.clear();
+      kept.bytes = 0;
+    }
+    kept.byQuery.set(query, bytes);
+    kept.bytes += bytes.length;
+    return bytes;
+  }
 
   const reader: PortfolioReader = {
     publishedDocument(tenantId) {
@@ -104,16 +179,52 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     publishedDocumentJson(tenantId) {
       return selectDocument.get({ tenantId })?.json;
     },
+    publishedDocumentBytes(tenantId) {
+      const revision = currentRevision(tenantId);
+      if (revision === undefined) return undefined;
+      const kept = keptAnswer(tenantId, revision, 'document');
+      if (kept) return kept;
+      // Revision and text from one row read, so a concurrent write cannot pair one with the other.
+      const row = selectRevisionAndDocument.get(tenantId);
+      return row && keepAnswer(tenantId, row.revision, 'document', Buffer.from(row.json, 'utf8'));
+    },
     profile(tenantId) {
       const row = selectProfile.get({ tenantId });
       return row ? (JSON.parse(row.json) as ProfileItem) : undefined;
     },
     listPublished<K extends PortfolioItemKind>(tenantId: string, kind: K, { limit, offset }: PageRequest) {
-      return listInSnapshot(tenantId, kind, limit, offset) as { items: ListedItemByKind[K][]; total: number } | undefined;
+      const listed = listInSnapshot(tenantId, kind, limit, offset);
+      return listed && { items: listed.items as ListedItemByKind[K][], total: listed.total };
+    },
+    encodedListPage<K extends PortfolioItemKind>(
+      tenantId: string,
+      kind: K,
+      { limit, offset }: PageRequest,
+      encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
+    ) {
+      const revision = currentRevision(tenantId);
+      if (revision === undefined) return undefined;
+      const query = `list ${kind} ${limit} ${offset}`;
+      const kept = keptAnswer(tenantId, revision, query);
+      if (kept) return kept;
+      const listed = listInSnapshot(tenantId, kind, limit, offset);
+      if (!listed) return undefined;
+      const bytes = encode({ items: listed.items as ListedItemByKind[K][], total: listed.total });
+      return keepAnswer(tenantId, listed.revision, query, bytes);
     },
     publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string) {
       const row = selectBySlug.get({ tenantId, kind, slug });
       return row ? (JSON.parse(row.json) as SlugItemByKind[K]) : undefined;
+    },
+    publishedBySlugBytes(tenantId, kind, slug) {
+      const revision = currentRevision(tenantId);
+      if (revision === undefined) return undefined;
+      const query = `item ${kind} ${slug}`;
+      const kept = keptAnswer(tenantId, revision, query);
+      if (kept) return kept;
+      // Only items that exist are kept, so asking for made-up slugs costs no memory.
+      const row = selectRevisionAndItemBySlug.get(tenantId, kind, slug);
+      return row && keepAnswer(tenantId, row.revision, query, Buffer.from(row.json, 'utf8'));
     },
   };
   readers.set(db, reader);

@@ -31,10 +31,10 @@ async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {
     content: failing
       ? {
           ...reader,
-          publishedDocumentJson: () => {
+          publishedDocumentBytes: () => {
             throw failing;
           },
-          listPublished: () => {
+          encodedListPage: () => {
             throw failing;
           },
         }
@@ -75,10 +75,13 @@ describe('the portfolio API without HTTP', () => {
     const { reply, operationId } = await api.handle(call('/api/v1/posts?limit=2', fixture.portfolio.apiKey));
     expect(operationId).toBe('getPosts');
     expect(reply.status).toBe(200);
-    expect((reply.body as { items: unknown[] }).items).toHaveLength(2);
-    // The HTTP adapter adds the request id, and the JSON content type to object bodies.
-    const headers = { 'content-type': 'application/json', ...reply.headers, 'x-request-id': 'req_test_0001' };
-    expect(contract.check('getPosts', { status: reply.status, headers, body: reply.body })).toEqual([]);
+    // The answer is encoded once and kept, so it arrives as bytes with its JSON content type.
+    expect(Buffer.isBuffer(reply.body)).toBe(true);
+    const body = JSON.parse((reply.body as Buffer).toString('utf8')) as { items: unknown[] };
+    expect(body.items).toHaveLength(2);
+    // The HTTP adapter adds the request id.
+    const headers = { ...reply.headers, 'x-request-id': 'req_test_0001' };
+    expect(contract.check('getPosts', { status: reply.status, headers, body })).toEqual([]);
   });
 
   it('turns an unexpected error into a generic 500 and logs the detail with the request id', async () => {

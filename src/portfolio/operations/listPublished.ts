@@ -4,21 +4,20 @@ import type { PortfolioHandler } from '../operationContext.js';
 
 type ListOperationId = 'getOutcomes' | 'getPosts' | 'getPages' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks';
 
-/** The shared body of every list operation: one page of published items with its paging data. */
+/**
+ * The shared body of every list operation: one page of published items with its paging data,
+ * encoded once per revision of the portfolio and page.
+ */
 export function listPublished<Op extends ListOperationId>(kind: PortfolioItemKind): PortfolioHandler<Op> {
   return (ctx) => {
     // Every list operation takes the shared Limit and Offset parameters, filled with their defaults.
     const { limit, offset } = ctx.query as { limit: number; offset: number };
-    const page = ctx.content.listPublished(ctx.tenantId, kind, { limit, offset });
-    if (!page) throw new PortfolioError('not_found', NOT_FOUND_MESSAGE);
-    const hasMore = offset + page.items.length < page.total;
-    const body = {
-      items: page.items,
-      paging: { limit, offset, total: page.total, hasMore, nextOffset: hasMore ? offset + page.items.length : null },
-    };
-    // Each kind's items are the item schema of its own operation; the store's kind map guarantees it.
-    return { status: 200, body: body as PortfolioHandlerBody<Op> };
+    const answer = ctx.content.encodedListPage(ctx.tenantId, kind, { limit, offset }, ({ items, total }) => {
+      const hasMore = offset + items.length < total;
+      const body = { items, paging: { limit, offset, total, hasMore, nextOffset: hasMore ? offset + items.length : null } };
+      return Buffer.from(JSON.stringify(body), 'utf8');
+    });
+    if (!answer) throw new PortfolioError('not_found', NOT_FOUND_MESSAGE);
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer as ReturnType<PortfolioHandler<Op>>['body'] };
   };
 }
-
-type PortfolioHandlerBody<Op extends ListOperationId> = ReturnType<PortfolioHandler<Op>>['body'];

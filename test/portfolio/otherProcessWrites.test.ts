@@ -1,0 +1,94 @@
+// The server keeps encoded answers per portfolio revision; a write through another connection on
+// the same file (as the admin CLI makes from its own process) must show on the very next request.
+import path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportPortfolio, importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { createApiKeyStore } from '../../src/store/apiKeys.js';
+import { openDatabase } from '../../src/store/database.js';
+import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+
+let t: TestApp;
+let otherProcess: BetterSqlite3.Database;
+beforeAll(async () => {
+  t = await startTestApp();
+  otherProcess = openDatabase(path.join(t.dataDir, 'app.db'));
+});
+afterAll(async () => {
+  otherProcess?.close();
+  await t?.close();
+});
+
+/** Re-imports the tenant's own portfolio through the other connection, changed by `change`. */
+function reimport(change: (document: Record<string, any>) => void): void {
+  const document = exportPortfolio(otherProcess, t.fixture.portfolio.tenantId) as unknown as Record<string, any>;
+  change(document);
+  importPortfolio(otherProcess, t.fixture.portfolio.tenantId, document);
+}
+
+const get = (target: string) => t.client.get(target, bearer(t.fixture.portfolio.apiKey));
+
+describe('answers after a write by another process', () => {
+  it('serves the new document, list page and item on the next request', async () => {
+    const before = await Promise.all([get('/api/v1/portfolio'), get('/api/v1/posts?limit=20'), get('/api/v1/pages/about')]);
+    for (const response of before) expect(response.status).toBe(200);
+    // The same requests again come from what the server keeps.
+    const again = await get('/api/v1/portfolio');
+    expect(again.body).toEqual(before[0]!.body);
+
+    const firstPost = before[1]!.body.items[0].slug as string;
+    reimport((document) => {
+      document.profile.name = 'Renamed elsewhere';
+      document.posts.find((post: { slug: string }) => post.slug === firstPost).title = 'Retitled elsewhere';
+      document.pages.find((page: { slug: string }) => page.slug === 'about').title = 'About, rewritten';
+    });
+
+    const portfolio = await get('/api/v1/portfolio');
+    expect(portfolio.body.profile.name).toBe('Renamed elsewhere');
+    const posts = await get('/api/v1/posts?limit=20');
+    expect(posts.body.items[0]).toMatchObject({ slug: firstPost, title: 'Retitled elsewhere' });
+    expect(posts.body.paging).toEqual(before[1]!.body.paging);
+    expect((await get('/api/v1/pages/about')).body.title).toBe('About, rewritten');
+    expect((await get(`/api/v1/posts/${firstPost}`)).body.title).toBe('Retitled elsewhere');
+  });
+
+  it('answers 404 on the next request after the portfolio is unpublished, and 200 again once republished', async () => {
+    const targets = ['/api/v1/portfolio', '/api/v1/posts?limit=20', '/api/v1/pages/about'];
+    for (const target of targets) expect((await get(target)).status, target).toBe(200);
+    reimport((document) => {
+      document.published = false;
+    });
+    for (const target of targets) {
+      const response = await get(target);
+      expect(response.status, target).toBe(404);
+      expect(response.body.error.code).toBe('not_found');
+    }
+    reimport((document) => {
+      document.published = true;
+    });
+    for (const target of targets) expect((await get(target)).status, target).toBe(200);
+  });
+
+  it('answers 404 for an item unpublished elsewhere while the rest stays served', async () => {
+    const posts = await get('/api/v1/posts?limit=20');
+    const slug = posts.body.items[0].slug as string;
+    expect((await get(`/api/v1/posts/${slug}`)).status).toBe(200);
+    reimport((document) => {
+      document.posts.find((post: { slug: string }) => post.slug === slug).published = false;
+    });
+    expect((await get(`/api/v1/posts/${slug}`)).status).toBe(404);
+    const after = await get('/api/v1/posts?limit=20');
+    expect(after.body.paging.total).toBe(posts.body.paging.total - 1);
+    expect(after.body.items.map((post: { slug: string }) => post.slug)).not.toContain(slug);
+  });
+
+  it('refuses a key revoked by another process on the next request', async () => {
+    const keys = createApiKeyStore(otherProcess);
+    const { id, key } = keys.createApiKey({ tenantId: t.fixture.portfolio.tenantId });
+    expect((await t.client.get('/api/v1/portfolio', bearer(key))).status).toBe(200);
+    keys.revokeApiKey(id);
+    const refused = await t.client.get('/api/v1/portfolio', bearer(key));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('api_key_revoked');
+  });
+});

@@ -1,0 +1,172 @@
+// The portfolio revision and the answers the reader keeps per revision: a write through any
+// connection (the admin CLI is another process on the same file) is served on the next read.
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { migrationsFolder, openDatabase } from '../../src/store/database.js';
+import { createPortfolioReader, keptAnswerBytesPerTenant } from '../../src/store/portfolioContent.js';
+import { makeClock, makeDatabase, makeDocument, makeTempDir, makeTenant, type TempDatabase } from './factories.js';
+
+let t: TempDatabase;
+let writer: BetterSqlite3.Database;
+let tenantId: string;
+// One millisecond for every write: revisions, not timestamps, must tell the writes apart.
+const clock = makeClock(Date.UTC(2025, 5, 1, 8, 30, 0));
+
+const revisionOf = (db: BetterSqlite3.Database, id: string) =>
+  db.prepare('SELECT revision FROM portfolios WHERE tenant_id = ?').pluck().get(id) as number | undefined;
+const text = (bytes: Buffer | undefined) => (bytes === undefined ? undefined : JSON.parse(bytes.toString('utf8')));
+const withName = (name: string, overrides: Record<string, unknown> = {}) =>
+  makeDocument({ profile: { name, headline: 'Designer', bioSummary: 'Designs things.', location: null, avatar: null }, ...overrides });
+
+beforeEach(() => {
+  t = makeDatabase();
+  tenantId = makeTenant(t.db);
+  importPortfolio(t.db, tenantId, withName('First'), clock.now);
+  // A second connection on the same file stands for another process.
+  writer = openDatabase(t.path);
+});
+afterEach(() => {
+  writer.close();
+  t.cleanup();
+});
+
+describe('portfolio revision', () => {
+  it('starts a new portfolio at the injected random value and adds one on every import, within one millisecond', () => {
+    const other = makeTenant(t.db, 'Other');
+    const sixBytes = Uint8Array.from([0, 0, 0, 1, 0, 2]);
+    importPortfolio(t.db, other, makeDocument(), clock.now, { randomBytes: (size) => (size === 6 ? sixBytes : new Uint8Array(size).fill(7)) });
+    expect(revisionOf(t.db, other)).toBe(0x01_00_02);
+    importPortfolio(t.db, other, makeDocument(), clock.now);
+    importPortfolio(writer, other, makeDocument({ published: false }), clock.now);
+    expect(revisionOf(t.db, other)).toBe(0x01_00_04);
+  });
+
+  it('leaves the revision alone when an import is refused', () => {
+    const before = revisionOf(t.db, tenantId);
+    expect(() => importPortfolio(t.db, tenantId, { formatVersion: 2 }, clock.now)).toThrow();
+    expect(revisionOf(t.db, tenantId)).toBe(before);
+  });
+});
+
+describe('answers kept per revision', () => {
+  it('hands out the same encoded document while nothing is written, and the new one after a write by another connection', () => {
+    const reader = createPortfolioReader(t.db);
+    const first = reader.publishedDocumentBytes(tenantId);
+    expect(text(first)).toEqual(reader.publishedDocument(tenantId));
+    expect(reader.publishedDocumentBytes(tenantId)).toBe(first);
+
+    importPortfolio(writer, tenantId, withName('Second'), clock.now);
+    const second = reader.publishedDocumentBytes(tenantId);
+    expect(second).not.toBe(first);
+    expect(text(second).profile.name).toBe('Second');
+    expect(second?.toString('utf8')).toBe(reader.publishedDocumentJson(tenantId));
+  });
+
+  it('answers undefined on the next read after another connection unpublishes, and serves the portfolio again when republished', () => {
+    const reader = createPortfolioReader(t.db);
+    expect(reader.publishedDocumentBytes(tenantId)).toBeDefined();
+    expect(reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeDefined();
+    importPortfolio(writer, tenantId, withName('Hidden', { published: false }), clock.now);
+    expect(reader.publishedDocumentBytes(tenantId)).toBeUndefined();
+    expect(reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeUndefined();
+    expect(reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, () => Buffer.from('{}'))).toBeUndefined();
+    importPortfolio(writer, tenantId, withName('Back'), clock.now);
+    expect(text(reader.publishedDocumentBytes(tenantId)).profile.name).toBe('Back');
+  });
+
+  it('keeps a list page per revision and page, encoding it again only after a write', () => {
+    const reader = createPortfolioReader(t.db);
+    const encoded: { total: number; slugs: string[] }[] = [];
+    const page = (limit: number) =>
+      reader.encodedListPage(tenantId, 'post', { limit, offset: 0 }, ({ items, total }) => {
+        encoded.push({ total, slugs: items.map((post) => post.slug) });
+        return Buffer.from(JSON.stringify({ items, total }));
+      });
+    const first = page(20);
+    expect(page(20)).toBe(first);
+    expect(encoded).toEqual([{ total: 2, slugs: ['post-one', 'post-two'] }]);
+    page(1);
+    expect(encoded).toHaveLength(2);
+
+    importPortfolio(
+      writer,
+      tenantId,
+      makeDocument({ posts: [{ slug: 'post-three', published: true, title: 'Three', excerpt: '', bodyHtml: '', publishedAt: '2025-02-01T00:00:00Z' }] }),
+      clock.now,
+    );
+    expect(text(page(20))).toMatchObject({ total: 1, items: [{ slug: 'post-three' }] });
+    expect(encoded.at(-1)).toEqual({ total: 1, slugs: ['post-three'] });
+  });
+
+  it('keeps an item by slug until another connection changes or unpublishes it', () => {
+    const reader = createPortfolioReader(t.db);
+    const first = reader.publishedBySlugBytes(tenantId, 'page', 'about');
+    expect(text(first)).toEqual(reader.publishedBySlug(tenantId, 'page', 'about'));
+    expect(reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBe(first);
+    expect(reader.publishedBySlugBytes(tenantId, 'post', 'about')).toBeUndefined();
+
+    const pages = (makeDocument().pages as Record<string, unknown>[]).map((about) => ({ ...about, title: 'About, again' }));
+    importPortfolio(writer, tenantId, makeDocument({ pages }), clock.now);
+    expect(text(reader.publishedBySlugBytes(tenantId, 'page', 'about')).title).toBe('About, again');
+
+    importPortfolio(writer, tenantId, makeDocument({ pages: pages.map((about) => ({ ...about, published: false })) }), clock.now);
+    expect(reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBeUndefined();
+  });
+
+  it('does not keep an answer larger than the per-tenant allowance', () => {
+    const reader = createPortfolioReader(t.db);
+    let encodings = 0;
+    const huge = () =>
+      reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, () => {
+        encodings += 1;
+        return Buffer.alloc(keptAnswerBytesPerTenant + 1);
+      });
+    huge();
+    huge();
+    expect(encodings).toBe(2);
+  });
+});
+
+describe('migration 0003 (portfolio revision)', () => {
+  it('adds the revision to portfolios of a database created at migration 0002, and imports then count from there', () => {
+    const dir = makeTempDir();
+    // The committed migrations up to 0002 only, as an older release would have applied them.
+    const olderFolder = path.join(dir, 'migrations');
+    mkdirSync(path.join(olderFolder, 'meta'), { recursive: true });
+    const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+    const older = journal.entries.slice(0, 3);
+    expect(older.at(-1)?.tag).toBe('0002_webhooks');
+    for (const entry of older) copyFileSync(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(olderFolder, `${entry.tag}.sql`));
+    writeFileSync(path.join(olderFolder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: older }));
+
+    const file = path.join(dir, 'old.db');
+    const old = new BetterSqlite3(file);
+    migrate(drizzle(old), { migrationsFolder: olderFolder });
+    old.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_old', 'Old', 1)").run();
+    const documentJson = JSON.stringify({ profile: { name: 'Old' } });
+    old.prepare("INSERT INTO portfolios VALUES ('ten_old', 1, '{}', '{}', ?, 1)").run(documentJson);
+    old.close();
+
+    const db = openDatabase(file);
+    try {
+      const column = (db.prepare('PRAGMA table_info(portfolios)').all() as { name: string; notnull: number; dflt_value: string }[]).find(
+        (candidate) => candidate.name === 'revision',
+      );
+      expect(column).toMatchObject({ notnull: 1, dflt_value: '0' });
+      expect(revisionOf(db, 'ten_old')).toBe(0);
+      const reader = createPortfolioReader(db);
+      expect(reader.publishedDocumentBytes('ten_old')?.toString('utf8')).toBe(documentJson);
+      importPortfolio(db, 'ten_old', withName('Imported'), clock.now);
+      expect(revisionOf(db, 'ten_old')).toBe(1);
+      expect(text(reader.publishedDocumentBytes('ten_old')).profile.name).toBe('Imported');
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
