@@ -78,7 +78,7 @@ describe('openDatabase', () => {
         db.prepare("INSERT INTO api_keys (id, tenant_id, key_hash, key_prefix, created_at) VALUES ('key_x', 'ten_missing', 'h', 'p', 1)").run(),
       ).toThrow(/FOREIGN KEY/);
       db.prepare("INSERT INTO tenants (id, name, created_at) VALUES ('ten_a', 'A', 1)").run();
-      db.prepare("INSERT INTO portfolios VALUES ('ten_a', 1, '{}', '{}', '{}', 1)").run();
+      db.prepare("INSERT INTO portfolios (tenant_id, published, profile_source_json, profile_rendered_json, document_json, updated_at) VALUES ('ten_a', 1, '{}', '{}', '{}', 1)").run();
       expect(() =>
         db.prepare("INSERT INTO portfolio_items (tenant_id, kind, position, published, source_json, rendered_json) VALUES ('ten_a', 'video', 0, 1, '{}', '{}')").run(),
       ).toThrow(/CHECK/);
