@@ -256,6 +256,94 @@ describe('recording attempts', () => {
   });
 });
 
+describe('recording a batch', () => {
+  /** Makes every insert of an attempt of `deliveryId` fail on this connection only (a TEMP trigger). */
+  const failAttemptInsertsOf = (db: DeliveryFixture['db'], deliveryId: string) =>
+    db
+      .prepare(
+        `CREATE TEMP TRIGGER fail_attempt BEFORE INSERT ON webhook_attempts WHEN NEW.delivery_id = '${deliveryId}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+      )
+      .run();
+
+  it('writes each attempt whose claim holds; one lost to a takeover and one whose statements fail leave no trace, the others commit', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    for (let index = 0; index < 4; index += 1) fx.createTask();
+    const first = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const second = createWebhookDeliveryStore(openDatabase(fx.path), { secretBox: testSecretBox, now: fx.clock.now });
+    const claimed = first.claimDue('wkr_a', 4);
+    expect(claimed).toHaveLength(4);
+    // The lease expires mid-batch: the second worker takes the second delivery over.
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    const [takenOver] = second.claimDue('wkr_b', 1);
+    expect(takenOver!.id).toBe(claimed[0]!.id);
+    failAttemptInsertsOf(fx.db, claimed[2]!.id);
+
+    const at = fx.clock.now();
+    const results = first.recordAttempts([
+      { claimed: claimed[0]!, outcome: ok(at), jitter: 0 },
+      { claimed: claimed[1]!, outcome: ok(at), jitter: 0 },
+      { claimed: claimed[2]!, outcome: ok(at), jitter: 0 },
+      { claimed: claimed[3]!, outcome: failed(at), jitter: 0 },
+    ]);
+    expect(results).toEqual([
+      { lost: true },
+      { recorded: { number: 1, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null } },
+      { error: expect.objectContaining({ message: 'injected failure' }) },
+      { recorded: { number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: at + 30_000 } },
+    ]);
+    const rows = deliveriesOf(fx.db, id);
+    // The taken-over delivery is the second worker's: untouched.
+    expect(rows[0]).toMatchObject({ status: 'PENDING', attempt_count: 0, lease_owner: takenOver!.leaseToken });
+    expect(rows[1]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, lease_owner: null });
+    // The failed record rolled back its own savepoint only: still claimed, nothing written, attempted again after the lease.
+    expect(rows[2]).toMatchObject({ status: 'PENDING', attempt_count: 0, lease_owner: claimed[2]!.leaseToken, lease_expires_at: claimed[2]!.leaseExpiresAt });
+    expect(rows[3]).toMatchObject({ status: 'PENDING', attempt_count: 1, lease_owner: null, next_attempt_at: at + 30_000 });
+    expect(claimed.map((delivery) => attemptsOf(fx.db, delivery.id).length)).toEqual([0, 1, 0, 1]);
+
+    fx.db.prepare('DROP TRIGGER fail_attempt').run();
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    const again = first.claimDue('wkr_a', 10).find((delivery) => delivery.id === claimed[2]!.id);
+    expect(again).toBeDefined();
+    expect(first.recordAttempt(again!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+  });
+
+  it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', () => {
+    fx = makeDeliveryFixture();
+    const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    fx.createTask();
+    fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
+    const claimed = store.claimDue('wkr_a', 2);
+    const other = openDatabase(fx.path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    fx.db.pragma('busy_timeout = 0');
+    expect(() => store.recordAttempts(claimed.map((delivery) => ({ claimed: delivery, outcome: ok(fx.clock.now()), jitter: 0 })))).toThrow(/locked/);
+    other.prepare('ROLLBACK').run();
+    other.close();
+    expect(deliveriesOf(fx.db, id).map((row) => [row.status, row.attempt_count, row.lease_owner])).toEqual(claimed.map((delivery) => ['PENDING', 0, delivery.leaseToken]));
+    expect(claimed.flatMap((delivery) => attemptsOf(fx.db, delivery.id))).toEqual([]);
+  });
+
+  it('opens each sealed secret once, and a rotated secret anew', () => {
+    fx = makeDeliveryFixture();
+    const opened: string[] = [];
+    const countingBox = { seal: testSecretBox.seal, open: (sealed: string, context: string) => (opened.push(context), testSecretBox.open(sealed, context)) };
+    const { id, secret } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
+    for (let index = 0; index < 3; index += 1) fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { secretBox: countingBox, now: fx.clock.now });
+    expect(store.claimDue('wkr_a', 2).map((delivery) => delivery.secrets)).toEqual([[secret], [secret]]);
+    expect(store.claimDue('wkr_a', 2).map((delivery) => delivery.secrets)).toEqual([[secret]]);
+    expect(opened).toEqual([id]);
+
+    const rotated = 'whsec_rotatedrotatedrotatedrotatedrotatedrotat';
+    fx.db.prepare('UPDATE webhook_subscriptions SET sealed_secret = ? WHERE id = ?').run(testSecretBox.seal(rotated, id), id);
+    fx.createTask();
+    expect(store.claimDue('wkr_a', 1)[0]!.secrets).toEqual([rotated]);
+    expect(opened).toEqual([id, id]);
+  });
+});
+
 describe('purges', () => {
   it('ends expired rotation overlaps only', () => {
     fx = makeDeliveryFixture();
