@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
+import { createTaskStore } from '../../src/store/tasks.js';
 import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
@@ -21,7 +22,7 @@ import {
   TARGET_UNRESOLVABLE_MESSAGE,
   type DeliveryWorkerOptions,
 } from '../../src/webhooks/deliveryWorker.js';
-import { MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
+import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
 import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
@@ -675,6 +676,126 @@ describe('workers sharing one database', () => {
   });
 });
 
+describe('recording attempts in batches', () => {
+  it('an attempt whose record fails stays claimed and is sent again after its lease; the others of its batch are recorded', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    for (let index = 0; index < 3; index += 1) fx.createTask();
+    const failing = deliveriesOf(fx.db, id)[1]!.id;
+    fx.db
+      .prepare(`CREATE TEMP TRIGGER fail_attempt BEFORE INSERT ON webhook_attempts WHEN NEW.delivery_id = '${failing}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
+      .run();
+    expect(await worker().runDue()).toBe(3);
+    expect(receiver.received).toHaveLength(3);
+    expect(deliveriesOf(fx.db, id).map((d) => [d.status, d.attempt_count])).toEqual([
+      ['SUCCEEDED', 1],
+      ['PENDING', 0],
+      ['SUCCEEDED', 1],
+    ]);
+    expect(attemptsOf(fx.db, failing)).toEqual([]);
+    expect(logLines.filter((line) => line.includes('webhook attempt not recorded') && line.includes(failing))).toHaveLength(1);
+
+    fx.db.prepare('DROP TRIGGER fail_attempt').run();
+    expect(await worker().runDue()).toBe(0);
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    expect(await worker().runDue()).toBe(1);
+    expect(receiver.received.filter((r) => r.headers['svc-delivery-id'] === failing)).toHaveLength(2);
+    expect(deliveriesOf(fx.db, id)[1]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+    expect(attemptsOf(fx.db, failing)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
+  });
+
+  it('a 2xx that cannot be recorded (the write lock is held elsewhere) is no success: the delivery is sent again after its lease', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    fx.createTask();
+    fx.db.pragma('busy_timeout = 0');
+    const other = openDatabase(fx.path);
+    cleanups.push(() => other.close());
+    // The write lock is taken while the request is at the receiver: after the claim, before the record.
+    receiver.answer = () => {
+      if (!other.inTransaction) other.prepare('BEGIN IMMEDIATE').run();
+      return { status: 204 };
+    };
+    await worker().runDue();
+    expect(receiver.received).toHaveLength(1);
+    other.prepare('ROLLBACK').run();
+    const [delivery] = deliveriesOf(fx.db, id);
+    expect(delivery).toMatchObject({ status: 'PENDING', attempt_count: 0, lease_owner: expect.stringMatching(/^wkr_test\./) });
+    expect(attemptsOf(fx.db, delivery!.id)).toEqual([]);
+    expect(logLines.some((line) => line.includes('webhook attempt not recorded') && line.includes('HTTP 204'))).toBe(true);
+
+    receiver.answer = () => ({ status: 204 });
+    fx.clock.advance(DELIVERY_LEASE_MS);
+    expect(await worker().runDue()).toBe(1);
+    expect(receiver.received.map((r) => r.headers['svc-event-id'])).toEqual([delivery!.event_id, delivery!.event_id]);
+    expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+    expect(attemptsOf(fx.db, delivery!.id)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
+  });
+});
+
+describe('connections', () => {
+  /** A receiver that counts connections and requests; `requestOnConnection` is 1 for a connection's first request. */
+  async function countingServer(handle: (req: IncomingMessage, res: ServerResponse, requestOnConnection: number) => void) {
+    const counts = { connections: 0, requests: 0 };
+    const server = createHttpServer((req, res) => {
+      counts.requests += 1;
+      const socket = req.socket as typeof req.socket & { requestsServed?: number };
+      socket.requestsServed = (socket.requestsServed ?? 0) + 1;
+      req.resume();
+      req.on('end', () => handle(req, res, socket.requestsServed!));
+    });
+    server.on('connection', () => (counts.connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    return { counts, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in` };
+  }
+
+  it('keeps the connection to a target alive between attempts', async () => {
+    await setUp();
+    const target = await countingServer((_req, res) => res.writeHead(204).end());
+    const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
+    for (let index = 0; index < 5; index += 1) fx.createTask();
+    expect(await worker({ concurrency: 1 }).runDue()).toBe(5);
+    expect(target.counts).toEqual({ connections: 1, requests: 5 });
+    expect(deliveriesOf(fx.db, id).every((d) => d.status === 'SUCCEEDED')).toBe(true);
+  });
+
+  it('sends once more on a new connection when the subscriber drops a kept one as it is reused, within the same attempt', async () => {
+    await setUp();
+    const target = await countingServer((req, res, requestOnConnection) => {
+      if (requestOnConnection === 2) req.socket.destroy();
+      else res.writeHead(204).end();
+    });
+    const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
+    fx.createTask();
+    fx.createTask();
+    expect(await worker({ concurrency: 1 }).runDue()).toBe(2);
+    expect(target.counts).toEqual({ connections: 2, requests: 3 });
+    for (const delivery of deliveriesOf(fx.db, id)) {
+      expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+      expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ number: 1, status_code: 204 }]);
+    }
+  });
+
+  it('keeps one agent per origin and set of checked addresses', () => {
+    const agents = createDeliveryAgents();
+    cleanups.push(() => agents.destroy());
+    const url = new URL('https://hooks.example.com/in');
+    const one = agents.agentFor(url, [
+      { address: '203.0.113.5', family: 4 },
+      { address: '203.0.113.6', family: 4 },
+    ]);
+    expect(
+      agents.agentFor(new URL('https://hooks.example.com/other?x=1'), [
+        { address: '203.0.113.6', family: 4 },
+        { address: '203.0.113.5', family: 4 },
+      ]),
+    ).toBe(one);
+    expect(agents.agentFor(url, [{ address: '203.0.113.5', family: 4 }])).not.toBe(one);
+    expect(agents.agentFor(new URL('https://hooks.example.com:8443/in'), [{ address: '203.0.113.5', family: 4 }])).not.toBe(one);
+  });
+});
+
 describe('the running worker', () => {
   it('delivers right after the commit when woken, without waiting for a poll; stop() lets the attempt in flight finish', async () => {
     await setUp();
@@ -699,6 +820,19 @@ describe('the running worker', () => {
     fx.createTask();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(receiver.received).toHaveLength(2);
+  });
+
+  it('notices commits of other connections (PRAGMA data_version) without a sweep', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    const w = worker({ retrySweep: false, commitPollMs: 5 });
+    w.start();
+    cleanups.push(() => w.stop());
+    const other = openDatabase(fx.path);
+    cleanups.push(() => other.close());
+    createTaskStore(other, { now: fx.clock.now }).createTask(fx.workspace.workspaceId, { projectId: fx.projectId, title: 'From elsewhere' }, fx.workspace.actor);
+    await waitFor(() => deliveriesOf(fx.db, id)[0]?.status === 'SUCCEEDED', 'the delivery of the other connection');
+    expect(receiver.received).toHaveLength(1);
   });
 
   it('logs no secret, no signature and no URL path or query', async () => {
