@@ -6,12 +6,14 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
+import { createTaskStore } from '../../src/store/tasks.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
+import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startServerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, startWorkerProcess, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /**
  * The durability the issue asks for, end to end: the real server (`npm start`, worker inside) as a
@@ -181,4 +183,73 @@ describe('durable delivery across kill -9', () => {
     for (const received of receiver.received) expect(() => verifyWebhook(received.body, received.headers, subscription.secret)).not.toThrow();
     db.close();
   }, 90_000);
+
+  it('a worker process killed between sending and recording: every delivery is sent again and recorded once, none SUCCEEDED without its 2xx', async () => {
+    receiver ??= await startReceiver();
+    receiver.received.length = 0;
+    const databasePath = path.join(dir, 'worker.db');
+    const workerEnv = { DATABASE_PATH: databasePath, WEBHOOK_ALLOW_LOOPBACK: '1', WEBHOOK_SECRET_KEY: env.WEBHOOK_SECRET_KEY };
+    const db = openDatabase(databasePath);
+    const workspace = makeWorkspace(db);
+    const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
+    const subscription = insertSubscription(db, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
+    const projectId = createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor).id;
+    const tasks = createTaskStore(db);
+    const commit = (count: number) => {
+      for (let index = 0; index < count; index += 1) tasks.createTask(workspace.workspaceId, { projectId, title: `task ${index}` }, workspace.actor);
+    };
+    const unrecorded = () => deliveriesOf(db, subscription.id).filter((d) => d.status === 'PENDING' && d.attempt_count === 0 && d.lease_owner !== null);
+    const expireLeases = () => db.prepare('UPDATE webhook_deliveries SET lease_expires_at = ? WHERE lease_owner IS NOT NULL AND status = ?').run(Date.now(), 'PENDING');
+    const answered2xx = new Set<string>();
+
+    // Round 1: every request is in flight (the receiver holds it) when the worker dies: sent, never recorded.
+    receiver.answer = () => 'hang';
+    let worker = await startWorkerProcess(workerEnv);
+    children.push(worker.child);
+    commit(6);
+    await waitFor(() => receiver!.received.length === 6, 'six requests in flight', 10_000, 20);
+    await killHard(worker.child);
+    expect(unrecorded()).toHaveLength(6);
+    for (const delivery of deliveriesOf(db, subscription.id)) expect(attemptsOf(db, delivery.id)).toEqual([]);
+
+    // Round 2: the worker dies as the first 2xx leaves the receiver; whatever it had recorded by then stands.
+    // (The dead worker's leases are expired only once the new one runs, so that every request comes from it.)
+    worker = await startWorkerProcess(workerEnv);
+    children.push(worker.child);
+    const second = worker.child;
+    receiver.answer = (delivery) => {
+      answered2xx.add(String(delivery.headers['svc-delivery-id']));
+      second.kill('SIGKILL');
+      return { status: 204 };
+    };
+    const secondExited = new Promise<void>((resolve) => second.once('exit', () => resolve()));
+    expireLeases();
+    await secondExited;
+
+    // Round 3: a worker that lives delivers everything left.
+    receiver.answer = (delivery) => {
+      answered2xx.add(String(delivery.headers['svc-delivery-id']));
+      return { status: 204 };
+    };
+    worker = await startWorkerProcess(workerEnv);
+    children.push(worker.child);
+    expireLeases();
+    commit(4);
+    await waitFor(() => deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'), 'every delivery to succeed', 20_000, 20);
+    await killHard(worker.child);
+
+    const deliveries = deliveriesOf(db, subscription.id);
+    expect(deliveries).toHaveLength(10);
+    for (const delivery of deliveries) {
+      expect(answered2xx.has(delivery.id), `delivery ${delivery.id} answered 2xx`).toBe(true);
+      // One attempt recorded, the successful one: the unrecorded sends left no row and no number.
+      expect(attemptsOf(db, delivery.id)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
+    }
+    // The six of round 1 were received at least twice (held, then answered): sent again, not lost.
+    const receipts = new Map<string, number>();
+    for (const received of receiver.received) receipts.set(String(received.headers['svc-delivery-id']), (receipts.get(String(received.headers['svc-delivery-id'])) ?? 0) + 1);
+    expect(deliveries.slice(0, 6).every((delivery) => receipts.get(delivery.id)! >= 2)).toBe(true);
+    for (const received of receiver.received) expect(() => verifyWebhook(received.body, received.headers, subscription.secret)).not.toThrow();
+    db.close();
+  }, 60_000);
 });

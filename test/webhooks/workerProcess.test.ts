@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,31 +10,9 @@ import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, startWorkerProcess, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /** `npm run worker`: its help, its banner, several workers and a server on one database, graceful stop. */
-
-interface WorkerProcess {
-  child: ChildProcess;
-  workerId: string;
-  output: () => string;
-}
-
-function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Webhook delivery worker (wkr_[A-Za-z0-9]+) started/.exec(output);
-      if (match) resolve({ child, workerId: match[1]!, output: () => output });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-  });
-}
 
 const dir = mkdtempSync(path.join(tmpdir(), 'webhook-workers-'));
 const children: ChildProcess[] = [];
