@@ -2,7 +2,7 @@ import { environmentHelp, exitOnStartFailure, loadConfig, type Config } from './
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
-import { loadDemoData, type DemoFixture } from './demo/demoData.js';
+import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
 
 const HELP = `Usage: npm start
@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   const db = openDatabase(config.databasePath);
   let demo: DemoFixture | undefined;
   if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
+    // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.
+    const { loadDemoData } = await import('./demo/demoData.js');
     demo = loadDemoData(db, Date.now);
   }
   const app = await startApp(config, { logger, db });
