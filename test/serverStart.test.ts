@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContractClient } from './support/contractClient.js';
+import { npmScriptNodeArguments } from '../scripts/npmScriptArguments.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start on an empty database', () => {
   it('migrates, loads the demo data, prints the URLs and a working demo key, and stops cleanly on SIGINT', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
       env: { ...process.env, DATABASE_PATH: path.join(dataDir, 'fresh.db'), PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'on' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

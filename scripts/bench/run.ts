@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import express from 'express';
 import { loadDemoData } from '../../src/demo/demoData.js';
+import { npmScriptNodeArguments } from '../npmScriptArguments.js';
 import { openDatabase } from '../../src/store/database.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
@@ -167,7 +168,7 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
 
 async function startServer(databasePath: string, children: ChildProcess[], cpuProfileDir: string | undefined): Promise<{ url: string; child: ChildProcess }> {
   const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...profiling, ...npmScriptNodeArguments('start')], {
     env: {
       ...process.env,
       DATABASE_PATH: databasePath,

@@ -20,6 +20,7 @@ import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscript
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import type { BenchWorkspace } from './seed.js';
+import { npmScriptNodeArguments } from '../npmScriptArguments.js';
 
 export interface WebhookFigures {
   events: number;
@@ -56,12 +57,12 @@ interface WorkerProcess {
 }
 
 /**
- * `node --import tsx src/worker.ts` on the bench database. It opens the signing secrets with the
+ * `npm run worker` (its node arguments from package.json) on the bench database. It opens the signing secrets with the
  * key file of the database's folder (WEBHOOK_SECRET_KEY emptied, so a key in the bench's own
  * environment cannot differ from the one the subscription was sealed with).
  */
 async function startWorkerProcess(databasePath: string, nodeArguments: string[]): Promise<WorkerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArguments, '--import', 'tsx', 'src/worker.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArguments, ...npmScriptNodeArguments('worker')], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: '', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],

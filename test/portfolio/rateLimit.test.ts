@@ -8,6 +8,7 @@ import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 describe('rate limit with an injected clock', () => {
   const windowMs = 60_000;
@@ -78,7 +79,7 @@ describe('rate limit shared by two server processes on one database', () => {
   let clients: ContractClient[];
 
   function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
       env: {
         ...process.env,
         DATABASE_PATH: databasePath,

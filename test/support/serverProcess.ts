@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -6,11 +7,11 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start` as a child process (tsx src/server.ts) on the given environment; resolves with the
+ * `npm start` as a child process (its node arguments from package.json) on the given environment; resolves with the
  * URL it prints once listening. Several may share one database file.
  */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,6 +13,7 @@ import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js
 import { newSigningSecret } from '../../src/webhooks/signing.js';
 import { makeDatabase, type TempDatabase } from '../store/factories.js';
 import { makeWorkspace, type WorkspaceFixture } from '../store/workPlatformFactories.js';
+import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 /** A fixed key: the tests seal and the worker opens with the same box. */
 export const testSecretBox: SecretBox = createSecretBox(Buffer.alloc(32, 7));
@@ -261,7 +262,7 @@ export interface WorkerProcess {
 
 /** `npm run worker` (src/worker.ts) with `env`; resolves once it has printed that it started. */
 export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, npmScriptNodeArguments('worker'), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

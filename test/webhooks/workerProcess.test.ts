@@ -11,6 +11,7 @@ import { startServerProcess, stopServerProcesses } from '../support/serverProces
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
 import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, startWorkerProcess, waitFor, type Receiver } from './deliveryFixtures.js';
+import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 /** `npm run worker`: its help, its banner, several workers and a server on one database, graceful stop. */
 
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 describe('npm run worker', () => {
   it('prints its help', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/worker.ts', '--help'], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...npmScriptNodeArguments('worker'), '--help'], { encoding: 'utf8' });
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run worker/);
     expect(result.stdout).toContain('DATABASE_PATH');
@@ -39,7 +40,7 @@ describe('npm run worker', () => {
     const sealedWith = loadWebhookSecretBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
     insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
     setup.close();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    const result = spawnSync(process.execPath, npmScriptNodeArguments('worker'), {
       encoding: 'utf8',
       env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
       timeout: 20_000,
