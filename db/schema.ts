@@ -485,3 +485,21 @@ export const webhookAttempts = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.deliveryId, table.number] })],
 );
+
+/**
+ * A counter per workspace and listed collection (`tasks`, `projects`) that triggers on those
+ * tables raise in the same transaction as every insert, update and delete, whichever process or
+ * code path writes. Readers serve an encoded list page again only while its collection's
+ * revision is unchanged. No row means no write yet (revision 0).
+ */
+export const collectionRevisions = sqliteTable(
+  'collection_revisions',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    collection: text('collection').notNull(),
+    revision: integer('revision').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.collection] })],
+);

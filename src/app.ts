@@ -23,6 +23,7 @@ import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js'
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret } from './store/sessionTokens.js';
+import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
 import { createWebhookSubscriptionStore } from './store/webhookSubscriptions.js';
@@ -100,6 +101,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         projects: createProjectStore(db, { now }),
         webhooks: createWebhookSubscriptionStore(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
+        listPages: createListPageCache(db, { maxPages: config.listPageCachePages }),
         planTable,
         quota,
         downloads: workPlatformArtifacts,

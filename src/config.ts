@@ -30,6 +30,8 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
   webhookWorker: boolean;
+  /** Encoded /v1 list pages kept per process, served again while their collection is unchanged; 0 keeps none. */
+  listPageCachePages: number;
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -48,6 +50,11 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'RESPONSE_VALIDATION',
     default: 'off',
     description: 'Check every response against the contract: off, warn (log violations) or enforce (log and answer 500).',
+  },
+  {
+    name: 'LIST_PAGE_CACHE_PAGES',
+    default: '512',
+    description: 'Encoded /v1 task and project list pages kept in memory (at most 16 MiB), each served again until its collection changes; 0 keeps none.',
   },
   { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
@@ -146,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePath,
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
+    listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
     portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
     responseValidation,
     loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),

@@ -1,6 +1,7 @@
 import type { operations } from '../../generated/work-platform/types.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
+import type { ListPageCache } from '../store/listPageCache.js';
 import type { EventActor } from '../store/outboxEvents.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
@@ -17,7 +18,7 @@ type ResponsesOf<Op extends WorkPlatformOperationId> = operations[Op]['responses
 type SuccessStatus<Op extends WorkPlatformOperationId> = Extract<keyof ResponsesOf<Op>, 200 | 201 | 202 | 204>;
 type BodyOf<Response> = Response extends { content: infer Content }
   ? Content extends { 'application/json': infer Body }
-    ? Body | string
+    ? Body | string | Buffer
     : Content[keyof Content]
   : undefined;
 type RequestBodyOf<Op extends WorkPlatformOperationId> = operations[Op]['requestBody'] extends
@@ -38,6 +39,8 @@ export interface WorkPlatformServices {
   /** Webhook subscriptions, their secrets, replays and delivery log. */
   webhooks: WebhookSubscriptionStore;
   cursors: CursorCodec;
+  /** Encoded list pages, served again while their collection is unchanged. */
+  listPages: ListPageCache;
   planTable: PlanLimitTable;
   quota: QuotaCounterStore;
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string };
@@ -57,6 +60,9 @@ export interface WorkPlatformContext<Op extends WorkPlatformOperationId> {
   now: () => number;
   services: WorkPlatformServices;
 }
+
+/** The headers of a reply whose body is JSON already encoded (a string or bytes). */
+export const JSON_CONTENT = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
 /** A success reply of the operation; failures are thrown as `ApiProblem`s. */
 export type WorkPlatformReply<Op extends WorkPlatformOperationId> = {

@@ -1,10 +1,13 @@
 import { listEnvelope, startAfter } from '../listPages.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import { authenticated, JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
 
 export const listProjects: WorkPlatformHandler<'listProjects'> = (ctx) => {
   const { workspace } = authenticated(ctx);
   const { sort, order, limit, cursor } = ctx.query;
   const request = { resource: 'projects', workspaceId: workspace.id, sort, order, cursor: cursor || undefined };
-  const page = ctx.services.projects.listProjects(workspace.id, { sort, order, limit, after: startAfter(ctx.services.cursors, request) });
-  return { status: 200, body: listEnvelope(ctx.services.cursors, request, page) };
+  const body = ctx.services.listPages.page(workspace.id, 'projects', JSON.stringify([sort, order, limit, request.cursor]), () => {
+    const page = ctx.services.projects.listProjects(workspace.id, { sort, order, limit, after: startAfter(ctx.services.cursors, request) });
+    return listEnvelope(ctx.services.cursors, request, page);
+  });
+  return { status: 200, headers: JSON_CONTENT, body };
 };

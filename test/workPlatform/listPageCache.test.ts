@@ -1,0 +1,145 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { createListPageCache } from '../../src/store/listPageCache.js';
+import { createProjectStore } from '../../src/store/projects.js';
+import { createTaskStore } from '../../src/store/tasks.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { demoUsers, liftCallLimits } from '../support/workPlatform.js';
+import { makeWorkspace } from '../store/workPlatformFactories.js';
+
+/**
+ * List pages are kept encoded and served again while their collection is unchanged. Every write
+ * to tasks or projects, from any connection or process, must show on the very next request.
+ */
+let t: TestApp;
+let otherConnection: BetterSqlite3.Database;
+const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  liftCallLimits(t.db, t.fixture.workPlatform.workspaceId);
+  // A second connection on the same file: what the admin CLI or another server process would use.
+  otherConnection = openDatabase(t.db.name);
+});
+afterAll(async () => {
+  otherConnection?.close();
+  await t?.close();
+});
+
+const list = async (resource: 'tasks' | 'projects', query = 'limit=100') => {
+  const response = await t.workPlatformClient.get(`/v1/${resource}?${query}`, { authorization: `Bearer ${t.fixture.workPlatform.tokens.all}` });
+  expect(response.status).toBe(200);
+  return response.body as { items: { id: string; title?: string; name?: string }[]; nextCursor: string | null };
+};
+
+describe('kept list pages', () => {
+  it('show tasks created, changed and deleted through another connection on the next request', async () => {
+    const workspaceId = t.fixture.workPlatform.workspaceId;
+    const before = await list('tasks');
+    expect(await list('tasks')).toEqual(before);
+
+    const tasks = createTaskStore(otherConnection);
+    const created = tasks.createTask(workspaceId, { projectId: t.fixture.workPlatform.projectId, title: 'Written elsewhere' }, owner);
+    const afterCreate = await list('tasks');
+    expect(afterCreate.items.map((item) => item.id)).toEqual([created.id, ...before.items.map((item) => item.id)].slice(0, 100));
+
+    tasks.updateTask(workspaceId, created.id, { title: 'Renamed elsewhere' }, created.version, owner);
+    expect((await list('tasks')).items[0]).toMatchObject({ id: created.id, title: 'Renamed elsewhere' });
+
+    tasks.deleteTask(workspaceId, created.id, null, owner);
+    expect(await list('tasks')).toEqual(before);
+  });
+
+  it('show a raw SQL change too: triggers, not the stores, raise the revision', async () => {
+    const first = (await list('tasks', 'limit=1')).items[0]!;
+    otherConnection.prepare('UPDATE tasks SET title = ? WHERE id = ?').run('Changed by hand', first.id);
+    expect((await list('tasks', 'limit=1')).items[0]).toMatchObject({ id: first.id, title: 'Changed by hand' });
+  });
+
+  it('show projects created through another connection, with the page position kept per query', async () => {
+    const firstPage = await list('projects', 'limit=1&sort=createdAt&order=asc');
+    const project = createProjectStore(otherConnection).createProject(t.fixture.workPlatform.workspaceId, { name: 'Zeta elsewhere' }, owner);
+    const all = await list('projects');
+    expect(all.items.map((item) => item.id)).toContain(project.id);
+    expect(await list('projects', 'limit=1&sort=createdAt&order=asc')).toEqual(firstPage);
+  });
+});
+
+describe('collection revisions', () => {
+  it('rise with every insert, update and delete of the workspace, and leave other workspaces alone', () => {
+    const db = new BetterSqlite3(t.db.name);
+    try {
+      const revision = (workspaceId: string, collection: string) =>
+        (db.prepare('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?').pluck().get(workspaceId, collection) as number | undefined) ?? 0;
+      const workspace = makeWorkspace(otherConnection);
+      const other = makeWorkspace(otherConnection);
+      const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+      expect(revision(workspace.workspaceId, 'projects')).toBe(1);
+      const tasks = createTaskStore(otherConnection);
+      const task = tasks.createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+      tasks.updateTask(workspace.workspaceId, task.id, { title: 'U' }, task.version, workspace.actor);
+      tasks.deleteTask(workspace.workspaceId, task.id, null, workspace.actor);
+      expect(revision(workspace.workspaceId, 'tasks')).toBe(3);
+      expect(revision(other.workspaceId, 'tasks')).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('do not stand in the way of deleting a workspace with its tasks', () => {
+    const workspace = makeWorkspace(otherConnection);
+    const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+    createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+    otherConnection.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
+    expect(otherConnection.prepare('SELECT count(*) FROM collection_revisions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
+    expect(otherConnection.prepare('SELECT count(*) FROM tasks WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
+  });
+});
+
+describe('createListPageCache bounds', () => {
+  it('keeps at most maxPages pages, dropping the least recently used, and never keeps one over maxBytes', () => {
+    const cache = createListPageCache(otherConnection, { maxPages: 2, maxBytes: 64 });
+    const workspaceId = makeWorkspace(otherConnection).workspaceId;
+    const builds: string[] = [];
+    const page = (query: string, body: unknown = { query }) =>
+      cache.page(workspaceId, 'tasks', query, () => {
+        builds.push(query);
+        return body;
+      });
+    page('a');
+    page('b');
+    page('a');
+    page('c'); // drops b, the least recently used
+    page('a');
+    page('b');
+    expect(builds).toEqual(['a', 'b', 'c', 'b']);
+    const large = { text: 'x'.repeat(100) };
+    expect(JSON.parse(page('large', large).toString())).toEqual(large);
+    page('large', large);
+    expect(builds.filter((query) => query === 'large')).toHaveLength(2);
+  });
+
+  it('builds again once the collection changed, and refuses as build refuses', () => {
+    const cache = createListPageCache(otherConnection);
+    const workspace = makeWorkspace(otherConnection);
+    let builds = 0;
+    const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ builds: ++builds }));
+    page();
+    page();
+    createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+    expect(JSON.parse(page().toString())).toEqual({ builds: 2 });
+    expect(() => cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).toThrow('refused');
+  });
+});
+
+describe('LIST_PAGE_CACHE_PAGES=0', () => {
+  it('keeps no page: every request builds its page', () => {
+    const cache = createListPageCache(otherConnection, { maxPages: 0 });
+    const workspaceId = makeWorkspace(otherConnection).workspaceId;
+    let builds = 0;
+    cache.page(workspaceId, 'tasks', 'q', () => ++builds);
+    cache.page(workspaceId, 'tasks', 'q', () => ++builds);
+    expect(builds).toBe(2);
+  });
+});
