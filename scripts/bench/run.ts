@@ -23,6 +23,8 @@ Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 10
 starts the real server on it in production mode (no response validation, no request log) and two
 references answering the same bytes as GET /api/v1/portfolio (bare node:http, bare Express 5), and
 loads each scenario with autocannon. Prints a markdown table and writes the figures as JSON.
+A second server on the same database keeps no list pages (LIST_PAGE_CACHE_PAGES=0): the task list
+is measured on both, and the growth table (first and deep page at each size) on the second.
 
 Then measures the cost of one request inside openapi-backend (no HTTP) for synthetic APIs of 20 to
 500 operations, with the precompiled router and with openapi-backend's stock router put back.
@@ -166,7 +168,12 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
   };
 }
 
-async function startServer(databasePath: string, children: ChildProcess[], cpuProfileDir: string | undefined): Promise<{ url: string; child: ChildProcess }> {
+async function startServer(
+  databasePath: string,
+  children: ChildProcess[],
+  cpuProfileDir: string | undefined,
+  extraEnvironment: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess }> {
   const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
   const child = spawn(process.execPath, [...profiling, ...npmScriptNodeArguments('start')], {
     env: {
@@ -180,6 +187,7 @@ async function startServer(databasePath: string, children: ChildProcess[], cpuPr
       WEBHOOK_WORKER: 'off',
       PORTFOLIO_RATE_LIMIT: '1000000000',
       NODE_ENV: 'production',
+      ...extraEnvironment,
     },
     cwd: path.resolve(import.meta.dirname, '../..'),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -239,6 +247,8 @@ async function stopForProfile(child: ChildProcess, directory: string): Promise<v
   process.stdout.write(`  server CPU profile written to ${directory}\n`);
 }
 
+const NOT_KEPT = 'LIST_PAGE_CACHE_PAGES=0';
+
 const ratio = (value: number, reference: number) => (reference > 0 ? value / reference : 0);
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
@@ -271,6 +281,8 @@ async function main(): Promise<void> {
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
     const server = await startServer(databasePath, children, settings.cpuProfileDir);
+    // The same server with no list pages kept: what a page costs to build, and the keyset growth.
+    const uncached = await startServer(databasePath, children, undefined, { LIST_PAGE_CACHE_PAGES: '0' });
     const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
     const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
     references = await startReferences(portfolioBody);
@@ -284,13 +296,18 @@ async function main(): Promise<void> {
       { name: 'GET /api/v1/posts?limit=20', url: `${server.url}/api/v1/posts?limit=20`, headers: portfolioHeaders },
       { name: `GET /api/v1/pages/${demo.portfolio.published.pages[0]}`, url: `${server.url}/api/v1/pages/${demo.portfolio.published.pages[0]}`, headers: portfolioHeaders },
       {
-        name: `GET /v1/tasks?limit=50 (first page, ${largest.taskCount.toLocaleString('en')} rows)`,
+        name: `GET /v1/tasks?limit=50 (first page, ${largest.taskCount.toLocaleString('en')} rows; page kept)`,
         url: `${server.url}/v1/tasks?limit=50`,
         headers: { authorization: `Bearer ${largest.token}` },
       },
       {
-        name: `GET /v1/tasks?limit=50 (${deepDepth.toLocaleString('en')} rows deep)`,
-        url: `${server.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(await cursorAt(server.url, largest.token, deepDepth))}`,
+        name: `GET /v1/tasks?limit=50 (first page, ${largest.taskCount.toLocaleString('en')} rows; ${NOT_KEPT})`,
+        url: `${uncached.url}/v1/tasks?limit=50`,
+        headers: { authorization: `Bearer ${largest.token}` },
+      },
+      {
+        name: `GET /v1/tasks?limit=50 (${deepDepth.toLocaleString('en')} rows deep; ${NOT_KEPT})`,
+        url: `${uncached.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(await cursorAt(uncached.url, largest.token, deepDepth))}`,
         headers: { authorization: `Bearer ${largest.token}` },
       },
     ];
@@ -322,9 +339,9 @@ async function main(): Promise<void> {
       const depth = Math.max(0, Math.min(workspace.taskCount - 100, Math.floor(workspace.taskCount / 2)));
       const headers = { authorization: `Bearer ${workspace.token}` };
       process.stdout.write(`  growth at ${workspace.taskCount.toLocaleString('en')} rows...\n`);
-      const first = await measure({ name: 'first', url: `${server.url}/v1/tasks?limit=50`, headers }, settings);
-      const cursor = await cursorAt(server.url, workspace.token, depth);
-      const deep = await measure({ name: 'deep', url: `${server.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(cursor)}`, headers }, settings);
+      const first = await measure({ name: 'first', url: `${uncached.url}/v1/tasks?limit=50`, headers }, settings);
+      const cursor = await cursorAt(uncached.url, workspace.token, depth);
+      const deep = await measure({ name: 'deep', url: `${uncached.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(cursor)}`, headers }, settings);
       growth.push({ rows: workspace.taskCount, first, deep, deepDepth: depth });
     }
     const serverRssMb = rssMegabytes(server.child.pid!);
@@ -356,6 +373,8 @@ async function main(): Promise<void> {
           `| ${result.name} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${fixed(ratio(result.requestsPerSecond, bare.requestsPerSecond))} | ${fixed(ratio(result.requestsPerSecond, viaExpress.requestsPerSecond))} | ${result.non2xx + result.errors} |`,
       ),
       '',
+      `Growth: the server with ${NOT_KEPT}, so that every page is read from SQLite.`,
+      '',
       '| Rows | first page req/s | p50 ms | p99 ms | mean ms | deep page (rows skipped) req/s | p50 ms | p99 ms | mean ms | deep/first mean |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...growth.map(
@@ -376,6 +395,11 @@ async function main(): Promise<void> {
     const goals = [
       { goal: 'GET /api/v1/portfolio ≥ 0.8 × Express', value: ratio(byName('GET /api/v1/portfolio').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.8 },
       { goal: 'GET /v1/tasks?limit=50 ≥ 0.5 × Express', value: ratio(byName('GET /v1/tasks?limit=50 (first').requestsPerSecond, viaExpress.requestsPerSecond), target: 0.5 },
+      {
+        goal: `the same with no list pages kept (${NOT_KEPT}) ≥ 0.5 × Express`,
+        value: ratio(results.find((result) => result.name.includes('first page') && result.name.includes(NOT_KEPT))!.requestsPerSecond, viaExpress.requestsPerSecond),
+        target: 0.5,
+      },
       {
         goal: `deep page latency ≤ 1.5 × first page (mean, ${largestGrowth.rows.toLocaleString('en')} rows)`,
         value: ratio(largestGrowth.deep.meanMs, largestGrowth.first.meanMs),
