@@ -25,6 +25,7 @@ export function openDatabase(path: string): BetterSqlite3.Database {
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     applyMigrations(db);
+    checkRevisionTriggers(db);
   } catch (error) {
     db.close();
     throw error;
@@ -43,5 +44,26 @@ function applyMigrations(db: BetterSqlite3.Database): void {
     } catch (error) {
       if (attempt >= migrationAttempts) throw error;
     }
+  }
+}
+
+/**
+ * The triggers that raise the revisions readers keep encoded answers by (migrations 0004, 0005).
+ * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
+ * drop them silently and leave kept answers stale, so start-up refuses a database without them.
+ */
+const revisionTriggers = [
+  ...['tasks', 'projects', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
+  'portfolios_update_revision',
+];
+
+function checkRevisionTriggers(db: BetterSqlite3.Database): void {
+  const present = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]);
+  const missing = revisionTriggers.filter((name) => !present.has(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `The database lacks the triggers ${missing.join(', ')}: a migration dropped them (drizzle-kit does not track triggers). ` +
+        'Add a migration that creates them again (see db/migrations/0004_collection_revisions.sql and 0005_portfolio_revision_triggers.sql).',
+    );
   }
 }

@@ -91,4 +91,21 @@ describe('answers after a write by another process', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('api_key_revoked');
   });
+
+  it('serves a change made by hand-run SQL too: triggers raise the revision, not only the importer', async () => {
+    const before = await get('/api/v1/posts?limit=20');
+    const post = before.body.items[0] as { slug: string; title: string };
+    const keptItem = await get(`/api/v1/posts/${post.slug}`);
+    expect(keptItem.status).toBe(200);
+    otherProcess
+      .prepare("UPDATE portfolio_items SET published = 0 WHERE tenant_id = ? AND kind = 'post' AND slug = ?")
+      .run(t.fixture.portfolio.tenantId, post.slug);
+    expect((await get(`/api/v1/posts/${post.slug}`)).status).toBe(404);
+    const listed = await get('/api/v1/posts?limit=20');
+    expect(listed.body.items.map((item: { slug: string }) => item.slug)).not.toContain(post.slug);
+    otherProcess
+      .prepare("UPDATE portfolio_items SET published = 1 WHERE tenant_id = ? AND kind = 'post' AND slug = ?")
+      .run(t.fixture.portfolio.tenantId, post.slug);
+    expect((await get(`/api/v1/posts/${post.slug}`)).status).toBe(200);
+  });
 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { makeTempDir, repoRoot, tsxLoaderUrl } from './factories.js';
@@ -119,5 +120,16 @@ db.close();`;
     } finally {
       db.close();
     }
+  });
+});
+
+describe('revision triggers', () => {
+  it('refuses a database whose revision triggers a later migration dropped, naming them', () => {
+    const file = path.join(tempDir(), 'app.db');
+    openDatabase(file).close();
+    const db = new BetterSqlite3(file);
+    db.exec('DROP TRIGGER tasks_update_revision; DROP TRIGGER assets_delete_revision');
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/tasks_update_revision, assets_delete_revision/);
   });
 });

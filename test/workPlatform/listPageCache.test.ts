@@ -57,12 +57,24 @@ describe('kept list pages', () => {
     expect((await list('tasks', 'limit=1')).items[0]).toMatchObject({ id: first.id, title: 'Changed by hand' });
   });
 
-  it('show projects created through another connection, with the page position kept per query', async () => {
-    const firstPage = await list('projects', 'limit=1&sort=createdAt&order=asc');
-    const project = createProjectStore(otherConnection).createProject(t.fixture.workPlatform.workspaceId, { name: 'Zeta elsewhere' }, owner);
-    const all = await list('projects');
-    expect(all.items.map((item) => item.id)).toContain(project.id);
-    expect(await list('projects', 'limit=1&sort=createdAt&order=asc')).toEqual(firstPage);
+  it('show projects created, renamed and deleted through another connection, each query kept apart', async () => {
+    const workspaceId = t.fixture.workPlatform.workspaceId;
+    const newestFirst = 'limit=100&sort=createdAt&order=desc';
+    const oldestFirst = 'limit=1&sort=createdAt&order=asc';
+    const before = await list('projects', newestFirst);
+    const oldest = await list('projects', oldestFirst);
+    expect(await list('projects', newestFirst)).toEqual(before);
+
+    const projects = createProjectStore(otherConnection);
+    const project = projects.createProject(workspaceId, { name: 'Zeta elsewhere' }, owner);
+    expect((await list('projects', newestFirst)).items[0]).toMatchObject({ id: project.id, name: 'Zeta elsewhere' });
+    expect(await list('projects', oldestFirst)).toEqual(oldest);
+
+    projects.updateProject(workspaceId, project.id, { name: 'Zeta renamed' }, project.version, owner);
+    expect((await list('projects', newestFirst)).items[0]).toMatchObject({ id: project.id, name: 'Zeta renamed' });
+
+    projects.deleteProject(workspaceId, project.id, null, owner);
+    expect(await list('projects', newestFirst)).toEqual(before);
   });
 });
 
@@ -75,12 +87,15 @@ describe('collection revisions', () => {
       const workspace = makeWorkspace(otherConnection);
       const other = makeWorkspace(otherConnection);
       const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
-      expect(revision(workspace.workspaceId, 'projects')).toBe(1);
+      // The first revision is random (a re-created workspace id must not repeat one), then +1 per write.
+      expect(revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
       const tasks = createTaskStore(otherConnection);
       const task = tasks.createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+      const first = revision(workspace.workspaceId, 'tasks');
       tasks.updateTask(workspace.workspaceId, task.id, { title: 'U' }, task.version, workspace.actor);
+      expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 1);
       tasks.deleteTask(workspace.workspaceId, task.id, null, workspace.actor);
-      expect(revision(workspace.workspaceId, 'tasks')).toBe(3);
+      expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 2);
       expect(revision(other.workspaceId, 'tasks')).toBe(0);
     } finally {
       db.close();
