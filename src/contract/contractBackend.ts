@@ -75,8 +75,8 @@ export class ContractBackend extends OpenAPIBackend {
     const validateRequest = this.validator.validateRequest.bind(this.validator);
     this.validator.validateRequest = (req, operation) => {
       const declared = declaredQueryNames.get((operation as Operation).operationId ?? '') ?? new Set<string>();
-      const declaredOnly = { ...req, query: declaredQueryOnly(req, declared) };
-      return withSingleValuedQueryRule(validateRequest(declaredOnly, operation), declaredOnly, operation as Operation);
+      const { text, values } = declaredQuery(req, declared);
+      return withSingleValuedQueryRule(validateRequest({ ...req, query: text }, operation), values, operation as Operation);
     };
     return this;
   }
@@ -85,16 +85,22 @@ export class ContractBackend extends OpenAPIBackend {
 /**
  * openapi-backend refuses query parameters an operation does not declare; the contracts here
  * ignore them (the seed's operations declare no 400 for them), so they are dropped before
- * validation and never reach a handler.
+ * validation and never reach a handler. Returns the declared parameters as a query string and
+ * each one's raw values, from one parse.
  */
-function declaredQueryOnly(req: { query?: unknown; path: string }, declared: Set<string>): string {
+function declaredQuery(req: { query?: unknown; path: string }, declared: Set<string>): { text: string; values: Map<string, string[]> } {
+  const values = new Map<string, string[]>();
   const rawQuery = rawQueryOf(req);
-  if (rawQuery === '') return '';
+  if (rawQuery === '') return { text: '', values };
   const kept = new URLSearchParams();
   for (const [name, value] of new URLSearchParams(rawQuery)) {
-    if (declared.has(name)) kept.append(name, value);
+    if (!declared.has(name)) continue;
+    kept.append(name, value);
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
   }
-  return kept.toString();
+  return { text: kept.toString(), values };
 }
 
 /**
@@ -102,13 +108,8 @@ function declaredQueryOnly(req: { query?: unknown; path: string }, declared: Set
  * repeated values, so a scalar query parameter that is empty, given more than once or not
  * written as a plain decimal is refused here, beside the schema's own errors.
  */
-function withSingleValuedQueryRule(
-  result: ValidationResult,
-  req: { query?: unknown; path: string },
-  operation: Operation,
-): ValidationResult {
-  if (rawQueryOf(req) === '') return result;
-  const rawValues = rawQueryValues(req);
+function withSingleValuedQueryRule(result: ValidationResult, rawValues: Map<string, string[]>, operation: Operation): ValidationResult {
+  if (rawValues.size === 0) return result;
   const ruleErrors: ErrorObject[] = [];
   for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
     if (parameter.in !== 'query' || parameter.schema?.type === 'array') continue;
@@ -138,14 +139,4 @@ function queryError(name: string, message: string, keyword = 'singleValue'): Err
 
 function rawQueryOf(req: { query?: unknown; path: string }): string {
   return typeof req.query === 'string' ? req.query : (req.path.split('?')[1] ?? '');
-}
-
-function rawQueryValues(req: { query?: unknown; path: string }): Map<string, string[]> {
-  const values = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(rawQueryOf(req))) {
-    const list = values.get(name);
-    if (list) list.push(value);
-    else values.set(name, [value]);
-  }
-  return values;
 }
