@@ -1,7 +1,7 @@
 // npm run bench: the real server (production settings, a child process) beside a bare node:http
 // server and a bare Express 5 app answering the same bytes, loaded with autocannon in one run.
 // See `npm run bench -- --help`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import express from 'express';
 import { loadDemoData } from '../../src/demo/demoData.js';
-import { npmScriptNodeArguments } from '../npmScriptArguments.js';
 import { openDatabase } from '../../src/store/database.js';
+import { startBenchProcess } from './benchProcess.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
@@ -168,16 +168,17 @@ async function startReferences(body: Buffer): Promise<{ bareUrl: string; express
   };
 }
 
+/** The server as `npm start` runs it, in production mode with the bench's settings. */
 async function startServer(
   databasePath: string,
   children: ChildProcess[],
   cpuProfileDir: string | undefined,
   extraEnvironment: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess }> {
-  const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profiling, ...npmScriptNodeArguments('start')], {
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const server = await startBenchProcess({
+    script: 'start',
+    nodeArguments: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
     env: {
-      ...process.env,
       DATABASE_PATH: databasePath,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -186,33 +187,15 @@ async function startServer(
       DEMO_DATA: 'off',
       WEBHOOK_WORKER: 'off',
       PORTFOLIO_RATE_LIMIT: '1000000000',
-      NODE_ENV: 'production',
       ...extraEnvironment,
     },
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ready: /listening on (http:\/\/\S+)/,
+    name: 'the server',
+    // The server forces its own exit 15 s after SIGTERM.
+    stopDeadlineMs: 20_000,
   });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]!);
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`the server exited during start-up:\n${output}`));
-      } else if (Date.now() > deadline) {
-        clearInterval(timer);
-        reject(new Error(`the server did not print "listening on" within 60 s:\n${output}`));
-      }
-    }, 50);
-  });
-  return { url, child };
+  children.push(server.child);
+  return { url: server.ready[1]!, child: server.child, stop: server.stop };
 }
 
 function rssMegabytes(pid: number): number {
@@ -237,14 +220,6 @@ async function cursorAt(baseUrl: string, token: string, depth: number): Promise<
   }
   if (!cursor) throw new Error('the list ended before the deep page');
   return cursor;
-}
-
-/** Stops the server gracefully so that node writes its CPU profile, and says where it is. */
-async function stopForProfile(child: ChildProcess, directory: string): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-  process.stdout.write(`  server CPU profile written to ${directory}\n`);
 }
 
 const NOT_KEPT = 'LIST_PAGE_CACHE_PAGES=0';
@@ -345,7 +320,11 @@ async function main(): Promise<void> {
       growth.push({ rows: workspace.taskCount, first, deep, deepDepth: depth });
     }
     const serverRssMb = rssMegabytes(server.child.pid!);
-    if (settings.cpuProfileDir) await stopForProfile(server.child, settings.cpuProfileDir);
+    if (settings.cpuProfileDir) {
+      // A graceful stop, so that node writes the profile.
+      await server.stop();
+      process.stdout.write(`  server CPU profile written to ${settings.cpuProfileDir}\n`);
+    }
 
     process.stdout.write('  routing cost as the API grows (no HTTP)...\n');
     const routing: RouterFigures[] = await measureRouting(settings.quick ? [4, 40, 100] : [4, 8, 40, 100], settings.quick ? 300 : 1000);

@@ -10,7 +10,6 @@
 // commits only through the database, as beside a server). The receiver stands in for a subscriber;
 // keeping it here keeps the counts, the duplicate check and the receipt times in the process that
 // commits, so commit → receipt needs no clock shared across processes.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -20,7 +19,7 @@ import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscript
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import type { BenchWorkspace } from './seed.js';
-import { npmScriptNodeArguments } from '../npmScriptArguments.js';
+import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 
 export interface WebhookFigures {
   events: number;
@@ -38,10 +37,6 @@ export interface WebhookPhaseOptions {
   workerNodeArguments?: string[];
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-const STARTUP_DEADLINE_MS = 60_000;
-/** The worker's own forced exit comes 15 s after SIGTERM (the delivery timeout plus 5 s); then SIGKILL. */
-const STOP_DEADLINE_MS = 20_000;
 
 const readBody = (req: IncomingMessage) =>
   new Promise<Buffer>((resolve) => {
@@ -51,68 +46,21 @@ const readBody = (req: IncomingMessage) =>
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-interface WorkerProcess {
-  /** SIGTERM (the worker finishes its attempts in flight), SIGKILL after STOP_DEADLINE_MS. */
-  stop(): Promise<void>;
-}
-
 /**
- * `npm run worker` (its node arguments from package.json) on the bench database. It opens the signing secrets with the
- * key file of the database's folder (WEBHOOK_SECRET_KEY emptied, so a key in the bench's own
- * environment cannot differ from the one the subscription was sealed with).
+ * `npm run worker` on the bench database. It opens the signing secrets with the key file of the
+ * database's folder (WEBHOOK_SECRET_KEY emptied, so a key in the bench's own environment cannot
+ * differ from the one the subscription was sealed with).
  */
-async function startWorkerProcess(databasePath: string, nodeArguments: string[]): Promise<WorkerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArguments, ...npmScriptNodeArguments('worker')], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: '', WEBHOOK_ALLOW_LOOPBACK: 'on', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startWorkerProcess(databasePath: string, nodeArguments: string[]): Promise<BenchProcess> {
+  return startBenchProcess({
+    script: 'worker',
+    nodeArguments,
+    env: { DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: '', WEBHOOK_ALLOW_LOOPBACK: 'on' },
+    ready: /Webhook delivery worker wkr_\S+ started/,
+    name: 'webhook phase: the worker',
+    // The worker's own forced exit comes 15 s after SIGTERM (the delivery timeout plus 5 s).
+    stopDeadlineMs: 20_000,
   });
-  // process.exit() (run.ts's signal handlers, a crash) skips every finally: the worker must not outlive the bench.
-  const killAtExit = () => child.kill('SIGKILL');
-  process.on('exit', killAtExit);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let startup = '';
-  let errors = '';
-  let started = false;
-  // The worker logs a line per delivery: read and drop them, or a full pipe would stall it.
-  child.stdout!.on('data', (chunk: Buffer) => {
-    if (!started) startup += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-4000);
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    process.off('exit', killAtExit);
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const deadline = Date.now() + STARTUP_DEADLINE_MS;
-      const timer = setInterval(() => {
-        if (/Webhook delivery worker wkr_\S+ started/.test(startup)) {
-          started = true;
-          startup = '';
-          clearInterval(timer);
-          resolve();
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          clearInterval(timer);
-          reject(new Error(`webhook phase: the worker exited during start-up:\n${startup}${errors}`));
-        } else if (Date.now() > deadline) {
-          clearInterval(timer);
-          reject(new Error(`webhook phase: the worker did not start within ${STARTUP_DEADLINE_MS / 1000} s:\n${startup}${errors}`));
-        }
-      }, 20);
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { stop };
 }
 
 export async function measureWebhooks(
