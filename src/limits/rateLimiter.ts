@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { runInImmediateTransaction } from '../store/database.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -27,10 +28,9 @@ export interface RateLimiter {
 export class SqliteRateLimiter implements RateLimiter {
   private readonly increment: BetterSqlite3.Statement<[string, number], { count: number }>;
   private readonly purge: BetterSqlite3.Statement<[number]>;
-  private readonly immediateTransaction: BetterSqlite3.Transaction<(count: () => unknown) => unknown>;
 
   constructor(
-    db: BetterSqlite3.Database,
+    private readonly db: BetterSqlite3.Database,
     private readonly now: () => number,
   ) {
     this.increment = db.prepare(
@@ -39,12 +39,11 @@ export class SqliteRateLimiter implements RateLimiter {
        RETURNING count`,
     );
     this.purge = db.prepare('DELETE FROM rate_limit_counters WHERE window_start < ?');
-    this.immediateTransaction = db.transaction((count: () => unknown) => count());
   }
 
   countTogether<T>(count: () => T): T {
     // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first read.
-    return this.immediateTransaction.immediate(count) as T;
+    return runInImmediateTransaction(this.db, count);
   }
 
   consume(bucket: string, limit: number, windowMs: number): RateLimitDecision {

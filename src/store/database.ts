@@ -67,3 +67,20 @@ function checkRevisionTriggers(db: BetterSqlite3.Database): void {
     );
   }
 }
+
+/**
+ * Runs `fn` in one BEGIN IMMEDIATE transaction: the write lock is taken at the start (waiting up
+ * to busy_timeout), so that concurrent writers, in this process or another, are serialized.
+ * Store writes called inside nest as savepoints and commit or roll back with it.
+ */
+export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () => T): T {
+  let transaction = immediateTransactions.get(db);
+  if (!transaction) {
+    transaction = db.transaction((body: () => unknown) => body());
+    immediateTransactions.set(db, transaction);
+  }
+  return transaction.immediate(fn) as T;
+}
+
+/** One transaction function per connection, made on first use rather than per call. */
+const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();

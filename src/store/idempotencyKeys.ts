@@ -49,23 +49,6 @@ export interface IdempotencyKeyStore {
   purgeExpiredIdempotencyKeys(now: number): number;
 }
 
-/**
- * Runs `fn` in one BEGIN IMMEDIATE transaction: the write lock is taken at the start, so that two
- * requests with the same key are serialized (the second waits up to busy_timeout). Store writes
- * called inside nest as savepoints and commit or roll back with it.
- */
-export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () => T): T {
-  let transaction = immediateTransactions.get(db);
-  if (!transaction) {
-    transaction = db.transaction((body: () => unknown) => body());
-    immediateTransactions.set(db, transaction);
-  }
-  return transaction.immediate(fn) as T;
-}
-
-/** One transaction function per connection, made on first use rather than per call. */
-const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();
-
 export function createIdempotencyKeyStore(db: BetterSqlite3.Database): IdempotencyKeyStore {
   // Every keyed POST looks its key up twice and stores its answer: run on the connection directly.
   const findLive = db.prepare<{ workspaceId: string; key: string; now: number }, Omit<IdempotencyRecord, 'headers'> & { headers: string }>(

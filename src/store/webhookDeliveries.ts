@@ -7,6 +7,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'driz
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { nextAttemptAt } from '../webhooks/retrySchedule.js';
+import { runInImmediateTransaction } from './database.js';
 import { drizzleFor } from './drizzle.js';
 import { effectiveLimits, createWorkspaceStore } from './workspaces.js';
 
@@ -330,7 +331,6 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     )
     .prepare();
 
-  const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
 
   // Keyed by the sealed value itself (a fresh IV at every seal): a rotated or replaced secret is
   // another key, so an entry can never outlive the secret it was opened from. Memory only.
@@ -429,7 +429,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
 
   function recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[] {
     if (attempts.length === 0) return [];
-    return immediate(() =>
+    return runInImmediateTransaction(db, () =>
       attempts.map(({ claimed, outcome, jitter }): RecordingResult => {
         try {
           const recorded = recordInSavepoint(claimed, outcome, jitter);
@@ -460,7 +460,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
       // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
       if (anyClaimable.get({ now: at }) === undefined) return [];
-      return immediate(() => {
+      return runInImmediateTransaction(db, () => {
         cancelDueOfDisabled.run({ now: at });
         const claimed = lease.all({ owner, leaseExpiresAt, now: at, limit });
         return claimed.map(({ id, leaseToken }) => {

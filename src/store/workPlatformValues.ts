@@ -1,6 +1,7 @@
 // Checks of values the Work-Platform stores persist, shared by projects and tasks: text against
 // its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
 import type BetterSqlite3 from 'better-sqlite3';
+import { runInImmediateTransaction } from './database.js';
 import type { AppDatabase } from './drizzle.js';
 import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
@@ -85,10 +86,9 @@ export function rethrowConstraintFailure(error: unknown, fields: ConstraintField
 export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>(fn: () => T) => T {
   // drizzle() returns the database with its connection as `$client`; AppDatabase's type leaves it out.
   const connection = (orm as AppDatabase & { $client: BetterSqlite3.Database }).$client;
-  const transaction = connection.transaction((fn: () => unknown) => fn());
   return <T>(fn: () => T): T => {
     try {
-      return transaction.immediate(fn) as T;
+      return runInImmediateTransaction(connection, fn);
     } catch (error) {
       return rethrowConstraintFailure(error, fields);
     }

@@ -2,13 +2,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase, runInImmediateTransaction } from '../../src/store/database.js';
 import { StoreError } from '../../src/store/errors.js';
 import {
   createIdempotencyKeyStore,
   idempotencyKeyPattern,
   idempotencyWindowMs,
-  runInImmediateTransaction,
   type IdempotencyKeyStore,
 } from '../../src/store/idempotencyKeys.js';
 import { createProjectStore } from '../../src/store/projects.js';
@@ -111,8 +110,8 @@ describe('runInImmediateTransaction', () => {
     t.db.close();
     const url = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, file)).href);
     const script = `
-const { openDatabase } = await import(${url('src/store/database.ts')});
-const { createIdempotencyKeyStore, runInImmediateTransaction } = await import(${url('src/store/idempotencyKeys.ts')});
+const { openDatabase, runInImmediateTransaction } = await import(${url('src/store/database.ts')});
+const { createIdempotencyKeyStore } = await import(${url('src/store/idempotencyKeys.ts')});
 const { createTaskStore } = await import(${url('src/store/tasks.ts')});
 const db = openDatabase(${JSON.stringify(t.path)});
 const keys = createIdempotencyKeyStore(db);
