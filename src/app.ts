@@ -8,8 +8,8 @@ import { loadServedArtifacts } from './contract/servedArtifacts.js';
 import { createHttpAdapter } from './http/httpAdapter.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import type { Logger } from './logger.js';
-import { toErrorReply } from './portfolio/errors.js';
-import { createPortfolioApi } from './portfolio/portfolioApi.js';
+import { portfolioProfile } from './portfolio/portfolioProfile.js';
+import { createContractApi } from './contract/pipeline.js';
 import { createApiKeyStore } from './store/apiKeys.js';
 import { openDatabase, runInImmediateTransaction } from './store/database.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
@@ -38,8 +38,8 @@ import {
 } from './webhooks/deliveryWorker.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createCallerResolver } from './workPlatform/auth.js';
-import { toProblemReply } from './workPlatform/problems.js';
-import { createWorkPlatformApi } from './workPlatform/workPlatformApi.js';
+import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
+import { scopeCatalogue } from '../generated/work-platform/rules.js';
 
 export interface RunningApp {
   /** The address the server listens on, e.g. `http://127.0.0.1:3000`. */
@@ -92,7 +92,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
     const planTable = workPlatformPlanTable();
-    const workPlatformApi = await createWorkPlatformApi({
+    const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
       callers: createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, now }),
       services: {
@@ -106,37 +106,41 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         quota,
         downloads: workPlatformArtifacts,
       },
+      scopeCatalogue,
       planTable,
       rateLimiter,
       quota,
-      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), answerBox: webhookSecrets, now },
       cors: createCorsPolicy(config.corsAllowedOrigins),
       problemTypeBase: config.errorTypeBase,
       now,
       logger: deps.logger,
     });
+    const workPlatformApi = await createContractApi(workPlatform, {
+      now,
+      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), answerBox: webhookSecrets, now },
+    });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
-    const portfolioApi = await createPortfolioApi({
+    const portfolio = portfolioProfile({
       document: portfolioArtifacts.document as Document,
       findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
-      content: createPortfolioReader(db),
+      services: { content: createPortfolioReader(db), downloads: portfolioArtifacts },
       rateLimiter,
       rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
-      downloads: portfolioArtifacts,
       now,
       logger: deps.logger,
     });
+    const portfolioApi = await createContractApi(portfolio, { now });
     return createHttpAdapter({
       apis: [
         {
           api: portfolioApi,
           responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
-          errorReply: (error, requestId) => toErrorReply(error, requestId, deps.logger),
+          errorReply: portfolio.errorReply,
         },
         {
           api: workPlatformApi,
           responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
-          errorReply: (error, requestId) => toProblemReply(error, requestId, config.errorTypeBase, deps.logger),
+          errorReply: workPlatform.errorReply,
         },
       ],
       responseValidation: config.responseValidation,

@@ -9,10 +9,11 @@ import { renderOpenapiJson, renderOpenapiYaml } from './openapiFiles.js';
 import { renderPostmanCollection, renderPostmanEnvironment } from './postmanCollection.js';
 import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
+import { renderContractRules } from './contractRules.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
-export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'postman-environment.json', 'types.ts'] as const;
+export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'postman-environment.json', 'types.ts', 'rules.ts'] as const;
 
 export interface ApiSpec {
   /** The folder name under specs/, e.g. `portfolio`. */
@@ -53,7 +54,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
   return { bundled, problems: checkConventions(bundled) };
 }
 
-/** The four generated files of one API from its bundled (and checked) document. */
+/** The generated files of one API from its bundled (and checked) document. */
 export async function renderApi(api: string, document: JsonObject): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
   return [
@@ -62,6 +63,7 @@ export async function renderApi(api: string, document: JsonObject): Promise<Gene
     { path: `${dir}/postman.json`, contents: renderPostmanCollection(api, document) },
     { path: `${dir}/postman-environment.json`, contents: renderPostmanEnvironment(api, document) },
     { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
+    { path: `${dir}/rules.ts`, contents: renderContractRules(api, document) },
   ];
 }
 

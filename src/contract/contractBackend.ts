@@ -19,7 +19,14 @@ const CANONICAL_TEXT: Record<string, RegExp> = {
 export class ContractBackend extends OpenAPIBackend {
   declare router: PrecompiledRouter;
 
-  constructor(document: Document) {
+  /**
+   * `validateOnRequest: false`: handleRequest() validates nothing and the caller runs
+   * `validator.validateRequest()` itself when it has the body (the pipeline reads it after auth).
+   */
+  constructor(
+    document: Document,
+    private readonly settings: { validateOnRequest: boolean } = { validateOnRequest: true },
+  ) {
     super({
       definition: document,
       strict: true,
@@ -66,7 +73,7 @@ export class ContractBackend extends OpenAPIBackend {
     });
     // Request validators are compiled now, so a bad schema fails start-up rather than a request.
     this.validator.preCompileRequestValidators();
-    this.validate = true;
+    this.validate = this.settings.validateOnRequest;
     const declaredQueryNames = new Map<string, Set<string>>();
     for (const operation of router.getOperations()) {
       const names = ((operation.parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);

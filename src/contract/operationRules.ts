@@ -1,18 +1,25 @@
 import type { OpenAPIBackend } from 'openapi-backend';
 
-/** What the contract says about an operation beyond its schemas, read from its extensions once at start-up. */
+/** What the contract says about an operation beyond its schemas, read from it once at start-up. */
 export interface OperationRules {
   operationId: string;
   method: string;
   path: string;
+  /** `x-ratelimit-class`: the bucket the call is counted in. */
   rateLimitClass: string;
-  requiredScopes: string[];
-  /** Roles a session caller needs (`x-required-roles`); empty when any member may call. */
-  requiredRoles: string[];
-  /** True when the operation declares `security: []`. */
+  /** `x-required-scopes`: every one of them must be granted to the caller. */
+  requiredScopes: readonly string[];
+  /** `x-required-roles`: roles a session caller needs; empty when any member may call. */
+  requiredRoles: readonly string[];
+  /** `security: []`: no credential, no limits. */
   isPublic: boolean;
+  /** `x-idempotent` (POST by default): the call may carry an Idempotency-Key, and a repeat replays the first answer. */
+  idempotent: boolean;
+  /** The request body's media types, empty when the operation takes none. */
+  bodyMediaTypes: readonly string[];
 }
 
+/** Reads every operation's rules; a missing extension stops the start-up with what to add. */
 export function readOperationRules(backend: OpenAPIBackend): Map<string, OperationRules> {
   const rules = new Map<string, OperationRules>();
   for (const operation of backend.getOperations()) {
@@ -20,11 +27,13 @@ export function readOperationRules(backend: OpenAPIBackend): Map<string, Operati
     const extensions = operation as unknown as Record<string, unknown>;
     const rateLimitClass = extensions['x-ratelimit-class'];
     const requiredScopes = extensions['x-required-scopes'];
-    if (!operationId || typeof rateLimitClass !== 'string' || !Array.isArray(requiredScopes)) {
+    const idempotent = extensions['x-idempotent'] ?? operation.method === 'post';
+    if (!operationId || typeof rateLimitClass !== 'string' || !Array.isArray(requiredScopes) || typeof idempotent !== 'boolean') {
       throw new Error(
-        `${operation.method.toUpperCase()} ${operation.path} needs an operationId, x-ratelimit-class and x-required-scopes`,
+        `${operation.method.toUpperCase()} ${operation.path} needs an operationId, x-ratelimit-class and x-required-scopes (and x-idempotent, when given, must be true or false); run npm run build:contract for the details`,
       );
     }
+    const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
     rules.set(operationId, {
       operationId,
       method: operation.method,
@@ -33,6 +42,8 @@ export function readOperationRules(backend: OpenAPIBackend): Map<string, Operati
       requiredScopes: requiredScopes as string[],
       requiredRoles: Array.isArray(extensions['x-required-roles']) ? (extensions['x-required-roles'] as string[]) : [],
       isPublic: Array.isArray(operation.security) && operation.security.length === 0,
+      idempotent,
+      bodyMediaTypes: Object.keys(requestBody?.content ?? {}),
     });
   }
   return rules;

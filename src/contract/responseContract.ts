@@ -1,6 +1,7 @@
 import type { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { createAjv2020 } from './ajv.js';
+import { escapePointerToken, unescapePointerToken } from './jsonPointer.js';
 
 export interface ObservedResponse {
   status: number;
@@ -14,9 +15,6 @@ type JsonObject = Record<string, unknown>;
 
 const DOCUMENT_ID = 'contract';
 
-function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 /**
  * Checks a response against what the contract declares for its operation and status: the
@@ -125,7 +123,7 @@ export class ResponseContract {
   private resolve(pointer: string): unknown {
     let node: unknown = this.document;
     for (const rawToken of pointer.split('/').slice(1)) {
-      const token = rawToken.replace(/~1/g, '/').replace(/~0/g, '~');
+      const token = unescapePointerToken(rawToken);
       if (node === null || typeof node !== 'object') return undefined;
       node = (node as JsonObject)[token];
     }

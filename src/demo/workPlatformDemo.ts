@@ -1,3 +1,4 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // The Work-Platform part of the demo data set: a workspace on the free plan with three projects
 // and over 120 tasks (ties on dueOn, priority, title and createdAt, some without a due date) so that
 // sorting and paging show, users of every role, tokens of every kind, and a second workspace to
@@ -5,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { RandomBytes } from '../store/ids.js';
-import { createPersonalAccessTokenStore, WORK_PLATFORM_SCOPES } from '../store/personalAccessTokens.js';
+import { createPersonalAccessTokenStore } from '../store/personalAccessTokens.js';
 import { createProjectStore } from '../store/projects.js';
 import { issueSessionToken } from '../store/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
@@ -330,7 +331,7 @@ export function loadWorkPlatformDemo(
 
   const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => tokenStore.createPat({ workspaceId, userId, scopes });
   const mainId = demoWorkspaces.main.id;
-  const revoked = pat(demoUsers.owner.id, mainId, WORK_PLATFORM_SCOPES);
+  const revoked = pat(demoUsers.owner.id, mainId, scopeCatalogue);
   tokenStore.revokePat(revoked.id);
   const session = (userId: string, lifetimeSeconds: number) =>
     issueSessionToken(sessionSecret, { userId, workspaceId: mainId, lifetimeSeconds, now: now() });
@@ -341,7 +342,7 @@ export function loadWorkPlatformDemo(
     projectId: projectIds[0]!,
     taskIds,
     tokens: {
-      all: pat(demoUsers.owner.id, mainId, WORK_PLATFORM_SCOPES).token,
+      all: pat(demoUsers.owner.id, mainId, scopeCatalogue).token,
       readOnly: pat(demoUsers.member.id, mainId, ['tasks:read']).token,
       noScopes: pat(demoUsers.member.id, mainId, []).token,
       revoked: revoked.token,
@@ -354,7 +355,7 @@ export function loadWorkPlatformDemo(
       projectId: otherProjectId,
       taskId: otherTaskId,
       webhookId: otherDemoWebhook.id,
-      token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, WORK_PLATFORM_SCOPES).token,
+      token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue).token,
     },
     webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,

@@ -10,7 +10,8 @@ export type PortfolioErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  | 'service_unavailable';
 
 export interface ParameterProblem {
   in: 'query' | 'path' | 'header';
@@ -27,6 +28,7 @@ const STATUS_OF: Record<PortfolioErrorCode, number> = {
   method_not_allowed: 405,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** Thrown anywhere in the portfolio pipeline; `toErrorReply` turns it into an ErrorEnvelope. */

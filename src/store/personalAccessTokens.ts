@@ -1,6 +1,7 @@
 // Personal access tokens (`svc_pat_…`): scope-bounded, bound to one user and that user's
 // workspace, shown once, stored only as a SHA-256 hash, revocable and rotatable.
 import { createHash } from 'node:crypto';
+import { scopeCatalogue, type Scope } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
@@ -10,17 +11,6 @@ import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { WorkspaceRole } from './users.js';
 import { NotFoundError } from './workPlatformErrors.js';
 import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
-
-/** Every scope a token can carry, in display order. A session token holds all of them. */
-export const WORK_PLATFORM_SCOPES = [
-  'tasks:read',
-  'tasks:write',
-  'projects:read',
-  'projects:write',
-  'workspace:read',
-  'webhooks:manage',
-] as const;
-export type WorkPlatformScope = (typeof WORK_PLATFORM_SCOPES)[number];
 
 /** `svc_pat_` followed by 32 random bytes in URL-safe base64 without padding (43 characters). */
 export const personalAccessTokenPattern = /^svc_pat_[A-Za-z0-9_-]{43}$/;
@@ -32,8 +22,8 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function isWorkPlatformScope(value: string): value is WorkPlatformScope {
-  return (WORK_PLATFORM_SCOPES as readonly string[]).includes(value);
+export function isScope(value: string): value is Scope {
+  return (scopeCatalogue as readonly string[]).includes(value);
 }
 
 export type PatState = 'active' | 'revoked' | 'expired';
@@ -43,7 +33,7 @@ export interface PatRecord {
   id: string;
   workspaceId: string;
   userId: string;
-  scopes: WorkPlatformScope[];
+  scopes: Scope[];
   /** Milliseconds since the epoch; null when the token never expires. */
   expiresAt: number | null;
   /** Milliseconds since the epoch; null while the token is not revoked. */
@@ -70,7 +60,7 @@ export interface PatSummary extends PatRecord {
 export interface CreatePatInput {
   workspaceId: string;
   userId: string;
-  /** A subset of WORK_PLATFORM_SCOPES; may be empty (such a token can call nothing that needs a scope). */
+  /** A subset of scopeCatalogue; may be empty (such a token can call nothing that needs a scope). */
   scopes: readonly string[];
   /** Milliseconds since the epoch; omitted or null for a token that never expires. */
   expiresAt?: number | null;
@@ -109,19 +99,19 @@ export function patState(token: Pick<PatRecord, 'expiresAt' | 'revokedAt'>, now:
 }
 
 /** Checks and normalizes scopes: known names only, no duplicates, in catalogue order. */
-export function normalizeScopes(scopes: readonly string[]): WorkPlatformScope[] {
+export function normalizeScopes(scopes: readonly string[]): Scope[] {
   if (!Array.isArray(scopes)) throw new StoreError('invalid_argument', 'scopes must be a list of scope names.');
-  const unknown = scopes.filter((scope) => !isWorkPlatformScope(scope));
+  const unknown = scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) {
     throw new StoreError(
       'invalid_argument',
-      `Unknown ${unknown.length === 1 ? 'scope' : 'scopes'} ${unknown.map((scope) => `"${scope}"`).join(', ')}; known scopes: ${WORK_PLATFORM_SCOPES.join(', ')}.`,
+      `Unknown ${unknown.length === 1 ? 'scope' : 'scopes'} ${unknown.map((scope) => `"${scope}"`).join(', ')}; known scopes: ${scopeCatalogue.join(', ')}.`,
     );
   }
-  return WORK_PLATFORM_SCOPES.filter((scope) => scopes.includes(scope));
+  return scopeCatalogue.filter((scope) => scopes.includes(scope));
 }
 
-const parseScopes = (json: string) => JSON.parse(json) as WorkPlatformScope[];
+const parseScopes = (json: string) => JSON.parse(json) as Scope[];
 
 export function createPersonalAccessTokenStore(
   db: BetterSqlite3.Database,
@@ -172,7 +162,7 @@ export function createPersonalAccessTokenStore(
     .prepare();
 
   /** Inserts a new token row; must run inside a transaction. */
-  function insertToken(input: { workspaceId: string; userId: string; scopes: WorkPlatformScope[]; expiresAt: number | null }) {
+  function insertToken(input: { workspaceId: string; userId: string; scopes: Scope[]; expiresAt: number | null }) {
     const token = `svc_pat_${Buffer.from(randomBytes(32)).toString('base64url')}`;
     const id = newId('pat', randomBytes);
     insert.run({

@@ -1,5 +1,7 @@
 import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js';
-import { WORK_PLATFORM_SCOPES, hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import type { EventActor } from '../store/outboxEvents.js';
+import { hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
 import { verifySessionToken } from '../store/sessionTokens.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
 import type { Workspace } from '../store/workspaces.js';
@@ -13,8 +15,10 @@ export interface Caller {
   role: WorkspaceRole;
   /** Every scope for a session; the token's own scopes for a PAT. */
   scopes: readonly string[];
-  /** Read with the token or user, in the same statement; undefined when it no longer exists. */
-  workspace: Workspace | undefined;
+  /** Read with the token or user, in the same statement. */
+  workspace: Workspace;
+  /** Who the events of this call's changes name. */
+  actor: EventActor;
 }
 
 export interface CallerResolver {
@@ -50,8 +54,16 @@ export function createCallerResolver(deps: {
         const pat = deps.pats.findPatCaller(hashToken(token));
         if (!pat || patState(pat, now) !== 'active') throw unauthenticated();
         // role is null when the user is gone or no longer in the token's workspace.
-        if (pat.role === null) throw unauthenticated();
-        return { kind: 'pat', workspaceId: pat.workspaceId, userId: pat.userId, role: pat.role, scopes: pat.scopes, workspace: pat.workspace };
+        if (pat.role === null || !pat.workspace) throw unauthenticated();
+        return {
+          kind: 'pat',
+          workspaceId: pat.workspaceId,
+          userId: pat.userId,
+          role: pat.role,
+          scopes: pat.scopes,
+          workspace: pat.workspace,
+          actor: { id: pat.userId, kind: 'USER' },
+        };
       }
 
       const session = await verifySessionToken(deps.sessionSecret, token, now);
@@ -64,7 +76,16 @@ export function createCallerResolver(deps: {
       const member = deps.users.getUserAndWorkspace(session.userId);
       if (!member || member.user.workspaceId !== session.workspaceId) throw unauthenticated();
       const { user, workspace } = member;
-      return { kind: 'session', workspaceId: user.workspaceId, userId: user.id, role: user.role, scopes: WORK_PLATFORM_SCOPES, workspace };
+      if (!workspace) throw unauthenticated();
+      return {
+        kind: 'session',
+        workspaceId: user.workspaceId,
+        userId: user.id,
+        role: user.role,
+        scopes: scopeCatalogue,
+        workspace,
+        actor: { id: user.id, kind: 'USER' },
+      };
     },
   };
 }

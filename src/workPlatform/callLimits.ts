@@ -1,7 +1,8 @@
+import type { Admission } from '../contract/pipeline.js';
 import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
-import { effectiveLimits, rateLimitTier, type Workspace } from '../store/workspaces.js';
+import { effectiveLimits, rateLimitTier } from '../store/workspaces.js';
 import type { Caller } from './auth.js';
 import { ApiProblem } from './problems.js';
 
@@ -11,15 +12,15 @@ export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 /**
  * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
  * in that order and in one write transaction (one commit per call). Returns the headers every
- * limited answer carries; throws the 429 problems once the counts are committed.
+ * limited answer carries, and the 429 problem when the call is refused.
  */
 export function enforceCallLimits(
   deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; now: number },
   caller: Caller,
-  workspace: Workspace,
   rateClass: RateLimitClass,
-): Record<string, string> {
+): Admission {
   const { table } = deps;
+  const { workspace } = caller;
   const limits = effectiveLimits(workspace);
   const limit = limits[`${rateClass}PerMinute`].inForce;
   const tier = rateLimitTier(workspace.plan);
@@ -42,15 +43,15 @@ export function enforceCallLimits(
     ratelimit: `"${rateClass}";r=${decision.remaining};t=${secondsToReset}`,
   };
   if (!decision.allowed) {
-    throw new ApiProblem('rate-limited', {
+    return { headers, refusal: new ApiProblem('rate-limited', {
       detail: `The ${rateClass} bucket of this workspace allows ${limit} requests per ${windowSeconds} seconds.`,
       headers: { ...headers, 'retry-after': String(decision.retryAfterSeconds) },
       extensions: {
         rateLimit: { class: rateClass, limit, windowMs: table.windowMs, retryAfterSec: decision.retryAfterSeconds, tier },
       },
-    });
+    }) };
   }
-  if (quota === undefined || quota.limit === null) return headers;
+  if (quota === undefined || quota.limit === null) return { headers };
   Object.assign(headers, {
     'x-quota-limit': String(quota.limit),
     'x-quota-remaining': String(quota.remaining ?? 0),
@@ -58,11 +59,11 @@ export function enforceCallLimits(
   });
   if (!quota.allowed) {
     const retryAfter = Math.max(1, Math.ceil((quota.resetAt - deps.now) / 1000));
-    throw new ApiProblem('quota-exceeded', {
+    return { headers, refusal: new ApiProblem('quota-exceeded', {
       detail: `This workspace has used its ${quota.limit} token calls for this month.`,
       headers: { ...headers, 'retry-after': String(retryAfter) },
       extensions: { quota: { period: 'month', limit: quota.limit, used: quota.used, resetAt: new Date(quota.resetAt).toISOString() } },
-    });
+    }) };
   }
-  return headers;
+  return { headers };
 }

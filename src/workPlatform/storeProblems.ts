@@ -3,13 +3,6 @@ import { ApiProblem } from './problems.js';
 
 /** Turns the store's typed refusals into the contract's problems; anything else passes through. */
 export function storeErrorToProblem(error: unknown): unknown {
-  if ((error as { code?: string } | null)?.code === 'SQLITE_BUSY') {
-    return new ApiProblem('conflict', {
-      detail: 'The database was busy with other writes; retry after re-reading.',
-      code: 'write-conflict',
-      cause: error,
-    });
-  }
   if (!(error instanceof WorkPlatformStoreError)) return error;
   switch (error.kind) {
     case 'not-found':

@@ -103,6 +103,7 @@ const GOOD_OPERATION = `get:
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '503': {$ref: ../openapi.yaml#/components/responses/Problem}
 `;
 
 function tinySpec(overrides: Record<string, string> = {}): Record<string, string> {
@@ -343,6 +344,7 @@ describe('convention checks', () => {
       'generated/tiny/postman.json',
       'generated/tiny/postman-environment.json',
       'generated/tiny/types.ts',
+      'generated/tiny/rules.ts',
     ]);
   }, BUILD_TIMEOUT);
 
@@ -368,6 +370,7 @@ describe('convention checks', () => {
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '503': {$ref: ../openapi.yaml#/components/responses/Problem}
 `;
     const root = writeTempRepo(
       tinySpec({
@@ -439,7 +442,7 @@ describe('convention checks', () => {
     );
     const bundled = bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
     expect(checkConventions(bundled).map(formatProblem)).toEqual(
-      ['401', '429', '500'].map(
+      ['401', '429', '500', '503'].map(
         (status) =>
           `specs/tiny/components/responses/Problem.yaml: GET /items/{id} (getItem): response ${status} header Retry-After has neither schema nor content`,
       ),

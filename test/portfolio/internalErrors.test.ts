@@ -8,7 +8,8 @@ import { loadServedArtifacts } from '../../src/contract/servedArtifacts.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
 import type { ContractApi } from '../../src/contract/reply.js';
 import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
-import { createPortfolioApi } from '../../src/portfolio/portfolioApi.js';
+import { createContractApi } from '../../src/contract/pipeline.js';
+import { portfolioProfile } from '../../src/portfolio/portfolioProfile.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -25,10 +26,10 @@ const contract = new ResponseContract(artifacts.document as Record<string, unkno
 async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {}): Promise<ContractApi> {
   const reader = createPortfolioReader(db);
   const failing = overrides.failWith;
-  return createPortfolioApi({
+  const profile = portfolioProfile({
     document: artifacts.document as Document,
     findApiKeyByHash: createApiKeyStore(db).findApiKeyByHash,
-    content: failing
+    services: { downloads: artifacts, content: failing
       ? {
           ...reader,
           publishedDocumentBytes: () => {
@@ -38,13 +39,13 @@ async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {
             throw failing;
           },
         }
-      : reader,
+      : reader },
     rateLimiter: new SqliteRateLimiter(db, Date.now),
     rateLimit: { requestsPerWindow: 1000, windowSeconds: 60 },
-    downloads: artifacts,
     now: Date.now,
     logger: memoryLogger(overrides.logLines ?? []),
   });
+  return createContractApi(profile, { now: Date.now });
 }
 
 function call(pathAndQuery: string, key?: string) {

@@ -2,7 +2,8 @@ import type { Document } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServedArtifacts } from '../../src/contract/servedArtifacts.js';
 import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
-import { createPortfolioApi } from '../../src/portfolio/portfolioApi.js';
+import { createContractApi } from '../../src/contract/pipeline.js';
+import { portfolioProfile } from '../../src/portfolio/portfolioProfile.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { bearer, memoryLogger, startTestApp, type TestApp } from '../support/testApp.js';
@@ -31,16 +32,18 @@ describe('a public base URL', () => {
     const document = structuredClone(artifacts.document) as Record<string, any>;
     document.paths['/api/v1/posts'].get['x-ratelimit-class'] = 'reed';
     await expect(
-      createPortfolioApi({
-        document: document as Document,
-        findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
-        content: createPortfolioReader(t.db),
-        rateLimiter: new SqliteRateLimiter(t.db, Date.now),
-        rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
-        downloads: artifacts,
-        now: Date.now,
-        logger: memoryLogger([]),
-      }),
+      createContractApi(
+        portfolioProfile({
+          document: document as Document,
+          findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
+          services: { content: createPortfolioReader(t.db), downloads: artifacts },
+          rateLimiter: new SqliteRateLimiter(t.db, Date.now),
+          rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
+          now: Date.now,
+          logger: memoryLogger([]),
+        }),
+        { now: Date.now },
+      ),
     ).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
   });
 });

@@ -1,3 +1,4 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
@@ -7,8 +8,7 @@ import {
   normalizeScopes,
   patState,
   personalAccessTokenPattern,
-  WORK_PLATFORM_SCOPES,
-} from '../../src/store/personalAccessTokens.js';
+  } from '../../src/store/personalAccessTokens.js';
 import { NotFoundError } from '../../src/store/workPlatformErrors.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
@@ -26,7 +26,7 @@ const patRow = (id: string) => t.db.prepare('SELECT * FROM personal_access_token
 
 describe('scope catalogue', () => {
   it('lists the six scopes of the issue', () => {
-    expect(WORK_PLATFORM_SCOPES).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage']);
+    expect(scopeCatalogue).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage']);
   });
 
   it('normalizes to catalogue order without duplicates and refuses unknown names', () => {

@@ -1,10 +1,11 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { demoUsers, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
 import { openDatabase } from '../../src/store/database.js';
-import { createPersonalAccessTokenStore, hashToken, WORK_PLATFORM_SCOPES } from '../../src/store/personalAccessTokens.js';
+import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { verifySessionToken } from '../../src/store/sessionTokens.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
@@ -88,11 +89,11 @@ describe('Work-Platform demo data', () => {
     const demo = load();
     const pats = createPersonalAccessTokenStore(t.db);
     const find = (token: string) => pats.findPatByHash(hashToken(token));
-    expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: null, expiresAt: null });
+    expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: null, expiresAt: null });
     expect(find(demo.tokens.readOnly)).toMatchObject({ workspaceId: demo.workspaceId, scopes: ['tasks:read'], revokedAt: null });
     expect(find(demo.tokens.noScopes)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [], revokedAt: null });
-    expect(find(demo.tokens.revoked)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: expect.any(Number) });
-    expect(find(demo.otherWorkspace.token)).toMatchObject({ workspaceId: demo.otherWorkspace.workspaceId, scopes: [...WORK_PLATFORM_SCOPES], revokedAt: null });
+    expect(find(demo.tokens.revoked)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: expect.any(Number) });
+    expect(find(demo.otherWorkspace.token)).toMatchObject({ workspaceId: demo.otherWorkspace.workspaceId, scopes: [...scopeCatalogue], revokedAt: null });
 
     const users = createUserStore(t.db);
     const owner = await verifySessionToken(secret, demo.tokens.session, clock.now());

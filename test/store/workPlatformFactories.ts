@@ -1,8 +1,9 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // Small factories for the Work-Platform store tests: a workspace, its users and tokens, built
 // through the stores themselves so that every fixture passes the same checks as real data.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { EventActor } from '../../src/store/outboxEvents.js';
-import { createPersonalAccessTokenStore, WORK_PLATFORM_SCOPES } from '../../src/store/personalAccessTokens.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createUserStore, type WorkspaceRole } from '../../src/store/users.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../../src/store/workspaces.js';
 
@@ -34,7 +35,7 @@ export function makeToken(
   return createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}).createPat({
     workspaceId: workspace.workspaceId,
     userId: workspace.ownerId,
-    scopes: options.scopes ?? WORK_PLATFORM_SCOPES,
+    scopes: options.scopes ?? scopeCatalogue,
     expiresAt: options.expiresAt ?? null,
   });
 }

@@ -1,10 +1,11 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // Helpers of the Work-Platform (/v1) suites: problem checks, tokens of every kind, limits and the
 // outbox, built on the real stores so that fixtures pass the same checks as real data.
 import { createHmac } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
-import { createPersonalAccessTokenStore, WORK_PLATFORM_SCOPES } from '../../src/store/personalAccessTokens.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { issueSessionToken } from '../../src/store/sessionTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createUserStore } from '../../src/store/users.js';
@@ -12,7 +13,7 @@ import { createWorkspaceStore, type WorkspacePlan } from '../../src/store/worksp
 import { DEFAULT_PROBLEM_TYPE_BASE, PROBLEM_TYPES, type ProblemSlug } from '../../src/workPlatform/problems.js';
 import type { CheckedResponse } from './contractClient.js';
 
-export { demoUsers, WORK_PLATFORM_SCOPES };
+export { demoUsers };
 
 /** The members the contract's Problem declares: nothing else may appear in a problem body. */
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'requestId', 'code', 'errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota'];
@@ -103,7 +104,7 @@ export function makeTestWorkspace(
     workspaceId,
     ownerId,
     projectId,
-    pat: makePat(db, workspaceId, WORK_PLATFORM_SCOPES, { userId: ownerId, now }),
+    pat: makePat(db, workspaceId, scopeCatalogue, { userId: ownerId, now }),
     session: makeSession(sessionSecret, { userId: ownerId, workspaceId, lifetimeSeconds: 24 * 3600, now: now() }),
   };
 }

@@ -19,14 +19,14 @@ beforeEach(() => {
   t = makeDatabase();
   const fixture = makeWorkspace(t.db, { plan: 'free' });
   workspace = createWorkspaceStore(t.db).getWorkspace(fixture.workspaceId)!;
-  caller = { kind: 'pat', workspaceId: workspace.id, userId: fixture.ownerId, role: 'owner', scopes: [], workspace };
+  caller = { kind: 'pat', workspaceId: workspace.id, userId: fixture.ownerId, role: 'owner', scopes: [], workspace, actor: { id: fixture.ownerId, kind: 'USER' } };
   rateLimiter = new SqliteRateLimiter(t.db, () => now);
   quotaStore = createQuotaCounterStore(t.db);
 });
 afterEach(() => t.cleanup());
 
 const enforce = (quota: QuotaCounter, who: Caller = caller) =>
-  enforceCallLimits({ table: workPlatformPlanTable(), rateLimiter, quota, now }, who, workspace, 'read');
+  enforceCallLimits({ table: workPlatformPlanTable(), rateLimiter, quota, now }, who, 'read');
 const rateCount = () => t.db.prepare('SELECT sum(count) FROM rate_limit_counters').pluck().get();
 const quotaCount = () => quotaStore.quotaUsage(workspace.id, now).used;
 
@@ -39,7 +39,8 @@ describe('enforceCallLimits: one write transaction per call', () => {
         return quotaStore.countQuotaCall(...args);
       },
     };
-    const headers = enforce(quota);
+    const { headers, refusal } = enforce(quota);
+    expect(refusal).toBeUndefined();
     expect(seenInTransaction).toEqual([true]);
     expect(t.db.inTransaction).toBe(false);
     expect(rateCount()).toBe(1);
@@ -60,15 +61,10 @@ describe('enforceCallLimits: one write transaction per call', () => {
     expect(quotaCount()).toBe(0);
   });
 
-  it('commits the counts of a refused call before throwing the 429, and leaves the quota alone then', () => {
+  it('commits the counts of a refused call and returns the 429 with them, leaving the quota alone', () => {
     const limit = workPlatformPlanTable().requestsPerMinute.read.free;
-    for (let call = 0; call < limit; call += 1) enforce(quotaStore);
-    let refusal: unknown;
-    try {
-      enforce(quotaStore);
-    } catch (error) {
-      refusal = error;
-    }
+    for (let call = 0; call < limit; call += 1) expect(enforce(quotaStore).refusal).toBeUndefined();
+    const { refusal } = enforce(quotaStore);
     expect(refusal).toBeInstanceOf(ApiProblem);
     expect((refusal as ApiProblem).headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '50' });
     expect(t.db.inTransaction).toBe(false);

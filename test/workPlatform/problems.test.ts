@@ -12,11 +12,10 @@ import {
   INTERNAL_DETAIL,
   PROBLEM_TYPES,
   toProblemReply,
-  validationIssues,
   validationProblem,
   type ProblemSlug,
-  type ValidationIssue,
 } from '../../src/workPlatform/problems.js';
+import { validationIssues, type ValidationIssue } from '../../src/contract/validationIssues.js';
 
 const BASE = DEFAULT_PROBLEM_TYPE_BASE;
 
@@ -48,6 +47,7 @@ describe('PROBLEM_TYPES', () => {
       'rate-limited': [429, 'Rate limit exceeded'],
       'quota-exceeded': [429, 'Monthly quota exceeded'],
       internal: [500, 'Internal server error'],
+      unavailable: [503, 'Service unavailable'],
     });
     expect(Object.isFrozen(PROBLEM_TYPES)).toBe(true);
   });

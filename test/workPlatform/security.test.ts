@@ -1,3 +1,4 @@
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
@@ -12,8 +13,7 @@ import {
   sessionClaims,
   signJwt,
   withPlaceholders,
-  WORK_PLATFORM_SCOPES,
-} from '../support/workPlatform.js';
+  } from '../support/workPlatform.js';
 
 /**
  * The shared security suite of the Work-Platform API, derived from the served contract: every
@@ -50,7 +50,7 @@ beforeAll(async () => {
   fx = t.fixture.workPlatform;
   liftCallLimits(t.db, fx.workspaceId);
   liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
-  expiredPat = makePat(t.db, fx.workspaceId, WORK_PLATFORM_SCOPES, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
+  expiredPat = makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
 });
 afterAll(async () => {
   await t?.close();
@@ -121,11 +121,11 @@ describe.each(authenticated)('$operationId ($method $template)', (operation) => 
 
   it('declares its scopes in x-required-scopes', () => {
     expect(operation.requiredScopes.length).toBeGreaterThan(0);
-    expect(operation.requiredScopes.every((scope) => (WORK_PLATFORM_SCOPES as readonly string[]).includes(scope))).toBe(true);
+    expect(operation.requiredScopes.every((scope) => (scopeCatalogue as readonly string[]).includes(scope))).toBe(true);
   });
 
   it.each(operation.requiredScopes)('answers 403 insufficient-scope to a PAT with every scope but %s', async (missing) => {
-    const granted = WORK_PLATFORM_SCOPES.filter((scope) => scope !== missing);
+    const granted = scopeCatalogue.filter((scope) => scope !== missing);
     const response = await call(operation, bearer(makePat(t.db, fx.workspaceId, granted)));
     const problem = expectProblem(response, 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(operation.requiredScopes);
@@ -301,16 +301,17 @@ describe('problems outside any operation', () => {
     expectProblem(blocked, 403, 'forbidden', 'origin-not-allowed');
   });
 
-  it('lets the client read the 413 of every oversized upload, token or not, and serves the next call', async () => {
-    for (const [size, headers] of [
-      [1.05, bearer(fx.tokens.all)],
-      [2, {}],
-      [4, bearer(fx.tokens.all)],
-      [8, {}],
+  // The body is read only after the caller is authenticated and admitted: a caller without a token never costs an upload.
+  it('answers an oversized upload 413 with a token and 401 without one (the body unread), and serves the next call', async () => {
+    for (const [size, headers, status, slug] of [
+      [1.05, bearer(fx.tokens.all), 413, 'payload-too-large'],
+      [2, {}, 401, 'unauthenticated'],
+      [4, bearer(fx.tokens.all), 413, 'payload-too-large'],
+      [8, {}, 401, 'unauthenticated'],
     ] as const) {
       const body = JSON.stringify({ padding: 'p'.repeat(size * 1024 * 1024) });
       const response = await client.request('POST', '/v1/projects', { headers: { ...headers, 'content-type': 'application/json' }, body });
-      expectProblem(response, 413, 'payload-too-large');
+      expectProblem(response, status, slug);
     }
     expect((await client.get('/v1/projects?limit=1', bearer(fx.tokens.all))).status).toBe(200);
   });

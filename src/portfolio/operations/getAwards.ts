@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getAwards = listPublished<'getAwards'>('award');
+export const getAwards: PortfolioHandler<'getAwards'> = listPublished('award');

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getEducation = listPublished<'getEducation'>('credential');
+export const getEducation: PortfolioHandler<'getEducation'> = listPublished('credential');

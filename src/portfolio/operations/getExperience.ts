@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getExperience = listPublished<'getExperience'>('experience');
+export const getExperience: PortfolioHandler<'getExperience'> = listPublished('experience');

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getLinks = listPublished<'getLinks'>('link');
+export const getLinks: PortfolioHandler<'getLinks'> = listPublished('link');

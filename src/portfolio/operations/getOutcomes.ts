@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getOutcomes = listPublished<'getOutcomes'>('outcome');
+export const getOutcomes: PortfolioHandler<'getOutcomes'> = listPublished('outcome');

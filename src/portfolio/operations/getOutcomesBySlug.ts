@@ -1,3 +1,4 @@
-import { publishedBySlug } from './publishedBySlug.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { publishedBySlug } from '../publishedBySlug.js';
 
-export const getOutcomesBySlug = publishedBySlug<'getOutcomesBySlug'>('outcome');
+export const getOutcomesBySlug: PortfolioHandler<'getOutcomesBySlug'> = publishedBySlug('outcome');

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getPages = listPublished<'getPages'>('page');
+export const getPages: PortfolioHandler<'getPages'> = listPublished('page');

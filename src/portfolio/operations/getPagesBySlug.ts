@@ -1,3 +1,4 @@
-import { publishedBySlug } from './publishedBySlug.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { publishedBySlug } from '../publishedBySlug.js';
 
-export const getPagesBySlug = publishedBySlug<'getPagesBySlug'>('page');
+export const getPagesBySlug: PortfolioHandler<'getPagesBySlug'> = publishedBySlug('page');

@@ -8,5 +8,5 @@ export const getPostmanJson: PortfolioHandler<'getPostmanJson'> = (ctx) => ({
     'cache-control': PUBLIC_DOWNLOAD_CACHE,
     'content-disposition': 'inline; filename="portfolio.postman_collection.json"',
   },
-  body: ctx.downloads.postmanJson,
+  body: ctx.services.downloads.postmanJson,
 });

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getPosts = listPublished<'getPosts'>('post');
+export const getPosts: PortfolioHandler<'getPosts'> = listPublished('post');

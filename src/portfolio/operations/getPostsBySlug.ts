@@ -1,3 +1,4 @@
-import { publishedBySlug } from './publishedBySlug.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { publishedBySlug } from '../publishedBySlug.js';
 
-export const getPostsBySlug = publishedBySlug<'getPostsBySlug'>('post');
+export const getPostsBySlug: PortfolioHandler<'getPostsBySlug'> = publishedBySlug('post');

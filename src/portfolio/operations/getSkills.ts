@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getSkills = listPublished<'getSkills'>('skill');
+export const getSkills: PortfolioHandler<'getSkills'> = listPublished('skill');

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getStats = listPublished<'getStats'>('stat');
+export const getStats: PortfolioHandler<'getStats'> = listPublished('stat');

@@ -1,3 +1,4 @@
-import { listPublished } from './listPublished.js';
+import type { PortfolioHandler } from '../operationContext.js';
+import { listPublished } from '../listPublished.js';
 
-export const getTestimonials = listPublished<'getTestimonials'>('testimonial');
+export const getTestimonials: PortfolioHandler<'getTestimonials'> = listPublished('testimonial');

@@ -1,8 +1,8 @@
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf } from '../versions.js';
 
 export const createWebhook: WorkPlatformHandler<'createWebhook'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const { webhook, secret } = ctx.services.webhooks.createWebhook(workspace.id, ctx.body);
   return {
     status: 201,

@@ -1,8 +1,8 @@
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 import { versionFromIfMatch } from '../versions.js';
 
 export const deleteWebhook: WorkPlatformHandler<'deleteWebhook'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   ctx.services.webhooks.deleteWebhook(workspace.id, ctx.params.webhookId, versionFromIfMatch(ctx.headers['if-match']) ?? null);
   return { status: 204, body: undefined };
 };

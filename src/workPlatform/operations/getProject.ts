@@ -1,9 +1,9 @@
 import { ApiProblem } from '../problems.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf } from '../versions.js';
 
 export const getProject: WorkPlatformHandler<'getProject'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const project = ctx.services.projects.getProject(workspace.id, ctx.params.projectId);
   if (!project) throw new ApiProblem('not-found', { detail: `No project ${ctx.params.projectId} in this workspace.`, code: 'project-not-found' });
   return { status: 200, headers: { etag: etagOf(project.version) }, body: project };

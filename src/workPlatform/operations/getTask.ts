@@ -1,9 +1,9 @@
 import { ApiProblem } from '../problems.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf } from '../versions.js';
 
 export const getTask: WorkPlatformHandler<'getTask'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const task = ctx.services.tasks.getTask(workspace.id, ctx.params.taskId);
   if (!task) throw new ApiProblem('not-found', { detail: `No task ${ctx.params.taskId} in this workspace.`, code: 'task-not-found' });
   return { status: 200, headers: { etag: etagOf(task.version) }, body: task };

@@ -1,8 +1,8 @@
 import { effectiveLimits, rateLimitTier } from '../../store/workspaces.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const getWorkspaceLimits: WorkPlatformHandler<'getWorkspaceLimits'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const limits = effectiveLimits(workspace);
   const usage = ctx.services.quota.quotaUsage(workspace.id, ctx.now());
   return {

@@ -1,8 +1,8 @@
 import { listEnvelope, startAfter } from '../listPages.js';
-import { authenticated, JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
+import { JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
 
 export const listProjects: WorkPlatformHandler<'listProjects'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const { sort, order, limit, cursor } = ctx.query;
   const request = { resource: 'projects', workspaceId: workspace.id, sort, order, cursor: cursor || undefined };
   const body = ctx.services.listPages.page(workspace.id, 'projects', JSON.stringify([sort, order, limit, request.cursor]), () => {

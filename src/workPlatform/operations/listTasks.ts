@@ -1,8 +1,8 @@
 import { listEnvelope, startAfter } from '../listPages.js';
-import { authenticated, JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
+import { JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
 
 export const listTasks: WorkPlatformHandler<'listTasks'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const { sort, order, limit, cursor } = ctx.query;
   const request = { resource: 'tasks', workspaceId: workspace.id, sort, order, cursor: cursor || undefined };
   const body = ctx.services.listPages.page(workspace.id, 'tasks', JSON.stringify([sort, order, limit, request.cursor]), () => {

@@ -1,8 +1,8 @@
 import { listEnvelope, startAfter } from '../listPages.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const listWebhookDeliveries: WorkPlatformHandler<'listWebhookDeliveries'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const { webhookId } = ctx.params;
   const { limit, cursor } = ctx.query;
   const status = ctx.query.status || undefined;

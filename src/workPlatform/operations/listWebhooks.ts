@@ -1,8 +1,8 @@
 import { listEnvelope, startAfter } from '../listPages.js';
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const listWebhooks: WorkPlatformHandler<'listWebhooks'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const { limit, cursor } = ctx.query;
   const request = { resource: 'webhooks', workspaceId: workspace.id, sort: 'createdAt', order: 'desc' as const, cursor: cursor || undefined };
   const page = ctx.services.webhooks.listWebhooks(workspace.id, { limit, after: startAfter(ctx.services.cursors, request) });

@@ -1,6 +1,6 @@
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const replayWebhookEvents: WorkPlatformHandler<'replayWebhookEvents'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   return { status: 202, body: ctx.services.webhooks.replayWebhookEvents(workspace.id, ctx.params.webhookId, ctx.body) };
 };

@@ -1,8 +1,8 @@
-import { authenticated, type WorkPlatformHandler } from '../operationContext.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf, requiredVersion } from '../versions.js';
 
 export const updateWebhook: WorkPlatformHandler<'updateWebhook'> = (ctx) => {
-  const { workspace } = authenticated(ctx);
+  const { workspace } = ctx.caller;
   const expectedVersion = requiredVersion(ctx.headers['if-match'], 'webhook subscription');
   const webhook = ctx.services.webhooks.updateWebhook(workspace.id, ctx.params.webhookId, ctx.body, expectedVersion);
   return { status: 200, headers: { etag: etagOf(webhook.version) }, body: webhook };

@@ -1,0 +1,41 @@
+// Generated from specs/portfolio by npm run build:contract — do not edit.
+
+/** Every operation of the API, by operationId. */
+export type OperationId = 'getPortfolio' | 'getProfile' | 'getOutcomes' | 'getOutcomesBySlug' | 'getPosts' | 'getPostsBySlug' | 'getPages' | 'getPagesBySlug' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson';
+
+/** Operations declared with `security: []`: their handlers get no caller. */
+export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson';
+
+/** Every operationId, in the order of the spec. */
+export const operationIds = [
+  'getPortfolio',
+  'getProfile',
+  'getOutcomes',
+  'getOutcomesBySlug',
+  'getPosts',
+  'getPostsBySlug',
+  'getPages',
+  'getPagesBySlug',
+  'getExperience',
+  'getSkills',
+  'getStats',
+  'getAwards',
+  'getEducation',
+  'getTestimonials',
+  'getLinks',
+  'getOpenapiJson',
+  'getOpenapiYaml',
+  'getPostmanJson',
+] as const;
+
+/** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */
+export const scopeCatalogue = [
+] as const;
+
+export type Scope = (typeof scopeCatalogue)[number];
+
+/** The event types of the `webhooks` section. */
+export const eventTypes = [
+] as const;
+
+export type EventType = (typeof eventTypes)[number];

@@ -1,0 +1,61 @@
+// rules.ts: what the spec states beyond its schemas, as constants and types the code imports
+// instead of repeating: which operations exist and which are public (openapi-typescript's output
+// carries no security), the scope catalogue of the security schemes, and the event types of the
+// `webhooks` section.
+
+import { dereference, isJsonObject, isPublicOperation, listOperations, type JsonObject } from './document.js';
+import { generatedNotice } from './openapiFiles.js';
+
+function union(values: readonly string[]): string {
+  return values.length === 0 ? 'never' : values.map((value) => `'${value}'`).join(' | ');
+}
+
+function constList(name: string, doc: string, values: readonly string[]): string[] {
+  return [`/** ${doc} */`, `export const ${name} = [`, ...values.map((value) => `  '${value}',`), '] as const;', ''];
+}
+
+/** Every scope any security scheme declares: `x-scopes` of a bearer scheme, or an OAuth 2.0 flow's `scopes`, in order of first mention. */
+export function scopeCatalogueOf(document: JsonObject): string[] {
+  const scopes = new Set<string>();
+  const components = isJsonObject(document.components) ? document.components : {};
+  const schemes = isJsonObject(components.securitySchemes) ? components.securitySchemes : {};
+  for (const raw of Object.values(schemes)) {
+    const scheme = dereference(document, raw);
+    if (!isJsonObject(scheme)) continue;
+    if (isJsonObject(scheme['x-scopes'])) for (const scope of Object.keys(scheme['x-scopes'])) scopes.add(scope);
+    if (isJsonObject(scheme.flows)) {
+      for (const flow of Object.values(scheme.flows)) {
+        if (isJsonObject(flow) && isJsonObject(flow.scopes)) for (const scope of Object.keys(flow.scopes)) scopes.add(scope);
+      }
+    }
+  }
+  return [...scopes];
+}
+
+export function renderContractRules(api: string, document: JsonObject): string {
+  const all: string[] = [];
+  const publicIds: string[] = [];
+  for (const { operation } of listOperations(document)) {
+    if (typeof operation.operationId !== 'string') continue;
+    all.push(operation.operationId);
+    if (isPublicOperation(document, operation)) publicIds.push(operation.operationId);
+  }
+  const eventTypes = isJsonObject(document.webhooks) ? Object.keys(document.webhooks) : [];
+  return [
+    `// ${generatedNotice(api)}`,
+    '',
+    '/** Every operation of the API, by operationId. */',
+    `export type OperationId = ${union(all)};`,
+    '',
+    '/** Operations declared with `security: []`: their handlers get no caller. */',
+    `export type PublicOperationId = ${union(publicIds)};`,
+    '',
+    ...constList('operationIds', 'Every operationId, in the order of the spec.', all),
+    ...constList('scopeCatalogue', "Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`).", scopeCatalogueOf(document)),
+    'export type Scope = (typeof scopeCatalogue)[number];',
+    '',
+    ...constList('eventTypes', 'The event types of the `webhooks` section.', eventTypes),
+    'export type EventType = (typeof eventTypes)[number];',
+    '',
+  ].join('\n');
+}

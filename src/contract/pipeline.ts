@@ -1,0 +1,266 @@
+import type { Context, Document, Operation } from 'openapi-backend';
+import { ContractBackend } from './contractBackend.js';
+import { DatabaseStillBusyError, isDatabaseBusy, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import type { AnyOperationHandler } from './operationContext.js';
+import { readOperationRules, type OperationRules } from './operationRules.js';
+import { PipelineFailure } from './pipelineFailure.js';
+import type { ContractApi, HandledCall, IncomingCall, Reply } from './reply.js';
+import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest } from '../idempotency/idempotentCalls.js';
+import { PayloadTooLargeError } from '../http/httpAdapter.js';
+
+type Headers = IncomingCall['headers'];
+
+/** The outcome of counting a call against its limits: headers every answer carries, and a refusal or none. */
+export interface Admission {
+  headers: Record<string, string>;
+  /** An error in the API's vocabulary (429 rate limit, quota); the call goes no further. */
+  refusal?: unknown;
+}
+
+/** What an API does before routing (CORS on /v1): headers for every answer, or the whole answer (a preflight). */
+export interface Screening {
+  headers: Record<string, string>;
+  reply?: Reply;
+}
+
+/**
+ * What makes an API out of the one pipeline: how it authenticates, admits and words its errors,
+ * plus its contract, handlers and services. A new operation needs no code here.
+ */
+export interface ApiProfile<Caller, Services> {
+  readonly name: string;
+  /** Path prefix the API owns, e.g. `/api/v1`. */
+  readonly pathPrefix: string;
+  readonly document: Document;
+  /** Where `<operationId>.ts` exports `<operationId>`, one handler per operation. */
+  readonly operationsDirectory: URL;
+  readonly services: Services;
+  /** For each security scheme of the contract: the caller its credential proves, or a thrown error in the API's vocabulary. */
+  readonly authenticate: Readonly<Record<string, (headers: Headers) => Caller | Promise<Caller>>>;
+  /** Start-up check of an operation's rules against the API's vocabulary (known classes, scopes, roles); throws what to fix. */
+  checkRules?(rules: OperationRules): void;
+  screen?(call: IncomingCall): Screening;
+  /** Scopes, roles and limits: runs after authentication, before the body is read. */
+  admit(caller: Caller, rules: OperationRules): Admission;
+  /** Headers on every answer of an operation (after routing). */
+  operationHeaders?(rules: OperationRules): Record<string, string>;
+  /** The scope an Idempotency-Key lives in (a workspace); APIs without idempotent operations leave it out. */
+  idempotencyScope?(caller: Caller): string;
+  /** The API's one error funnel: its own errors and `PipelineFailure`s become its error shape; anything else a 500, logged. */
+  errorReply(error: unknown, requestId: string): Reply;
+}
+
+export interface PipelineOptions {
+  now: () => number;
+  /** Needed when the contract has idempotent operations. */
+  idempotency?: IdempotencyDependencies;
+  /** Pauses between attempts of a write that found the database locked (tests shorten them). */
+  writeRetryPausesMs?: readonly number[];
+}
+
+interface CompiledOperation {
+  rules: OperationRules;
+  handler: AnyOperationHandler;
+  headers: Record<string, string>;
+}
+
+/** One call through openapi-backend: the incoming call and what the screening added. */
+interface CallState {
+  call: IncomingCall;
+  /** Set once routing matched an operation. */
+  operationId?: string;
+}
+
+/**
+ * Builds an API from a profile: route (precompiled) ─► authenticate (the scheme's check) ─►
+ * admit (scopes, roles, limits) ─► replay a stored idempotent answer ─► read and validate the
+ * request ─► handler ─► reply. Every step returns values; anything thrown goes to the profile's
+ * one error funnel.
+ */
+export async function createContractApi<Caller, Services>(
+  profile: ApiProfile<Caller, Services>,
+  options: PipelineOptions,
+): Promise<ContractApi> {
+  const backend = new ContractBackend(profile.document, { validateOnRequest: false });
+  await backend.init();
+  const rules = readOperationRules(backend);
+  const operations = new Map<string, CompiledOperation>();
+  for (const rule of rules.values()) {
+    profile.checkRules?.(rule);
+    if (rule.idempotent && (!options.idempotency || !profile.idempotencyScope)) {
+      throw new Error(`${profile.name}: ${rule.operationId} is idempotent, but the API has no idempotency store`);
+    }
+    operations.set(rule.operationId, {
+      rules: rule,
+      handler: await loadHandler(profile.operationsDirectory, rule.operationId),
+      headers: profile.operationHeaders?.(rule) ?? {},
+    });
+  }
+  const pauses = options.writeRetryPausesMs ?? WRITE_RETRY_PAUSES_MS;
+
+  for (const scheme of Object.keys(backend.definition.components?.securitySchemes ?? {})) {
+    const check = profile.authenticate[scheme];
+    if (!check) throw new Error(`${profile.name}: the contract's security scheme ${scheme} has no check in the profile`);
+    backend.registerSecurityHandler(scheme, async (context: Context) => {
+      try {
+        return { caller: await check(context.request.headers as Headers) };
+      } catch (error) {
+        return { error };
+      }
+    });
+  }
+
+  backend.register({
+    postRoutingHandler: (context: Context, state: CallState) => {
+      state.operationId = context.operation?.operationId;
+    },
+    notFound: (_context: Context, state: CallState) => {
+      throw new PipelineFailure({ kind: 'not-found', path: state.call.path });
+    },
+    methodNotAllowed: (_context: Context, state: CallState) => {
+      const allowed = backend.router.route(state.call.method, state.call.path)?.allowedMethods ?? [];
+      throw new PipelineFailure({ kind: 'method-not-allowed', method: state.call.method, path: state.call.path, allowed });
+    },
+    unauthorizedHandler: (context: Context) => {
+      // The first scheme's refusal says best what was wrong with the credential.
+      const refusals = Object.values(context.security ?? {}).map((result) => (result as { error?: unknown } | undefined)?.error);
+      throw refusals.find((error) => error !== undefined) ?? new Error('no security handler answered');
+    },
+    notImplemented: (context: Context) => {
+      throw new Error(`operation ${context.operation?.operationId} has no handler`);
+    },
+  });
+
+  for (const operation of operations.values()) {
+    backend.register(operation.rules.operationId, (context: Context, state: CallState) => runOperation(operation, context, state));
+  }
+
+  async function runOperation(operation: CompiledOperation, context: Context, state: CallState): Promise<Reply> {
+    const { rules: rule } = operation;
+    const caller = rule.isPublic ? undefined : callerOf<Caller>(context);
+    const admission: Admission = caller === undefined ? { headers: {} } : profile.admit(caller, rule);
+    try {
+      if (admission.refusal !== undefined) throw admission.refusal;
+      return withHeaders(await admitted(operation, context, state, caller), admission.headers);
+    } catch (error) {
+      // Limit headers go on every answer of an admitted call, refusals and failures included.
+      return withHeaders(profile.errorReply(asPipelineFailure(error, pauses), state.call.requestId), admission.headers);
+    }
+  }
+
+  async function admitted(operation: CompiledOperation, context: Context, state: CallState, caller: Caller | undefined): Promise<Reply> {
+    const { rules: rule } = operation;
+    const idempotent = idempotentRequest(rule, context, caller);
+    // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
+    const replay = idempotent && storedAnswer(options.idempotency!, idempotent);
+    if (replay) return replay;
+
+    const request = await validatedRequest(operation, context.operation, state.call);
+    const ctx = {
+      requestId: state.call.requestId,
+      caller,
+      params: request.params,
+      query: request.query,
+      body: request.requestBody,
+      headers: request.headers,
+      now: options.now,
+      services: profile.services,
+    } as never;
+    const act = () => operation.handler(ctx);
+    if (rule.method === 'get') return act();
+    return retryWhileBusy(idempotent ? () => runIdempotently(options.idempotency!, idempotent, act) : act, pauses);
+  }
+
+  function idempotentRequest(rule: OperationRules, context: Context, caller: Caller | undefined): IdempotentRequest | undefined {
+    const key = context.request.headers['idempotency-key'];
+    if (!rule.idempotent || typeof key !== 'string' || caller === undefined) return undefined;
+    const params = (context.request.params ?? {}) as Record<string, unknown>;
+    const path = rule.path.replace(/\{([^}]+)\}/g, (template, name: string) =>
+      typeof params[name] === 'string' ? encodeURIComponent(params[name]) : template,
+    );
+    return { scope: profile.idempotencyScope!(caller), key, method: rule.method.toUpperCase(), path };
+  }
+
+  /** Reads the body only now, after the caller was authenticated and admitted, and validates the whole request. */
+  async function validatedRequest(operation: CompiledOperation, matched: Operation, call: IncomingCall) {
+    let body: string | undefined;
+    if (operation.rules.bodyMediaTypes.length > 0) {
+      const bytes = await call.readBody();
+      if (bytes !== undefined && bytes.length > 0) {
+        const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (!operation.rules.bodyMediaTypes.includes(contentType)) {
+          throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
+        }
+        body = bytes.toString('utf8');
+      }
+    }
+    const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
+    const validation = backend.validator.validateRequest(raw, matched);
+    if (validation.errors && validation.errors.length > 0) throw new PipelineFailure({ kind: 'invalid-request', errors: validation.errors });
+    return backend.router.parseRequest(validation.coerced ?? raw, matched);
+  }
+
+  return {
+    name: profile.name,
+    pathPrefix: profile.pathPrefix,
+    async handle(call: IncomingCall): Promise<HandledCall> {
+      const state: CallState = { call };
+      let screenHeaders: Record<string, string> = {};
+      let reply: Reply;
+      try {
+        const screening = profile.screen?.(call);
+        screenHeaders = screening?.headers ?? {};
+        if (screening?.reply) {
+          reply = screening.reply;
+        } else {
+          reply = (await backend.handleRequest(
+            { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> },
+            state,
+          )) as Reply;
+        }
+      } catch (error) {
+        reply = profile.errorReply(asPipelineFailure(error, pauses), call.requestId);
+      }
+      const operationHeaders = state.operationId ? operations.get(state.operationId)?.headers : undefined;
+      return { reply: withHeaders(reply, { ...screenHeaders, ...operationHeaders }), operationId: state.operationId };
+    },
+  };
+}
+
+/** The caller the first satisfied security scheme proved (openapi-backend ran the checks). */
+function callerOf<Caller>(context: Context): Caller {
+  for (const [scheme, result] of Object.entries(context.security ?? {})) {
+    if (scheme !== 'authorized' && result && typeof result === 'object' && 'caller' in result) return (result as { caller: Caller }).caller;
+  }
+  throw new Error(`${context.operation.operationId} reached its handler without a caller`);
+}
+
+function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
+  // A path segment that is not valid percent-encoding names nothing.
+  if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
+  if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
+  if (error instanceof DatabaseStillBusyError || isDatabaseBusy(error)) {
+    const budgetSeconds = pauses.reduce((sum, pause) => sum + pause, 0) / 1000;
+    return new PipelineFailure({ kind: 'unavailable', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
+  }
+  return error;
+}
+
+/** Pipeline headers first; the reply's own headers win. */
+function withHeaders(reply: Reply, headers: Record<string, string> | undefined): Reply {
+  if (!headers || Object.keys(headers).length === 0) return reply;
+  return { ...reply, headers: { ...headers, ...reply.headers } };
+}
+
+async function loadHandler(directory: URL, operationId: string): Promise<AnyOperationHandler> {
+  const file = new URL(`${operationId}.js`, directory);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(file.href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`No handler for operation ${operationId}: add ${file.pathname.replace(/\.js$/, '.ts')} exporting const ${operationId}`, { cause: error });
+  }
+  const handler = module[operationId];
+  if (typeof handler !== 'function') throw new Error(`${file.pathname.replace(/\.js$/, '.ts')} must export const ${operationId}, the operation's handler`);
+  return handler as AnyOperationHandler;
+}

@@ -1,0 +1,21 @@
+import type { ErrorObject } from 'ajv';
+
+/**
+ * What the pipeline itself refuses, before or around a handler. Each API's profile words these in
+ * its own error vocabulary (ErrorEnvelope, problem+json) in its one error funnel.
+ */
+export type Failure =
+  | { kind: 'not-found'; path: string }
+  | { kind: 'method-not-allowed'; method: string; path: string; allowed: readonly string[] }
+  /** Ajv's errors of the request's parameters and body; the API translates them with validationIssues.ts. */
+  | { kind: 'invalid-request'; errors: readonly ErrorObject[] }
+  | { kind: 'unsupported-media-type'; contentType: string; accepted: readonly string[] }
+  | { kind: 'payload-too-large'; limitBytes: number }
+  /** The database stayed locked by another writer for the whole retry budget; nothing was written. */
+  | { kind: 'unavailable'; retryAfterSeconds: number };
+
+export class PipelineFailure extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.kind);
+  }
+}

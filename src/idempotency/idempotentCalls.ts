@@ -1,0 +1,99 @@
+import type { Reply } from '../contract/reply.js';
+import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+
+/** Seals and opens stored answer bodies (the webhook secret box): some answers carry a signing secret. */
+export interface AnswerBox {
+  seal(plaintext: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+export interface IdempotencyDependencies {
+  store: IdempotencyKeyStore;
+  /** Runs a function in one BEGIN IMMEDIATE transaction. */
+  inTransaction: <T>(fn: () => T) => T;
+  /**
+   * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
+   * signing secret, which must never be written in plaintext, and a replay must still return it.
+   */
+  answerBox: AnswerBox;
+  now: () => number;
+}
+
+/** One use of a key: the caller's scope (a workspace), the key, and the request it was sent with. */
+export interface IdempotentRequest {
+  scope: string;
+  key: string;
+  method: string;
+  /** The path with its parameters filled in: a key used on one resource is not replayed for another. */
+  path: string;
+}
+
+/** The key was first used for another request; the API words it in its own vocabulary. */
+export class IdempotencyKeyReusedError extends Error {
+  constructor(
+    readonly firstMethod: string,
+    readonly firstPath: string,
+  ) {
+    super(`idempotency key first used for ${firstMethod} ${firstPath}`);
+  }
+}
+
+/** The stored answer cannot be opened any more (the server's sealing key was replaced). */
+export class IdempotentAnswerUnreadableError extends Error {}
+
+/**
+ * Runs a request under its key: the stored answer, the resource and its outbox row are written in
+ * one transaction that holds the write lock from its start, so a concurrent request with the same
+ * key (from any process) waits and then replays instead of acting again. Only 2xx answers are
+ * stored; a failure rolls everything back and the key can be retried.
+ */
+export function runIdempotently(deps: IdempotencyDependencies, request: IdempotentRequest, act: () => Reply): Reply {
+  return deps.inTransaction(() => {
+    const now = deps.now();
+    const stored = storedAnswer(deps, request, now);
+    if (stored) return stored;
+    const reply = act();
+    if (reply.status >= 200 && reply.status < 300) {
+      deps.store.saveIdempotencyRecord({
+        workspaceId: request.scope,
+        key: request.key,
+        method: request.method,
+        path: request.path,
+        status: reply.status,
+        headers: { ...reply.headers },
+        body: deps.answerBox.seal(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body), answerContext(request)),
+        now,
+      });
+    }
+    return reply;
+  });
+}
+
+/**
+ * The stored answer of an earlier request with this key, ready to send again; undefined when the
+ * key is new. The same key on another request is an `IdempotencyKeyReusedError`.
+ */
+export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Reply | undefined {
+  const stored = deps.store.findIdempotencyRecord(request.scope, request.key, now);
+  if (!stored) return undefined;
+  if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
+  return {
+    status: stored.status,
+    headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+    // A JSON body was stored before answers were sealed; it holds no secret (none was issued then).
+    body: stored.body.startsWith('{') ? stored.body : openAnswer(deps, stored.body, request),
+  };
+}
+
+function openAnswer(deps: IdempotencyDependencies, sealed: string, request: IdempotentRequest): string {
+  try {
+    return deps.answerBox.open(sealed, answerContext(request));
+  } catch (error) {
+    throw new IdempotentAnswerUnreadableError('the stored answer cannot be opened with the current key', { cause: error });
+  }
+}
+
+/** A sealed answer opens only for the scope and key it was stored under. */
+function answerContext(request: IdempotentRequest): string {
+  return `idempotent-answer:${request.scope}:${request.key}`;
+}

@@ -1,0 +1,143 @@
+import type { Document } from 'openapi-backend';
+import type { OperationRules } from '../contract/operationRules.js';
+import type { Admission, ApiProfile } from '../contract/pipeline.js';
+import { PipelineFailure } from '../contract/pipelineFailure.js';
+import type { CorsPolicy } from '../http/cors.js';
+import { IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
+import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../limits/planLimits.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { Logger } from '../logger.js';
+import { workspaceRoles } from '../store/users.js';
+import type { Caller, CallerResolver } from './auth.js';
+import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
+import type { WorkPlatformServices } from './operationContext.js';
+import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
+import { storeErrorToProblem } from './storeProblems.js';
+
+export interface WorkPlatformProfileDependencies {
+  document: Document;
+  callers: CallerResolver;
+  services: WorkPlatformServices;
+  /** Every scope the API knows: the contract's scope catalogue. */
+  scopeCatalogue: readonly string[];
+  planTable: PlanLimitTable;
+  rateLimiter: RateLimiter;
+  quota: QuotaCounter;
+  cors: CorsPolicy;
+  problemTypeBase: string;
+  now: () => number;
+  logger: Logger;
+}
+
+/** The Work-Platform API: CORS, bearer tokens, scopes and roles, class buckets and quota, problem+json. */
+export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiProfile<Caller, WorkPlatformServices> {
+  return {
+    name: 'work-platform',
+    pathPrefix: '/v1',
+    document: deps.document,
+    operationsDirectory: new URL('./operations/', import.meta.url),
+    services: deps.services,
+    authenticate: {
+      bearerAuth: (headers) => deps.callers.resolve(headers.authorization),
+    },
+    checkRules: (rules) => checkRules(rules, deps.scopeCatalogue),
+    screen(call) {
+      const cors = deps.cors.check(call.method, call.headers);
+      if (cors.kind === 'blocked') {
+        throw new ApiProblem('forbidden', { detail: `Browser calls from ${cors.origin} are not allowed.`, code: 'origin-not-allowed', headers: cors.headers });
+      }
+      return cors.kind === 'preflight' ? { headers: cors.headers, reply: { status: 204 } } : { headers: cors.headers };
+    },
+    admit: (caller, rules) => admitCaller(caller, rules, deps),
+    idempotencyScope: (caller) => caller.workspace.id,
+    errorReply: (error, requestId) => toProblemReply(asProblem(error), requestId, deps.problemTypeBase, deps.logger),
+  };
+}
+
+function checkRules(rules: OperationRules, scopeCatalogue: readonly string[]): void {
+  if (!RATE_LIMIT_CLASSES.includes(rules.rateLimitClass as RateLimitClass)) {
+    throw new Error(`${rules.operationId}: x-ratelimit-class must be one of ${RATE_LIMIT_CLASSES.join(', ')}, not "${rules.rateLimitClass}"`);
+  }
+  const unknownScopes = rules.requiredScopes.filter((scope) => !scopeCatalogue.includes(scope));
+  if (unknownScopes.length > 0) throw new Error(`${rules.operationId}: x-required-scopes names ${unknownScopes.join(', ')}, not in the scope catalogue`);
+  const unknownRoles = rules.requiredRoles.filter((role) => !(workspaceRoles as readonly string[]).includes(role));
+  if (unknownRoles.length > 0) throw new Error(`${rules.operationId}: unknown roles ${unknownRoles.join(', ')} in x-required-roles`);
+}
+
+/** Scopes, then roles, then the rate limit and quota: all read from the operation's rules. */
+function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformProfileDependencies): Admission {
+  const missingScopes = rules.requiredScopes.filter((scope) => !caller.scopes.includes(scope));
+  if (missingScopes.length > 0) {
+    return {
+      headers: {},
+      refusal: new ApiProblem('insufficient-scope', {
+        detail: `This operation needs the scope${rules.requiredScopes.length > 1 ? 's' : ''} ${rules.requiredScopes.join(', ')}.`,
+        extensions: { requiredScopes: [...rules.requiredScopes], grantedScopes: [...caller.scopes] },
+      }),
+    };
+  }
+  if (caller.kind === 'session' && rules.requiredRoles.length > 0 && !rules.requiredRoles.includes(caller.role)) {
+    return {
+      headers: {},
+      refusal: new ApiProblem('forbidden', {
+        detail: `This operation is open to ${rules.requiredRoles.join(' and ')} members; you are ${caller.role}.`,
+        code: 'role-not-allowed',
+      }),
+    };
+  }
+  return enforceCallLimits(
+    { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, now: deps.now() },
+    caller,
+    rules.rateLimitClass as RateLimitClass,
+  );
+}
+
+/** The pipeline's failures and the lower layers' typed errors in the problem vocabulary; the rest passes to the funnel as it is. */
+function asProblem(error: unknown): unknown {
+  if (error instanceof IdempotencyKeyReusedError) {
+    return new ApiProblem('conflict', {
+      detail: `This Idempotency-Key was used for ${error.firstMethod} ${error.firstPath}; use a new key for this request.`,
+      code: 'idempotency-key-reused',
+    });
+  }
+  if (error instanceof IdempotentAnswerUnreadableError) {
+    return new ApiProblem('conflict', {
+      detail:
+        'The request with this Idempotency-Key was carried out, but its answer can no longer be read (the server key that sealed it was replaced). Do not repeat the request: read the resource instead.',
+      code: 'idempotent-answer-unavailable',
+      cause: error,
+    });
+  }
+  if (!(error instanceof PipelineFailure)) return storeErrorToProblem(error);
+  const failure = error.failure;
+  switch (failure.kind) {
+    case 'not-found':
+      return new ApiProblem('not-found', { detail: failure.path ? `No operation answers ${failure.path}.` : 'The path is not valid percent-encoding.' });
+    case 'method-not-allowed':
+      return new ApiProblem('method-not-allowed', {
+        detail: `${failure.path} answers ${failure.allowed.join(', ')}, not ${failure.method}.`,
+        headers: { allow: failure.allowed.join(', ') },
+      });
+    case 'invalid-request': {
+      // A required If-Match that is missing is a missing precondition, not a malformed request.
+      const missingPrecondition = failure.errors.some(
+        (issue) => issue.keyword === 'required' && issue.instancePath === '/header' && issue.params.missingProperty === 'if-match',
+      );
+      if (missingPrecondition) {
+        return new ApiProblem('precondition-required', { detail: 'Send If-Match with the current version (the ETag) of what you change.' });
+      }
+      return validationProblem(failure.errors);
+    }
+    case 'unsupported-media-type':
+      return new ApiProblem('unsupported-media-type', {
+        detail: `Send the body as ${failure.accepted.join(' or ')}, not ${failure.contentType || 'no content type'}.`,
+      });
+    case 'payload-too-large':
+      return new ApiProblem('payload-too-large', { detail: `The request body exceeds ${failure.limitBytes} bytes.` });
+    case 'unavailable':
+      return new ApiProblem('unavailable', {
+        detail: `The database is busy with another writer; nothing was written. Retry after ${failure.retryAfterSeconds} seconds.`,
+        headers: { 'retry-after': String(failure.retryAfterSeconds) },
+      });
+  }
+}
