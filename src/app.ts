@@ -66,7 +66,7 @@ export interface AppDependencies {
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
 export async function startApp(config: Config, deps: AppDependencies): Promise<RunningApp> {
   const now = deps.now ?? Date.now;
-  const db = deps.db ?? openDatabase(config.databasePath);
+  const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
 

@@ -32,6 +32,8 @@ export interface Config {
   webhookWorker: boolean;
   /** Encoded /v1 list pages kept per process, served again while their collection is unchanged; 0 keeps none. */
   listPageCachePages: number;
+  /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
+  databaseBusyTimeoutMs: number;
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -55,6 +57,12 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'LIST_PAGE_CACHE_PAGES',
     default: '512',
     description: 'Encoded /v1 task and project list pages kept in memory (at most 16 MiB), each served again until its collection changes; 0 keeps none.',
+  },
+  {
+    name: 'DATABASE_BUSY_TIMEOUT_MS',
+    default: '20',
+    description:
+      "How long one SQLite statement waits for another process's write lock (the wait blocks the process). Writes are then retried without blocking for about 1.3 s before answering 503; reads never wait for a writer.",
   },
   { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
@@ -154,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
     listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
+    databaseBusyTimeoutMs: positiveInteger('DATABASE_BUSY_TIMEOUT_MS', env.DATABASE_BUSY_TIMEOUT_MS, 20, true),
     portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
     responseValidation,
     loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createJsonLogger();
-  const db = openDatabase(config.databasePath);
+  const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   let demo: DemoFixture | undefined;
   if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
     // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createJsonLogger();
-  const db = openDatabase(config.databasePath);
+  const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const worker = createDeliveryWorker({
     db,
     secretBox: loadWebhookSecretBox(config),

@@ -1,10 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-
-/** SQLite's answer when another connection holds the write lock past the busy timeout. */
-export function isDatabaseBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
-}
+import { isDatabaseBusy } from '../store/database.js';
 
 /**
  * Pauses between attempts of a write that found the database locked: about 1.3 s in all. The

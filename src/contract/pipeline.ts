@@ -1,6 +1,7 @@
 import type { Context, Document, Operation } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
-import { DatabaseStillBusyError, isDatabaseBusy, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import { isDatabaseBusy } from '../store/database.js';
 import type { AnyOperationHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { PipelineFailure } from './pipelineFailure.js';

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { runInImmediateTransaction } from '../store/database.js';
+import { isDatabaseBusy, runInImmediateTransaction } from '../store/database.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -17,8 +17,28 @@ export interface RateLimiter {
    * Runs `count` in one write transaction of the counters' database: a consume and the other
    * counts of the same call (the monthly quota) commit once, together. Each count is as shared
    * and as atomic as on its own; only the number of commits changes.
+   *
+   * While another connection holds the database's write lock, `whileLocked` runs instead, at
+   * once: it decides with `estimate()`, so a lock held elsewhere never turns calls into errors
+   * or stalls the process.
    */
-  countTogether<T>(count: () => T): T;
+  countTogether<T>(count: () => T, whileLocked: () => T): T;
+  /**
+   * A decision from this process's last count of the bucket plus the calls it admitted since
+   * without writing; those calls are added to the shared count by the next `consume()`.
+   */
+  estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision;
+}
+
+/** After the write lock was found taken, counts go to `estimate()` for this long before the database is tried again. */
+const LOCKED_RETRY_AFTER_MS = 250;
+
+interface KnownCount {
+  windowStart: number;
+  /** The shared count when this process last wrote it. */
+  count: number;
+  /** Calls admitted since without writing them. */
+  unwritten: number;
 }
 
 /**
@@ -26,42 +46,73 @@ export interface RateLimiter {
  * database shares the counters. The upsert is atomic under SQLite's write lock.
  */
 export class SqliteRateLimiter implements RateLimiter {
-  private readonly increment: BetterSqlite3.Statement<[string, number], { count: number }>;
+  private readonly increment: BetterSqlite3.Statement<[string, number, number, number], { count: number }>;
   private readonly purge: BetterSqlite3.Statement<[number]>;
+  private readonly known = new Map<string, KnownCount>();
+  private lockedUntil = 0;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
     private readonly now: () => number,
   ) {
     this.increment = db.prepare(
-      `INSERT INTO rate_limit_counters (bucket, window_start, count) VALUES (?, ?, 1)
-       ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1
+      `INSERT INTO rate_limit_counters (bucket, window_start, count) VALUES (?, ?, ?)
+       ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + ?
        RETURNING count`,
     );
     this.purge = db.prepare('DELETE FROM rate_limit_counters WHERE window_start < ?');
   }
 
-  countTogether<T>(count: () => T): T {
-    // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first read.
-    return runInImmediateTransaction(this.db, count);
+  countTogether<T>(count: () => T, whileLocked: () => T): T {
+    if (this.now() < this.lockedUntil) return whileLocked();
+    try {
+      // IMMEDIATE: the write lock is taken (waiting up to the connection's short busy timeout) before the first read.
+      return runInImmediateTransaction(this.db, count);
+    } catch (error) {
+      if (!isDatabaseBusy(error)) throw error;
+      this.lockedUntil = this.now() + LOCKED_RETRY_AFTER_MS;
+      return whileLocked();
+    }
   }
 
   consume(bucket: string, limit: number, windowMs: number): RateLimitDecision {
     const now = this.now();
     const windowStart = now - (now % windowMs);
-    const windowEnd = windowStart + windowMs;
-    const { count } = this.increment.get(bucket, windowStart)!;
-    return {
-      allowed: count <= limit,
-      limit,
-      remaining: Math.max(0, limit - count),
-      resetAtSeconds: Math.ceil(windowEnd / 1000),
-      retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
-    };
+    const known = this.known.get(bucket);
+    const calls = 1 + (known && known.windowStart === windowStart ? known.unwritten : 0);
+    const { count } = this.increment.get(bucket, windowStart, calls, calls)!;
+    if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, count, unwritten: 0 });
+    return decide(count, limit, windowStart + windowMs, now);
+  }
+
+  estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision {
+    const now = this.now();
+    const windowStart = now - (now % windowMs);
+    let known = this.known.get(bucket);
+    if (!known || known.windowStart !== windowStart) {
+      known = { windowStart, count: 0, unwritten: 0 };
+      if (this.known.size >= MAX_KNOWN_BUCKETS) this.known.clear();
+      this.known.set(bucket, known);
+    }
+    known.unwritten += 1;
+    return decide(known.count + known.unwritten, limit, windowStart + windowMs, now);
   }
 
   /** Drops counters of windows that ended before `olderThanMs`; returns how many. */
   purgeWindowsBefore(olderThanMs: number): number {
     return this.purge.run(olderThanMs).changes;
   }
+}
+
+/** Buckets whose last count this process remembers (one entry per active key or workspace class). */
+const MAX_KNOWN_BUCKETS = 10_000;
+
+function decide(count: number, limit: number, windowEnd: number, now: number): RateLimitDecision {
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetAtSeconds: Math.ceil(windowEnd / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+  };
 }

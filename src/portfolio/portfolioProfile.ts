@@ -47,7 +47,11 @@ export function portfolioProfile(deps: PortfolioProfileDependencies): ApiProfile
 function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Admission {
   const limit = key.rateLimit ?? deps.rateLimit.requestsPerWindow;
   const windowSeconds = deps.rateLimit.windowSeconds;
-  const decision = deps.rateLimiter.countTogether(() => deps.rateLimiter.consume(`portfolio-key:${key.keyId}`, limit, windowSeconds * 1000));
+  const bucket = `portfolio-key:${key.keyId}`;
+  const decision = deps.rateLimiter.countTogether(
+    () => deps.rateLimiter.consume(bucket, limit, windowSeconds * 1000),
+    () => deps.rateLimiter.estimate(bucket, limit, windowSeconds * 1000),
+  );
   const headers = {
     'x-ratelimit-limit': String(decision.limit),
     'x-ratelimit-remaining': String(decision.remaining),

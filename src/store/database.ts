@@ -11,21 +11,27 @@ export const migrationsFolder = fileURLToPath(new URL('../../db/migrations', imp
 
 const migrationAttempts = 5;
 
+/** How long start-up (and the admin CLI) waits for another process's lock. */
+const MIGRATION_BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Opens (creating if needed) the SQLite database at `path` and brings its schema up to date.
  * Safe to call from several processes on one file at once, and again on an open file.
  */
-export function openDatabase(path: string): BetterSqlite3.Database {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): BetterSqlite3.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new BetterSqlite3(path);
   try {
     // busy_timeout first: the journal-mode switch and the migrations may wait for another process.
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     applyMigrations(db);
     checkRevisionTriggers(db);
+    // better-sqlite3 waits for a lock synchronously: a serving process keeps the wait short and
+    // retries without blocking (src/contract/databaseBusy.ts), so one writer elsewhere cannot freeze it.
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? MIGRATION_BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();
     throw error;
@@ -84,3 +90,9 @@ export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () 
 
 /** One transaction function per connection, made on first use rather than per call. */
 const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();
+
+/** SQLite's answer when another connection holds the write lock past the busy timeout. */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+}

@@ -25,12 +25,17 @@ export function enforceCallLimits(
   const limit = limits[`${rateClass}PerMinute`].inForce;
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
-  const { decision, quota } = deps.rateLimiter.countTogether(() => {
-    const decision = deps.rateLimiter.consume(`wp:${workspace.id}:${rateClass}`, limit, table.windowMs);
-    // A call refused by the rate limit, or made with a session, does not count against the quota.
-    const quota = decision.allowed && caller.kind === 'pat' ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
-    return { decision, quota };
-  });
+  const bucket = `wp:${workspace.id}:${rateClass}`;
+  const { decision, quota } = deps.rateLimiter.countTogether(
+    () => {
+      const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
+      // A call refused by the rate limit, or made with a session, does not count against the quota.
+      const quota = decision.allowed && caller.kind === 'pat' ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
+      return { decision, quota };
+    },
+    // While another process holds the write lock: this process's estimate, and no quota count (documented in the spec).
+    () => ({ decision: deps.rateLimiter.estimate(bucket, limit, table.windowMs), quota: undefined }),
+  );
   const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
   const headers: Record<string, string> = {
     'x-ratelimit-class': rateClass,
