@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleSpec, type BundledSpec } from './bundle.js';
 import { checkConventions } from './conventions.js';
+import { checkHandlerFiles } from './handlerFiles.js';
 import type { JsonObject } from './document.js';
 import { renderOpenapiJson, renderOpenapiYaml } from './openapiFiles.js';
 import { renderPostmanCollection, renderPostmanEnvironment } from './postmanCollection.js';
@@ -51,7 +52,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
     if (error instanceof ContractBuildError) return { problems: [...error.problems] };
     throw error;
   }
-  return { bundled, problems: checkConventions(bundled) };
+  return { bundled, problems: [...checkConventions(bundled), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)] };
 }
 
 /** The generated files of one API from its bundled (and checked) document. */

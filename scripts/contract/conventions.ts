@@ -86,10 +86,29 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
       report('missing x-required-scopes; add `x-required-scopes: [...]` (an array of strings, `[]` when no scope is needed)');
     }
 
+    checkIdempotency(document, entry, report);
     checkParameters(document, entry, report);
     checkResponses(document, entry, report);
   }
   return problems;
+}
+
+/** `x-idempotent` (POST by default) and the `Idempotency-Key` header parameter say the same thing. */
+function checkIdempotency(document: JsonObject, entry: OperationEntry, report: Report): void {
+  const declared = entry.operation['x-idempotent'];
+  if (declared !== undefined && typeof declared !== 'boolean') {
+    report('x-idempotent must be true or false (it defaults to true on POST and false elsewhere)');
+    return;
+  }
+  const idempotent = declared ?? entry.method === 'post';
+  const takesKey = operationParameters(document, entry).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
+  if (idempotent && !takesKey) {
+    report(
+      `is idempotent (${declared === undefined ? 'POST by default' : 'x-idempotent: true'}) but does not declare the Idempotency-Key header parameter; add it (the shared IdempotencyKey parameter) or set \`x-idempotent: false\``,
+    );
+  } else if (!idempotent && takesKey) {
+    report('declares the Idempotency-Key header parameter but is not idempotent; set `x-idempotent: true` or remove the parameter');
+  }
 }
 
 function checkParameters(document: JsonObject, entry: OperationEntry, report: Report): void {

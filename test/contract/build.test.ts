@@ -466,6 +466,71 @@ describe('convention checks', () => {
   });
 });
 
+describe('idempotency convention', () => {
+  const post = (extra: string, parameters: string) => `post:
+  operationId: createItem
+  tags: [Items]
+  summary: Create an item
+  x-ratelimit-class: write
+  x-required-scopes: [items:write]${extra}
+  parameters:${parameters}
+  responses:
+    '201': {description: Created.}
+    '401': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '429': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '500': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '503': {$ref: ../openapi.yaml#/components/responses/Problem}
+`;
+  const KEY = '\n    - {name: Idempotency-Key, in: header, schema: {type: string}}';
+  const problemsOf = (operation: string) => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/openapi.yaml': GOOD_ROOT.replace('paths:\n', 'paths:\n  /items:\n    $ref: ./paths/items.yaml\n'),
+        'specs/tiny/paths/items.yaml': operation,
+      }),
+    );
+    return checkConventions(bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root })).map(formatProblem);
+  };
+
+  it('wants a POST to declare Idempotency-Key unless it says x-idempotent: false, and the key only where it is idempotent', () => {
+    expect(problemsOf(post('', ' []'))).toEqual([
+      'specs/tiny/paths/items.yaml: POST /items (createItem): is idempotent (POST by default) but does not declare the Idempotency-Key header parameter; add it (the shared IdempotencyKey parameter) or set `x-idempotent: false`',
+    ]);
+    expect(problemsOf(post('', KEY))).toEqual([]);
+    expect(problemsOf(post('\n  x-idempotent: false', ' []'))).toEqual([]);
+    expect(problemsOf(post('\n  x-idempotent: false', KEY))).toEqual([
+      'specs/tiny/paths/items.yaml: POST /items (createItem): declares the Idempotency-Key header parameter but is not idempotent; set `x-idempotent: true` or remove the parameter',
+    ]);
+    expect(problemsOf(post('\n  x-idempotent: maybe', KEY))).toEqual([
+      'specs/tiny/paths/items.yaml: POST /items (createItem): x-idempotent must be true or false (it defaults to true on POST and false elsewhere)',
+    ]);
+  });
+});
+
+describe('handler files', () => {
+  it('names the handler file an operation lacks, a file no operation owns, and a file that does not export its handler', async () => {
+    const root = writeTempRepo({
+      ...tinySpec(),
+      'src/tiny/operations/getItems.ts': "export const getItems = () => ({ status: 200, body: [] });\n",
+    });
+    const missing = await buildContracts(root).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(ContractBuildError);
+    expect((missing as ContractBuildError).problems.map(formatProblem)).toEqual([
+      expect.stringMatching(/^src\/tiny\/operations\/getItem\.ts: GET \/items\/\{id\} \(getItem\): the operation has no handler; create src\/tiny\/operations\/getItem\.ts with `export const getItem/),
+      'src/tiny/operations/getItems.ts: no operation of specs/tiny has operationId getItems; rename the file after its operation, move shared code out of src/tiny/operations/, or delete it',
+    ]);
+
+    fs.renameSync(path.join(root, 'src/tiny/operations/getItems.ts'), path.join(root, 'src/tiny/operations/getItem.ts'));
+    const misnamed = await buildContracts(root).catch((error: unknown) => error);
+    expect((misnamed as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'src/tiny/operations/getItem.ts: exports no `getItem`; the server calls the export named after the operation',
+    ]);
+
+    fs.writeFileSync(path.join(root, 'src/tiny/operations/getItem.ts'), "export const getItem = () => ({ status: 200, body: {} });\n");
+    expect((await buildContracts(root)).length).toBeGreaterThan(0);
+  }, BUILD_TIMEOUT);
+});
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
