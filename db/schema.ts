@@ -1,6 +1,7 @@
 // Drizzle schema of the server's SQLite database. `npm run db:generate` turns changes into SQL
 // migrations under db/migrations/, which openDatabase() applies at start-up.
 // Every timestamp is an integer number of milliseconds since the Unix epoch.
+import { maxLengths } from '../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';
 import { check, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -155,11 +156,14 @@ export type TaskStatus = (typeof taskStatuses)[number];
 export const taskPriorities = ['LOW', 'MEDIUM', 'HIGH'] as const;
 export type TaskPriority = (typeof taskPriorities)[number];
 
-/** Storage limits in characters (Unicode code points, as SQLite's length() counts them). */
+/**
+ * Storage limits in characters (Unicode code points, as SQLite's length() counts them), as the
+ * contract declares them (`maxLength` of the resource schemas); the CHECK constraints repeat them in SQL.
+ */
 export const storageLimits = {
-  projectName: 120,
-  projectDescription: 2000,
-  taskTitle: 200,
+  projectName: maxLengths.Project.name,
+  projectDescription: maxLengths.Project.description,
+  taskTitle: maxLengths.Task.title,
 } as const;
 
 /**

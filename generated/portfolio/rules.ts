@@ -39,3 +39,9 @@ export const eventTypes = [
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
+
+/** The fields each `sort` parameter component allows, in the order the spec lists them. */
+export const sortFields = {} as const;
+
+/** `maxLength` of the string members of the component schemas, by schema and member. */
+export const maxLengths = {} as const;

@@ -57,3 +57,38 @@ export const eventTypes = [
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
+
+/** The fields each `sort` parameter component allows, in the order the spec lists them. */
+export const sortFields = {
+  TaskSort: [
+    "createdAt",
+    "updatedAt",
+    "dueOn",
+    "priority",
+    "title"
+  ],
+  ProjectSort: [
+    "createdAt",
+    "updatedAt",
+    "name"
+  ]
+} as const;
+
+/** `maxLength` of the string members of the component schemas, by schema and member. */
+export const maxLengths = {
+  Task: {
+    title: 200
+  },
+  Project: {
+    name: 120,
+    description: 2000
+  },
+  WebhookCreate: {
+    url: 2048,
+    description: 500
+  },
+  WebhookUpdate: {
+    url: 2048,
+    description: 500
+  }
+} as const;

@@ -529,7 +529,7 @@ export interface components {
         Task: {
             id: string;
             projectId: string;
-            /** @description At least 1 character; stored up to 200 characters (longer answers 400). */
+            /** @description At least 1 character; stored up to 200 characters: the storage limit, enforced when the task is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
             title: string;
             status: components["schemas"]["TaskStatus"];
             priority: components["schemas"]["TaskPriority"];
@@ -599,9 +599,9 @@ export interface components {
         };
         Project: {
             id: string;
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /** @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
             name: string;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /** @description Stored up to 2000 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
             description: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "ARCHIVED";
@@ -1191,6 +1191,16 @@ export interface components {
          */
         Order: "asc" | "desc";
         /**
+         * @description Field to sort by; ties are broken by `id`. `priority` sorts LOW < MEDIUM < HIGH; tasks without `dueOn` come last in `asc` and first in `desc`.
+         * @example createdAt
+         */
+        TaskSort: "createdAt" | "updatedAt" | "dueOn" | "priority" | "title";
+        /**
+         * @description Field to sort by; ties are broken by `id`.
+         * @example createdAt
+         */
+        ProjectSort: "createdAt" | "updatedAt" | "name";
+        /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
          * @example tsk_cb2s0qa6P7MCQ5zVPMi1
          */
@@ -1301,7 +1311,7 @@ export interface operations {
                  * @description Field to sort by; ties are broken by `id`. `priority` sorts LOW < MEDIUM < HIGH; tasks without `dueOn` come last in `asc` and first in `desc`.
                  * @example createdAt
                  */
-                sort?: "createdAt" | "updatedAt" | "dueOn" | "priority" | "title";
+                sort?: components["parameters"]["TaskSort"];
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.
                  * @example 50
@@ -1566,7 +1576,7 @@ export interface operations {
                  * @description Field to sort by; ties are broken by `id`.
                  * @example createdAt
                  */
-                sort?: "createdAt" | "updatedAt" | "name";
+                sort?: components["parameters"]["ProjectSort"];
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.
                  * @example 50

@@ -32,6 +32,39 @@ export function scopeCatalogueOf(document: JsonObject): string[] {
   return [...scopes];
 }
 
+/**
+ * `maxLength` of the top-level string members of each component schema: the storage limits the
+ * stores enforce when they write (the resource schemas declare them; request schemas only describe them).
+ */
+export function maxLengthsOf(document: JsonObject): Record<string, Record<string, number>> {
+  const limits: Record<string, Record<string, number>> = {};
+  const components = isJsonObject(document.components) ? document.components : {};
+  const schemas = isJsonObject(components.schemas) ? components.schemas : {};
+  for (const [name, raw] of Object.entries(schemas)) {
+    const schema = dereference(document, raw);
+    if (!isJsonObject(schema) || !isJsonObject(schema.properties)) continue;
+    for (const [member, rawMember] of Object.entries(schema.properties)) {
+      const property = dereference(document, rawMember);
+      if (isJsonObject(property) && typeof property.maxLength === 'number') (limits[name] ??= {})[member] = property.maxLength;
+    }
+  }
+  return limits;
+}
+
+/** The values of each `sort` query parameter declared as a component, by component name: the fields a list sorts by. */
+export function sortFieldsOf(document: JsonObject): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  const components = isJsonObject(document.components) ? document.components : {};
+  const parameters = isJsonObject(components.parameters) ? components.parameters : {};
+  for (const [name, raw] of Object.entries(parameters)) {
+    const parameter = dereference(document, raw);
+    if (!isJsonObject(parameter) || parameter.name !== 'sort' || parameter.in !== 'query') continue;
+    const schema = dereference(document, parameter.schema);
+    if (isJsonObject(schema) && Array.isArray(schema.enum)) fields[name] = schema.enum.filter((value): value is string => typeof value === 'string');
+  }
+  return fields;
+}
+
 export function renderContractRules(api: string, document: JsonObject): string {
   const all: string[] = [];
   const publicIds: string[] = [];
@@ -56,6 +89,12 @@ export function renderContractRules(api: string, document: JsonObject): string {
     '',
     ...constList('eventTypes', 'The event types of the `webhooks` section.', eventTypes),
     'export type EventType = (typeof eventTypes)[number];',
+    '',
+    '/** The fields each `sort` parameter component allows, in the order the spec lists them. */',
+    `export const sortFields = ${JSON.stringify(sortFieldsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
+    '',
+    '/** `maxLength` of the string members of the component schemas, by schema and member. */',
+    `export const maxLengths = ${JSON.stringify(maxLengthsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',
   ].join('\n');
 }

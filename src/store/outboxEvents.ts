@@ -1,6 +1,7 @@
 // The outbox: every change to a task or project inserts, in the same transaction, one `events`
 // row holding the whole webhook envelope, and one PENDING `webhook_deliveries` row per ACTIVE
 // subscription of the workspace that lists the event's type. The webhook worker delivers them.
+import { eventTypes, type EventType } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
@@ -10,16 +11,9 @@ import { newId, type RandomBytes } from './ids.js';
 /** Version of the envelope shape, sent as `apiVersion` in every delivery. */
 export const webhookApiVersion = '2026-11-23';
 
-export const outboxEventTypes = [
-  'task.created',
-  'task.updated',
-  'task.completed',
-  'task.deleted',
-  'project.created',
-  'project.updated',
-  'project.deleted',
-] as const;
-export type OutboxEventType = (typeof outboxEventTypes)[number];
+/** The event types the contract's `webhooks` section declares. */
+export const outboxEventTypes = eventTypes;
+export type OutboxEventType = EventType;
 
 /** Who caused a change: the session's user, or the user a personal access token belongs to. */
 export interface EventActor {

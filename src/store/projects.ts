@@ -1,6 +1,7 @@
 // Projects of the Work-Platform API. Every read and write is scoped by workspace (another
 // workspace's project is "not found"), every change bumps `version` by one and records its
 // outbox event in the same transaction.
+import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { projects, projectStatuses, storageLimits, tasks, type ProjectStatus } from '../../db/schema.js';
@@ -46,7 +47,8 @@ export interface CreateProjectInput {
 
 export type UpdateProjectInput = Partial<CreateProjectInput>;
 
-export const projectSorts = ['createdAt', 'updatedAt', 'name'] as const;
+/** The fields the list sorts by: the contract's `ProjectSort` parameter. */
+export const projectSorts = sortFields.ProjectSort;
 export type ProjectSort = (typeof projectSorts)[number];
 
 export interface ProjectStoreOptions {

@@ -1,6 +1,7 @@
 // Tasks of the Work-Platform API. Every read and write is scoped by workspace (another
 // workspace's task, project or user is "not found"), every change bumps `version` by one and
 // records its outbox event(s) in the same transaction.
+import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import {
@@ -64,7 +65,8 @@ export interface CreateTaskInput {
 
 export type UpdateTaskInput = Partial<CreateTaskInput>;
 
-export const taskSorts = ['createdAt', 'updatedAt', 'dueOn', 'priority', 'title'] as const;
+/** The fields the list sorts by: the contract's `TaskSort` parameter. */
+export const taskSorts = sortFields.TaskSort;
 export type TaskSort = (typeof taskSorts)[number];
 
 export interface TaskStoreOptions {

@@ -3,6 +3,7 @@
 // every change bumps `version` by one and runs in one transaction. Signing secrets are stored only
 // sealed (src/webhooks/secretBox.ts, bound to the subscription id) and leave this module in
 // plaintext exactly twice: in the answer to creation and to a rotation.
+import { maxLengths } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
 import {
@@ -31,8 +32,8 @@ export const signingKeyOverlapMs = (58 * 60 + 45) * 60 * 1000;
 /** At most this many events per replay request. */
 export const maximumReplayEvents = 1000;
 /** The longest `url` and `description` the contract accepts. */
-export const webhookUrlMaxLength = 2048;
-export const webhookDescriptionMaxLength = 500;
+export const webhookUrlMaxLength = maxLengths.WebhookCreate.url;
+export const webhookDescriptionMaxLength = maxLengths.WebhookCreate.description;
 /** The message of a subscription disabled through the API. */
 export const manualDisableMessage = 'Set to DISABLED through the API.';
 

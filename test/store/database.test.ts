@@ -1,3 +1,4 @@
+import { maxLengths } from '../../generated/work-platform/rules.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -86,6 +87,18 @@ describe('openDatabase', () => {
       expect(() =>
         db.prepare("INSERT INTO portfolio_items (tenant_id, kind, position, published, source_json, rendered_json) VALUES ('ten_a', 'post', 0, 2, '{}', '{}')").run(),
       ).toThrow(/CHECK/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("holds text to the contract's storage limits in its CHECK constraints, the same values the stores check", () => {
+    const db = openDatabase(path.join(tempDir(), 'app.db'));
+    try {
+      const sqlOf = (table: string) => db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
+      expect(sqlOf('projects')).toContain(`length("name") BETWEEN 1 AND ${maxLengths.Project.name}`);
+      expect(sqlOf('projects')).toContain(`length("description") <= ${maxLengths.Project.description}`);
+      expect(sqlOf('tasks')).toContain(`length("title") BETWEEN 1 AND ${maxLengths.Task.title}`);
     } finally {
       db.close();
     }

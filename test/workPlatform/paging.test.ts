@@ -16,9 +16,10 @@ type Item = Record<string, any> & { id: string };
 /** The sort enum of each list, read from the contract so a new sort field is walked too. */
 function sortsOf(operationId: string): string[] {
   const operation = contractOperations('work-platform').find((candidate) => candidate.operationId === operationId)!;
-  const document = loadContractDocument('work-platform') as { paths: Record<string, any> };
-  // The sort parameter is written inline in each list operation.
-  const sort = document.paths[operation.template].get.parameters.find((parameter: any) => parameter.name === 'sort');
+  const document = loadContractDocument('work-platform') as { paths: Record<string, any>; components: { parameters: Record<string, any> } };
+  // The sort parameter is a component, referenced by each list operation.
+  const reference = document.paths[operation.template].get.parameters.find((parameter: any) => /\/[A-Za-z]+Sort$/.test(parameter.$ref ?? ''));
+  const sort = document.components.parameters[reference.$ref.split('/').at(-1)];
   return sort.schema.enum;
 }
 
