@@ -1,6 +1,7 @@
 // Projects of the Work-Platform API. Every read and write is scoped by workspace (another
 // workspace's project is "not found"), every change bumps `version` by one and records its
 // outbox event in the same transaction.
+import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, sql } from 'drizzle-orm';
@@ -24,28 +25,10 @@ import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js
 
 export { projectStatuses, type ProjectStatus };
 
-/** A project exactly as the API returns it. */
-export interface Project {
-  id: string;
-  name: string;
-  description: string | null;
-  status: ProjectStatus;
-  version: number;
-  /** ISO 8601 UTC with milliseconds. */
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CreateProjectInput {
-  /** 1 to 120 characters. */
-  name: string;
-  /** Up to 2000 characters; null or omitted for none. */
-  description?: string | null;
-  /** ACTIVE by default. */
-  status?: ProjectStatus;
-}
-
-export type UpdateProjectInput = Partial<CreateProjectInput>;
+/** A project exactly as the API returns it, and what creating and changing one take: the contract's schemas. */
+export type Project = components['schemas']['Project'];
+export type CreateProjectInput = components['schemas']['ProjectCreate'];
+export type UpdateProjectInput = components['schemas']['ProjectUpdate'];
 
 /** The fields the list sorts by: the contract's `ProjectSort` parameter. */
 export const projectSorts = sortFields.ProjectSort;

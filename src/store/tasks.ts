@@ -1,6 +1,7 @@
 // Tasks of the Work-Platform API. Every read and write is scoped by workspace (another
 // workspace's task, project or user is "not found"), every change bumps `version` by one and
 // records its outbox event(s) in the same transaction.
+import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
@@ -33,37 +34,10 @@ import { checkText, formatTimestamp, immediateWriter, parseTimestamp, versionedR
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
-/** A task exactly as the API returns it (the seed's fields). */
-export interface Task {
-  id: string;
-  projectId: string;
-  title: string;
-  status: TaskStatus;
-  priority: TaskPriority;
-  /** ISO 8601 UTC with milliseconds, or null. */
-  dueOn: string | null;
-  assigneeId: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CreateTaskInput {
-  /** A project of the same workspace. */
-  projectId: string;
-  /** 1 to 200 characters. */
-  title: string;
-  /** TODO by default. */
-  status?: TaskStatus;
-  /** MEDIUM by default. */
-  priority?: TaskPriority;
-  /** ISO 8601 date-time with offset; stored as UTC milliseconds. Null or omitted for none. */
-  dueOn?: string | null;
-  /** A user of the same workspace; null or omitted for unassigned. */
-  assigneeId?: string | null;
-}
-
-export type UpdateTaskInput = Partial<CreateTaskInput>;
+/** A task exactly as the API returns it, and what creating and changing one take: the contract's schemas. */
+export type Task = components['schemas']['Task'];
+export type CreateTaskInput = components['schemas']['TaskCreate'];
+export type UpdateTaskInput = components['schemas']['TaskUpdate'];
 
 /** The fields the list sorts by: the contract's `TaskSort` parameter. */
 export const taskSorts = sortFields.TaskSort;
