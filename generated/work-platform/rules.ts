@@ -74,6 +74,64 @@ export const sortFields = {
   ]
 } as const;
 
+/** The plan table (`x-rate-limits`): allowances per class and plan, quotas, tiers, the webhook retry schedule. */
+export const planLimitTable = {
+  "windowMs": 60000,
+  "tiers": {
+    "free": "free",
+    "pro": "pro",
+    "team": "pro",
+    "business": "pro",
+    "enterprise": "enterprise"
+  },
+  "requestsPerMinute": {
+    "read": {
+      "free": 300,
+      "pro": 1200,
+      "team": 1200,
+      "business": 1200,
+      "enterprise": 6000
+    },
+    "write": {
+      "free": 60,
+      "pro": 300,
+      "team": 300,
+      "business": 300,
+      "enterprise": 1500
+    },
+    "ai": {
+      "free": 20,
+      "pro": 60,
+      "team": 60,
+      "business": 60,
+      "enterprise": 300
+    }
+  },
+  "monthlyQuota": {
+    "free": 10000,
+    "pro": 100000,
+    "team": 250000,
+    "business": 1000000,
+    "enterprise": null
+  },
+  "aiDailySpendCapCents": {
+    "free": 500,
+    "pro": 5000,
+    "team": 20000,
+    "business": 100000,
+    "enterprise": null
+  },
+  "webhookRetryDelaysSeconds": [
+    30,
+    120,
+    600,
+    1800,
+    7200,
+    28800,
+    86400
+  ]
+} as const;
+
 /** `maxLength` of the string members of the component schemas, by schema and member. */
 export const maxLengths = {
   Task: {

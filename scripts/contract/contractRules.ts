@@ -93,6 +93,9 @@ export function renderContractRules(api: string, document: JsonObject): string {
     '/** The fields each `sort` parameter component allows, in the order the spec lists them. */',
     `export const sortFields = ${JSON.stringify(sortFieldsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',
+    ...(document['x-rate-limits'] === undefined
+      ? []
+      : ['/** The plan table (`x-rate-limits`): allowances per class and plan, quotas, tiers, the webhook retry schedule. */', `export const planLimitTable = ${JSON.stringify(document['x-rate-limits'], null, 2)} as const;`, '']),
     '/** `maxLength` of the string members of the component schemas, by schema and member. */',
     `export const maxLengths = ${JSON.stringify(maxLengthsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',

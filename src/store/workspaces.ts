@@ -8,7 +8,7 @@ import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { workPlatformPlanTable } from '../limits/planLimits.js';
+import { workPlatformPlanTable } from './planLimits.js';
 
 export { workspacePlans, type WorkspacePlan };
 

@@ -4,7 +4,7 @@ import type { Admission, ApiProfile } from '../contract/pipeline.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
-import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../limits/planLimits.js';
+import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../store/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { workspaceRoles } from '../store/users.js';

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { planLimitTable } from '../../generated/work-platform/rules.js';
 
 export const PLANS = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -60,13 +59,10 @@ export function readPlanLimitTable(document: Record<string, unknown>): PlanLimit
 let workPlatformTable: PlanLimitTable | undefined;
 
 /**
- * The Work-Platform plan table as the committed contract states it (generated/work-platform),
- * read once. The one place the plan values come from: stores, the CLI and the API all use it.
+ * The Work-Platform plan table as the contract states it (`x-rate-limits`, generated into
+ * rules.ts), checked once. The one place the plan values come from: stores, the CLI and the API all use it.
  */
 export function workPlatformPlanTable(): PlanLimitTable {
-  if (!workPlatformTable) {
-    const file = fileURLToPath(new URL('../../generated/work-platform/openapi.json', import.meta.url));
-    workPlatformTable = readPlanLimitTable(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
-  }
+  workPlatformTable ??= readPlanLimitTable({ 'x-rate-limits': planLimitTable });
   return workPlatformTable;
 }

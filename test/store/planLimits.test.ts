@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPlanLimitTable, PlanTableError } from '../../src/limits/planLimits.js';
+import { readPlanLimitTable, PlanTableError } from '../../src/store/planLimits.js';
 import { loadContractDocument } from '../support/contractClient.js';
 
 const document = loadContractDocument('work-platform');
