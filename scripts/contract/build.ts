@@ -52,7 +52,28 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
     if (error instanceof ContractBuildError) return { problems: [...error.problems] };
     throw error;
   }
-  return { bundled, problems: [...checkConventions(bundled), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)] };
+  return {
+    bundled,
+    problems: [...checkConventions(bundled), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
+  };
+}
+
+/** A file in specs/<api>/paths/ that the root document never references is an operation nobody serves. */
+function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): ContractProblem[] {
+  const folder = path.join(path.dirname(bundled.rootFile), 'paths');
+  if (!fs.existsSync(folder)) return [];
+  const used = new Set(bundled.sources.values());
+  const problems: ContractProblem[] = [];
+  for (const name of fs.readdirSync(folder).filter((file) => file.endsWith('.yaml')).sort()) {
+    const label = path.relative(repoRoot, path.join(folder, name)).split(path.sep).join('/');
+    if (!used.has(label)) {
+      problems.push({
+        file: bundled.rootLabel,
+        message: `${label} is not referenced; add \`/<route>: { $ref: ./paths/${name} }\` under \`paths:\` (or delete the file)`,
+      });
+    }
+  }
+  return problems;
 }
 
 /** The generated files of one API from its bundled (and checked) document. */

@@ -507,6 +507,16 @@ describe('idempotency convention', () => {
   });
 });
 
+describe('path files', () => {
+  it('names a file under paths/ that the root document never references', async () => {
+    const root = writeTempRepo({ ...tinySpec(), 'specs/tiny/paths/orphan.yaml': 'get: {}\n' });
+    const failure = await buildContracts(root).catch((error: unknown) => error);
+    expect((failure as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'specs/tiny/openapi.yaml: specs/tiny/paths/orphan.yaml is not referenced; add `/<route>: { $ref: ./paths/orphan.yaml }` under `paths:` (or delete the file)',
+    ]);
+  }, BUILD_TIMEOUT);
+});
+
 describe('handler files', () => {
   it('names the handler file an operation lacks, a file no operation owns, and a file that does not export its handler', async () => {
     const root = writeTempRepo({
