@@ -1,4 +1,4 @@
-import type { Context, Document, Operation } from 'openapi-backend';
+import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
 import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
 import { isDatabaseBusy } from '../store/database.js';
@@ -63,6 +63,14 @@ interface CompiledOperation {
   rules: OperationRules;
   handler: AnyOperationHandler;
   headers: Record<string, string>;
+  /** Declares parameters or a body: the request is validated and coerced. */
+  takesInput: boolean;
+}
+
+interface ValidatedRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
 }
 
 /** One call through openapi-backend: the incoming call and what the screening added. */
@@ -91,10 +99,12 @@ export async function createContractApi<Caller, Services>(
     if (rule.idempotent && (!options.idempotency || !profile.idempotencyScope)) {
       throw new Error(`${profile.name}: ${rule.operationId} is idempotent, but the API has no idempotency store`);
     }
+    const matched = backend.getOperation(rule.operationId)!;
     operations.set(rule.operationId, {
       rules: rule,
       handler: await loadHandler(profile.operationsDirectory, rule.operationId),
       headers: profile.operationHeaders?.(rule) ?? {},
+      takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
     });
   }
   const pauses = options.writeRetryPausesMs ?? WRITE_RETRY_PAUSES_MS;
@@ -156,14 +166,14 @@ export async function createContractApi<Caller, Services>(
     const replay = idempotent && storedAnswer(options.idempotency!, idempotent);
     if (replay) return replay;
 
-    const request = await validatedRequest(operation, context.operation, state.call);
+    const request = await validatedRequest(operation, context, state.call);
     const ctx = {
       requestId: state.call.requestId,
       caller,
       params: request.params,
       query: request.query,
-      body: request.requestBody,
-      headers: request.headers,
+      body: request.body,
+      headers: context.request.headers,
       now: options.now,
       services: profile.services,
     } as never;
@@ -183,7 +193,9 @@ export async function createContractApi<Caller, Services>(
   }
 
   /** Reads the body only now, after the caller was authenticated and admitted, and validates the whole request. */
-  async function validatedRequest(operation: CompiledOperation, matched: Operation, call: IncomingCall) {
+  async function validatedRequest(operation: CompiledOperation, context: Context, call: IncomingCall): Promise<ValidatedRequest> {
+    // An operation that declares nothing to validate has nothing to coerce either.
+    if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
     let body: string | undefined;
     if (operation.rules.bodyMediaTypes.length > 0) {
       const bytes = await call.readBody();
@@ -196,9 +208,11 @@ export async function createContractApi<Caller, Services>(
       }
     }
     const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
-    const validation = backend.validator.validateRequest(raw, matched);
+    const validation = backend.validator.validateRequest(raw, context.operation);
     if (validation.errors && validation.errors.length > 0) throw new PipelineFailure({ kind: 'invalid-request', errors: validation.errors });
-    return backend.router.parseRequest(validation.coerced ?? raw, matched);
+    // Validation coerced the parameters and filled in their defaults, and proved the body is JSON.
+    const coerced = validation.coerced as { params?: Record<string, unknown>; query?: Record<string, unknown> };
+    return { params: coerced.params ?? {}, query: coerced.query ?? {}, body: body === undefined ? undefined : JSON.parse(body) };
   }
 
   return {

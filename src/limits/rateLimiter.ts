@@ -28,13 +28,25 @@ export interface RateLimiter {
    * without writing; those calls are added to the shared count by the next `consume()`.
    */
   estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision;
+  /**
+   * Counts the call in this process only, when that cannot admit a call the shared count would
+   * refuse: the bucket is far from its limit (more than a tenth of it left), was written less than
+   * 100 ms ago, and holds few unwritten calls. Undefined when the call must be counted in the
+   * database (`countTogether` + `consume`), which also writes the calls counted here before it.
+   */
+  countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined;
 }
+
+/** How long this process may count a bucket alone before writing it to the shared count. */
+const LOCAL_COUNT_MS = 100;
 
 /** After the write lock was found taken, counts go to `estimate()` for this long before the database is tried again. */
 const LOCKED_RETRY_AFTER_MS = 250;
 
 interface KnownCount {
   windowStart: number;
+  /** When this process last wrote the bucket. */
+  writtenAt: number;
   /** The shared count when this process last wrote it. */
   count: number;
   /** Calls admitted since without writing them. */
@@ -81,8 +93,22 @@ export class SqliteRateLimiter implements RateLimiter {
     const known = this.known.get(bucket);
     const calls = 1 + (known && known.windowStart === windowStart ? known.unwritten : 0);
     const { count } = this.increment.get(bucket, windowStart, calls, calls)!;
-    if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, count, unwritten: 0 });
+    if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, writtenAt: now, count, unwritten: 0 });
     return decide(count, limit, windowStart + windowMs, now);
+  }
+
+  countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined {
+    const known = this.known.get(bucket);
+    if (!known) return undefined;
+    const now = this.now();
+    const windowStart = now - (now % windowMs);
+    if (known.windowStart !== windowStart || now - known.writtenAt >= LOCAL_COUNT_MS) return undefined;
+    // Up to four processes may each hold this many unwritten calls while the margin still covers them all.
+    const margin = Math.max(10, Math.ceil(limit / 10));
+    const counted = known.count + known.unwritten + 1;
+    if (limit - counted < margin || known.unwritten + 1 > Math.floor(margin / 4)) return undefined;
+    known.unwritten += 1;
+    return decide(counted, limit, windowStart + windowMs, now);
   }
 
   estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision {
@@ -90,7 +116,7 @@ export class SqliteRateLimiter implements RateLimiter {
     const windowStart = now - (now % windowMs);
     let known = this.known.get(bucket);
     if (!known || known.windowStart !== windowStart) {
-      known = { windowStart, count: 0, unwritten: 0 };
+      known = { windowStart, writtenAt: now, count: 0, unwritten: 0 };
       if (this.known.size >= MAX_KNOWN_BUCKETS) this.known.clear();
       this.known.set(bucket, known);
     }

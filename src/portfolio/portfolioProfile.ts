@@ -48,10 +48,13 @@ function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Ad
   const limit = key.rateLimit ?? deps.rateLimit.requestsPerWindow;
   const windowSeconds = deps.rateLimit.windowSeconds;
   const bucket = `portfolio-key:${key.keyId}`;
-  const decision = deps.rateLimiter.countTogether(
-    () => deps.rateLimiter.consume(bucket, limit, windowSeconds * 1000),
-    () => deps.rateLimiter.estimate(bucket, limit, windowSeconds * 1000),
-  );
+  const windowMs = windowSeconds * 1000;
+  const decision =
+    deps.rateLimiter.countLocally(bucket, limit, windowMs) ??
+    deps.rateLimiter.countTogether(
+      () => deps.rateLimiter.consume(bucket, limit, windowMs),
+      () => deps.rateLimiter.estimate(bucket, limit, windowMs),
+    );
   const headers = {
     'x-ratelimit-limit': String(decision.limit),
     'x-ratelimit-remaining': String(decision.remaining),

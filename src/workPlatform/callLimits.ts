@@ -26,7 +26,9 @@ export function enforceCallLimits(
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
   const bucket = `wp:${workspace.id}:${rateClass}`;
-  const { decision, quota } = deps.rateLimiter.countTogether(
+  // Session calls count toward no quota: far from its limit, such a call may be counted in this process alone.
+  const local = caller.kind === 'pat' ? undefined : deps.rateLimiter.countLocally(bucket, limit, table.windowMs);
+  const { decision, quota } = local ? { decision: local, quota: undefined } : deps.rateLimiter.countTogether(
     () => {
       const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
       // A call refused by the rate limit, or made with a session, does not count against the quota.
