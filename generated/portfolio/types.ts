@@ -414,10 +414,10 @@ export interface components {
              * @description Absolute `https` (or `http`) address of the file.
              */
             url: string;
-            /** @description Text alternative for assistive technology; empty for decorative images. */
+            /** @description Text alternative for assistive technology; empty for decorative images. Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             altText: string;
             /**
-             * @description Media type, for example `image/webp`.
+             * @description Media type, for example `image/webp`. Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text.
              * @example image/webp
              */
             mimeType: string;
@@ -442,10 +442,13 @@ export interface components {
         };
         /** @description The tenant's public profile. */
         ProfileItem: {
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             name: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             headline: string;
-            /** @description Plain text, a few sentences. */
+            /** @description Plain text, a few sentences. Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             bioSummary: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             location: string | null;
             avatar: components["schemas"]["Asset"] | null;
             /**
@@ -457,11 +460,16 @@ export interface components {
         /** @description A published case-study outcome. `bodyHtml` is sanitized HTML. */
         OutcomeItem: {
             slug: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             summary: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             client: string | null;
             metrics: {
+                /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
                 label: string;
+                /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
                 value: string;
             }[];
             /** @description Sanitized HTML, cleaned when the content was written: only p, br, hr, h2–h6, strong, em, b, i, u, s, code, pre, blockquote, ul, ol, li, a (href, title; rel="nofollow noopener noreferrer" added), img (src, alt, width, height), figure, figcaption and table elements survive; link URLs are absolute http, https or mailto, image URLs absolute http or https; no scripts, styles, event handlers, frames, SVG, MathML or forms. Render it as HTML; every other string field is plain text and must be escaped. */
@@ -477,7 +485,9 @@ export interface components {
         /** @description A published blog post. `bodyHtml` is sanitized HTML. */
         PostItem: {
             slug: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             excerpt: string;
             /** @description Sanitized HTML, cleaned when the content was written: only p, br, hr, h2–h6, strong, em, b, i, u, s, code, pre, blockquote, ul, ol, li, a (href, title; rel="nofollow noopener noreferrer" added), img (src, alt, width, height), figure, figcaption and table elements survive; link URLs are absolute http, https or mailto, image URLs absolute http or https; no scripts, styles, event handlers, frames, SVG, MathML or forms. Render it as HTML; every other string field is plain text and must be escaped. */
             bodyHtml: string;
@@ -502,13 +512,17 @@ export interface components {
         /** @description A published page as listed; fetch it by slug for its blocks. */
         PageSummary: {
             slug: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string;
         };
         /** @description A published page with its blocks, sanitized and with their assets resolved. */
         PageItem: {
             slug: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string;
             blocks: components["schemas"]["PageBlock"][];
         };
@@ -518,7 +532,8 @@ export interface components {
             paging: components["schemas"]["Paging"];
         };
         /**
-         * @description One block of a page, told apart by `type`. HTML is sanitized when content is written;
+         * @description One block of a page, told apart by `type`. HTML (`richText`) is sanitized when content is written,
+         *     and markup in plain-text members (`text`, `caption`, `attribution`, `label`) is refused then;
          *     links only use `http`, `https` or `mailto`; asset references are resolved to `Asset` objects.
          *     New block types may be added within v1: clients skip a `type` they do not know.
          */
@@ -526,6 +541,7 @@ export interface components {
             /** @constant */
             type: "heading";
             level: number;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             text: string;
         } | {
             /** @constant */
@@ -536,6 +552,7 @@ export interface components {
             /** @constant */
             type: "image";
             image: components["schemas"]["Asset"];
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             caption: string | null;
         } | {
             /** @constant */
@@ -544,11 +561,14 @@ export interface components {
         } | {
             /** @constant */
             type: "quote";
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             text: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             attribution: string | null;
         } | {
             /** @constant */
             type: "callToAction";
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             label: string;
             /**
              * Format: uri
@@ -559,8 +579,11 @@ export interface components {
         /** @description One entry of the work-experience timeline. */
         ExperienceEntry: {
             id: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             organization: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             role: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             location: string | null;
             /** Format: date */
             startDate: string;
@@ -569,6 +592,7 @@ export interface components {
              * @description Null while the position is current.
              */
             endDate: string | null;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             summary: string;
             highlights: string[];
         };
@@ -580,7 +604,9 @@ export interface components {
         /** @description A published skill with its tags. */
         Skill: {
             id: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             name: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             category: string | null;
             /** @enum {string|null} */
             level: "beginner" | "intermediate" | "advanced" | "expert" | null;
@@ -594,10 +620,12 @@ export interface components {
         /** @description A headline metric, for example "12 years of experience". */
         Stat: {
             id: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             label: string;
             value: number;
-            /** @description Shown after the value, for example `%` or `years`. */
+            /** @description Shown after the value, for example `%` or `years`. Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             unit: string | null;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string | null;
         };
         /** @description A page of published stats in display order. */
@@ -608,12 +636,18 @@ export interface components {
         /** @description An award or recognition. */
         Award: {
             id: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             issuer: string;
             /** Format: date */
             awardedOn: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http`, `https` or `mailto` address (other schemes are refused at import).
+             */
             url: string | null;
         };
         /** @description A page of published awards in display order. */
@@ -626,14 +660,20 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "education" | "certification";
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             institution: string;
             /** Format: date */
             startDate: string | null;
             /** Format: date */
             endDate: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http`, `https` or `mailto` address (other schemes are refused at import).
+             */
             url: string | null;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string | null;
         };
         /** @description A page of published education and certification items in display order. */
@@ -644,9 +684,13 @@ export interface components {
         /** @description A published testimonial. */
         Testimonial: {
             id: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             quote: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             authorName: string;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             authorRole: string | null;
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             authorCompany: string | null;
             avatar: components["schemas"]["Asset"] | null;
         };
@@ -660,6 +704,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "website" | "email" | "github" | "linkedin" | "x" | "mastodon" | "youtube" | "dribbble" | "behance" | "other";
+            /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             label: string;
             /**
              * Format: uri

@@ -38,6 +38,7 @@ import type {
   PortfolioDocumentInput,
 } from './importFormat.js';
 import { sanitizeHtml } from './sanitizeHtml.js';
+import { escapePointerToken } from '../contract/jsonPointer.js';
 
 // Both packages are CommonJS with a default export; under NodeNext the value sits on `.default`.
 
@@ -110,19 +111,16 @@ function schemaValidator(): ValidateFunction {
   return compiledValidator;
 }
 
-function pointerToken(token: string | number): string {
-  return String(token).replaceAll('~', '~0').replaceAll('/', '~1');
-}
 
 function problemFromSchemaError(error: ErrorObject): ImportProblem {
   const params = error.params as Record<string, unknown>;
   const at = error.instancePath;
   switch (error.keyword) {
     case 'required':
-      return { path: `${at}/${pointerToken(String(params.missingProperty))}`, message: 'is required' };
+      return { path: `${at}/${escapePointerToken(String(params.missingProperty))}`, message: 'is required' };
     case 'additionalProperties':
       return {
-        path: `${at}/${pointerToken(String(params.additionalProperty))}`,
+        path: `${at}/${escapePointerToken(String(params.additionalProperty))}`,
         message: 'is not a member of this format',
       };
     case 'const':
@@ -260,7 +258,34 @@ function semanticProblems(document: unknown): ImportProblem[] {
     checkAssetReference(testimonial.avatar, `/testimonials/${index}/avatar`);
   }
   for (const [index, link] of recordsAt(document, 'links')) checkUrl(link.url, `/links/${index}/url`);
+  problems.push(...markupInPlainText(document, ''));
   return problems;
+}
+
+/** The members that hold HTML, sanitized when imported; every other string is plain text. */
+const htmlMembers = new Set(['bodyHtml', 'html']);
+
+/**
+ * What a browser would read as the start of a tag, a comment or a declaration: `<` followed by a
+ * letter, `/`, `!` or `?`. A lone `<` (as in `a < b` or `<3`) is text.
+ */
+const tagStart = /<[A-Za-z!/?]/;
+
+/**
+ * Plain-text members are shown as text by clients, and some will put them into HTML as they are:
+ * markup in them is refused, so nothing stored can become a tag, an event handler or a script.
+ */
+function markupInPlainText(value: unknown, path: string): ImportProblem[] {
+  if (typeof value === 'string') {
+    return tagStart.test(value)
+      ? [{ path, message: 'is plain text: markup (a "<" that starts a tag) is not allowed; put formatted text in a richText block or a bodyHtml member, which are sanitized' }]
+      : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => markupInPlainText(item, `${path}/${index}`));
+  if (!isRecord(value)) return [];
+  return Object.entries(value).flatMap(([member, item]) =>
+    htmlMembers.has(member) && typeof item === 'string' ? [] : markupInPlainText(item, `${path}/${escapePointerToken(member)}`),
+  );
 }
 
 /** Every problem of a document (schema and semantic), in document order; empty when it is valid. */
