@@ -41,6 +41,9 @@ import { createCallerResolver } from './workPlatform/auth.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
 
+/** How long close() lets open requests finish before it cuts their connections (the process must exit within 10 s). */
+const CLOSE_CONNECTIONS_AFTER_MS = 8_000;
+
 export interface RunningApp {
   /** The address the server listens on, e.g. `http://127.0.0.1:3000`. */
   url: string;
@@ -66,6 +69,8 @@ export interface AppDependencies {
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
 export async function startApp(config: Config, deps: AppDependencies): Promise<RunningApp> {
   const now = deps.now ?? Date.now;
+  /** Set by close(): from then on every answer closes its connection. */
+  let closing: Promise<void> | undefined;
   const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
@@ -147,6 +152,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       logger: deps.logger,
       logRequests: config.logRequests,
       now,
+      isDraining: () => closing !== undefined,
     });
   };
 
@@ -195,7 +201,6 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     deps.logger,
   );
 
-  let closing: Promise<void> | undefined;
   return {
     url,
     publicBaseUrl,
@@ -214,6 +219,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           });
         });
         server.closeIdleConnections();
+        // A client that keeps a request open (a slow upload) cannot hold the shutdown past this.
+        setTimeout(() => server.closeAllConnections(), CLOSE_CONNECTIONS_AFTER_MS).unref();
       });
       return closing;
     },

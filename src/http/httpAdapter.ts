@@ -20,6 +20,8 @@ export interface HttpAdapterOptions {
   logRequests: boolean;
   maxBodyBytes?: number;
   now?: () => number;
+  /** True once the server is shutting down: every answer then closes its connection. */
+  isDraining?: () => boolean;
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -74,7 +76,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
       reply = mounted.errorReply(error, requestId);
     }
     reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
-    writeReply(res, reply, requestId, req.method);
+    writeReply(res, reply, requestId, req.method, options.isDraining?.() ?? false);
     if (options.logRequests) {
       options.logger.info('request', {
         requestId,
@@ -130,8 +132,10 @@ function serialize(reply: Reply, requestId: string): { headers: Record<string, s
   return { headers, body: JSON.stringify(reply.body) };
 }
 
-function writeReply(res: Response, reply: Reply, requestId: string, method: string): void {
+function writeReply(res: Response, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
   const { headers, body } = serialize(reply, requestId);
+  // While shutting down, a kept-alive connection must not take another request: the client would see it reset.
+  if (closeConnection) headers.connection = 'close';
   const bytes = body === undefined || Buffer.isBuffer(body) ? body : Buffer.from(body);
   if (bytes) headers['content-length'] = String(bytes.length);
   res.writeHead(reply.status, headers);
