@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Reply } from './contract/reply.js';
+import { answerEdgeError } from './http/edgeErrors.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Document } from 'openapi-backend';
 import type { Config } from './config.js';
@@ -71,6 +73,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const now = deps.now ?? Date.now;
   /** Set by close(): from then on every answer closes its connection. */
   let closing: Promise<void> | undefined;
+  /** The error funnel of the API owning a path, for errors Node's parser answers; set once the APIs are built. */
+  let edgeErrorReply: ((path: string) => (error: unknown, requestId: string) => Reply) | undefined;
   const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
@@ -135,6 +139,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       logger: deps.logger,
     });
     const portfolioApi = await createContractApi(portfolio, { now });
+    // As the adapter routes: /v1 to its API, anything else to the first one.
+    edgeErrorReply = (path) => (path === '/v1' || path.startsWith('/v1/') ? workPlatform.errorReply : portfolio.errorReply);
     return createHttpAdapter({
       apis: [
         {
@@ -157,7 +163,23 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   };
 
   let handler: Awaited<ReturnType<typeof buildHandler>> | undefined;
-  const server = createServer((req, res) => handler!(req, res));
+  const limits = config.http;
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // Node checks the two timeouts only this often; the default (30 s) would let a slow client stay far longer.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => handler!(req, res),
+  );
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!edgeErrorReply) return socket.destroy();
+    answerEdgeError(error, socket, { maxHeaderBytes: limits.maxHeaderBytes, headersTimeoutMs: limits.headersTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs }, edgeErrorReply);
+  });
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);

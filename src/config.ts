@@ -34,6 +34,8 @@ export interface Config {
   listPageCachePages: number;
   /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
   databaseBusyTimeoutMs: number;
+  /** Node's HTTP server limits: a client slower than these is answered 408 and cut off. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeaderBytes: number; maxConnections: number };
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -64,6 +66,11 @@ export const ENVIRONMENT_VARIABLES = [
     description:
       "How long one SQLite statement waits for another process's write lock (the wait blocks the process). Writes are then retried without blocking for about 1.3 s before answering 503; reads never wait for a writer.",
   },
+  { name: 'HTTP_HEADERS_TIMEOUT_MS', default: '10000', description: 'Time a client has to send the whole request head; slower ones are answered 408 and disconnected.' },
+  { name: 'HTTP_REQUEST_TIMEOUT_MS', default: '30000', description: 'Time a client has to send the whole request, body included; then 408.' },
+  { name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', default: '5000', description: 'How long an idle kept-alive connection stays open.' },
+  { name: 'HTTP_MAX_HEADER_BYTES', default: '16384', description: 'Largest request head accepted; a larger one is answered 431.' },
+  { name: 'HTTP_MAX_CONNECTIONS', default: '1000', description: 'Open connections at most; further ones are refused until some close.' },
   { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
   {
@@ -163,6 +170,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
     listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
     databaseBusyTimeoutMs: positiveInteger('DATABASE_BUSY_TIMEOUT_MS', env.DATABASE_BUSY_TIMEOUT_MS, 20, true),
+    http: {
+      headersTimeoutMs: positiveInteger('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),
+      requestTimeoutMs: positiveInteger('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS, 30_000),
+      keepAliveTimeoutMs: positiveInteger('HTTP_KEEP_ALIVE_TIMEOUT_MS', env.HTTP_KEEP_ALIVE_TIMEOUT_MS, 5_000),
+      maxHeaderBytes: positiveInteger('HTTP_MAX_HEADER_BYTES', env.HTTP_MAX_HEADER_BYTES, 16_384),
+      maxConnections: positiveInteger('HTTP_MAX_CONNECTIONS', env.HTTP_MAX_CONNECTIONS, 1_000),
+    },
     portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
     responseValidation,
     loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),

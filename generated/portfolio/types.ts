@@ -373,10 +373,10 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /**
-                 * @description Stable machine-readable reason; branch on this, not on `message`.
+                 * @description Stable machine-readable reason; branch on this, not on `message`. `malformed_request` (400), `request_timeout` (408) and `headers_too_large` (431) answer requests refused before any operation is matched: not valid HTTP, not sent whole within the server's timeouts, or headers over its limit; the connection is then closed.
                  * @enum {string}
                  */
-                code: "invalid_parameter" | "unauthenticated" | "api_key_revoked" | "api_key_expired" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "invalid_parameter" | "unauthenticated" | "api_key_revoked" | "api_key_expired" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "request_timeout" | "headers_too_large";
                 /** @description The HTTP status, mirrored. */
                 status: number;
                 /** @description Human-readable explanation for this request. Wording may change. */

@@ -472,7 +472,10 @@ export interface components {
          *     `forbidden` (403), `not-found` (404), `method-not-allowed` (405), `conflict` (409),
          *     `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422),
          *     `precondition-required` (428), `rate-limited` (429), `quota-exceeded` (429), `internal` (500),
-         *     `unavailable` (503).
+         *     `unavailable` (503). Requests refused before any operation is matched also come as problems,
+         *     and their connection is closed: `bad-request` with code `malformed-request` (not valid HTTP),
+         *     `request-timeout` (408, not sent whole within the server's timeouts) and
+         *     `request-header-fields-too-large` (431).
          *     Clients branch on the content type, then on `type` and `code`, never on the wording.
          */
         Problem: {

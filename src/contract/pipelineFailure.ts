@@ -12,7 +12,11 @@ export type Failure =
   | { kind: 'unsupported-media-type'; contentType: string; accepted: readonly string[] }
   | { kind: 'payload-too-large'; limitBytes: number }
   /** The database stayed locked by another writer for the whole retry budget; nothing was written. */
-  | { kind: 'unavailable'; retryAfterSeconds: number };
+  | { kind: 'unavailable'; retryAfterSeconds: number }
+  /** Refused by Node's HTTP parser before any API saw the request. */
+  | { kind: 'malformed-request'; reason: string }
+  | { kind: 'headers-too-large'; limitBytes: number }
+  | { kind: 'request-timeout'; timeoutMs: number };
 
 export class PipelineFailure extends Error {
   constructor(readonly failure: Failure) {

@@ -11,7 +11,10 @@ export type PortfolioErrorCode =
   | 'method_not_allowed'
   | 'rate_limited'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'malformed_request'
+  | 'request_timeout'
+  | 'headers_too_large';
 
 export interface ParameterProblem {
   in: 'query' | 'path' | 'header';
@@ -29,6 +32,9 @@ const STATUS_OF: Record<PortfolioErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  malformed_request: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
 };
 
 /** Thrown anywhere in the portfolio pipeline; `toErrorReply` turns it into an ErrorEnvelope. */

@@ -88,6 +88,12 @@ function asPortfolioError(error: unknown): unknown {
       return new PortfolioError('service_unavailable', `The service is busy; retry after ${failure.retryAfterSeconds} seconds.`, {
         headers: { 'retry-after': String(failure.retryAfterSeconds) },
       });
+    case 'malformed-request':
+      return new PortfolioError('malformed_request', `The request is not valid HTTP: ${failure.reason}.`);
+    case 'headers-too-large':
+      return new PortfolioError('headers_too_large', `The request's headers exceed ${failure.limitBytes} bytes.`);
+    case 'request-timeout':
+      return new PortfolioError('request_timeout', `The request did not arrive in time (its head within ${failure.timeoutMs / 1000} seconds, all of it within the server's request timeout).`);
     case 'unsupported-media-type':
     case 'payload-too-large':
       // The portfolio API takes no request bodies; the pipeline reads none.

@@ -134,6 +134,12 @@ function asProblem(error: unknown): unknown {
       });
     case 'payload-too-large':
       return new ApiProblem('payload-too-large', { detail: `The request body exceeds ${failure.limitBytes} bytes.` });
+    case 'malformed-request':
+      return new ApiProblem('bad-request', { detail: `The request is not valid HTTP: ${failure.reason}.`, code: 'malformed-request' });
+    case 'headers-too-large':
+      return new ApiProblem('request-header-fields-too-large', { detail: `The request's headers exceed ${failure.limitBytes} bytes.` });
+    case 'request-timeout':
+      return new ApiProblem('request-timeout', { detail: `The request did not arrive in time (its head within ${failure.timeoutMs / 1000} seconds, all of it within the server's request timeout).` });
     case 'unavailable':
       return new ApiProblem('unavailable', {
         detail: `The database is busy with another writer; nothing was written. Retry after ${failure.retryAfterSeconds} seconds.`,

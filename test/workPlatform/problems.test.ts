@@ -48,6 +48,8 @@ describe('PROBLEM_TYPES', () => {
       'quota-exceeded': [429, 'Monthly quota exceeded'],
       internal: [500, 'Internal server error'],
       unavailable: [503, 'Service unavailable'],
+      'request-timeout': [408, 'Request timeout'],
+      'request-header-fields-too-large': [431, 'Request header fields too large'],
     });
     expect(Object.isFrozen(PROBLEM_TYPES)).toBe(true);
   });

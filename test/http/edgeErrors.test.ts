@@ -1,0 +1,82 @@
+// What Node's HTTP parser refuses before any API sees the request comes back in the error shape
+// of the API the path belongs to, over a real socket.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv2020 } from '../../src/contract/ajv.js';
+import { loadContractDocument } from '../support/contractClient.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_MAX_HEADER_BYTES: '4096' } });
+});
+afterAll(() => t?.close());
+
+function errorSchema(api: string, name: string) {
+  const ajv = createAjv2020({ validateSchema: false });
+  ajv.addSchema(loadContractDocument(api), api);
+  return ajv.compile({ $ref: `${api}#/components/schemas/${name}` });
+}
+const isProblem = errorSchema('work-platform', 'Problem');
+const isErrorEnvelope = errorSchema('portfolio', 'ErrorEnvelope');
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** Writes `chunks` to a new connection (the last one held open) and reads until the server closes it. */
+function exchange(chunks: string[]): Promise<RawAnswer> {
+  const { port } = new URL(t.app.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined });
+    });
+    socket.on('connect', () => {
+      for (const chunk of chunks) socket.write(chunk);
+    });
+  });
+}
+
+const bigHeader = `x-padding: ${'p'.repeat(8_000)}\r\n`;
+
+describe('errors answered before the pipeline', () => {
+  it('431 for headers over the limit, as a problem under /v1 and an ErrorEnvelope under /api/v1', async () => {
+    const workPlatform = await exchange([`GET /v1/tasks HTTP/1.1\r\nhost: x\r\n${bigHeader}\r\n`]);
+    expect(workPlatform.status).toBe(431);
+    expect(workPlatform.headers['content-type']).toBe('application/problem+json');
+    expect(isProblem(workPlatform.body), JSON.stringify(isProblem.errors)).toBe(true);
+    expect(workPlatform.body.type).toMatch(/\/request-header-fields-too-large$/);
+    expect(workPlatform.body.requestId).toBe(workPlatform.headers['x-request-id']);
+
+    const portfolio = await exchange([`GET /api/v1/portfolio HTTP/1.1\r\nhost: x\r\n${bigHeader}\r\n`]);
+    expect(portfolio.status).toBe(431);
+    expect(isErrorEnvelope(portfolio.body), JSON.stringify(isErrorEnvelope.errors)).toBe(true);
+    expect(portfolio.body.error).toMatchObject({ code: 'headers_too_large', status: 431 });
+  });
+
+  it('400 for a request that is not HTTP', async () => {
+    const answer = await exchange(['GET /v1/tasks HTTP/1.1\r\nhost x\r\nbroken header line\r\n\r\n']);
+    expect(answer.status).toBe(400);
+    expect(isProblem(answer.body)).toBe(true);
+    expect(answer.body).toMatchObject({ status: 400, code: 'malformed-request' });
+  });
+
+  it('408 and a closed connection for a client that sends its request head too slowly', async () => {
+    // The head never ends: the server's configured headers timeout (300 ms) answers it.
+    const answer = await exchange(['GET /api/v1/portfolio HTTP/1.1\r\nhost: x\r\nx-slow: a']);
+    expect(answer.status).toBe(408);
+    expect(answer.headers.connection).toBe('close');
+    expect(isErrorEnvelope(answer.body)).toBe(true);
+    expect(answer.body.error.code).toBe('request_timeout');
+  });
+});
