@@ -170,6 +170,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
+      // Node would answer a request without Host with a bare 400 of its own; nothing here needs the header.
+      requireHostHeader: false,
       // Node checks the two timeouts only this often; the default (30 s) would let a slow client stay far longer.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },

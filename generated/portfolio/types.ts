@@ -719,7 +719,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description A query parameter is invalid (code `invalid_parameter`); `details` names each failing parameter. */
+        /** @description A query parameter is invalid (code `invalid_parameter`; `details` names each failing parameter), or the request is malformed (code `malformed_request`: more than one `Authorization` header, answered before the key is read). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -947,6 +947,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortfolioResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -979,6 +980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileItem"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1061,6 +1063,7 @@ export interface operations {
                     "application/json": components["schemas"]["OutcomeItem"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1143,6 +1146,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostItem"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1225,6 +1229,7 @@ export interface operations {
                     "application/json": components["schemas"]["PageItem"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

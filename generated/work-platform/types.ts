@@ -908,7 +908,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unparseable JSON (code `invalid-json`); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
+        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1355,6 +1355,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1456,6 +1457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1620,6 +1622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -1720,6 +1723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1866,6 +1870,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceLimits"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -1911,6 +1916,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
@@ -2011,6 +2017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2170,6 +2177,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookKeyRotation"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2288,6 +2296,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -19,7 +19,7 @@ import {
 import type { ContractProblem } from './problems.js';
 
 /** Responses every operation that needs a credential must declare. */
-export const REQUIRED_PROTECTED_RESPONSES = ['401', '429', '500', '503'] as const;
+export const REQUIRED_PROTECTED_RESPONSES = ['400', '401', '429', '500', '503'] as const;
 
 type Report = (message: string, at?: string) => void;
 

@@ -4,10 +4,10 @@ import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from '.
 import { isDatabaseBusy } from '../store/database.js';
 import type { AnyOperationHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
+import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
-import type { ContractApi, HandledCall, IncomingCall, Reply } from './reply.js';
+import { PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
 import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest } from '../idempotency/idempotentCalls.js';
-import { PayloadTooLargeError } from '../http/httpAdapter.js';
 
 type Headers = IncomingCall['headers'];
 
@@ -204,7 +204,7 @@ export async function createContractApi<Caller, Services>(
         if (!operation.rules.bodyMediaTypes.includes(contentType)) {
           throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
         }
-        body = bytes.toString('utf8');
+        body = decodeBody(bytes);
       }
     }
     const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
@@ -240,6 +240,30 @@ export async function createContractApi<Caller, Services>(
       return { reply: withHeaders(reply, { ...screenHeaders, ...operationHeaders }), operationId: state.operationId };
     },
   };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text: never with replacement characters for invalid UTF-8, never with a member given twice. */
+function decodeBody(bytes: Buffer): string {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new PipelineFailure({ kind: 'malformed-request', reason: 'the body is not valid UTF-8', code: 'invalid-utf8' });
+  }
+  let parsed = false;
+  try {
+    JSON.parse(text);
+    parsed = true;
+  } catch {
+    // Validation words a body that is not JSON.
+  }
+  const duplicate = parsed ? firstDuplicateKey(text) : undefined;
+  if (duplicate !== undefined) {
+    throw new PipelineFailure({ kind: 'malformed-request', reason: `the member ${duplicate || '/'} is given twice`, code: 'duplicate-json-key' });
+  }
+  return text;
 }
 
 /** The caller the first satisfied security scheme proved (openapi-backend ran the checks). */

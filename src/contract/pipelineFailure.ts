@@ -14,7 +14,8 @@ export type Failure =
   /** The database stayed locked by another writer for the whole retry budget; nothing was written. */
   | { kind: 'unavailable'; retryAfterSeconds: number }
   /** Refused by Node's HTTP parser before any API saw the request. */
-  | { kind: 'malformed-request'; reason: string }
+  /** `code` names a case the API may word apart. */
+  | { kind: 'malformed-request'; reason: string; code?: 'duplicate-authorization' | 'invalid-utf8' | 'duplicate-json-key' }
   | { kind: 'headers-too-large'; limitBytes: number }
   | { kind: 'request-timeout'; timeoutMs: number };
 

@@ -40,3 +40,10 @@ export interface ContractApi {
   readonly pathPrefix: string;
   handle(call: IncomingCall): Promise<HandledCall>;
 }
+
+/** Thrown while reading a body larger than the limit; each API's error funnel says how to answer it. */
+export class PayloadTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`request body larger than ${limitBytes} bytes`);
+  }
+}

@@ -24,7 +24,7 @@ function failureOf(error: NodeJS.ErrnoException, limits: EdgeLimits): Failure | 
     case 'EPIPE':
       return undefined;
     default:
-      return { kind: 'malformed-request', reason: error.code?.startsWith('HPE_') ? error.code.slice(4).toLowerCase().replaceAll('_', ' ') : 'unreadable' };
+      return { kind: 'malformed-request', reason: `not valid HTTP (${error.code?.startsWith('HPE_') ? error.code.slice(4).toLowerCase().replaceAll('_', ' ') : 'unreadable'})` };
   }
 }
 

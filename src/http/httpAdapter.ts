@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
 import type { ResponseValidationMode } from '../config.js';
-import type { ContractApi, IncomingCall, Reply } from '../contract/reply.js';
+import { PipelineFailure } from '../contract/pipelineFailure.js';
+import { PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
 import type { ResponseContract } from '../contract/responseContract.js';
 import type { Logger } from '../logger.js';
 
@@ -62,6 +63,10 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
     let reply: Reply;
     let operationId: string | undefined;
     try {
+      if (countHeader(req.rawHeaders, 'authorization') > 1) {
+        // Node keeps only the first; a proxy in front may have used another.
+        throw new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' });
+      }
       const queryStart = req.originalUrl.indexOf('?');
       const call: IncomingCall = {
         method: req.method,
@@ -90,6 +95,12 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
     }
   });
   return app;
+}
+
+function countHeader(rawHeaders: string[], name: string): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) count += 1;
+  return count;
 }
 
 function isUnderPrefix(path: string, prefix: string): boolean {
@@ -140,13 +151,6 @@ function writeReply(res: Response, reply: Reply, requestId: string, method: stri
   if (bytes) headers['content-length'] = String(bytes.length);
   res.writeHead(reply.status, headers);
   res.end(method === 'HEAD' ? undefined : bytes);
-}
-
-/** Thrown while reading a body larger than the limit; each API's error funnel says how to answer it. */
-export class PayloadTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`request body larger than ${limitBytes} bytes`);
-  }
 }
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {

@@ -89,7 +89,7 @@ function asPortfolioError(error: unknown): unknown {
         headers: { 'retry-after': String(failure.retryAfterSeconds) },
       });
     case 'malformed-request':
-      return new PortfolioError('malformed_request', `The request is not valid HTTP: ${failure.reason}.`);
+      return new PortfolioError('malformed_request', `The request is malformed: ${failure.reason}.`);
     case 'headers-too-large':
       return new PortfolioError('headers_too_large', `The request's headers exceed ${failure.limitBytes} bytes.`);
     case 'request-timeout':

@@ -135,7 +135,7 @@ function asProblem(error: unknown): unknown {
     case 'payload-too-large':
       return new ApiProblem('payload-too-large', { detail: `The request body exceeds ${failure.limitBytes} bytes.` });
     case 'malformed-request':
-      return new ApiProblem('bad-request', { detail: `The request is not valid HTTP: ${failure.reason}.`, code: 'malformed-request' });
+      return new ApiProblem('bad-request', { detail: `The request is malformed: ${failure.reason}.`, code: failure.code ?? 'malformed-request' });
     case 'headers-too-large':
       return new ApiProblem('request-header-fields-too-large', { detail: `The request's headers exceed ${failure.limitBytes} bytes.` });
     case 'request-timeout':

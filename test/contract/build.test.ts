@@ -100,6 +100,7 @@ const GOOD_OPERATION = `get:
         application/json:
           schema:
             $ref: ../openapi.yaml#/components/schemas/Item
+    '400': {$ref: ../openapi.yaml#/components/responses/Problem}
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
@@ -367,6 +368,7 @@ describe('convention checks', () => {
   responses:
     '201': {description: Created.}
     '200': {description: Replayed.}
+    '400': {$ref: ../openapi.yaml#/components/responses/Problem}
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
@@ -442,7 +444,7 @@ describe('convention checks', () => {
     );
     const bundled = bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root });
     expect(checkConventions(bundled).map(formatProblem)).toEqual(
-      ['401', '429', '500', '503'].map(
+      ['400', '401', '429', '500', '503'].map(
         (status) =>
           `specs/tiny/components/responses/Problem.yaml: GET /items/{id} (getItem): response ${status} header Retry-After has neither schema nor content`,
       ),
@@ -476,6 +478,7 @@ describe('idempotency convention', () => {
   parameters:${parameters}
   responses:
     '201': {description: Created.}
+    '400': {$ref: ../openapi.yaml#/components/responses/Problem}
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
