@@ -222,6 +222,8 @@ export const users = sqliteTable(
     name: text('name'),
     email: text('email'),
     createdAt: integer('created_at').notNull(),
+    /** Session tokens issued before this time (ms) are refused: `session revoke` sets it. */
+    sessionsValidAfter: integer('sessions_valid_after').notNull().default(0),
   },
   (table) => [
     // Target of the (workspace_id, user_id) foreign keys: a user is only ever used inside its workspace.

@@ -181,8 +181,9 @@ export const workPlatformCommands: Command[] = [
     usage: 'session create --user <user id> [--expires-in 1h|30m|7d|-1h]',
     summary: 'Mint a session token (JWT) for a user.',
     help: [
-      'Signs a session token for the user, valid for --expires-in (default 1h). A negative value',
-      '(e.g. -1h) mints a token that has already expired, for testing token-expired answers.',
+      'Signs a session token for the user, valid for --expires-in (default 1h, at most 24h: the server',
+      'refuses longer-lived tokens). A negative value (e.g. -1h) mints a token that has already',
+      'expired, for testing token-expired answers.',
       'The key is SESSION_JWT_SECRET when set, else the session-jwt.key file beside DATABASE_PATH',
       '(created on first use), exactly as the server finds it. JSON: {"token"}.',
     ].join('\n'),
@@ -199,6 +200,9 @@ export const workPlatformCommands: Command[] = [
       const secret = sessions.loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
       const now = context.now();
       const lifetime = lifetimeSeconds ?? sessions.defaultSessionLifetimeSeconds;
+      if (lifetime > sessions.maximumSessionLifetimeSeconds) {
+        throw new CliError(`--expires-in must be at most ${sessions.maximumSessionLifetimeSeconds / 3600}h: the server refuses session tokens that live longer.`);
+      }
       const token = sessions.issueSessionToken(secret, { userId, workspaceId: user.workspaceId, lifetimeSeconds: lifetime, now });
       const expiresAt = iso((Math.floor(now / 1000) + lifetime) * 1000);
       return {
@@ -210,6 +214,27 @@ export const workPlatformCommands: Command[] = [
           '',
           'Use it as: Authorization: Bearer <token>',
         ].join('\n'),
+      };
+    },
+  },
+  {
+    path: ['session', 'revoke'],
+    usage: 'session revoke --user <user id>',
+    summary: "Revoke every session token of a user issued until now.",
+    help: [
+      'Every session token of the user issued up to this second stops working at once, on every',
+      'server process (the time is stored with the user). Tokens minted later work. Personal access',
+      'tokens are not affected (pat revoke). JSON: {"id", "sessionsValidAfter"}.',
+    ].join('\n'),
+    options: { user: { type: 'string' } },
+    positionals: 0,
+    async run(context) {
+      const userId = required(context, 'user');
+      const { createUserStore } = await modules.users();
+      const { sessionsValidAfter } = createUserStore(await context.db(), { now: context.now }).revokeSessions(userId);
+      return {
+        json: { id: userId, sessionsValidAfter: iso(sessionsValidAfter) },
+        text: `Revoked the sessions of ${userId}: tokens issued before ${iso(sessionsValidAfter)} are refused.`,
       };
     },
   },

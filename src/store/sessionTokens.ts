@@ -16,6 +16,10 @@ export const sessionTokenIssuer = 'contract-api-server';
 export const sessionTokenAudience = 'work-platform';
 /** Default lifetime of a session token: one hour. */
 export const defaultSessionLifetimeSeconds = 60 * 60;
+/** The longest lifetime a session token may have; a longer one is never issued, and refused when presented. */
+export const maximumSessionLifetimeSeconds = 24 * 60 * 60;
+/** How far in the future a token's `iat` may lie (the issuer's clock running ahead). */
+export const sessionClockSkewSeconds = 60;
 /** Length of a generated secret; a configured one must be at least this long. */
 export const secretByteLength = 32;
 
@@ -29,7 +33,7 @@ export interface SessionTokenInput {
 }
 
 export type SessionVerification =
-  | { ok: true; userId: string; workspaceId: string; expiresAt: number }
+  | { ok: true; userId: string; workspaceId: string; expiresAt: number; issuedAt: number }
   | { ok: false; reason: 'expired' | 'invalid' };
 
 const encodeSegment = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
@@ -39,6 +43,9 @@ const protectedHeader = encodeSegment({ alg: 'HS256', typ: 'JWT' });
 export function issueSessionToken(secret: Uint8Array, input: SessionTokenInput): string {
   const { userId, workspaceId, lifetimeSeconds, now } = input;
   if (!Number.isSafeInteger(lifetimeSeconds)) throw new TypeError('lifetimeSeconds must be a whole number of seconds.');
+  if (lifetimeSeconds > maximumSessionLifetimeSeconds) {
+    throw new RangeError(`A session token lives at most ${maximumSessionLifetimeSeconds / 3600} hours; mint a new one instead of a longer one.`);
+  }
   const issuedAt = Math.floor(now / 1000);
   const claims = {
     iss: sessionTokenIssuer,
@@ -56,13 +63,16 @@ export function issueSessionToken(secret: Uint8Array, input: SessionTokenInput):
 const userIdPattern = /^usr_[A-Za-z0-9]+$/;
 const workspaceIdPattern = /^ten_[A-Za-z0-9]+$/;
 
-function hasValidSubjects(payload: Record<string, unknown>): payload is { sub: string; wid: string; exp: number } {
+function hasValidSubjects(payload: Record<string, unknown>): payload is { sub: string; wid: string; exp: number; iat: number } {
   return (
     typeof payload.sub === 'string' &&
     userIdPattern.test(payload.sub) &&
     typeof payload.wid === 'string' &&
     workspaceIdPattern.test(payload.wid) &&
-    typeof payload.exp === 'number'
+    typeof payload.exp === 'number' &&
+    typeof payload.iat === 'number' &&
+    // No longer-lived token than this server would issue, and none issued in the future.
+    payload.exp - payload.iat <= maximumSessionLifetimeSeconds
   );
 }
 
@@ -81,7 +91,8 @@ export async function verifySessionToken(secret: Uint8Array, token: string, now:
       currentDate: new Date(now),
     });
     if (!hasValidSubjects(payload)) return { ok: false, reason: 'invalid' };
-    return { ok: true, userId: payload.sub, workspaceId: payload.wid, expiresAt: payload.exp * 1000 };
+    if (payload.iat * 1000 > now + sessionClockSkewSeconds * 1000) return { ok: false, reason: 'invalid' };
+    return { ok: true, userId: payload.sub, workspaceId: payload.wid, expiresAt: payload.exp * 1000, issuedAt: payload.iat * 1000 };
   } catch (error) {
     // jose checks the signature first and `exp` last, so JWTExpired means everything else held.
     if (error instanceof joseErrors.JWTExpired && error.claim === 'exp' && hasValidSubjects(error.payload)) {

@@ -18,6 +18,8 @@ export interface User {
   email: string | null;
   /** Milliseconds since the epoch. */
   createdAt: number;
+  /** Session tokens issued before this time (ms) are refused; 0 until the user's sessions are revoked. */
+  sessionsValidAfter: number;
 }
 
 export interface CreateUserInput {
@@ -39,13 +41,16 @@ export interface UserStore {
   getUser(id: string): User | undefined;
   /** Session authentication reads this on every request: the user and its workspace in one statement. */
   getUserAndWorkspace(id: string): { user: User; workspace: Workspace | undefined } | undefined;
+  /** Refuses every session token of the user issued until now; returns the time from which tokens count again. */
+  revokeSessions(id: string): { id: string; sessionsValidAfter: number };
 }
 
 export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOptions = {}): UserStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
-  const userColumns = 'member.id, member.workspace_id AS workspaceId, member.role, member.name, member.email, member.created_at AS createdAt';
+  const userColumns =
+    'member.id, member.workspace_id AS workspaceId, member.role, member.name, member.email, member.created_at AS createdAt, member.sessions_valid_after AS sessionsValidAfter';
   const selectById = db.prepare<{ id: string }, User>(`SELECT ${userColumns} FROM users AS member WHERE member.id = @id`);
   const selectWithWorkspace = db.prepare<{ id: string }, User & Record<string, unknown>>(
     `SELECT ${userColumns}, ${joinedWorkspaceColumns('workspace')}
@@ -80,10 +85,26 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
       return selectById.get({ id });
     },
 
+    revokeSessions(id) {
+      // Tokens carry whole seconds: the next second is the first whose tokens count again.
+      const sessionsValidAfter = (Math.floor(now() / 1000) + 1) * 1000;
+      const changed = db.prepare('UPDATE users SET sessions_valid_after = ? WHERE id = ?').run(sessionsValidAfter, id).changes;
+      if (changed === 0) throw new NotFoundError('user', id);
+      return { id, sessionsValidAfter };
+    },
+
     getUserAndWorkspace(id) {
       const row = selectWithWorkspace.get({ id });
       if (!row) return undefined;
-      const user: User = { id: row.id, workspaceId: row.workspaceId, role: row.role, name: row.name, email: row.email, createdAt: row.createdAt };
+      const user: User = {
+        id: row.id,
+        workspaceId: row.workspaceId,
+        role: row.role,
+        name: row.name,
+        email: row.email,
+        createdAt: row.createdAt,
+        sessionsValidAfter: row.sessionsValidAfter,
+      };
       return { user, workspace: workspaceFromJoin(row) };
     },
   };

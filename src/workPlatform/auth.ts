@@ -75,6 +75,8 @@ export function createCallerResolver(deps: {
       }
       const member = deps.users.getUserAndWorkspace(session.userId);
       if (!member || member.user.workspaceId !== session.workspaceId) throw unauthenticated();
+      // Issued before the user's sessions were revoked.
+      if (session.issuedAt < member.user.sessionsValidAfter) throw unauthenticated('This session was revoked; sign in again.');
       const { user, workspace } = member;
       if (!workspace) throw unauthenticated();
       return {

@@ -70,6 +70,7 @@ describe('admin CLI: Work-Platform commands', () => {
       ['workspace', 'limits', 'set'],
       ['user', 'create'],
       ['session', 'create'],
+      ['session', 'revoke'],
       ['pat', 'create'],
       ['pat', 'revoke'],
       ['pat', 'rotate'],
@@ -142,8 +143,11 @@ describe('admin CLI: Work-Platform commands', () => {
       expect(expired.code, expired.stderr).toBe(0);
       expect(await verifySessionToken(secret, String(expired.json.token), Date.now())).toEqual({ ok: false, reason: 'expired' });
     }
-    const week = await adminJson(['session', 'create', '--user', userId, '--expires-in', '7d']);
-    expect(await verifySessionToken(secret, String(week.json.token), Date.now() + 6 * 86_400_000)).toMatchObject({ ok: true });
+    const day = await adminJson(['session', 'create', '--user', userId, '--expires-in', '24h']);
+    expect(await verifySessionToken(secret, String(day.json.token), Date.now() + 23 * 3_600_000)).toMatchObject({ ok: true });
+    const week = await admin(['session', 'create', '--user', userId, '--expires-in', '7d']);
+    expect(week.code).toBe(1);
+    expect(week.stderr).toContain('--expires-in must be at most 24h');
 
     const configured = Buffer.alloc(32, 5);
     const fromEnv = await adminJson(['session', 'create', '--user', userId], { SESSION_JWT_SECRET: configured.toString('base64url') });
@@ -153,6 +157,17 @@ describe('admin CLI: Work-Platform commands', () => {
     const text = await admin(['session', 'create', '--user', userId, '--expires-in', '-30m']);
     expect(text.stdout).toMatch(/already expired at/);
     expect(text.stdout).toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
+
+    const revoked = await adminJson(['session', 'revoke', '--user', userId]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.json).toEqual({ id: userId, sessionsValidAfter: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    const db = openDatabase(databasePath);
+    try {
+      expect(db.prepare('SELECT sessions_valid_after FROM users WHERE id = ?').pluck().get(userId)).toBe(Date.parse(String(revoked.json.sessionsValidAfter)));
+    } finally {
+      db.close();
+    }
+    expect((await admin(['session', 'revoke', '--user', 'usr_missing'])).code).toBe(1);
   });
 
   it('creates, lists, rotates and revokes personal access tokens', async () => {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  maximumSessionLifetimeSeconds,
   defaultSessionLifetimeSeconds,
   issueSessionToken,
   loadOrCreateSecret,
@@ -50,12 +51,33 @@ describe('issueSessionToken', () => {
     expect(defaultSessionLifetimeSeconds).toBe(3600);
     expect(() => issueSessionToken(secret, { userId, workspaceId, lifetimeSeconds: 1.5, now })).toThrow(TypeError);
   });
+
+  it('issues tokens for at most 24 hours', () => {
+    expect(maximumSessionLifetimeSeconds).toBe(24 * 3600);
+    expect(() => issueSessionToken(secret, { userId, workspaceId, lifetimeSeconds: 24 * 3600, now })).not.toThrow();
+    expect(() => issueSessionToken(secret, { userId, workspaceId, lifetimeSeconds: 24 * 3600 + 1, now })).toThrow(RangeError);
+  });
 });
 
 describe('verifySessionToken', () => {
+  it('refuses a genuine token that lives longer than 24 hours (the 274-year token), or was issued in the future beyond 60 s', async () => {
+    const seconds = Math.floor(now / 1000);
+    expect(await verifySessionToken(secret, await signWithJose(validClaims({ exp: seconds + 24 * 3600 })), now)).toMatchObject({ ok: true });
+    expect(await verifySessionToken(secret, await signWithJose(validClaims({ exp: seconds + 274 * 365 * 24 * 3600 })), now)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await verifySessionToken(secret, await signWithJose(validClaims({ iat: seconds + 60, exp: seconds + 3660 })), now)).toMatchObject({ ok: true });
+    expect(await verifySessionToken(secret, await signWithJose(validClaims({ iat: seconds + 61, exp: seconds + 3661 })), now)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await verifySessionToken(secret, await signWithJose(validClaims({ iat: undefined })), now)).toEqual({ ok: false, reason: 'invalid' });
+  });
+
   it('accepts a fresh token and names its user and workspace', async () => {
     const token = issueSessionToken(secret, { userId, workspaceId, lifetimeSeconds: 60, now });
-    expect(await verifySessionToken(secret, token, now)).toEqual({ ok: true, userId, workspaceId, expiresAt: Math.floor(now / 1000) * 1000 + 60_000 });
+    expect(await verifySessionToken(secret, token, now)).toEqual({
+      ok: true,
+      userId,
+      workspaceId,
+      expiresAt: Math.floor(now / 1000) * 1000 + 60_000,
+      issuedAt: Math.floor(now / 1000) * 1000,
+    });
     expect(await verifySessionToken(secret, token, now + 59_999)).toMatchObject({ ok: true });
   });
 
