@@ -125,7 +125,7 @@ describe('user store', () => {
     const owner = users.createUser({ workspaceId, role: 'owner', name: ' Ada ', email: 'ada@example.com' }).id;
     const member = users.createUser({ workspaceId, role: 'member' }).id;
     expect(owner).toMatch(/^usr_[A-Za-z0-9]{20}$/);
-    expect(users.getUser(owner)).toEqual({ id: owner, workspaceId, role: 'owner', name: 'Ada', email: 'ada@example.com', createdAt: clock.now() });
+    expect(users.getUser(owner)).toEqual({ id: owner, workspaceId, role: 'owner', name: 'Ada', email: 'ada@example.com', createdAt: clock.now(), sessionsValidAfter: 0 });
     expect(users.getUser(member)).toMatchObject({ role: 'member', name: null, email: null });
     expect(users.getUser('usr_missing')).toBeUndefined();
   });
