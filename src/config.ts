@@ -71,7 +71,11 @@ export const ENVIRONMENT_VARIABLES = [
   { name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', default: '5000', description: 'How long an idle kept-alive connection stays open.' },
   { name: 'HTTP_MAX_HEADER_BYTES', default: '16384', description: 'Largest request head accepted; a larger one is answered 431.' },
   { name: 'HTTP_MAX_CONNECTIONS', default: '1000', description: 'Open connections at most; further ones are refused until some close.' },
-  { name: 'DEMO_DATA', default: 'on', description: 'on: load the demo data set into an empty database at start-up; off: start empty.' },
+  {
+    name: 'DEMO_DATA',
+    default: 'on (off when NODE_ENV=production)',
+    description: 'on: load the demo data set (and print its keys and tokens) into an empty database at start-up; off: start empty.',
+  },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
   {
     name: 'CORS_ALLOWED_ORIGINS',
@@ -179,7 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     portfolioRateWindowSeconds: positiveInteger('PORTFOLIO_RATE_WINDOW_SECONDS', env.PORTFOLIO_RATE_WINDOW_SECONDS, 60),
     responseValidation,
-    loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, true),
+    // A production server never mints live demo credentials unless asked to.
+    loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, env.NODE_ENV !== 'production'),
     logRequests: onOff('LOG_REQUESTS', env.LOG_REQUESTS, true),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? 'http://localhost:5173')
       .split(',')

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -19,7 +19,12 @@ const MIGRATION_BUSY_TIMEOUT_MS = 5000;
  * Safe to call from several processes on one file at once, and again on an open file.
  */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): BetterSqlite3.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    // Readable by the owner only: the file holds key and token hashes and sealed secrets. SQLite
+    // gives the -wal and -shm files the database file's mode.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const db = new BetterSqlite3(path);
   try {
     // busy_timeout first: the journal-mode switch and the migrations may wait for another process.

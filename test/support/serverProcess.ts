@@ -4,6 +4,8 @@ import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
 }
 
 /**
@@ -20,7 +22,7 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
+      if (match) resolve({ child, url: match[1]!, output: () => output });
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
