@@ -17,7 +17,8 @@ export interface BenchProcess {
 }
 
 export async function startBenchProcess(options: {
-  script: 'start' | 'worker';
+  /** An npm script (its node arguments from package.json), or a TypeScript file run with tsx and plain node. */
+  script: 'start' | 'worker' | { file: string; args: string[] };
   /** Node options before the script's own, e.g. `['--cpu-prof', '--cpu-prof-dir', dir]`. */
   nodeArguments?: string[];
   env: Record<string, string>;
@@ -26,7 +27,9 @@ export async function startBenchProcess(options: {
   name: string;
   stopDeadlineMs: number;
 }): Promise<BenchProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...npmScriptNodeArguments(options.script)], {
+  const scriptArguments =
+    typeof options.script === 'string' ? npmScriptNodeArguments(options.script) : ['--import', 'tsx', options.script.file, ...options.script.args];
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...scriptArguments], {
     cwd: repoRoot,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,18 +1,15 @@
 // npm run bench: the real server (production settings, a child process) beside a bare node:http
-// server and a bare Express 5 app answering the same bytes, loaded with autocannon in one run.
-// See `npm run bench -- --help`.
-import type { ChildProcess } from 'node:child_process';
+// server and a bare Express 5 app answering the same bytes (each its own process), loaded by
+// autocannon running in a process of its own, in one run. See `npm run bench -- --help`.
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import express from 'express';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
-import { startBenchProcess } from './benchProcess.js';
+import { startBenchProcess, type BenchProcess } from './benchProcess.js';
+import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
@@ -21,8 +18,10 @@ const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup
 
 Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
 starts the real server on it in production mode (no response validation, no request log) and two
-references answering the same bytes as GET /api/v1/portfolio (bare node:http, bare Express 5), and
-loads each scenario with autocannon. Prints a markdown table and writes the figures as JSON.
+references answering the same bytes as GET /api/v1/portfolio (bare node:http, bare Express 5),
+each in a process of its own, and loads each scenario with autocannon running in a process of its
+own (on a 2-core machine a generator sharing a process with the references starves them and
+flatters every ratio). Prints a markdown table and writes the figures as JSON.
 A second server on the same database keeps no list pages (LIST_PAGE_CACHE_PAGES=0): the task list
 is measured on both, and the growth table (first and deep page at each size) on the second.
 
@@ -54,49 +53,36 @@ the webhook phase did not drain). Children and the temporary folder are removed 
 interface Scenario {
   name: string;
   url: string;
-  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  /** A fresh body/headers per request (POST with a unique Idempotency-Key). */
-  setupRequest?: (request: autocannon.Request) => autocannon.Request;
-  body?: string;
+  /** POST /v1/tasks with a new Idempotency-Key per request. */
+  createTasks?: LoadScenario['createTasks'];
 }
 
-interface Measured {
+interface Measured extends LoadResult {
   name: string;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Mean latency (fractional ms; p50 comes in whole ms, too coarse to compare two close figures). */
-  meanMs: number;
-  non2xx: number;
-  errors: number;
 }
 
-async function load(scenario: Scenario, connections: number, seconds: number): Promise<autocannon.Result> {
-  const options: autocannon.Options = {
-    url: scenario.url,
-    connections,
-    duration: seconds,
-    method: scenario.method ?? 'GET',
-    headers: scenario.headers ?? {},
-    ...(scenario.body !== undefined ? { body: scenario.body } : {}),
-    ...(scenario.setupRequest ? { requests: [{ setupRequest: scenario.setupRequest }] } : {}),
-  };
-  return autocannon(options);
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/** One run of the load generator in its own process. */
+function load(scenario: Scenario, connections: number, seconds: number): Promise<LoadResult> {
+  const input: LoadScenario = { url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks };
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(repoRoot, 'scripts/bench/loadGenerator.ts'), JSON.stringify(input)],
+      { cwd: repoRoot, maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`the load generator failed on ${scenario.name}: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
+      },
+    );
+  });
 }
 
 async function measure(scenario: Scenario, settings: Settings): Promise<Measured> {
   if (settings.warmup > 0) await load(scenario, settings.connections, settings.warmup);
-  const result = await load(scenario, settings.connections, settings.duration);
-  return {
-    name: scenario.name,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    meanMs: Math.round(result.latency.mean * 100) / 100,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
+  return { name: scenario.name, ...(await load(scenario, settings.connections, settings.duration)) };
 }
 
 interface Settings {
@@ -142,30 +128,20 @@ function readSettings(): Settings | undefined {
   };
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
-
-/** The two references: the same bytes, no auth, validation or limits. */
-async function startReferences(body: Buffer): Promise<{ bareUrl: string; expressUrl: string; close(): void }> {
-  const bare = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-    res.end(body);
-  });
-  const app = express();
-  app.get('/api/v1/portfolio', (_req, res) => {
-    res.type('application/json').send(body);
-  });
-  const expressServer = createServer(app);
-  const [bareUrl, expressUrl] = await Promise.all([listen(bare), listen(expressServer)]);
-  return {
-    bareUrl: bareUrl!,
-    expressUrl: expressUrl!,
-    close() {
-      bare.close();
-      expressServer.close();
-    },
-  };
+/** The two references, each in its own process: the same bytes, no auth, validation or limits. */
+async function startReferences(body: Buffer, dataDir: string): Promise<{ bareUrl: string; expressUrl: string; processes: BenchProcess[] }> {
+  const bodyFile = path.join(dataDir, 'portfolio.json');
+  writeFileSync(bodyFile, body);
+  const start = (kind: 'http' | 'express') =>
+    startBenchProcess({
+      script: { file: path.join(repoRoot, 'scripts/bench/referenceServer.ts'), args: [kind, bodyFile] },
+      env: {},
+      ready: /listening on (http:\/\/\S+)/,
+      name: `the ${kind} reference`,
+      stopDeadlineMs: 5_000,
+    });
+  const [bare, viaExpress] = await Promise.all([start('http'), start('express')]);
+  return { bareUrl: bare.ready[1]!, expressUrl: viaExpress.ready[1]!, processes: [bare, viaExpress] };
 }
 
 /** The server as `npm start` runs it, in production mode with the bench's settings. */
@@ -235,7 +211,7 @@ async function main(): Promise<void> {
   let references: Awaited<ReturnType<typeof startReferences>> | undefined;
   const cleanUp = () => {
     for (const child of children) child.kill('SIGKILL');
-    references?.close();
+    for (const reference of references?.processes ?? []) reference.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -260,7 +236,7 @@ async function main(): Promise<void> {
     const uncached = await startServer(databasePath, children, undefined, { LIST_PAGE_CACHE_PAGES: '0' });
     const portfolioHeaders = { authorization: `Bearer ${bench.portfolioKey}` };
     const portfolioBody = Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers: portfolioHeaders })).arrayBuffer());
-    references = await startReferences(portfolioBody);
+    references = await startReferences(portfolioBody, dataDir);
 
     const largest = bench.workspaces.at(-1)!;
     const deepDepth = Math.min(largest.taskCount - 100, settings.quick ? 10_000 : 50_000);
@@ -286,21 +262,10 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${largest.token}` },
       },
     ];
-    let postCount = 0;
     scenarios.push({
       name: 'POST /v1/tasks (Idempotency-Key)',
       url: `${server.url}/v1/tasks`,
-      method: 'POST',
-      setupRequest: (request) => ({
-        ...request,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${largest.token}`,
-          'content-type': 'application/json',
-          'idempotency-key': `bench-${process.pid}-${++postCount}`,
-        },
-        body: JSON.stringify({ projectId: largest.projectId, title: `Bench task ${postCount}` }),
-      }),
+      createTasks: { token: largest.token, projectId: largest.projectId },
     });
 
     const results: Measured[] = [];
@@ -343,7 +308,7 @@ async function main(): Promise<void> {
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
     const lines = [
       '',
-      `Machine: ${machine}; ${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s warm-up.`,
+      `Machine: ${machine}; ${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s warm-up; load generator: ${results[0]?.generator ?? "none"} in its own process, each reference and server in its own.`,
       '',
       '| Scenario | req/s | p50 ms | p99 ms | × node:http | × Express | non-2xx |',
       '|---|---:|---:|---:|---:|---:|---:|',

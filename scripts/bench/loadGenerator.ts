@@ -1,0 +1,138 @@
+// The load generator, in a process of its own so that it takes no CPU from the process it
+// measures: wrk (C, one thread) when it is installed, else autocannon (JavaScript, which tops out
+// near what bare node:http serves on one core, so it understates the references). The result is
+// printed as one JSON line.
+//   tsx scripts/bench/loadGenerator.ts '<scenario JSON>'
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export interface LoadScenario {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** POST /v1/tasks with a new Idempotency-Key and title on every request. */
+  createTasks?: { token: string; projectId: string };
+}
+
+export interface LoadResult {
+  generator: 'wrk' | 'autocannon';
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  non2xx: number;
+  errors: number;
+}
+
+function wrkInstalled(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk --version exits 1 after printing its version.
+    return (error as { status?: number }).status === 1;
+  }
+}
+
+/** wrk with its latency distribution; POSTs come from a Lua script that numbers each request. */
+async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-wrk-'));
+  try {
+    const script = path.join(dir, 'scenario.lua');
+    const headers = { ...scenario.headers };
+    const lines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+    if (scenario.createTasks) {
+      const { token, projectId } = scenario.createTasks;
+      lines.push(
+        'local count = 0',
+        `wrk.method = "POST"`,
+        `wrk.headers["authorization"] = ${JSON.stringify(`Bearer ${token}`)}`,
+        'wrk.headers["content-type"] = "application/json"',
+        'request = function()',
+        '  count = count + 1',
+        `  wrk.headers["idempotency-key"] = "bench-wrk-" .. ${process.pid} .. "-" .. count`,
+        `  return wrk.format(nil, nil, nil, '{"projectId":"${projectId}","title":"Bench task ' .. count .. '"}')`,
+        'end',
+      );
+    }
+    lines.push(
+      'done = function(summary, latency, requests)',
+      '  local non2xx = summary.errors.status',
+      '  io.write(string.format("RESULT %d %d %d %f %f %f %f\\n", summary.requests, non2xx, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean))',
+      'end',
+    );
+    writeFileSync(script, lines.join('\n'));
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile('wrk', ['-t1', `-c${scenario.connections}`, `-d${scenario.seconds}s`, '-s', script, scenario.url], (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+      ),
+    );
+    const fields = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(output);
+    if (!fields) throw new Error(`wrk printed no result:\n${output}`);
+    const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs] = fields.slice(1).map(Number) as number[];
+    return {
+      generator: 'wrk',
+      requestsPerSecond: Math.round(requests! / (durationUs! / 1e6)),
+      p50Ms: Math.round(p50Us! / 10) / 100,
+      p99Ms: Math.round(p99Us! / 10) / 100,
+      meanMs: Math.round(meanUs! / 10) / 100,
+      non2xx: non2xx!,
+      errors: errors!,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const scenario = JSON.parse(process.argv[2] ?? '') as LoadScenario;
+  if (wrkInstalled()) {
+    process.stdout.write(`${JSON.stringify(await runWrk(scenario))}\n`);
+    return;
+  }
+  let count = 0;
+  const create = scenario.createTasks;
+  const result = await autocannon({
+    url: scenario.url,
+    connections: scenario.connections,
+    duration: scenario.seconds,
+    headers: scenario.headers ?? {},
+    ...(create
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                method: 'POST' as const,
+                headers: {
+                  authorization: `Bearer ${create.token}`,
+                  'content-type': 'application/json',
+                  'idempotency-key': `bench-${process.pid}-${++count}`,
+                },
+                body: JSON.stringify({ projectId: create.projectId, title: `Bench task ${count}` }),
+              }),
+            },
+          ],
+        }
+      : {}),
+  });
+  const figures: LoadResult = {
+    generator: 'autocannon',
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    meanMs: Math.round(result.latency.mean * 100) / 100,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
