@@ -74,7 +74,6 @@ export interface PersonalAccessTokenStoreOptions {
 export interface PersonalAccessTokenStore {
   /** Creates a token; the returned `token` is the only copy that will ever exist. */
   createPat(input: CreatePatInput): { id: string; token: string };
-  findPatByHash(tokenHash: string): PatRecord | undefined;
   /**
    * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
    * in one statement, read anew on every call (a revocation by any process counts at once).
@@ -129,11 +128,6 @@ export function createPersonalAccessTokenStore(
     expiresAt: personalAccessTokens.expiresAt,
     revokedAt: personalAccessTokens.revokedAt,
   };
-  const findByHash = orm
-    .select(recordColumns)
-    .from(personalAccessTokens)
-    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('tokenHash')))
-    .prepare();
   const findById = orm
     .select(recordColumns)
     .from(personalAccessTokens)
@@ -199,11 +193,6 @@ export function createPersonalAccessTokenStore(
         },
         { behavior: 'immediate' },
       );
-    },
-
-    findPatByHash(tokenHash) {
-      const row = findByHash.get({ tokenHash });
-      return row ? { ...row, scopes: parseScopes(row.scopes) } : undefined;
     },
 
     findPatCaller(tokenHash) {

@@ -101,16 +101,11 @@ export interface WebhookDeliveryStore {
    */
   claimDue(owner: string, limit: number): ClaimedDelivery[];
   /**
-   * Records one attempt of a claimed delivery and its outcome in one transaction; undefined
-   * (nothing written) when the claim's `leaseToken` no longer holds the row, because it was
-   * claimed again (by another worker or this one) after the lease expired or the delivery ended
-   * meanwhile. `jitter` is a random number in [0, 1).
-   */
-  recordAttempt(claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount' | 'leaseToken'>, outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined;
-  /**
-   * Records several attempts in one transaction (BEGIN IMMEDIATE), each as `recordAttempt` would,
-   * in a savepoint of its own: the answers are in the order given, one per attempt. An attempt
-   * whose claim was lost answers `{ lost: true }`, one whose statements failed `{ error }` (its
+   * Records attempts of claimed deliveries and their outcomes in one transaction (BEGIN
+   * IMMEDIATE), each in a savepoint of its own: the answers are in the order given, one per
+   * attempt. An attempt is written only while its claim's `leaseToken` still holds the row; one
+   * whose claim was lost (claimed again after the lease expired, or ended meanwhile) answers
+   * `{ lost: true }`, one whose statements failed `{ error }` (its
    * savepoint rolled back, nothing of it written, its claim left to expire); the others are
    * written. Throws, with nothing written, when the transaction itself fails (the write lock not
    * obtained within the busy timeout, the commit failed).
@@ -122,8 +117,6 @@ export interface WebhookDeliveryStore {
    * is not the one the secrets were sealed with could sign nothing.
    */
   sealedSecretProblem(): { subscriptionId: string; problem: string } | undefined;
-  /** CANCELLED for every PENDING delivery of the subscription (it was disabled). Returns how many. */
-  cancelPendingDeliveries(subscriptionId: string): number;
   /** Forgets every previous secret whose overlap has ended. Returns how many subscriptions changed. */
   endExpiredRotationOverlaps(): number;
   /** Deletes deliveries (with their attempts) that ended before `before`. Returns how many. */
@@ -483,12 +476,6 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       });
     },
 
-    recordAttempt(claimed, outcome, jitter) {
-      const [result] = recordAttempts([{ claimed, outcome, jitter }]);
-      if ('error' in result!) throw result.error;
-      return 'recorded' in result! ? result.recorded : undefined;
-    },
-
     recordAttempts,
 
     sealedSecretProblem() {
@@ -500,10 +487,6 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       } catch (error) {
         return { subscriptionId: row.id, problem: error instanceof Error ? error.message : String(error) };
       }
-    },
-
-    cancelPendingDeliveries(subscriptionId) {
-      return cancelPending.run({ subscriptionId, now: now() }).changes;
     },
 
     endExpiredRotationOverlaps() {

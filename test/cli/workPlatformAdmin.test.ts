@@ -203,8 +203,8 @@ describe('admin CLI: Work-Platform commands', () => {
 
     withDatabase((db) => {
       const tokens = createPersonalAccessTokenStore(db);
-      expect(tokens.findPatByHash(hashToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
-      expect(tokens.findPatByHash(hashToken(String(first.json.token)))?.revokedAt).not.toBeNull();
+      expect(tokens.findPatCaller(hashToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
+      expect(tokens.findPatCaller(hashToken(String(first.json.token)))?.revokedAt).not.toBeNull();
     });
     expect((await admin(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'projects:read'])).stdout).toMatch(/shown only now/);
   });

@@ -6,6 +6,8 @@ import {
   DELIVERY_LEASE_MS,
   WEBHOOK_LOG_RETENTION_MS,
   type AttemptOutcome,
+  type AttemptToRecord,
+  type WebhookDeliveryStore,
 } from '../../src/store/webhookDeliveries.js';
 import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import {
@@ -18,6 +20,13 @@ import {
   type DeliveryFixture,
 } from '../webhooks/deliveryFixtures.js';
 import { makeWorkspace } from './workPlatformFactories.js';
+
+/** One attempt through recordAttempts: its record, or undefined when the claim was lost. */
+function recordOne(store: WebhookDeliveryStore, claimed: AttemptToRecord['claimed'], outcome: AttemptToRecord['outcome'], jitter: number) {
+  const [result] = store.recordAttempts([{ claimed, outcome, jitter }]);
+  if ('error' in result!) throw result.error;
+  return 'recorded' in result! ? result.recorded : undefined;
+}
 
 const URL = 'https://hooks.example.com/in';
 const ok = (at: number): AttemptOutcome => ({ attemptedAt: at, durationMs: 5, statusCode: 204, error: null });
@@ -123,13 +132,13 @@ describe('claims and leases', () => {
     expect(takenOver.map((d) => d.id)).toEqual([claimed[0]!.id]);
 
     // The first worker lost that claim: its attempt is not recorded over the second's.
-    expect(first.recordAttempt(claimed[0]!, ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(recordOne(first, claimed[0]!, ok(fx.clock.now()), 0)).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[0]!.id)).toEqual([]);
-    expect(second.recordAttempt(takenOver[0]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(recordOne(second, takenOver[0]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // The other claim of the first worker, expired but not taken, is still its own to record.
-    expect(first.recordAttempt(claimed[1]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(recordOne(first, claimed[1]!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // Recording twice for one claim writes once.
-    expect(first.recordAttempt(claimed[1]!, ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(recordOne(first, claimed[1]!, ok(fx.clock.now()), 0)).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[1]!.id)).toHaveLength(1);
   });
 
@@ -147,8 +156,8 @@ describe('claims and leases', () => {
     expect(second!.leaseToken).not.toBe(first!.leaseToken);
     expect(second!.leaseToken.startsWith('wkr_a.')).toBe(true);
     // The first claim's attempt, finishing late, is not recorded; the second's is.
-    expect(store.recordAttempt(first!, ok(fx.clock.now()), 0)).toBeUndefined();
-    expect(store.recordAttempt(second!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(recordOne(store, first!, ok(fx.clock.now()), 0)).toBeUndefined();
+    expect(recordOne(store, second!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     expect(attemptsOf(fx.db, first!.id)).toHaveLength(1);
   });
 
@@ -222,7 +231,7 @@ describe('recording attempts', () => {
     const t0 = fx.clock.now();
     const [claimed] = store.claimDue('wkr_a', 1);
     fx.clock.advance(250);
-    expect(store.recordAttempt(claimed!, failed(t0), 0.5)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
+    expect(recordOne(store, claimed!, failed(t0), 0.5)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 250 + 31_500, lease_owner: null, lease_expires_at: null });
     expect(attemptsOf(fx.db, claimed!.id)).toEqual([
       { delivery_id: claimed!.id, number: 1, attempted_at: t0, duration_ms: 5, status_code: 500, error_code: null, error_message: null, succeeded: 0, next_attempt_at: t0 + 250 + 31_500 },
@@ -232,7 +241,7 @@ describe('recording attempts', () => {
     fx.clock.advance(31_500);
     const [again] = store.claimDue('wkr_a', 1);
     expect(again!.attemptCount).toBe(1);
-    expect(store.recordAttempt(again!, ok(fx.clock.now()), 0)).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
+    expect(recordOne(store, again!, ok(fx.clock.now()), 0)).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 2, next_attempt_at: null, completed_at: fx.clock.now() });
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(0);
   });
@@ -245,7 +254,7 @@ describe('recording attempts', () => {
     const store = createWebhookDeliveryStore(fx.db, { secretBox: testSecretBox, now: fx.clock.now });
     const [claimed] = store.claimDue('wkr_a', 1);
     fx.clock.advance(10);
-    expect(store.recordAttempt(claimed!, failed(fx.clock.now(), 410), 0)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
+    expect(recordOne(store, claimed!, failed(fx.clock.now(), 410), 0)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
     const row = subscriptionRow(fx.db, id);
     expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', disabled_at: fx.clock.now(), version: 2, updated_at: fx.clock.now() });
     expect(row.disabled_message).toContain('410');
@@ -305,7 +314,7 @@ describe('recording a batch', () => {
     fx.clock.advance(DELIVERY_LEASE_MS);
     const again = first.claimDue('wkr_a', 10).find((delivery) => delivery.id === claimed[2]!.id);
     expect(again).toBeDefined();
-    expect(first.recordAttempt(again!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(recordOne(first, again!, ok(fx.clock.now()), 0)).toMatchObject({ number: 1, status: 'SUCCEEDED' });
   });
 
   it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', () => {
@@ -364,7 +373,7 @@ describe('purges', () => {
     fx.createTask('delivered long ago');
     fx.createTask('still pending');
     const [delivered] = store.claimDue('wkr_a', 1);
-    store.recordAttempt(delivered!, ok(t0), 0);
+    recordOne(store, delivered!, ok(t0), 0);
     fx.clock.advance(5 * 24 * 3600_000);
     fx.createTask('recent');
 
