@@ -19,8 +19,6 @@ export const WEBHOOK_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const FAILING_AFTER_CONSECUTIVE_EVENTS = 3;
 /** Rows deleted per statement by the purges, so that no purge holds the write lock for long. */
 const PURGE_BATCH = 1000;
-/** Opened signing secrets a store keeps (two per subscription during a rotation's overlap); the oldest go first. */
-const OPENED_SECRETS_KEPT = 10_000;
 
 /** The attempt error codes of the contract's WebhookDeliveryAttempt. */
 export const attemptErrorCodes = ['timeout', 'connection-failed', 'dns-failure', 'forbidden-address', 'tls-failure'] as const;
@@ -325,18 +323,10 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     .prepare();
 
 
-  // Keyed by the sealed value itself (a fresh IV at every seal): a rotated or replaced secret is
-  // another key, so an entry can never outlive the secret it was opened from. Memory only.
-  const openedSecrets = new Map<string, string>();
+  // Opened for the attempt that claims the delivery and never kept: a signing secret lives in
+  // memory only while its delivery is being signed (AES-GCM under an already derived key: microseconds).
   function openSecret(sealed: string, subscriptionId: string): string {
-    const key = `${subscriptionId} ${sealed}`;
-    let secret = openedSecrets.get(key);
-    if (secret === undefined) {
-      secret = secretBox.open(sealed, subscriptionId);
-      if (openedSecrets.size >= OPENED_SECRETS_KEPT) openedSecrets.delete(openedSecrets.keys().next().value!);
-      openedSecrets.set(key, secret);
-    }
-    return secret;
+    return secretBox.open(sealed, subscriptionId);
   }
 
   function openSecrets(row: { subscriptionId: string; sealedSecret: string; sealedPreviousSecret: string | null; previousSecretExpiresAt: number | null }, at: number) {

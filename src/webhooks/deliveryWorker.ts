@@ -161,7 +161,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // These reasons derive from the URL the tenant gave alone (no resolution): safe to show.
     if (!target.ok) return failed({ code: 'forbidden-address', message: target.reasons.map((reason) => reason.message).join('; ') });
     const resolved = await withinBudget(
-      resolveAndCheck(target.url.hostname, { allowLoopback, ...(options.lookup ? { lookup: options.lookup } : {}) }),
+      resolveAndCheck(target.url.hostname, { allowLoopback, deadline, ...(options.lookup ? { lookup: options.lookup } : {}) }),
       deadline - performance.now(),
     );
     if (resolved === BUDGET_SPENT) {

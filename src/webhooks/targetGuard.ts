@@ -142,6 +142,11 @@ export interface ResolvedAddress {
 export type LookupAll = (hostname: string, options: { all: true }) => Promise<ResolvedAddress[]>;
 
 export interface ResolveAndCheckOptions extends TargetGuardOptions {
+  /**
+   * `performance.now()` after which a lookup still waiting for a slot is not started (its attempt
+   * has given up); one already running keeps its slot until the resolver answers.
+   */
+  deadline?: number;
   lookup?: LookupAll;
 }
 
@@ -151,10 +156,58 @@ export type ResolveCheck =
   | { ok: false; reason: 'unresolvable'; message: string }
   | { ok: false; reason: 'forbidden-address'; refused: Array<{ address: string; range: string }>; message: string };
 
+/**
+ * `dns.lookup` runs on libuv's thread pool (4 threads, shared with file and crypto work), and a
+ * lookup cannot be cancelled: a slow resolver could hold every thread. At most this many run at
+ * once; the others wait for a slot, and give up at their deadline.
+ */
+export const MAX_CONCURRENT_LOOKUPS = 2;
+let lookupsRunning = 0;
+const waitingForLookup: Array<{ start: () => void; expire: () => void; deadline: number }> = [];
+
+export class LookupSlotTimeoutError extends Error {
+  readonly code = 'ELOOKUPQUEUE';
+}
+
+function withLookupSlot<T>(run: () => Promise<T>, deadline: number): Promise<T> {
+  const started = (): Promise<T> => {
+    lookupsRunning += 1;
+    return run().finally(() => {
+      lookupsRunning -= 1;
+      startNextLookup();
+    });
+  };
+  if (lookupsRunning < MAX_CONCURRENT_LOOKUPS) return started();
+  return new Promise<T>((resolve, reject) => {
+    const waiter = {
+      deadline,
+      start: () => started().then(resolve, reject),
+      expire: () => reject(new LookupSlotTimeoutError('no DNS lookup slot became free before the attempt gave up')),
+    };
+    waitingForLookup.push(waiter);
+    if (Number.isFinite(deadline)) {
+      setTimeout(() => {
+        const index = waitingForLookup.indexOf(waiter);
+        if (index < 0) return;
+        waitingForLookup.splice(index, 1);
+        waiter.expire();
+      }, Math.max(0, deadline - performance.now())).unref();
+    }
+  });
+}
+
+function startNextLookup(): void {
+  while (lookupsRunning < MAX_CONCURRENT_LOOKUPS && waitingForLookup.length > 0) {
+    const next = waitingForLookup.shift()!;
+    if (performance.now() <= next.deadline) next.start();
+    else next.expire();
+  }
+}
+
 /** Resolves every address of `hostname` and refuses when any one of them is not allowed. */
 export async function resolveAndCheck(
   hostname: string,
-  { allowLoopback, lookup = dnsPromises.lookup }: ResolveAndCheckOptions,
+  { allowLoopback, lookup = dnsPromises.lookup, deadline = Number.POSITIVE_INFINITY }: ResolveAndCheckOptions,
 ): Promise<ResolveCheck> {
   const host = bareHost(hostname);
   if (host === '') return { ok: false, reason: 'unresolvable', message: 'empty host name' };
@@ -167,7 +220,7 @@ export async function resolveAndCheck(
     return { ok: false, reason: 'forbidden-address', refused: [{ address: hostname, range: 'loopback' }], message: `${hostname} names this machine` };
   } else {
     try {
-      resolved = await lookup(host, { all: true });
+      resolved = await withLookupSlot(() => lookup(host, { all: true }), deadline);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       return { ok: false, reason: 'unresolvable', message: `${hostname} did not resolve${code ? ` (${code})` : ''}` };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkResolvedAddress,
   checkTargetUrl,
+  MAX_CONCURRENT_LOOKUPS,
   resolveAndCheck,
   type LookupAll,
   type ResolvedAddress,
@@ -245,5 +246,32 @@ describe('resolveAndCheck', () => {
     expect(await resolveAndCheck('empty.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable' });
     expect(await resolveAndCheck('broken.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable', message: expect.stringContaining('EAI_AGAIN') });
     expect(await resolveAndCheck('', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable' });
+  });
+});
+
+describe('DNS lookups share at most MAX_CONCURRENT_LOOKUPS slots of the thread pool', () => {
+  it('keeps a stuck resolver from holding more than its slots, gives up a waiting lookup at its deadline, and starts the next when one answers', async () => {
+    const pending: Array<(addresses: { address: string; family: number }[]) => void> = [];
+    let started = 0;
+    const stuck: LookupAll = () => {
+      started += 1;
+      return new Promise((resolve) => pending.push(resolve));
+    };
+    const first = resolveAndCheck('one.example', { allowLoopback: false, lookup: stuck });
+    const second = resolveAndCheck('two.example', { allowLoopback: false, lookup: stuck });
+    const third = resolveAndCheck('three.example', { allowLoopback: false, lookup: stuck, deadline: performance.now() + 50 });
+    expect(started).toBe(MAX_CONCURRENT_LOOKUPS);
+    // The third waits for a slot, then gives up when its attempt would: it never reaches the resolver.
+    expect(await third).toMatchObject({ ok: false, reason: 'unresolvable' });
+    expect(started).toBe(2);
+
+    const fourth = resolveAndCheck('four.example', { allowLoopback: false, lookup: stuck });
+    expect(started).toBe(2);
+    pending[0]!([{ address: '93.184.215.14', family: 4 }]);
+    expect(await first).toMatchObject({ ok: true });
+    expect(started).toBe(3);
+    pending[1]!([{ address: '93.184.215.14', family: 4 }]);
+    pending[2]!([{ address: '93.184.215.14', family: 4 }]);
+    expect(await Promise.all([second, fourth])).toMatchObject([{ ok: true }, { ok: true }]);
   });
 });
