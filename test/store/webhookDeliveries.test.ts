@@ -334,7 +334,7 @@ describe('recording a batch', () => {
     expect(claimed.flatMap((delivery) => attemptsOf(fx.db, delivery.id))).toEqual([]);
   });
 
-  it('opens each sealed secret once, and a rotated secret anew', () => {
+  it('opens the sealed secret for every claimed delivery (none is kept between attempts), and a rotated one at once', () => {
     fx = makeDeliveryFixture();
     const opened: string[] = [];
     const countingBox = { seal: testSecretBox.seal, open: (sealed: string, context: string) => (opened.push(context), testSecretBox.open(sealed, context)) };
@@ -343,13 +343,13 @@ describe('recording a batch', () => {
     const store = createWebhookDeliveryStore(fx.db, { secretBox: countingBox, now: fx.clock.now });
     expect(store.claimDue('wkr_a', 2).map((delivery) => delivery.secrets)).toEqual([[secret], [secret]]);
     expect(store.claimDue('wkr_a', 2).map((delivery) => delivery.secrets)).toEqual([[secret]]);
-    expect(opened).toEqual([id]);
+    expect(opened).toEqual([id, id, id]);
 
     const rotated = 'whsec_rotatedrotatedrotatedrotatedrotatedrotat';
     fx.db.prepare('UPDATE webhook_subscriptions SET sealed_secret = ? WHERE id = ?').run(testSecretBox.seal(rotated, id), id);
     fx.createTask();
     expect(store.claimDue('wkr_a', 1)[0]!.secrets).toEqual([rotated]);
-    expect(opened).toEqual([id, id]);
+    expect(opened).toEqual([id, id, id, id]);
   });
 });
 
