@@ -24,7 +24,7 @@ import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
-import { loadOrCreateSecret } from './store/sessionTokens.js';
+import { loadOrCreateSecret } from './auth/serverSecrets.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
@@ -39,7 +39,7 @@ import {
   type DeliveryWorkerOptions,
 } from './webhooks/deliveryWorker.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
-import { createCallerResolver } from './workPlatform/auth.js';
+import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
 

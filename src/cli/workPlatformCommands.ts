@@ -8,7 +8,8 @@ const modules = {
   workspaces: () => import('../store/workspaces.js'),
   users: () => import('../store/users.js'),
   personalAccessTokens: () => import('../store/personalAccessTokens.js'),
-  sessionTokens: () => import('../store/sessionTokens.js'),
+  sessionTokens: () => import('../auth/sessionTokens.js'),
+  serverSecrets: () => import('../auth/serverSecrets.js'),
 };
 
 const plans = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
@@ -194,10 +195,10 @@ export const workPlatformCommands: Command[] = [
       const expiresIn = context.values['expires-in'];
       const lifetimeSeconds =
         typeof expiresIn === 'string' ? parseDuration('--expires-in', expiresIn, { allowNegative: true, allowBareSeconds: false }) : undefined;
-      const [{ createUserStore }, sessions] = await Promise.all([modules.users(), modules.sessionTokens()]);
+      const [{ createUserStore }, sessions, { loadOrCreateSecret }] = await Promise.all([modules.users(), modules.sessionTokens(), modules.serverSecrets()]);
       const user = createUserStore(await context.db()).getUser(userId);
       if (!user) throw new CliError(`No user with id "${userId}".`);
-      const secret = sessions.loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
+      const secret = loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
       const now = context.now();
       const lifetime = lifetimeSeconds ?? sessions.defaultSessionLifetimeSeconds;
       if (lifetime > sessions.maximumSessionLifetimeSeconds) {

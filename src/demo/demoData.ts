@@ -8,7 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { PortfolioDocumentInput } from '../portfolio/importFormat.js';
 import { importPortfolio } from '../portfolio/portfolioImport.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
-import { loadOrCreateSecret } from '../store/sessionTokens.js';
+import { loadOrCreateSecret } from '../auth/serverSecrets.js';
 import { createTenantStore } from '../store/tenants.js';
 import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';

@@ -8,7 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { RandomBytes } from '../store/ids.js';
 import { createPersonalAccessTokenStore } from '../store/personalAccessTokens.js';
 import { createProjectStore } from '../store/projects.js';
-import { issueSessionToken } from '../store/sessionTokens.js';
+import { issueSessionToken } from '../auth/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
 import { outboxEventTypes } from '../store/outboxEvents.js';

@@ -2,7 +2,7 @@ import type { PublicOperationId } from '../../generated/portfolio/rules.js';
 import type { operations } from '../../generated/portfolio/types.js';
 import type { OperationContext, OperationReply } from '../contract/operationContext.js';
 import type { PortfolioReader } from '../store/portfolioContent.js';
-import type { AuthenticatedKey } from './auth.js';
+import type { AuthenticatedKey } from '../auth/apiKeys.js';
 
 export type PortfolioOperationId = keyof operations;
 

@@ -4,7 +4,8 @@ import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { locatedIssues } from '../contract/validationIssues.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
-import { authenticateApiKey, type ApiKeyLookup, type AuthenticatedKey } from './auth.js';
+import { authenticateApiKey, type ApiKeyLookup, type AuthenticatedKey } from '../auth/apiKeys.js';
+import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
 import { NOT_FOUND_MESSAGE, PortfolioError, toErrorReply, type ParameterProblem } from './errors.js';
 import type { PortfolioServices } from './operationContext.js';
 
@@ -71,8 +72,18 @@ function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Ad
   };
 }
 
-/** The pipeline's failures in the ErrorEnvelope's vocabulary; anything else passes to the funnel as it is. */
+const REFUSALS: Record<RefusalReason, () => PortfolioError> = {
+  unauthenticated: () => new PortfolioError('unauthenticated', 'A valid API key is required: send Authorization: Bearer <API key>.'),
+  'key-revoked': () => new PortfolioError('api_key_revoked', 'This API key has been revoked.'),
+  'key-expired': () => new PortfolioError('api_key_expired', 'This API key has expired.'),
+  // API keys are not sessions; these cannot come from the apiKey scheme.
+  'session-expired': () => REFUSALS.unauthenticated(),
+  'session-revoked': () => REFUSALS.unauthenticated(),
+};
+
+/** The pipeline's failures and refused credentials in the ErrorEnvelope's vocabulary; anything else passes to the funnel as it is. */
 function asPortfolioError(error: unknown): unknown {
+  if (error instanceof CredentialRefusedError) return REFUSALS[error.reason]();
   if (!(error instanceof PipelineFailure)) return error;
   const failure = error.failure;
   switch (failure.kind) {

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { loadOrCreateSecret } from '../store/sessionTokens.js';
+import { loadOrCreateSecret } from '../auth/serverSecrets.js';
 
 /**
  * Encryption at rest for webhook signing secrets: AES-256-GCM (node:crypto) under a key derived

@@ -3,7 +3,7 @@ import type { PlanLimitTable, RateLimitClass } from '../store/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import { effectiveLimits, rateLimitTier } from '../store/workspaces.js';
-import type { Caller } from './auth.js';
+import type { Caller } from '../auth/bearerTokens.js';
 import { ApiProblem } from './problems.js';
 
 /** Counts monthly token calls; the SQLite store implements it, a shared store may later. */

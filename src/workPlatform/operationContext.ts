@@ -9,7 +9,7 @@ import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
 import type { WebhookSubscriptionStore } from '../store/webhookSubscriptions.js';
 import type { WorkspaceStore } from '../store/workspaces.js';
-import type { Caller } from './auth.js';
+import type { Caller } from '../auth/bearerTokens.js';
 
 /** The operations this server answers; `on…` are the webhook events it sends (the contract's `webhooks`). */
 export type WorkPlatformOperationId = Exclude<keyof operations, `on${string}`>;

@@ -8,7 +8,8 @@ import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '..
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { workspaceRoles } from '../store/users.js';
-import type { Caller, CallerResolver } from './auth.js';
+import type { Caller, CallerResolver } from '../auth/bearerTokens.js';
+import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
 import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
 import type { WorkPlatformServices } from './operationContext.js';
 import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
@@ -92,8 +93,23 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
   );
 }
 
+const WWW_AUTHENTICATE = Object.freeze({ 'www-authenticate': 'Bearer realm="work-platform"' });
+const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid Personal Access Token or session token.';
+
+function refusalProblem(reason: RefusalReason): ApiProblem {
+  switch (reason) {
+    case 'session-expired':
+      return new ApiProblem('token-expired', { detail: 'The session token has expired; refresh it.', headers: WWW_AUTHENTICATE });
+    case 'session-revoked':
+      return new ApiProblem('unauthenticated', { detail: 'This session was revoked; sign in again.', headers: WWW_AUTHENTICATE });
+    default:
+      return new ApiProblem('unauthenticated', { detail: UNAUTHENTICATED_DETAIL, headers: WWW_AUTHENTICATE });
+  }
+}
+
 /** The pipeline's failures and the lower layers' typed errors in the problem vocabulary; the rest passes to the funnel as it is. */
 function asProblem(error: unknown): unknown {
+  if (error instanceof CredentialRefusedError) return refusalProblem(error.reason);
   if (error instanceof IdempotencyKeyReusedError) {
     return new ApiProblem('conflict', {
       detail: `This Idempotency-Key was used for ${error.firstMethod} ${error.firstPath}; use a new key for this request.`,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
-import { verifySessionToken } from '../../src/store/sessionTokens.js';
+import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
 
 interface Run {

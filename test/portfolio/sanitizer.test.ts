@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { importPortfolio, PortfolioImportError } from '../../src/portfolio/portfolioImport.js';
 import { sanitizeHtml } from '../../src/portfolio/sanitizeHtml.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { makeDatabase, makeDocument, makeTenant, type TempDatabase } from '../store/factories.js';
@@ -143,16 +143,19 @@ describe('sanitizing at import', () => {
     expect(reader.publishedDocument(tenantId)?.outcomes[0]?.bodyHtml).toBe(sanitizeHtml(everything));
   });
 
-  it('stores plain-text fields as given (they are text, escaped by whoever renders them)', () => {
+  it('stores plain text as given, but refuses markup in it (a "<" that starts a tag)', () => {
     const tenantId = makeTenant(t.db);
     importPortfolio(
       t.db,
       tenantId,
-      makeDocument({ pages: [{ slug: 'x', published: true, title: 'A <b>title</b>', blocks: [{ type: 'heading', level: 2, text: 'Tom & Jerry <3' }] }] }),
+      makeDocument({ pages: [{ slug: 'x', published: true, title: 'Tom & Jerry', blocks: [{ type: 'heading', level: 2, text: 'Tom & Jerry <3' }] }] }),
       Date.now,
     );
     const page = createPortfolioReader(t.db).publishedBySlug(tenantId, 'page', 'x');
-    expect(page?.title).toBe('A <b>title</b>');
+    expect(page?.title).toBe('Tom & Jerry');
     expect(page?.blocks[0]).toEqual({ type: 'heading', level: 2, text: 'Tom & Jerry <3' });
+    expect(() =>
+      importPortfolio(t.db, tenantId, makeDocument({ pages: [{ slug: 'x', published: true, title: 'A <b>title</b>', blocks: [] }] }), Date.now),
+    ).toThrow(PortfolioImportError);
   });
 });

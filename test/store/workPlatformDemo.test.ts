@@ -7,7 +7,7 @@ import { demoUsers, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
-import { verifySessionToken } from '../../src/store/sessionTokens.js';
+import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
 import { createUserStore } from '../../src/store/users.js';
 import { outboxEventTypes } from '../../src/store/outboxEvents.js';

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
-import { loadOrCreateSecret } from '../../src/store/sessionTokens.js';
+import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { ContractClient } from './contractClient.js';
 

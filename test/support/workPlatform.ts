@@ -6,7 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
-import { issueSessionToken } from '../../src/store/sessionTokens.js';
+import { issueSessionToken } from '../../src/auth/sessionTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createUserStore } from '../../src/store/users.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../../src/store/workspaces.js';

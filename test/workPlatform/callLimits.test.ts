@@ -3,7 +3,7 @@ import { workPlatformPlanTable } from '../../src/store/planLimits.js';
 import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
 import { createQuotaCounterStore, type QuotaCounterStore } from '../../src/store/quotaCounters.js';
 import { createWorkspaceStore, type Workspace } from '../../src/store/workspaces.js';
-import type { Caller } from '../../src/workPlatform/auth.js';
+import type { Caller } from '../../src/auth/bearerTokens.js';
 import { enforceCallLimits, type QuotaCounter } from '../../src/workPlatform/callLimits.js';
 import { ApiProblem } from '../../src/workPlatform/problems.js';
 import { makeDatabase, type TempDatabase } from '../store/factories.js';

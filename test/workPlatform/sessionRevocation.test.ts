@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
 import { createUserStore } from '../../src/store/users.js';
-import { issueSessionToken } from '../../src/store/sessionTokens.js';
+import { issueSessionToken } from '../../src/auth/sessionTokens.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
 

@@ -2,10 +2,10 @@ import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js'
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import type { EventActor } from '../store/outboxEvents.js';
 import { hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
-import { verifySessionToken } from '../store/sessionTokens.js';
+import { verifySessionToken } from '../auth/sessionTokens.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
 import type { Workspace } from '../store/workspaces.js';
-import { ApiProblem } from './problems.js';
+import { CredentialRefusedError } from './credentialRefused.js';
 
 /** Who is calling: resolved from the bearer token, the first thing every request does. */
 export interface Caller {
@@ -25,12 +25,7 @@ export interface CallerResolver {
   resolve(authorization: string | string[] | undefined): Promise<Caller>;
 }
 
-const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid Personal Access Token or session token.';
-const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="work-platform"' };
-
-function unauthenticated(detail = UNAUTHENTICATED_DETAIL): ApiProblem {
-  return new ApiProblem('unauthenticated', { detail, headers: WWW_AUTHENTICATE });
-}
+const unauthenticated = () => new CredentialRefusedError('unauthenticated');
 
 /**
  * A PAT (`svc_pat_…`) is looked up by its hash; anything else must be a session JWT. Every
@@ -69,14 +64,14 @@ export function createCallerResolver(deps: {
       const session = await verifySessionToken(deps.sessionSecret, token, now);
       if (!session.ok) {
         if (session.reason === 'expired') {
-          throw new ApiProblem('token-expired', { detail: 'The session token has expired; refresh it.', headers: WWW_AUTHENTICATE });
+          throw new CredentialRefusedError('session-expired');
         }
         throw unauthenticated();
       }
       const member = deps.users.getUserAndWorkspace(session.userId);
       if (!member || member.user.workspaceId !== session.workspaceId) throw unauthenticated();
       // Issued before the user's sessions were revoked.
-      if (session.issuedAt < member.user.sessionsValidAfter) throw unauthenticated('This session was revoked; sign in again.');
+      if (session.issuedAt < member.user.sessionsValidAfter) throw new CredentialRefusedError('session-revoked');
       const { user, workspace } = member;
       if (!workspace) throw unauthenticated();
       return {

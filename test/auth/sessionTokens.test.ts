@@ -8,12 +8,12 @@ import {
   maximumSessionLifetimeSeconds,
   defaultSessionLifetimeSeconds,
   issueSessionToken,
-  loadOrCreateSecret,
   sessionTokenAudience,
   sessionTokenIssuer,
   verifySessionToken,
-} from '../../src/store/sessionTokens.js';
-import { makeTempDir, repoRoot, tsxLoaderUrl } from './factories.js';
+} from '../../src/auth/sessionTokens.js';
+import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
+import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
 
 const secret = new Uint8Array(32).fill(7);
 const otherSecret = new Uint8Array(32).fill(8);
@@ -178,7 +178,7 @@ describe('loadOrCreateSecret', () => {
 
   it('gives processes that start at once the same secret', async () => {
     const file = path.join(dir, 'race', 'session-jwt.key');
-    const moduleUrl = pathToFileURL(path.join(repoRoot, 'src/store/sessionTokens.ts')).href;
+    const moduleUrl = pathToFileURL(path.join(repoRoot, 'src/auth/serverSecrets.ts')).href;
     const script = `const { loadOrCreateSecret } = await import(${JSON.stringify(moduleUrl)});
 process.stdout.write(Buffer.from(loadOrCreateSecret(undefined, ${JSON.stringify(file)})).toString('hex'));`;
     const run = () =>

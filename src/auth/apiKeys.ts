@@ -1,5 +1,5 @@
 import { apiKeyPattern, apiKeyState, hashApiKey, type ApiKeyRecord } from '../store/apiKeys.js';
-import { PortfolioError } from './errors.js';
+import { CredentialRefusedError } from './credentialRefused.js';
 
 export interface AuthenticatedKey {
   keyId: string;
@@ -9,8 +9,6 @@ export interface AuthenticatedKey {
 }
 
 export type ApiKeyLookup = (keyHash: string) => ApiKeyRecord | undefined;
-
-const UNAUTHENTICATED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <API key>.';
 
 /**
  * Resolves the `Authorization` header to a key and its tenant. Missing header, another scheme,
@@ -24,11 +22,11 @@ export function authenticateApiKey(
   const header = Array.isArray(authorization) ? undefined : authorization;
   const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
   const key = match?.[1];
-  if (!key || !apiKeyPattern.test(key)) throw new PortfolioError('unauthenticated', UNAUTHENTICATED_MESSAGE);
+  if (!key || !apiKeyPattern.test(key)) throw new CredentialRefusedError('unauthenticated');
   const stored = findKeyByHash(hashApiKey(key));
-  if (!stored) throw new PortfolioError('unauthenticated', UNAUTHENTICATED_MESSAGE);
+  if (!stored) throw new CredentialRefusedError('unauthenticated');
   const state = apiKeyState(stored, now);
-  if (state === 'revoked') throw new PortfolioError('api_key_revoked', 'This API key has been revoked.');
-  if (state === 'expired') throw new PortfolioError('api_key_expired', 'This API key has expired.');
+  if (state === 'revoked') throw new CredentialRefusedError('key-revoked');
+  if (state === 'expired') throw new CredentialRefusedError('key-expired');
   return { keyId: stored.id, tenantId: stored.tenantId, rateLimit: stored.rateLimit };
 }

@@ -1,4 +1,4 @@
-// Session JWTs of the Work-Platform API and the secrets the server keeps in its data directory.
+// Session JWTs of the Work-Platform API.
 //
 // Tokens are compact JWS, HS256 only, claims {iss, sub, aud, wid, iat, exp}. Verification is
 // jose's jwtVerify with the algorithm pinned to HS256, so 'none', RS/ES/HS512 and every other
@@ -6,11 +6,8 @@
 // node:crypto because it must be synchronous (the demo data set signs its tokens inside a
 // synchronous SQLite transaction) and jose only signs asynchronously; the tests prove that the
 // bytes are exactly those jose's SignJWT produces for the same header and claims.
-import { createHmac, randomBytes as cryptoRandomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHmac } from 'node:crypto';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import type { RandomBytes } from './ids.js';
 
 export const sessionTokenIssuer = 'contract-api-server';
 export const sessionTokenAudience = 'work-platform';
@@ -20,8 +17,6 @@ export const defaultSessionLifetimeSeconds = 60 * 60;
 export const maximumSessionLifetimeSeconds = 24 * 60 * 60;
 /** How far in the future a token's `iat` may lie (the issuer's clock running ahead). */
 export const sessionClockSkewSeconds = 60;
-/** Length of a generated secret; a configured one must be at least this long. */
-export const secretByteLength = 32;
 
 export interface SessionTokenInput {
   userId: string;
@@ -102,44 +97,3 @@ export async function verifySessionToken(secret: Uint8Array, token: string, now:
   }
 }
 
-export interface LoadSecretOptions {
-  /** What to call the secret in error messages, e.g. the environment variable. */
-  name?: string;
-  randomBytes?: RandomBytes;
-}
-
-function decodeSecret(text: string, origin: string): Uint8Array {
-  const trimmed = text.trim();
-  const bytes = /^[A-Za-z0-9_-]+$/.test(trimmed) ? Buffer.from(trimmed, 'base64url') : Buffer.alloc(0);
-  if (bytes.length < secretByteLength) {
-    throw new Error(`${origin} must be at least ${secretByteLength} bytes in URL-safe base64 without padding (43 or more characters).`);
-  }
-  return new Uint8Array(bytes);
-}
-
-/**
- * The secret from `envValue` (base64url) when set; otherwise the one kept in `filePath`, which is
- * created on first use with 32 random bytes and mode 0600 and reused on every later start. Used
- * for the session-token key and for the cursor key. Several processes starting at once end up
- * with the same secret: the file appears atomically, complete, or not at all.
- */
-export function loadOrCreateSecret(envValue: string | undefined, filePath: string, options: LoadSecretOptions = {}): Uint8Array {
-  const name = options.name ?? 'The secret';
-  if (envValue !== undefined && envValue.trim() !== '') return decodeSecret(envValue, name);
-  if (existsSync(filePath)) return decodeSecret(readFileSync(filePath, 'utf8'), `${name} in ${filePath}`);
-
-  const randomBytes = options.randomBytes ?? ((size: number) => cryptoRandomBytes(size));
-  const encoded = Buffer.from(randomBytes(secretByteLength)).toString('base64url');
-  mkdirSync(dirname(filePath), { recursive: true });
-  const temporary = `${filePath}.${process.pid}.${Buffer.from(cryptoRandomBytes(6)).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${encoded}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temporary, filePath); // fails with EEXIST when another process was first
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return decodeSecret(readFileSync(filePath, 'utf8'), `${name} in ${filePath}`);
-  } finally {
-    unlinkSync(temporary);
-  }
-  return decodeSecret(encoded, name);
-}
