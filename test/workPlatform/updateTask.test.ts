@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
-import { demoUsers, eventsAbout, expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
+import { demoUsers, eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
 import { startWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
