@@ -89,26 +89,3 @@ describe.each(lists)('$operationId', (operation) => {
     expect(largest.body.paging.limit).toBe(100);
   });
 });
-
-describe('posts', () => {
-  it('has enough published posts to page and none of the unpublished ones', async () => {
-    const all = (await get('/api/v1/posts?limit=100')).body;
-    const slugs = all.items.map((post: { slug: string }) => post.slug);
-    expect(all.paging.total).toBeGreaterThan(20);
-    expect(slugs).toEqual(expect.arrayContaining(t.fixture.portfolio.published.posts));
-    for (const unpublished of t.fixture.portfolio.unpublished.posts) expect(slugs).not.toContain(unpublished);
-    const secondPage = (await get('/api/v1/posts?limit=20&offset=20')).body;
-    expect(secondPage.items).toEqual(all.items.slice(20, 40));
-  });
-
-  it('lists published outcomes and pages but none of the unpublished ones', async () => {
-    for (const [kind, operationPath] of [
-      ['outcomes', '/api/v1/outcomes?limit=100'],
-      ['pages', '/api/v1/pages?limit=100'],
-    ] as const) {
-      const slugs = (await get(operationPath)).body.items.map((item: { slug: string }) => item.slug);
-      expect(slugs).toEqual(expect.arrayContaining(t.fixture.portfolio.published[kind]));
-      for (const unpublished of t.fixture.portfolio.unpublished[kind]) expect(slugs).not.toContain(unpublished);
-    }
-  });
-});
