@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractOperations } from '../support/operations.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 
-const kinds = [
-  { kind: 'outcomes', member: 'outcomes' },
-  { kind: 'posts', member: 'posts' },
-  { kind: 'pages', member: 'pages' },
-] as const;
+/**
+ * Every operation of the served contract that reads one item by slug (`/api/v1/<kind>/{slug}`):
+ * the item is the whole document's member `<kind>`, and the demo fixture names its published and
+ * unpublished slugs per kind.
+ */
+type Kind = keyof TestApp['fixture']['portfolio']['published'];
+const kinds = contractOperations('portfolio')
+  .filter((operation) => operation.pathParameters.includes('slug'))
+  .map((operation) => {
+    const kind = operation.template.split('/')[3] as Kind;
+    return { operationId: operation.operationId, kind, member: kind };
+  });
+
+it('finds the by-slug operations in the contract', () => {
+  expect(kinds.map(({ operationId }) => operationId)).toEqual(expect.arrayContaining(['getOutcomesBySlug', 'getPagesBySlug', 'getPostsBySlug']));
+});
 
 let t: TestApp;
 let portfolio: Record<string, Array<{ slug: string }>>;
