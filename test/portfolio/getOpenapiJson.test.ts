@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operationIds } from '../../generated/portfolio/rules.js';
 import { loadContractDocument } from '../support/contractClient.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp } from '../support/testApp.js';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.close();
+useTestApp((app) => {
+  t = app;
 });
 
 describe('GET /api/v1/openapi.json', () => {

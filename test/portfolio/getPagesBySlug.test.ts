@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, type TestApp, useTestApp } from '../support/testApp.js';
 
 let t: TestApp;
 let portfolio: Record<string, unknown>;
-beforeAll(async () => {
-  t = await startTestApp();
+useTestApp(async (app) => {
+  t = app;
   portfolio = (await get('/api/v1/portfolio')).body;
-});
-afterAll(async () => {
-  await t?.close();
 });
 const get = (path: string) => t.client.get(path, bearer(t.fixture.portfolio.apiKey));
 

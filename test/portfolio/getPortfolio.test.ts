@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, type TestApp, useTestApp } from '../support/testApp.js';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.close();
+useTestApp((app) => {
+  t = app;
 });
 
 describe('getPortfolio', () => {

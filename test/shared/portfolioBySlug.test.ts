@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractOperations } from '../support/operations.js';
-import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { bearer, type TestApp, useTestApp } from '../support/testApp.js';
 
 /**
  * Every operation of the served contract that reads one item by slug (`/api/v1/<kind>/{slug}`):
@@ -23,12 +23,9 @@ let t: TestApp;
 let portfolio: Record<string, Array<{ slug: string }>>;
 const get = (path: string) => t.client.get(path, bearer(t.fixture.portfolio.apiKey));
 
-beforeAll(async () => {
-  t = await startTestApp();
+useTestApp(async (app) => {
+  t = app;
   portfolio = (await get('/api/v1/portfolio')).body;
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 describe.each(kinds)('GET /api/v1/$kind/{slug}', ({ kind, member }) => {

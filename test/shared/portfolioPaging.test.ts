@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractOperations } from '../support/operations.js';
-import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { bearer, type TestApp, useTestApp } from '../support/testApp.js';
 
 const lists = contractOperations('portfolio').filter((operation) => operation.isList);
 
@@ -22,12 +22,9 @@ let t: TestApp;
 let portfolio: Record<string, unknown[]>;
 const get = (path: string) => t.client.get(path, bearer(t.fixture.portfolio.apiKey));
 
-beforeAll(async () => {
-  t = await startTestApp();
+useTestApp(async (app) => {
+  t = app;
   portfolio = (await get('/api/v1/portfolio')).body;
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 it('covers every list operation of the contract', () => {
@@ -87,5 +84,18 @@ describe.each(lists)('$operationId', (operation) => {
     expect(smallest.body.items).toHaveLength(1);
     expect(largest.body.items).toEqual(expectedItems().slice(0, 100));
     expect(largest.body.paging.limit).toBe(100);
+  });
+});
+
+describe('published items only', () => {
+  it('lists published outcomes and pages but none of the unpublished ones', async () => {
+    for (const [kind, operationPath] of [
+      ['outcomes', '/api/v1/outcomes?limit=100'],
+      ['pages', '/api/v1/pages?limit=100'],
+    ] as const) {
+      const slugs = (await get(operationPath)).body.items.map((item: { slug: string }) => item.slug);
+      expect(slugs).toEqual(expect.arrayContaining(t.fixture.portfolio.published[kind]));
+      for (const unpublished of t.fixture.portfolio.unpublished[kind]) expect(slugs).not.toContain(unpublished);
+    }
   });
 });

@@ -1,13 +1,13 @@
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { contractOperations, type ContractOperation } from '../support/operations.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import type { TestApp } from '../support/testApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import {
   demoUsers,
   expectProblem,
-  liftCallLimits,
   makePat,
   makeSession,
   sessionClaims,
@@ -42,18 +42,11 @@ const EXPOSED_HEADERS = [
 
 let t: TestApp;
 let client: ContractClient;
-let fx: TestApp['fixture']['workPlatform'];
+let fx: WorkPlatformFixture;
 let expiredPat: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  client = t.workPlatformClient;
-  fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+useWorkPlatformTestApp((app) => {
+  ({ t, client, fx } = app);
   expiredPat = makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** The operation as a client would send it: its example body and, where required, If-Match. */

@@ -1,5 +1,6 @@
 // The running app of the Work-Platform (/v1) operation suites and the calls they share, so each
 // test/workPlatform/<operationId>.test.ts holds its cases, not its set-up.
+import { afterAll, beforeAll } from 'vitest';
 import type { ContractClient, CheckedResponse } from './contractClient.js';
 import { startTestApp, type TestApp } from './testApp.js';
 import { expectSuccess, jsonHeaders, liftCallLimits } from './workPlatform.js';
@@ -20,6 +21,18 @@ export async function startWorkPlatformTestApp(options: Parameters<typeof startT
   liftCallLimits(t.db, fx.workspaceId);
   liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
   return { t, client: t.workPlatformClient, fx };
+}
+
+/** `useTestApp` for the /v1 suites: starts `startWorkPlatformTestApp` before the file's tests, closes it after them. */
+export function useWorkPlatformTestApp(use: (app: WorkPlatformTestApp) => unknown, options: Parameters<typeof startTestApp>[0] = {}): void {
+  let app: WorkPlatformTestApp | undefined;
+  beforeAll(async () => {
+    app = await startWorkPlatformTestApp(options);
+    await use(app);
+  });
+  afterAll(async () => {
+    await app?.t.close();
+  });
 }
 
 /**

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, client, fx } = await startWorkPlatformTestApp());
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 const { headers, deleteProject, getProject, newProject } = workPlatformCalls(() => ({ t, client, fx }));
 

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operationIds } from '../../generated/work-platform/rules.js';
 import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, client, fx } = await startWorkPlatformTestApp());
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('GET /v1/openapi.json', () => {
   it('answers 200 without a credential: the committed contract, naming this server, with every operation', async () => {

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractOperations } from '../support/operations.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Running the collection in newman against the server is the shared suite's (test/shared/postman.test.ts).
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, client, fx } = await startWorkPlatformTestApp());
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('GET /v1/postman.json', () => {
   it('answers 200 without a credential: a Postman v2.1 collection with one request per operation, bearer auth and this server as baseUrl', async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { bearer, type TestApp } from '../support/testApp.js';
 import { demoUsers, expectProblem, expectSuccess, makePat, makeSession, makeTestWorkspace } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Rate limits and the quota in force are the shared suite's (test/shared/workPlatformLimits.test.ts); this is the report.
 const windowMs = 60_000;
@@ -12,12 +12,7 @@ let clock = Date.now();
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, client, fx } = await startWorkPlatformTestApp({ now: () => Math.max(clock, Date.now()) }));
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => Math.max(clock, Date.now()) });
 
 /** Moves the clock 10 s into the next rate-limit window, so each test starts with full buckets. */
 function nextWindow(): void {

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { bearer, type TestApp } from '../support/testApp.js';
 import { expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Sorting, cursors and limits of every list are the shared suite's (test/shared/workPlatformPaging.test.ts).
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, client, fx } = await startWorkPlatformTestApp());
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 const { newTask } = workPlatformCalls(() => ({ t, client, fx }));
 

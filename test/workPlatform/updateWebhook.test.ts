@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server's clock is injected, so that times in answers are exact and move only when a test moves them.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, fx } = await startWorkPlatformTestApp({ now: () => clock }));
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock });
 
 const { updateWebhook, getWebhook, deliveries, newWebhook, recordTaskEvent, deliveryRows } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 
