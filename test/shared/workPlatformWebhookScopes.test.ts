@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contractOperations } from '../support/operations.js';
 import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, makePat } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 /**
  * The scope gate of every webhook operation of the served contract, with real subscriptions: a
@@ -11,12 +11,7 @@ import { startWorkPlatformTestApp, type WorkPlatformFixture } from '../support/w
  */
 let t: TestApp;
 let fx: WorkPlatformFixture;
-beforeAll(async () => {
-  ({ t, fx } = await startWorkPlatformTestApp());
-});
-afterAll(async () => {
-  await t?.close();
-});
+useWorkPlatformTestApp((app) => ({ t, fx } = app));
 
 const { send, freshWorkspace, newWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), Date.now);
 
