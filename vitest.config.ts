@@ -1,9 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
+// The API suites (one file per operation, and the shared suites) each start the app; run without
+// isolation they share one module graph per worker instead of importing the server again per file.
+// They keep no state in modules: each file starts its own app over its own database.
+const apiSuites = ['test/workPlatform/**/*.test.ts', 'test/portfolio/**/*.test.ts', 'test/shared/**/*.test.ts'];
+// Module tests that sit beside the operations (see test/shared/operationTests.test.ts) keep their isolation.
+const moduleTestsBesideOperations = ['test/portfolio/import.test.ts', 'test/portfolio/sanitizer.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'api', include: apiSuites, exclude: moduleTestsBesideOperations, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'modules', include: ['test/*.test.ts', 'test/!(workPlatform|portfolio|shared)/**/*.test.ts', ...moduleTestsBesideOperations] },
+      },
+    ],
   },
 });

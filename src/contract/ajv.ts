@@ -21,7 +21,7 @@ export function createAjv2020(options: AjvOptions = {}): Ajv {
  * and keeps the extra OpenAPI formats (int32, int64, float, double, byte...) it registered.
  */
 export const useAjv2020: AjvCustomizer = (originalAjv, ajvOptions) => {
-  const ajv = new Ajv2020({ ...ajvOptions, strict: false });
+  const ajv = new Ajv2020({ ...ajvOptions, strict: false, validateSchema: false });
   addFormats(ajv);
   const originalFormats = (originalAjv as unknown as { formats: Record<string, unknown> }).formats;
   const addedFormats = (ajv as unknown as { formats: Record<string, unknown> }).formats;

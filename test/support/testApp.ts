@@ -9,6 +9,7 @@ import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { afterAll, beforeAll } from 'vitest';
 import { ContractClient } from './contractClient.js';
 
 export interface TestApp {
@@ -85,6 +86,21 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts the test app before the file's tests, hands it to `use` (which keeps what the tests
+ * need; a promise it returns is awaited), and closes it after them.
+ */
+export function useTestApp(use: (app: TestApp) => unknown, options: Parameters<typeof startTestApp>[0] = {}): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp(options);
+    await use(app);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
 }
 
 export function bearer(key: string): Record<string, string> {

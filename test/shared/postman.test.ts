@@ -1,8 +1,10 @@
 import newman from 'newman';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractClient } from '../support/contractClient.js';
+import { contractOperations } from '../support/operations.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
+/** Each API's Postman collection, as served, runs in newman against the demo server: one request and one passing status assertion per operation of the contract. */
 let t: TestApp;
 let client: ContractClient;
 beforeAll(async () => {
@@ -29,5 +31,22 @@ describe('the Work-Platform downloads', () => {
     expect(summary.run.stats.requests.total).toBe(operationCount);
     expect(summary.run.stats.assertions.failed).toBe(0);
     expect(summary.run.stats.assertions.total).toBe(operationCount);
+  });
+});
+
+describe('the Portfolio downloads', () => {
+  it('run as is in newman against the demo server: every request passes its status assertion', async () => {
+    const collection = (await t.client.get('/api/v1/postman.json')).body;
+    const summary = await new Promise<newman.NewmanRunSummary>((resolve, reject) => {
+      newman.run(
+        { collection, envVar: [{ key: 'bearerToken', value: t.fixture.portfolio.apiKey }], reporters: [] },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      );
+    });
+    const failures = summary.run.failures.map((failure) => `${failure.source?.name}: ${failure.error.message}`);
+    expect(failures).toEqual([]);
+    expect(summary.run.stats.requests.total).toBe(contractOperations('portfolio').length);
+    expect(summary.run.stats.assertions.total).toBe(contractOperations('portfolio').length);
+    expect(summary.run.stats.assertions.failed).toBe(0);
   });
 });

@@ -202,36 +202,6 @@ describe('rate limits and quota with an injected clock', () => {
     });
   });
 
-  it('GET /v1/workspace/limits reports every value: in force, plan default, override, and calls this month', async () => {
-    nextWindow();
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
-    createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, {
-      readPerMinute: 500,
-      monthlyQuota: 40,
-      aiDailySpendCapCents: 0,
-      webhookRetryDelaysSeconds: [10, 60],
-    });
-    for (let call = 0; call < 2; call++) await listTasks(workspace.pat);
-    const report = await client.get('/v1/workspace/limits', bearer(workspace.pat));
-    const month = new Date(clock);
-    expect(expectSuccess(report, 200)).toEqual({
-      workspaceId: workspace.workspaceId,
-      plan: 'pro',
-      tier: 'pro',
-      rateLimits: {
-        windowMs,
-        read: { inForce: 500, planDefault: 1200, override: 500 },
-        write: { inForce: 300, planDefault: 300, override: null },
-        ai: { inForce: 60, planDefault: 60, override: null },
-      },
-      // The report itself is a PAT call: the third.
-      monthlyQuota: { inForce: 40, planDefault: 100_000, override: 40, usedThisMonth: 3, resetAt: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString() },
-      aiDailySpendCapCents: { inForce: 0, planDefault: 5000, override: 0 },
-      webhookRetryDelaysSeconds: { inForce: [10, 60], planDefault: [30, 120, 600, 1800, 7200, 28800, 86400], override: [10, 60] },
-    });
-    expect(report.headers['x-quota-remaining']).toBe('37');
-  });
-
   it('does not count the public downloads', async () => {
     nextWindow();
     const before = await listTasks(fx.tokens.all);

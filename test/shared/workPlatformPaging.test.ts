@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
 import { contractOperations } from '../support/operations.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
-import { demoUsers, expectProblem, jsonHeaders, liftCallLimits, makeTestWorkspace } from '../support/workPlatform.js';
+import type { TestApp } from '../support/testApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { demoUsers, expectProblem, jsonHeaders, makeTestWorkspace } from '../support/workPlatform.js';
 
 /**
  * Keyset paging: every sort × order of every list walks each row of the workspace exactly once,
@@ -53,15 +54,11 @@ function documentedOrder(items: Item[], sort: string, order: 'asc' | 'desc'): It
 
 let t: TestApp;
 let client: ContractClient;
-let fx: TestApp['fixture']['workPlatform'];
+let fx: WorkPlatformFixture;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
-beforeAll(async () => {
-  t = await startTestApp();
-  client = t.workPlatformClient;
-  fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+useWorkPlatformTestApp((app) => {
+  ({ t, client, fx } = app);
   // Projects created at one instant with repeating names: ties on every project sort.
   const instant = Date.now() - 3_600_000;
   const projects = createProjectStore(t.db, { now: () => instant });
@@ -73,9 +70,6 @@ beforeAll(async () => {
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   const tasks = createTaskStore(t.db);
   for (const title of ['One', 'Two', 'Three']) tasks.createTask(fx.otherWorkspace.workspaceId, { projectId: fx.otherWorkspace.projectId, title }, otherOwner);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 function listPath(resource: string, query: Record<string, string | number | undefined>): string {

@@ -1,13 +1,13 @@
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { contractOperations, type ContractOperation } from '../support/operations.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import type { TestApp } from '../support/testApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import {
   demoUsers,
   expectProblem,
-  liftCallLimits,
   makePat,
   makeSession,
   sessionClaims,
@@ -42,18 +42,11 @@ const EXPOSED_HEADERS = [
 
 let t: TestApp;
 let client: ContractClient;
-let fx: TestApp['fixture']['workPlatform'];
+let fx: WorkPlatformFixture;
 let expiredPat: string;
-beforeAll(async () => {
-  t = await startTestApp();
-  client = t.workPlatformClient;
-  fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+useWorkPlatformTestApp((app) => {
+  ({ t, client, fx } = app);
   expiredPat = makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** The operation as a client would send it: its example body and, where required, If-Match. */
@@ -223,54 +216,6 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
       expect(own.status).toBe(200);
       expect(own.body.version).toBe(1);
     }
-  });
-});
-
-describe('workspace isolation', () => {
-  it("answers another workspace's token 404 for this workspace's task and project", async () => {
-    const task = await client.get(`/v1/tasks/${fx.taskIds[0]}`, bearer(fx.otherWorkspace.token));
-    expectProblem(task, 404, 'not-found', 'task-not-found');
-    const project = await client.get(`/v1/projects/${fx.projectId}`, bearer(fx.otherWorkspace.token));
-    expectProblem(project, 404, 'not-found', 'project-not-found');
-  });
-
-  it("lists no task or project of one workspace to the other", async () => {
-    const tasks = await client.get('/v1/tasks?limit=100', bearer(fx.otherWorkspace.token));
-    expect(tasks.status).toBe(200);
-    expect(tasks.body.items.map((task: { id: string }) => task.id)).toEqual([fx.otherWorkspace.taskId]);
-    const projects = await client.get('/v1/projects?limit=100', bearer(fx.otherWorkspace.token));
-    expect(projects.body.items.map((project: { id: string }) => project.id)).toEqual([fx.otherWorkspace.projectId]);
-  });
-
-  it("refuses a task in another workspace's project with 404, creating nothing", async () => {
-    const response = await client.request('POST', '/v1/tasks', {
-      headers: { ...bearer(fx.tokens.all), 'content-type': 'application/json' },
-      body: JSON.stringify({ projectId: fx.otherWorkspace.projectId, title: 'Smuggled' }),
-    });
-    expectProblem(response, 404, 'not-found', 'project-not-found');
-    expect(t.db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Smuggled'").get()).toEqual({ count: 0 });
-  });
-});
-
-describe('GET /v1/workspace/limits by role and scope', () => {
-  const limits = (token: string) => client.get('/v1/workspace/limits', bearer(token));
-
-  it('answers the owner and an admin by session with 200', async () => {
-    const owner = await limits(fx.tokens.session);
-    expect(owner.status).toBe(200);
-    expect(owner.body.workspaceId).toBe(fx.workspaceId);
-    const admin = await limits(makeSession(t.sessionSecret, { userId: demoUsers.admin.id, workspaceId: fx.workspaceId }));
-    expect(admin.status).toBe(200);
-  });
-
-  it("answers a plain member's session with 403 forbidden", async () => {
-    expectProblem(await limits(fx.tokens.memberSession), 403, 'forbidden', 'role-not-allowed');
-  });
-
-  it('answers a PAT with workspace:read 200, even a member\'s, and one without it 403 insufficient-scope', async () => {
-    expect((await limits(makePat(t.db, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
-    const refused = expectProblem(await limits(fx.tokens.readOnly), 403, 'insufficient-scope');
-    expect(refused).toMatchObject({ requiredScopes: ['workspace:read'], grantedScopes: ['tasks:read'] });
   });
 });
 

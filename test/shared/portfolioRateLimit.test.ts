@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,8 +7,8 @@ import { loadDemoData } from '../../src/demo/demoData.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
+import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 describe('rate limit with an injected clock', () => {
   const windowMs = 60_000;
@@ -78,35 +78,6 @@ describe('rate limit shared by two server processes on one database', () => {
   let key: string;
   let clients: ContractClient[];
 
-  function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string }> {
-    const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
-      env: {
-        ...process.env,
-        DATABASE_PATH: databasePath,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        // One window spans the whole test, so a window boundary cannot fall inside it.
-        PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600),
-        RESPONSE_VALIDATION: 'enforce',
-        LOG_REQUESTS: 'off',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-        if (match) resolve({ child, url: match[1]! });
-      });
-      child.stderr!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-    });
-  }
-
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-ratelimit-'));
     const databasePath = path.join(dataDir, 'app.db');
@@ -114,19 +85,15 @@ describe('rate limit shared by two server processes on one database', () => {
     const fixture = loadDemoData(db, Date.now);
     key = createApiKeyStore(db).createApiKey({ tenantId: fixture.portfolio.tenantId, rateLimit: 6 }).key;
     db.close();
-    const servers = await Promise.all([startServer(databasePath), startServer(databasePath)]);
+    // One window spans the whole test, so a window boundary cannot fall inside it.
+    const env = { DATABASE_PATH: databasePath, PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600) };
+    const servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    children.push(...servers.map((server) => server.child));
     clients = servers.map((server) => new ContractClient(server.url));
   });
 
   afterAll(async () => {
-    const exits = children.map(
-      (child) => new Promise<number | null>((resolve) => {
-        if (child.exitCode !== null) resolve(child.exitCode);
-        else child.once('exit', (code) => resolve(code));
-      }),
-    );
-    for (const child of children) child.kill('SIGTERM');
-    const codes = await Promise.all(exits);
+    const codes = await stopServerProcesses(children);
     rmSync(dataDir, { recursive: true, force: true });
     // SIGTERM shuts a server down gracefully, with exit code 0.
     expect(codes).toEqual(codes.map(() => 0));

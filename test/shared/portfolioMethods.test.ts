@@ -40,3 +40,13 @@ describe('unknown paths', () => {
     },
   );
 });
+
+describe('request ids', () => {
+  it('echoes a well-formed client request id and replaces a malformed one', async () => {
+    const echoed = await t.client.get('/api/v1/profile', { ...bearer(t.fixture.portfolio.apiKey), 'x-request-id': 'client-42.abc' });
+    expect(echoed.headers['x-request-id']).toBe('client-42.abc');
+    const replaced = await t.client.get('/api/v1/profile', { 'x-request-id': 'bad id with spaces' });
+    expect(replaced.headers['x-request-id']).toMatch(/^req_/);
+    expect(replaced.body.error.requestId).toBe(replaced.headers['x-request-id']);
+  });
+});

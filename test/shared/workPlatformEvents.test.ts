@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import type { ContractClient } from '../support/contractClient.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
-import { jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+import type { TestApp } from '../support/testApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { jsonHeaders } from '../support/workPlatform.js';
 
 /** The outbox records exactly what the contract's `webhooks` section promises subscribers. */
 let t: TestApp;
 let client: ContractClient;
-let fx: TestApp['fixture']['workPlatform'];
-beforeAll(async () => {
-  t = await startTestApp();
-  client = t.workPlatformClient;
-  fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-});
-afterAll(async () => {
-  await t?.close();
-});
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('recorded events', () => {
   it('match the webhook schema of their type, for every event type of the catalogue', async () => {

@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createIdempotencyKeyStore } from '../../src/store/idempotencyKeys.js';
 import type { ContractClient } from '../support/contractClient.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
-import { countRows, eventsAbout, expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+import type { TestApp } from '../support/testApp.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { countRows, eventsAbout, expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
 
 const hour = 60 * 60 * 1000;
 let clock = Date.now();
 let t: TestApp;
 let client: ContractClient;
-let fx: TestApp['fixture']['workPlatform'];
-beforeAll(async () => {
-  t = await startTestApp({ now: () => clock });
-  client = t.workPlatformClient;
-  fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
-});
-afterAll(async () => {
-  await t?.close();
-});
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
 
 let keyCounter = 0;
 const newKey = () => `test-key-${Date.now()}-${++keyCounter}`;

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../support/testApp.js';
+import type { TestApp } from '../support/testApp.js';
+import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
+import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+// The server's clock is injected, so that times in answers are exact and move only when a test moves them.
+let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
+let t: TestApp;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock });
+
+const { createWebhook, getWebhook, send, freshWorkspace, newWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
+type Body = Record<string, unknown>;
+
+describe('POST /v1/webhooks', () => {
+  it('answers 201 with the subscription and its secret, Location and ETag; the secret is never shown again', async () => {
+    const response = await createWebhook({ url, eventTypes: ['task.created', 'task.completed'], description: 'Billing sync' });
+    const created = expectSuccess(response, 201);
+    expect(created).toEqual({
+      id: expect.stringMatching(/^whk_[A-Za-z0-9]+$/),
+      url,
+      description: 'Billing sync',
+      eventTypes: ['task.created', 'task.completed'],
+      status: 'ACTIVE',
+      disabledReason: null,
+      consecutiveFailedEvents: 0,
+      signingKeyVersion: 1,
+      previousSigningKeyExpiresAt: null,
+      version: 1,
+      createdAt: new Date(clock).toISOString(),
+      updatedAt: new Date(clock).toISOString(),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
+    expect(response.headers['location']).toBe(`/v1/webhooks/${created.id}`);
+    expect(response.headers['etag']).toBe('"1"');
+    const { secret, ...webhook } = created;
+    const fetched = await getWebhook(created.id);
+    expect(expectSuccess(fetched, 200)).toEqual(webhook);
+    expect(fetched.headers['etag']).toBe('"1"');
+    const listed = expectSuccess(await send('GET', '/v1/webhooks?limit=100'), 200);
+    expect(listed.items.find((item: Body) => item.id === created.id)).toEqual(webhook);
+    for (const text of [fetched.text, JSON.stringify(listed)]) expect(text).not.toContain(secret);
+  });
+
+  it.each([
+    ['http://hooks.example.com/x', 'https'],
+    ['https://user:secret@hooks.example.com/x', 'user name or password'],
+    ['https://10.1.2.3/x', 'not a public address (private)'],
+    ['https://169.254.169.254/latest/meta-data', 'not a public address (linkLocal)'],
+    ['https://[::1]/x', 'not a public address (loopback)'],
+    ['https://[::ffff:127.0.0.1]/x', 'not a public address (ipv4Mapped:loopback)'],
+    ['http://127.0.0.1:8080/x', 'https'],
+  ])('answers 422 at /url (invalid_format) for %s, naming why, and creates nothing', async (refused, reason) => {
+    const before = t.db.prepare('SELECT count(*) FROM webhook_subscriptions').pluck().get();
+    const problem = expectProblem(await createWebhook({ url: refused, eventTypes: ['task.created'] }), 422, 'validation');
+    expect(problem.errors).toEqual([{ path: '/url', code: 'invalid_format', message: expect.stringContaining(reason) }]);
+    expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions').pluck().get()).toBe(before);
+  });
+
+  it('answers 422 for bodies the contract refuses, listing each field', async () => {
+    const problem = expectProblem(await createWebhook({ url: '', eventTypes: ['task.exploded', 'task.created', 'task.created'], extra: 1 }), 422, 'validation');
+    const paths = problem.errors.map((issue: { path: string }) => issue.path);
+    expect(paths).toEqual(expect.arrayContaining(['/url', '/extra']));
+    expect(paths.some((entry: string) => entry.startsWith('/eventTypes'))).toBe(true);
+    expectProblem(await createWebhook({ url }), 422, 'validation');
+  });
+
+  it('answers 409 webhook-limit-reached past 20 subscriptions in a workspace', async () => {
+    const workspace = freshWorkspace();
+    for (let index = 0; index < 20; index += 1) await newWebhook({}, workspace.pat);
+    expectProblem(await createWebhook({ url, eventTypes: ['task.created'] }, workspace.pat), 409, 'conflict', 'webhook-limit-reached');
+    expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(20);
+  });
+});
+
+describe('loopback targets', () => {
+  let loopback: TestApp;
+  beforeAll(async () => {
+    loopback = await startTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'on', WEBHOOK_WORKER: 'off' } });
+    liftCallLimits(loopback.db, loopback.fixture.workPlatform.workspaceId);
+  });
+  afterAll(async () => {
+    await loopback?.close();
+  });
+
+  it('are accepted over http only with WEBHOOK_ALLOW_LOOPBACK on; private addresses stay refused', async () => {
+    const post = (target: string) =>
+      loopback.workPlatformClient.request('POST', '/v1/webhooks', {
+        headers: jsonHeaders(loopback.fixture.workPlatform.tokens.all),
+        body: JSON.stringify({ url: target, eventTypes: ['task.created'] }),
+      });
+    for (const target of ['http://127.0.0.1:8080/hook', 'http://[::1]:8080/hook', 'http://localhost:8080/hook']) {
+      expect(expectSuccess(await post(target), 201).url).toBe(target);
+      expectProblem(await createWebhook({ url: target, eventTypes: ['task.created'] }), 422, 'validation');
+    }
+    expectProblem(await post('https://10.0.0.1/hook'), 422, 'validation');
+  });
+});

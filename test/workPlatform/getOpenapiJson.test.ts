@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { operationIds } from '../../generated/work-platform/rules.js';
+import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
+import type { TestApp } from '../support/testApp.js';
+import { expectProblem } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+
+describe('GET /v1/openapi.json', () => {
+  it('answers 200 without a credential: the committed contract, naming this server, with every operation', async () => {
+    const response = await client.get('/v1/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const { servers, ...served } = response.body;
+    const { servers: _committedServers, ...committed } = loadContractDocument('work-platform');
+    expect(served).toEqual(committed);
+    expect(servers).toEqual([expect.objectContaining({ url: t.app.publicBaseUrl })]);
+    const servedOperationIds = Object.values(response.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    expect(servedOperationIds.sort()).toEqual([...operationIds].sort());
+  });
+
+  it('answers 403 forbidden to a blocked Origin, and gives the allowed origin Access-Control-Allow-Origin', async () => {
+    expectProblem(await client.get('/v1/openapi.json', { origin: 'https://evil.example' }), 403, 'forbidden', 'origin-not-allowed');
+    const allowed = await client.get('/v1/openapi.json', { origin: fx.allowedOrigin });
+    expect(allowed.headers['access-control-allow-origin']).toBe(fx.allowedOrigin);
+  });
+});

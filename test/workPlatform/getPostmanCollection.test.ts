@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { contractOperations } from '../support/operations.js';
+import type { ContractClient } from '../support/contractClient.js';
+import type { TestApp } from '../support/testApp.js';
+import { expectProblem } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+// Running the collection in newman against the server is the shared suite's (test/shared/postman.test.ts).
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+
+describe('GET /v1/postman.json', () => {
+  it('answers 200 without a credential: a Postman v2.1 collection with one request per operation, bearer auth and this server as baseUrl', async () => {
+    const response = await client.get('/v1/postman.json');
+    expect(response.status).toBe(200);
+    const postman = response.body;
+    expect(postman.info.schema).toBe('https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
+    expect(postman.auth).toEqual({ type: 'bearer', bearer: [expect.objectContaining({ key: 'token', value: '{{bearerToken}}' })] });
+    expect(postman.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: t.app.publicBaseUrl }));
+    const requests = postman.item.flatMap((folder: { item: unknown[] }) => folder.item);
+    expect(requests).toHaveLength(contractOperations('work-platform').length);
+  });
+
+  it('answers 403 forbidden to a blocked Origin', async () => {
+    const refused = expectProblem(await client.get('/v1/postman.json', { origin: 'https://evil.example' }), 403, 'forbidden', 'origin-not-allowed');
+    expect(refused.requestId).toEqual(expect.any(String));
+    expect((await client.get('/v1/postman.json', { origin: fx.allowedOrigin })).status).toBe(200);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { createWorkspaceStore } from '../../src/store/workspaces.js';
+import type { ContractClient } from '../support/contractClient.js';
+import { bearer, type TestApp } from '../support/testApp.js';
+import { demoUsers, expectProblem, expectSuccess, makePat, makeSession, makeTestWorkspace } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+// Rate limits and the quota in force are the shared suite's (test/shared/workPlatformLimits.test.ts); this is the report.
+const windowMs = 60_000;
+// The server's clock runs with real time (session tokens are signed with it) until a test sets it ahead.
+let clock = Date.now();
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => Math.max(clock, Date.now()) });
+
+/** Moves the clock 10 s into the next rate-limit window, so each test starts with full buckets. */
+function nextWindow(): void {
+  const now = Date.now();
+  clock = now - (now % windowMs) + windowMs + 10_000;
+}
+
+const listTasks = (token: string) => client.get('/v1/tasks?limit=1', bearer(token));
+
+describe('GET /v1/workspace/limits by role and scope', () => {
+  const limits = (token: string) => client.get('/v1/workspace/limits', bearer(token));
+
+  it('answers the owner and an admin by session with 200', async () => {
+    const owner = await limits(fx.tokens.session);
+    expect(owner.status).toBe(200);
+    expect(owner.body.workspaceId).toBe(fx.workspaceId);
+    const admin = await limits(makeSession(t.sessionSecret, { userId: demoUsers.admin.id, workspaceId: fx.workspaceId }));
+    expect(admin.status).toBe(200);
+  });
+
+  it("answers a plain member's session with 403 forbidden", async () => {
+    expectProblem(await limits(fx.tokens.memberSession), 403, 'forbidden', 'role-not-allowed');
+  });
+
+  it('answers a PAT with workspace:read 200, even a member\'s, and one without it 403 insufficient-scope', async () => {
+    expect((await limits(makePat(t.db, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
+    const refused = expectProblem(await limits(fx.tokens.readOnly), 403, 'insufficient-scope');
+    expect(refused).toMatchObject({ requiredScopes: ['workspace:read'], grantedScopes: ['tasks:read'] });
+  });
+});
+
+it('GET /v1/workspace/limits reports every value: in force, plan default, override, and calls this month', async () => {
+  nextWindow();
+  const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
+  createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, {
+    readPerMinute: 500,
+    monthlyQuota: 40,
+    aiDailySpendCapCents: 0,
+    webhookRetryDelaysSeconds: [10, 60],
+  });
+  for (let call = 0; call < 2; call++) await listTasks(workspace.pat);
+  const report = await client.get('/v1/workspace/limits', bearer(workspace.pat));
+  const month = new Date(clock);
+  expect(expectSuccess(report, 200)).toEqual({
+    workspaceId: workspace.workspaceId,
+    plan: 'pro',
+    tier: 'pro',
+    rateLimits: {
+      windowMs,
+      read: { inForce: 500, planDefault: 1200, override: 500 },
+      write: { inForce: 300, planDefault: 300, override: null },
+      ai: { inForce: 60, planDefault: 60, override: null },
+    },
+    // The report itself is a PAT call: the third.
+    monthlyQuota: { inForce: 40, planDefault: 100_000, override: 40, usedThisMonth: 3, resetAt: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString() },
+    aiDailySpendCapCents: { inForce: 0, planDefault: 5000, override: 0 },
+    webhookRetryDelaysSeconds: { inForce: [10, 60], planDefault: [30, 120, 600, 1800, 7200, 28800, 86400], override: [10, 60] },
+  });
+  expect(report.headers['x-quota-remaining']).toBe('37');
+});
+

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { bearer, type TestApp } from '../support/testApp.js';
+import { expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+// Sorting, cursors and limits of every list are the shared suite's (test/shared/workPlatformPaging.test.ts).
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+
+const { newTask } = workPlatformCalls(() => ({ t, client, fx }));
+
+describe('GET /v1/tasks', () => {
+  it("answers 200 with the workspace's tasks, newest first, and a task created since at the top", async () => {
+    const before = expectSuccess(await client.get('/v1/tasks?limit=5', bearer(fx.tokens.readOnly)), 200);
+    expect(before.items).toHaveLength(5);
+    expect(before.nextCursor).toEqual(expect.any(String));
+    for (const task of before.items) expect(fx.taskIds).toContain(task.id);
+    const created = await newTask('Listed first');
+    const after = expectSuccess(await client.get('/v1/tasks?limit=5', bearer(fx.tokens.readOnly)), 200);
+    expect(after.items.map((task: { id: string }) => task.id)).toEqual([created.id, ...before.items.slice(0, 4).map((task: { id: string }) => task.id)]);
+    expect(after.items[0]).toEqual(created);
+  });
+
+  it('answers 403 insufficient-scope to a token with projects:read only', async () => {
+    const problem = expectProblem(await client.get('/v1/tasks', bearer(makePat(t.db, fx.workspaceId, ['projects:read']))), 403, 'insufficient-scope');
+    expect(problem).toMatchObject({ requiredScopes: ['tasks:read'], grantedScopes: ['projects:read'] });
+  });
+});
+
+describe('workspace isolation', () => {
+  it('lists no task of one workspace to the other', async () => {
+    const tasks = await client.get('/v1/tasks?limit=100', bearer(fx.otherWorkspace.token));
+    expect(tasks.status).toBe(200);
+    expect(tasks.body.items.map((task: { id: string }) => task.id)).toEqual([fx.otherWorkspace.taskId]);
+  });
+});
