@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import express, { type Express, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseValidationMode } from '../config.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
@@ -43,23 +43,28 @@ export function requestIdFor(header: string | string[] | undefined): string {
   return `req_${id}`;
 }
 
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
 /**
- * The only place that knows Express: it turns a request into an `IncomingCall`, hands it to the
- * API that owns the path, checks the reply against the contract when asked to, and writes it.
+ * The only place that knows HTTP: it turns a node:http request into an `IncomingCall`, hands it
+ * to the API that owns the path, checks the reply against the contract when asked to, and
+ * writes it. A plain request listener, not an Express app: the pipeline routes by the contract
+ * and needs none of Express's routing or response helpers, which cost more per request than the
+ * whole pipeline does (see README, Performance).
  */
-export function createHttpAdapter(options: HttpAdapterOptions): Express {
+export function createHttpAdapter(options: HttpAdapterOptions): RequestListener {
   const apis = [...options.apis].sort((a, b) => b.api.pathPrefix.length - a.api.pathPrefix.length);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const now = options.now ?? Date.now;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', false);
 
-  app.use(async (req: Request, res: Response) => {
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
     const requestId = requestIdFor(req.headers['x-request-id']);
-    const mounted = apis.find(({ api }) => isUnderPrefix(req.path, api.pathPrefix)) ?? options.apis[0]!;
+    const url = originFormOf(req.url);
+    const queryStart = url.indexOf('?');
+    const path = queryStart >= 0 ? url.slice(0, queryStart) : url;
+    const method = req.method ?? 'GET';
+    const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
     let reply: Reply;
     let operationId: string | undefined;
     try {
@@ -67,11 +72,10 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
         // Node keeps only the first; a proxy in front may have used another.
         throw new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' });
       }
-      const queryStart = req.originalUrl.indexOf('?');
       const call: IncomingCall = {
-        method: req.method,
-        path: req.path,
-        rawQuery: queryStart >= 0 ? req.originalUrl.slice(queryStart + 1) : '',
+        method,
+        path,
+        rawQuery: queryStart >= 0 ? url.slice(queryStart + 1) : '',
         headers: req.headers,
         readBody: once(() => readBody(req, maxBodyBytes)),
         requestId,
@@ -80,21 +84,39 @@ export function createHttpAdapter(options: HttpAdapterOptions): Express {
     } catch (error) {
       reply = mounted.errorReply(error, requestId);
     }
-    reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
-    writeReply(res, reply, requestId, req.method, options.isDraining?.() ?? false);
+    try {
+      reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
+      writeReply(res, reply, requestId, method, options.isDraining?.() ?? false);
+    } catch (error) {
+      // Nothing left to answer with: the reply could not be written (the client went away, or headers were sent).
+      options.logger.error('reply not written', { requestId, operationId, error: error instanceof Error ? error.message : String(error) });
+      res.destroy();
+      return;
+    }
     if (options.logRequests) {
       options.logger.info('request', {
         requestId,
-        method: req.method,
-        path: req.path,
+        method,
+        path,
         operationId,
         status: reply.status,
         durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
         at: now(),
       });
     }
-  });
-  return app;
+  };
+}
+
+/** The path and query of a request target, also when a client sent the absolute form (`GET http://host/path`). */
+function originFormOf(target: string | undefined): string {
+  if (!target) return '/';
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return '/';
+  }
 }
 
 function countHeader(rawHeaders: string[], name: string): number {
@@ -143,7 +165,7 @@ function serialize(reply: Reply, requestId: string): { headers: Record<string, s
   return { headers, body: JSON.stringify(reply.body) };
 }
 
-function writeReply(res: Response, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
+function writeReply(res: ServerResponse, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
   const { headers, body } = serialize(reply, requestId);
   // While shutting down, a kept-alive connection must not take another request: the client would see it reset.
   if (closeConnection) headers.connection = 'close';
@@ -161,7 +183,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 /** Past the limit the rest of an upload is read and dropped (so the client can read the 413), up to this much. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
-async function readBody(req: Request, maxBytes: number): Promise<Buffer | undefined> {
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResponseValidationMode } from '../../src/config.js';
@@ -24,13 +24,13 @@ const servers: Server[] = [];
 
 async function serve(reply: Reply, mode: ResponseValidationMode, logLines: string[]): Promise<string> {
   const logger = memoryLogger(logLines);
-  const app = createHttpAdapter({
+  const listener = createHttpAdapter({
     apis: [{ api: fixedApi(reply), responseContract: new ResponseContract(loadContractDocument('portfolio')), errorReply: (error, id) => toErrorReply(error, id, logger) }],
     responseValidation: mode,
     logger,
     logRequests: false,
   });
-  const server = app.listen(0, '127.0.0.1');
+  const server = createServer(listener).listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise((resolve) => server.once('listening', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
