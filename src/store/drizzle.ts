@@ -1,4 +1,10 @@
+// The store's one query style: every statement is written with drizzle's query builder, so each
+// table's columns are spelled once, in db/schema.ts. A statement runs either through drizzle's own
+// `.prepare()` (rows mapped to objects by the schema), or, on the per-request hot paths, through
+// compiledStatement(): the builder's SQL compiled once by better-sqlite3, without drizzle's
+// per-call binding and per-row mapping. No hand-written SELECT or INSERT column lists.
 import type BetterSqlite3 from 'better-sqlite3';
+import { Placeholder } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.js';
 
@@ -14,4 +20,46 @@ export function drizzleFor(db: BetterSqlite3.Database): AppDatabase {
     instances.set(db, instance);
   }
   return instance;
+}
+
+/** A builder query before it runs: drizzle's select, insert, update and delete all have `toSQL()`. */
+export interface BuiltQuery {
+  toSQL(): { sql: string; params: unknown[] };
+}
+
+/** A statement compiled once; its placeholders are bound by name from one arguments object. */
+export interface CompiledStatement<Args, Row> {
+  /** Rows as arrays, in the order the query selects its columns (cheapest to read). */
+  rows(args: Args): Row[];
+  /** The first row as an array, or undefined. */
+  row(args: Args): Row | undefined;
+  /** The first column of the first row, or undefined. */
+  value(args: Args): unknown;
+  run(args: Args): BetterSqlite3.RunResult;
+}
+
+/**
+ * The builder's SQL compiled by better-sqlite3 once. Only `sql.placeholder()` values may be bound,
+ * so one statement serves every call; literal values in the builder are refused at start-up.
+ */
+export function compiledStatement<Args extends object, Row extends readonly unknown[] = unknown[]>(
+  db: BetterSqlite3.Database,
+  query: BuiltQuery,
+): CompiledStatement<Args, Row> {
+  const { sql: source, params } = query.toSQL();
+  const names = params.map((param) => {
+    if (!(param instanceof Placeholder)) throw new Error(`a compiled statement binds placeholders only, not ${String(param)}: ${source}`);
+    return param.name as keyof Args;
+  });
+  // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
+  let arrays: BetterSqlite3.Statement<unknown[], Row> | undefined;
+  let values: BetterSqlite3.Statement<unknown[], unknown> | undefined;
+  let writes: BetterSqlite3.Statement<unknown[], unknown> | undefined;
+  const bind = (args: Args) => names.map((name) => args[name]);
+  return {
+    rows: (args) => (arrays ??= db.prepare<unknown[], Row>(source).raw(true)).all(...bind(args)),
+    row: (args) => (arrays ??= db.prepare<unknown[], Row>(source).raw(true)).get(...bind(args)),
+    value: (args) => (values ??= db.prepare<unknown[], unknown>(source).pluck(true)).get(...bind(args)),
+    run: (args) => (writes ??= db.prepare<unknown[], unknown>(source)).run(...bind(args)),
+  };
 }

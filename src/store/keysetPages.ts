@@ -3,8 +3,9 @@
 // OFFSET, so a page costs the same wherever it is, and inserts or deletes elsewhere never make a
 // row appear twice or be skipped. Each sort key has an index (workspace_id, key, id).
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, desc, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { compiledStatement, type BuiltQuery } from './drizzle.js';
 import { StoreError } from './errors.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
@@ -114,22 +115,12 @@ export interface KeysetListArguments {
 }
 
 /**
- * A list query run on the connection itself: drizzle writes its SQL once, and each call reads
- * SQLite's rows as arrays (much cheaper than objects, which better-sqlite3 builds member by
- * member), without drizzle's per-call binding and per-row mapping. The query selects the id,
- * the sort key and then the listed columns, in that order.
+ * A list query compiled once (see compiledStatement): it selects the id, the sort key and then the
+ * listed columns, in that order, and each call reads SQLite's rows as arrays.
  */
-export function prepareKeysetList<R extends KeysetRow>(
-  db: BetterSqlite3.Database,
-  query: { toSQL(): { sql: string; params: unknown[] } },
-): (args: KeysetListArguments) => R[] {
-  const { sql: source, params } = query.toSQL();
-  const names = params.map((param) => {
-    if (!(param instanceof Placeholder)) throw new Error(`a list statement binds placeholders only, not ${String(param)}`);
-    return param.name as keyof KeysetListArguments;
-  });
-  const statement = db.prepare<unknown[], R>(source).raw(true);
-  return (args) => statement.all(...names.map((name) => args[name]));
+export function prepareKeysetList<R extends KeysetRow>(db: BetterSqlite3.Database, query: BuiltQuery): (args: KeysetListArguments) => R[] {
+  const statement = compiledStatement<KeysetListArguments, R>(db, query);
+  return (args) => statement.rows(args);
 }
 
 /** Prepared list statements, one per (sort, order, first page or not), each made on first use. */
