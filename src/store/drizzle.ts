@@ -4,7 +4,7 @@
 // compiledStatement(): the builder's SQL compiled once by better-sqlite3, without drizzle's
 // per-call binding and per-row mapping. No hand-written SELECT or INSERT column lists.
 import type BetterSqlite3 from 'better-sqlite3';
-import { Placeholder } from 'drizzle-orm';
+import { getTableColumns, Placeholder, sql, type Table } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.js';
 
@@ -62,4 +62,9 @@ export function compiledStatement<Args extends object, Row extends readonly unkn
     value: (args) => (values ??= db.prepare<unknown[], unknown>(source).pluck(true)).get(...bind(args)),
     run: (args) => (writes ??= db.prepare<unknown[], unknown>(source)).run(...bind(args)),
   };
+}
+
+/** An insert's values: every column of the table bound from the placeholder of the same name. */
+export function placeholdersFor<T extends Table>(table: T): Record<keyof T['$inferInsert'], Placeholder> {
+  return Object.fromEntries(Object.keys(getTableColumns(table)).map((name) => [name, sql.placeholder(name)])) as Record<keyof T['$inferInsert'], Placeholder>;
 }

@@ -7,14 +7,16 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import {
   dueOnSortExpressionText,
+  projects,
   storageLimits,
   taskPriorities,
   tasks,
+  users,
   taskStatuses,
   type TaskPriority,
   type TaskStatus,
 } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { drizzleFor, placeholdersFor } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
@@ -155,18 +157,18 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
   const outbox = createOutboxWriter(db, randomBytes);
 
   const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
-  // The statements of every create and read run on the connection directly (no per-call mapping).
-  const selectOne = db.prepare<{ workspaceId: string; id: string }, TaskRow>(
-    `SELECT id, workspace_id AS workspaceId, project_id AS projectId, title, status, priority, priority_rank AS priorityRank,
-            due_on AS dueOn, assignee_id AS assigneeId, version, created_at AS createdAt, updated_at AS updatedAt
-       FROM tasks WHERE workspace_id = @workspaceId AND id = @id`,
-  );
-  const projectExists = db.prepare<{ workspaceId: string; id: string }, 1>('SELECT 1 FROM projects WHERE workspace_id = @workspaceId AND id = @id').pluck();
-  const userExists = db.prepare<{ workspaceId: string; id: string }, 1>('SELECT 1 FROM users WHERE workspace_id = @workspaceId AND id = @id').pluck();
-  const insert = db.prepare<TaskRow>(
-    `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at)
-     VALUES (@id, @workspaceId, @projectId, @title, @status, @priority, @priorityRank, @dueOn, @assigneeId, @version, @createdAt, @updatedAt)`,
-  );
+  const selectOne = orm.select().from(tasks).where(inWorkspace).prepare();
+  const projectExists = orm
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id'))))
+    .prepare();
+  const userExists = orm
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.workspaceId, sql.placeholder('workspaceId')), eq(users.id, sql.placeholder('id'))))
+    .prepare();
+  const insert = orm.insert(tasks).values(placeholdersFor(tasks)).prepare();
   const update = orm
     .update(tasks)
     .set({
