@@ -5,7 +5,7 @@
 // transaction. Reads then only select and parse precomputed JSON.
 import { readFileSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { createAjv2020 } from '../contract/ajv.js';
 import { asc, eq, sql } from 'drizzle-orm';
 import { assets, portfolioItems, portfolios, tenants, type PortfolioItemKind } from '../../db/schema.js';
@@ -39,6 +39,7 @@ import type {
 } from './importFormat.js';
 import { sanitizeHtml } from './sanitizeHtml.js';
 import { escapePointerToken } from '../contract/jsonPointer.js';
+import { validationIssues } from '../contract/validationIssues.js';
 
 // Both packages are CommonJS with a default export; under NodeNext the value sits on `.default`.
 
@@ -111,50 +112,6 @@ function schemaValidator(): ValidateFunction {
   return compiledValidator;
 }
 
-
-function problemFromSchemaError(error: ErrorObject): ImportProblem {
-  const params = error.params as Record<string, unknown>;
-  const at = error.instancePath;
-  switch (error.keyword) {
-    case 'required':
-      return { path: `${at}/${escapePointerToken(String(params.missingProperty))}`, message: 'is required' };
-    case 'additionalProperties':
-      return {
-        path: `${at}/${escapePointerToken(String(params.additionalProperty))}`,
-        message: 'is not a member of this format',
-      };
-    case 'const':
-      return { path: at, message: `must be ${JSON.stringify(params.allowedValue)}` };
-    case 'enum':
-      return {
-        path: at,
-        message: `must be one of: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`,
-      };
-    case 'type': {
-      const types = Array.isArray(params.type) ? params.type : String(params.type).split(',');
-      return { path: at, message: `must be ${types.join(' or ')}` };
-    }
-    case 'minLength':
-      return { path: at, message: params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters` };
-    case 'maxLength':
-      return { path: at, message: `must be at most ${String(params.limit)} characters` };
-    case 'pattern':
-      return { path: at, message: patternMessage(String(params.pattern)) };
-    case 'format':
-      return { path: at, message: `must be a valid ${String(params.format)}` };
-    default:
-      return { path: at, message: error.message ?? `fails ${error.keyword}` };
-  }
-}
-
-function patternMessage(pattern: string): string {
-  if (pattern === '^[a-z0-9]+(?:-[a-z0-9]+)*$') {
-    return 'must be lowercase letters and digits in groups joined by single hyphens, like "my-first-post"';
-  }
-  const prefix = /^\^([a-z]+)_\[A-Za-z0-9\]\+\$$/.exec(pattern)?.[1];
-  if (prefix) return `must be "${prefix}_" followed by letters and digits`;
-  return `must match the pattern ${pattern}`;
-}
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -295,7 +252,11 @@ export function validatePortfolioDocument(document: unknown): ImportProblem[] {
   // discriminator would, so its errors would only repeat them.
   const schemaProblems = validate(document)
     ? []
-    : (validate.errors ?? []).filter((error) => error.keyword !== 'discriminator').map(problemFromSchemaError);
+    : validationIssues(
+        (validate.errors ?? []).filter((error) => error.keyword !== 'discriminator'),
+        'body',
+      ).map(({ path, message }) => ({ path, message }));
+
   const seen = new Set<string>();
   const problems: ImportProblem[] = [];
   for (const problem of [...schemaProblems, ...semanticProblems(document)]) {
