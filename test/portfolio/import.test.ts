@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import {
-  exportPortfolio,
   importFormatSchemaPath,
-  importPortfolio,
   PortfolioImportError,
   validatePortfolioDocument,
   type ImportProblem,
-} from '../../src/portfolio/portfolioImport.js';
+} from '../../src/portfolio/import/validateImport.js';
 import { StoreError } from '../../src/store/errors.js';
 import { contentCounts, makeClock, makeDatabase, makeDocument, makeTenant, repoRoot, type TempDatabase } from '../store/factories.js';
 

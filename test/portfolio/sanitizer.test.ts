@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio, PortfolioImportError } from '../../src/portfolio/portfolioImport.js';
+import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { PortfolioImportError } from '../../src/portfolio/import/validateImport.js';
 import { sanitizeHtml } from '../../src/portfolio/sanitizeHtml.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { makeDatabase, makeDocument, makeTenant, type TempDatabase } from '../store/factories.js';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoTenants, loadDemoData } from '../../src/demo/demoData.js';
-import { exportPortfolio, validatePortfolioDocument } from '../../src/portfolio/portfolioImport.js';
+import { exportPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { validatePortfolioDocument } from '../../src/portfolio/import/validateImport.js';
 import { createApiKeyStore, hashApiKey } from '../../src/store/apiKeys.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { createTenantStore } from '../../src/store/tenants.js';

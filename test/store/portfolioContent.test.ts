@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { contractErrors, makeClock, makeDatabase, makeDocument, makeTenant, type TempDatabase } from './factories.js';
 

@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import { migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { createPortfolioReader, keptAnswerBytesPerTenant } from '../../src/store/portfolioContent.js';
 import { makeClock, makeDatabase, makeDocument, makeTempDir, makeTenant, type TempDatabase } from './factories.js';
