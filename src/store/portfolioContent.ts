@@ -12,9 +12,7 @@ import { drizzleFor } from './drizzle.js';
 import type {
   ListedItemByKind,
   PortfolioItemKind,
-  PortfolioResponse,
   ProfileItem,
-  SlugItemByKind,
   SlugKind,
 } from './portfolioShapes.js';
 
@@ -24,27 +22,15 @@ export interface PageRequest {
 }
 
 export interface PortfolioReader {
-  /** The whole published portfolio; undefined when the tenant has no published portfolio. */
-  publishedDocument(tenantId: string): PortfolioResponse | undefined;
-  /** The same as JSON text. */
-  publishedDocumentJson(tenantId: string): string | undefined;
-  /** The same as UTF-8 JSON bytes, kept per revision. */
+  /** The whole published portfolio as UTF-8 JSON bytes, kept per revision; undefined when the tenant has no published portfolio. */
   publishedDocumentBytes(tenantId: string): Buffer | undefined;
   /** Undefined when the tenant has no published portfolio. */
   profile(tenantId: string): ProfileItem | undefined;
   /**
-   * One page of a kind's published items in display order, and how many published items the kind
-   * has. Pages are listed as `PageSummary` (no blocks). Undefined when the tenant has no
-   * published portfolio.
-   */
-  listPublished<K extends PortfolioItemKind>(
-    tenantId: string,
-    kind: K,
-    page: PageRequest,
-  ): { items: ListedItemByKind[K][]; total: number } | undefined;
-  /**
-   * One page as `encode` turns it into the answer's bytes, kept per revision and page: `encode`
-   * must depend on nothing but its argument and the page. Undefined as for `listPublished`.
+   * One page of a kind's published items in display order, with how many published items the
+   * kind has (pages are listed as `PageSummary`, without blocks), as `encode` turns it into the
+   * answer's bytes; kept per revision and page, so `encode` must depend on nothing but its
+   * argument and the page. Undefined when the tenant has no published portfolio.
    */
   encodedListPage<K extends PortfolioItemKind>(
     tenantId: string,
@@ -52,9 +38,10 @@ export interface PortfolioReader {
     page: PageRequest,
     encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
   ): Buffer | undefined;
-  /** Undefined when the tenant has no published portfolio, or the item is missing or unpublished. */
-  publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string): SlugItemByKind[K] | undefined;
-  /** The same as UTF-8 JSON bytes, kept per revision. */
+  /**
+   * A published item by slug as UTF-8 JSON bytes, kept per revision. Undefined when the tenant has
+   * no published portfolio, or the item is missing or unpublished.
+   */
   publishedBySlugBytes(tenantId: string, kind: SlugKind, slug: string): Buffer | undefined;
 }
 
@@ -85,7 +72,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     eq(portfolioItems.published, 1),
   );
 
-  const selectDocument = orm.select({ json: portfolios.documentJson }).from(portfolios).where(isPublished).prepare();
   const selectProfile = orm
     .select({ json: portfolios.profileRenderedJson })
     .from(portfolios)
@@ -103,16 +89,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       .prepare();
   const selectItems = selectPage(portfolioItems.renderedJson);
   const selectPageSummaries = selectPage(portfolioItems.summaryJson);
-  const selectBySlug = orm
-    .select({ json: portfolioItems.renderedJson })
-    .from(portfolioItems)
-    .innerJoin(
-      portfolios,
-      and(eq(portfolios.tenantId, portfolioItems.tenantId), eq(portfolios.published, 1)),
-    )
-    .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug'))))
-    .prepare();
-
   // The statements every call runs (and the first read of an answer) go to the connection directly.
   const selectRevision = db
     .prepare<[string], number>('SELECT revision FROM portfolios WHERE tenant_id = ? AND published = 1')
@@ -172,13 +148,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
   }
 
   const reader: PortfolioReader = {
-    publishedDocument(tenantId) {
-      const row = selectDocument.get({ tenantId });
-      return row ? (JSON.parse(row.json) as PortfolioResponse) : undefined;
-    },
-    publishedDocumentJson(tenantId) {
-      return selectDocument.get({ tenantId })?.json;
-    },
     publishedDocumentBytes(tenantId) {
       const revision = currentRevision(tenantId);
       if (revision === undefined) return undefined;
@@ -191,10 +160,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     profile(tenantId) {
       const row = selectProfile.get({ tenantId });
       return row ? (JSON.parse(row.json) as ProfileItem) : undefined;
-    },
-    listPublished<K extends PortfolioItemKind>(tenantId: string, kind: K, { limit, offset }: PageRequest) {
-      const listed = listInSnapshot(tenantId, kind, limit, offset);
-      return listed && { items: listed.items as ListedItemByKind[K][], total: listed.total };
     },
     encodedListPage<K extends PortfolioItemKind>(
       tenantId: string,
@@ -211,10 +176,6 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       if (!listed) return undefined;
       const bytes = encode({ items: listed.items as ListedItemByKind[K][], total: listed.total });
       return keepAnswer(tenantId, listed.revision, query, bytes);
-    },
-    publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string) {
-      const row = selectBySlug.get({ tenantId, kind, slug });
-      return row ? (JSON.parse(row.json) as SlugItemByKind[K]) : undefined;
     },
     publishedBySlugBytes(tenantId, kind, slug) {
       const revision = currentRevision(tenantId);
