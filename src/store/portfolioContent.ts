@@ -1,6 +1,6 @@
 // The read side of published portfolios, used by the request handlers. Everything served was
 // rendered at import (sanitized, assets resolved), so a read is one or two indexed selects of
-// JSON text and a parse; every statement is prepared once per database connection.
+// JSON text; every statement is compiled once per reader (see compiledStatement).
 //
 // Answers are also kept encoded, per tenant, for as long as the portfolio's revision stays the
 // same: each call first reads the revision (one indexed select), so a write by any connection or
@@ -8,7 +8,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { portfolioItems, portfolios } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import type {
   ListedItemByKind,
   PortfolioItemKind,
@@ -65,54 +65,59 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
   if (existing) return existing;
 
   const orm = drizzleFor(db);
-  const isPublished = and(eq(portfolios.tenantId, sql.placeholder('tenantId')), eq(portfolios.published, 1));
+  const forTenant = sql.placeholder('tenantId');
+  const isPublished = and(eq(portfolios.tenantId, forTenant), eq(portfolios.published, sql`1`));
   const itemFilter = and(
-    eq(portfolioItems.tenantId, sql.placeholder('tenantId')),
+    eq(portfolioItems.tenantId, forTenant),
     eq(portfolioItems.kind, sql.placeholder('kind')),
-    eq(portfolioItems.published, 1),
+    eq(portfolioItems.published, sql`1`),
   );
 
-  const selectProfile = orm
-    .select({ json: portfolios.profileRenderedJson })
-    .from(portfolios)
-    .where(isPublished)
-    .prepare();
-  const countItems = orm.select({ total: count() }).from(portfolioItems).where(itemFilter).prepare();
+  // Every statement runs per request: compiled once, rows read as arrays.
+  const selectRevision = compiledStatement<{ tenantId: string }>(db, orm.select({ revision: portfolios.revision }).from(portfolios).where(isPublished));
+  const selectProfile = compiledStatement<{ tenantId: string }>(db, orm.select({ json: portfolios.profileRenderedJson }).from(portfolios).where(isPublished));
+  const selectRevisionAndDocument = compiledStatement<{ tenantId: string }, [revision: number, json: string]>(
+    db,
+    orm.select({ revision: portfolios.revision, json: portfolios.documentJson }).from(portfolios).where(isPublished),
+  );
+  const countItems = compiledStatement<{ tenantId: string; kind: PortfolioItemKind }>(
+    db,
+    orm.select({ total: count() }).from(portfolioItems).where(itemFilter),
+  );
   const selectPage = (column: typeof portfolioItems.renderedJson | typeof portfolioItems.summaryJson) =>
-    orm
-      .select({ json: column })
-      .from(portfolioItems)
-      .where(itemFilter)
-      .orderBy(asc(portfolioItems.position))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare();
+    compiledStatement<{ tenantId: string; kind: PortfolioItemKind; limit: number; offset: number }, [json: string | null]>(
+      db,
+      orm
+        .select({ json: column })
+        .from(portfolioItems)
+        .where(itemFilter)
+        .orderBy(asc(portfolioItems.position))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset')),
+    );
   const selectItems = selectPage(portfolioItems.renderedJson);
   const selectPageSummaries = selectPage(portfolioItems.summaryJson);
-  // The statements every call runs (and the first read of an answer) go to the connection directly.
-  const selectRevision = db
-    .prepare<[string], number>('SELECT revision FROM portfolios WHERE tenant_id = ? AND published = 1')
-    .pluck();
-  const selectRevisionAndDocument = db.prepare<[string], { revision: number; json: string }>(
-    'SELECT revision, document_json AS json FROM portfolios WHERE tenant_id = ? AND published = 1',
+  const selectRevisionAndItemBySlug = compiledStatement<{ tenantId: string; kind: SlugKind; slug: string }, [revision: number, json: string]>(
+    db,
+    orm
+      .select({ revision: portfolios.revision, json: portfolioItems.renderedJson })
+      .from(portfolioItems)
+      .innerJoin(portfolios, and(eq(portfolios.tenantId, portfolioItems.tenantId), eq(portfolios.published, sql`1`)))
+      .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug')))),
   );
-  const selectRevisionAndItemBySlug = db.prepare<[string, SlugKind, string], { revision: number; json: string }>(
-    `SELECT portfolios.revision, portfolio_items.rendered_json AS json
-       FROM portfolio_items JOIN portfolios ON portfolios.tenant_id = portfolio_items.tenant_id AND portfolios.published = 1
-      WHERE portfolio_items.tenant_id = ? AND portfolio_items.kind = ? AND portfolio_items.slug = ? AND portfolio_items.published = 1`,
-  );
+  const revisionOf = (id: string) => selectRevision.value({ tenantId: id }) as number | undefined;
 
   // A list is a revision read, a count and a select: one read transaction gives them one snapshot,
   // so a concurrent import never shows a total that disagrees with the items, and the page is
   // kept under the revision it was read at.
   const listInSnapshot = db.transaction(
-    (tenantId: string, kind: PortfolioItemKind, limit: number, offset: number) => {
-      const revision = selectRevision.get(tenantId);
+    (id: string, kind: PortfolioItemKind, limit: number, offset: number) => {
+      const revision = revisionOf(id);
       if (revision === undefined) return undefined;
-      const total = countItems.get({ tenantId, kind })?.total ?? 0;
+      const total = (countItems.value({ tenantId: id, kind }) as number | undefined) ?? 0;
       const statement = kind === 'page' ? selectPageSummaries : selectItems;
-      const rows = offset >= total ? [] : statement.all({ tenantId, kind, limit, offset });
-      return { revision, items: rows.map((row) => JSON.parse(row.json ?? 'null') as unknown), total };
+      const rows = offset >= total ? [] : statement.rows({ tenantId: id, kind, limit, offset });
+      return { revision, items: rows.map(([json]) => JSON.parse(json ?? 'null') as unknown), total };
     },
   );
 
@@ -120,7 +125,7 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
 
   /** The tenant's current revision; forgets its answers once it has no published portfolio. */
   function currentRevision(tenantId: string): number | undefined {
-    const revision = selectRevision.get(tenantId);
+    const revision = revisionOf(tenantId);
     if (revision === undefined) keptByTenant.delete(tenantId);
     return revision;
   }
@@ -154,12 +159,12 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       const kept = keptAnswer(tenantId, revision, 'document');
       if (kept) return kept;
       // Revision and text from one row read, so a concurrent write cannot pair one with the other.
-      const row = selectRevisionAndDocument.get(tenantId);
-      return row && keepAnswer(tenantId, row.revision, 'document', Buffer.from(row.json, 'utf8'));
+      const row = selectRevisionAndDocument.row({ tenantId });
+      return row && keepAnswer(tenantId, row[0], 'document', Buffer.from(row[1], 'utf8'));
     },
     profile(tenantId) {
-      const row = selectProfile.get({ tenantId });
-      return row ? (JSON.parse(row.json) as ProfileItem) : undefined;
+      const json = selectProfile.value({ tenantId }) as string | undefined;
+      return json === undefined ? undefined : (JSON.parse(json) as ProfileItem);
     },
     encodedListPage<K extends PortfolioItemKind>(
       tenantId: string,
@@ -184,8 +189,8 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       const kept = keptAnswer(tenantId, revision, query);
       if (kept) return kept;
       // Only items that exist are kept, so asking for made-up slugs costs no memory.
-      const row = selectRevisionAndItemBySlug.get(tenantId, kind, slug);
-      return row && keepAnswer(tenantId, row.revision, query, Buffer.from(row.json, 'utf8'));
+      const row = selectRevisionAndItemBySlug.row({ tenantId, kind, slug });
+      return row && keepAnswer(tenantId, row[0], query, Buffer.from(row[1], 'utf8'));
     },
   };
   readers.set(db, reader);
