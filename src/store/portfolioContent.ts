@@ -2,12 +2,14 @@
 // rendered at import (sanitized, assets resolved), so a read is one or two indexed selects of
 // JSON text; every statement is compiled once per reader (see compiledStatement).
 //
-// Answers are also kept encoded, per tenant, for as long as the portfolio's revision stays the
-// same: each call first reads the revision (one indexed select), so a write by any connection or
-// process is served on the next call. Every write of a portfolio (importPortfolio) changes it.
+// Answers are also kept encoded in the process's bounded cache, each under the revision of the
+// portfolio it was built from: each call first reads the revision (one indexed select), so a write
+// by any connection or process is served on the next call. Every write of a portfolio (an import,
+// see portfolioDocuments.ts) changes it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { portfolioItems, portfolios } from '../../db/schema.js';
+import type { BoundedCache } from './boundedCache.js';
 import { compiledStatement, drizzleFor } from './drizzle.js';
 import type {
   ListedItemByKind,
@@ -45,25 +47,13 @@ export interface PortfolioReader {
   publishedBySlugBytes(tenantId: string, kind: SlugKind, slug: string): Buffer | undefined;
 }
 
-/**
- * How many bytes of answers are kept per tenant. Past it the tenant's answers are dropped and kept
- * again from scratch, so a caller walking through every page cannot grow memory without bound.
- */
-export const keptAnswerBytesPerTenant = 4 * 1024 * 1024;
-
-interface KeptAnswers {
-  revision: number;
-  byQuery: Map<string, Buffer>;
-  bytes: number;
+export interface PortfolioReaderOptions {
+  /** The process's cache of encoded answers; the reader keeps its answers in a space of its own. */
+  cache: BoundedCache;
 }
 
-const readers = new WeakMap<BetterSqlite3.Database, PortfolioReader>();
-
-/** The reader bound to `db`, created (and its statements prepared) once per connection. */
-export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioReader {
-  const existing = readers.get(db);
-  if (existing) return existing;
-
+/** The reader of `db`, its statements compiled once; create one per connection, at start-up. */
+export function createPortfolioReader(db: BetterSqlite3.Database, { cache }: PortfolioReaderOptions): PortfolioReader {
   const orm = drizzleFor(db);
   const forTenant = sql.placeholder('tenantId');
   const isPublished = and(eq(portfolios.tenantId, forTenant), eq(portfolios.published, sql`1`));
@@ -121,46 +111,20 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
     },
   );
 
-  const keptByTenant = new Map<string, KeptAnswers>();
+  // Keys start with the tenant id, which holds no NUL, so no tenant's key can name another's answer.
+  const answers = cache.space('portfolio answers');
+  const key = (tenantId: string, query: string) => `${tenantId}\u0000${query}`;
 
-  /** The tenant's current revision; forgets its answers once it has no published portfolio. */
-  function currentRevision(tenantId: string): number | undefined {
-    const revision = revisionOf(tenantId);
-    if (revision === undefined) keptByTenant.delete(tenantId);
-    return revision;
-  }
-
-  function keptAnswer(tenantId: string, revision: number, query: string): Buffer | undefined {
-    const kept = keptByTenant.get(tenantId);
-    return kept?.revision === revision ? kept.byQuery.get(query) : undefined;
-  }
-
-  function keepAnswer(tenantId: string, revision: number, query: string, bytes: Buffer): Buffer {
-    let kept = keptByTenant.get(tenantId);
-    if (kept?.revision !== revision) {
-      // Answers of any other revision are stale: a new revision replaces them all.
-      kept = { revision, byQuery: new Map(), bytes: 0 };
-      keptByTenant.set(tenantId, kept);
-    }
-    if (bytes.length > keptAnswerBytesPerTenant) return bytes;
-    if (kept.bytes + bytes.length > keptAnswerBytesPerTenant) {
-      kept.byQuery.clear();
-      kept.bytes = 0;
-    }
-    kept.byQuery.set(query, bytes);
-    kept.bytes += bytes.length;
-    return bytes;
-  }
-
-  const reader: PortfolioReader = {
+  return {
     publishedDocumentBytes(tenantId) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const kept = keptAnswer(tenantId, revision, 'document');
+      const documentKey = key(tenantId, 'document');
+      const kept = answers.get(documentKey, revision);
       if (kept) return kept;
       // Revision and text from one row read, so a concurrent write cannot pair one with the other.
       const row = selectRevisionAndDocument.row({ tenantId });
-      return row && keepAnswer(tenantId, row[0], 'document', Buffer.from(row[1], 'utf8'));
+      return row && answers.keep(documentKey, row[0], Buffer.from(row[1], 'utf8'));
     },
     profile(tenantId) {
       const json = selectProfile.value({ tenantId }) as string | undefined;
@@ -172,27 +136,24 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       { limit, offset }: PageRequest,
       encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
     ) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const query = `list ${kind} ${limit} ${offset}`;
-      const kept = keptAnswer(tenantId, revision, query);
+      const pageKey = key(tenantId, `list ${kind} ${limit} ${offset}`);
+      const kept = answers.get(pageKey, revision);
       if (kept) return kept;
       const listed = listInSnapshot(tenantId, kind, limit, offset);
       if (!listed) return undefined;
-      const bytes = encode({ items: listed.items as ListedItemByKind[K][], total: listed.total });
-      return keepAnswer(tenantId, listed.revision, query, bytes);
+      return answers.keep(pageKey, listed.revision, encode({ items: listed.items as ListedItemByKind[K][], total: listed.total }));
     },
     publishedBySlugBytes(tenantId, kind, slug) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const query = `item ${kind} ${slug}`;
-      const kept = keptAnswer(tenantId, revision, query);
+      const itemKey = key(tenantId, `item ${kind} ${slug}`);
+      const kept = answers.get(itemKey, revision);
       if (kept) return kept;
       // Only items that exist are kept, so asking for made-up slugs costs no memory.
       const row = selectRevisionAndItemBySlug.row({ tenantId, kind, slug });
-      return row && keepAnswer(tenantId, row[0], query, Buffer.from(row[1], 'utf8'));
+      return row && answers.keep(itemKey, row[0], Buffer.from(row[1], 'utf8'));
     },
   };
-  readers.set(db, reader);
-  return reader;
 }

@@ -8,6 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { encodeListPage } from '../../src/portfolio/listPublished.js';
+import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createPortfolioReader, type PageRequest } from '../../src/store/portfolioContent.js';
 import type { ListedItemByKind, PortfolioItemKind, PortfolioResponse, SlugItemByKind, SlugKind } from '../../src/store/portfolioShapes.js';
@@ -125,7 +126,7 @@ const decode = (bytes: Buffer | undefined): unknown => (bytes === undefined ? un
  * the list operations' own encoding), their answers decoded.
  */
 export function publishedReads(db: BetterSqlite3.Database) {
-  const reader = createPortfolioReader(db);
+  const reader = createPortfolioReader(db, { cache: createBoundedCache({ maxBytes: 4 * 1024 * 1024 }) });
   return {
     reader,
     document: (tenantId: string) => decode(reader.publishedDocumentBytes(tenantId)) as PortfolioResponse | undefined,

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { contractErrors, makeClock, makeDatabase, makeDocument, makeTenant, publishedReads, type TempDatabase } from './factories.js';
 
 let t: TempDatabase;
@@ -15,10 +14,6 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 describe('portfolio reader', () => {
-  it('is made once per connection', () => {
-    expect(createPortfolioReader(t.db)).toBe(createPortfolioReader(t.db));
-  });
-
   it('serves the whole published document, valid against the contract, with only published items', () => {
     const document = publishedReads(t.db).document(tenantId);
     expect(contractErrors('PortfolioResponse', document)).toEqual([]);
