@@ -25,6 +25,7 @@ import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js'
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret } from './auth/serverSecrets.js';
+import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
@@ -83,6 +84,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const workspaces = createWorkspaceStore(db, { now });
   const quota = createQuotaCounterStore(db);
   const idempotencyKeys = createIdempotencyKeyStore(db);
+  // One memory cap for every answer the process keeps.
+  const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
@@ -110,7 +113,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         projects: createProjectStore(db, { now }),
         webhooks: createWebhookSubscriptionStore(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
-        listPages: createListPageCache(db, { maxPages: config.listPageCachePages }),
+        listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
         quota,
         downloads: workPlatformArtifacts,
@@ -132,7 +135,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const portfolio = portfolioProfile({
       document: portfolioArtifacts.document as Document,
       findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
-      services: { content: createPortfolioReader(db), downloads: portfolioArtifacts },
+      services: { content: createPortfolioReader(db, { cache: answerCache }), downloads: portfolioArtifacts },
       rateLimiter,
       rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
       now,

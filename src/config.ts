@@ -30,7 +30,9 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
   webhookWorker: boolean;
-  /** Encoded /v1 list pages kept per process, served again while their collection is unchanged; 0 keeps none. */
+  /** Bytes of encoded answers (portfolio answers and /v1 list pages) kept per process, all users together; 0 keeps none. */
+  answerCacheMaxBytes: number;
+  /** Encoded /v1 list pages kept per process (within answerCacheMaxBytes), served again while their collection is unchanged; 0 keeps none. */
   listPageCachePages: number;
   /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
   databaseBusyTimeoutMs: number;
@@ -56,9 +58,15 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'Check every response against the contract: off, warn (log violations) or enforce (log and answer 500).',
   },
   {
+    name: 'ANSWER_CACHE_MAX_BYTES',
+    default: '33554432',
+    description:
+      'Memory for encoded answers kept per process (32 MiB by default), shared by the portfolio answers and the /v1 list pages, each served again until what it was built from changes; least recently used dropped first; 0 keeps none.',
+  },
+  {
     name: 'LIST_PAGE_CACHE_PAGES',
     default: '512',
-    description: 'Encoded /v1 task and project list pages kept in memory (at most 16 MiB), each served again until its collection changes; 0 keeps none.',
+    description: 'Encoded /v1 task and project list pages kept in memory (within ANSWER_CACHE_MAX_BYTES), each served again until its collection changes; 0 keeps none.',
   },
   {
     name: 'DATABASE_BUSY_TIMEOUT_MS',
@@ -172,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePath,
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
+    answerCacheMaxBytes: positiveInteger('ANSWER_CACHE_MAX_BYTES', env.ANSWER_CACHE_MAX_BYTES, 32 * 1024 * 1024, true),
     listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
     databaseBusyTimeoutMs: positiveInteger('DATABASE_BUSY_TIMEOUT_MS', env.DATABASE_BUSY_TIMEOUT_MS, 20, true),
     http: {

@@ -20,7 +20,8 @@ const modules = {
   database: () => import('../store/database.js'),
   tenants: () => import('../store/tenants.js'),
   apiKeys: () => import('../store/apiKeys.js'),
-  portfolioImport: () => import('../portfolio/portfolioImport.js'),
+  portfolioImport: () => import('../portfolio/import/importPortfolio.js'),
+  importValidation: () => import('../portfolio/import/validateImport.js'),
   demo: () => import('../demo/demoData.js'),
 };
 
@@ -422,7 +423,7 @@ function joinNegativeValues(argv: string[], command: Command): string[] {
 
 async function toCliError(error: unknown): Promise<CliError> {
   if (error instanceof CliError) return error;
-  if (error instanceof (await modules.portfolioImport()).PortfolioImportError) {
+  if (error instanceof (await modules.importValidation()).PortfolioImportError) {
     return new CliError(
       `The document is invalid: ${error.details.length} ${error.details.length === 1 ? 'problem' : 'problems'}; nothing was imported.`,
       error.details,

@@ -2,7 +2,7 @@
 // reports, and the small parsers the commands share.
 import type { ParseArgsConfig } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ImportProblem } from '../portfolio/portfolioImport.js';
+import type { ImportProblem } from '../portfolio/import/validateImport.js';
 
 /** A failure to report: message on stderr, exit code 1, and with --json an error object on stdout. */
 export class CliError extends Error {

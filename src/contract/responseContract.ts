@@ -2,6 +2,7 @@ import type { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { createAjv2020 } from './ajv.js';
 import { escapePointerToken, unescapePointerToken } from './jsonPointer.js';
+import { validationIssues } from './validationIssues.js';
 
 export interface ObservedResponse {
   status: number;
@@ -74,8 +75,10 @@ export class ResponseContract {
       const validate = this.validatorAt(`${headerPointer}/schema`);
       const schemaType = (this.resolve(this.followRefs(`${headerPointer}/schema`)) as JsonObject).type;
       const typedValue = schemaType === 'integer' || schemaType === 'number' ? Number(value) : value;
-      if (value === '' || !validate(typedValue)) {
-        problems.push(`${where}: header ${name}=${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
+      if (value === '') problems.push(`${where}: header ${name} is empty`);
+      else if (!validate(typedValue)) {
+        const reasons = validationIssues(validate.errors ?? [], 'body').map(({ path, message }) => (path ? `${path} ${message}` : message));
+        problems.push(`${where}: header ${name}=${JSON.stringify(value)} ${reasons.join('; ')}`);
       }
     }
     return problems;
@@ -94,9 +97,7 @@ export class ResponseContract {
     if (!(this.resolve(mediaPointer) as JsonObject).schema) return [];
     const validate = this.validatorAt(`${mediaPointer}/schema`);
     if (validate(response.body)) return [];
-    return (validate.errors ?? []).map(
-      (error) => `${where}: body${error.instancePath} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
-    );
+    return validationIssues(validate.errors ?? [], 'body').map(({ path, message }) => `${where}: body${path} ${message}`);
   }
 
   private validatorAt(pointer: string): ValidateFunction {

@@ -1,8 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import { escapePointerToken, unescapePointerToken } from './jsonPointer.js';
 
-// The one translation of Ajv's errors (openapi-backend's request validation, or a schema applied
-// to a body) into issues a client can act on: one per failing field, worded from the keyword.
+// The one translation of Ajv's errors (openapi-backend's request validation, a schema applied to a
+// body, the portfolio import format, the response check) into issues a client can act on: one per
+// failing field, worded from the keyword.
 
 export type ValidationIssueCode =
   | 'required'
@@ -256,7 +257,10 @@ function formatMessage(format: string): string {
   return FORMAT_MESSAGE[format] ?? `must be a valid ${format}`;
 }
 
+const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+
 function patternMessage(pattern: string): string {
+  if (pattern === SLUG_PATTERN) return 'must be lowercase letters and digits in groups joined by single hyphens, like "my-first-post"';
   // The contract's id patterns: `^prj_[A-Za-z0-9]+$`.
   const prefix = /^\^([a-z]+(?:_[a-z]+)*_)\[A-Za-z0-9\]\+\$$/.exec(pattern)?.[1];
   if (prefix) return `must be "${prefix}" followed by letters and digits`;

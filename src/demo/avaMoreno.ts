@@ -1,7 +1,7 @@
 // The main demo tenant: Ava Moreno, a product designer and front-end engineer. A full portfolio
 // with every kind of content, unpublished drafts interleaved with published items, pages made of
 // every block type, and one post whose source HTML carries XSS vectors for the sanitizer to remove.
-import type { PortfolioDocumentInput } from '../portfolio/importFormat.js';
+import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js';
 
 const media = 'https://media.example.com/ava-moreno';
 

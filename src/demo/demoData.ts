@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { PortfolioDocumentInput } from '../portfolio/importFormat.js';
-import { importPortfolio } from '../portfolio/portfolioImport.js';
+import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js';
+import { importPortfolio } from '../portfolio/import/importPortfolio.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
 import { loadOrCreateSecret } from '../auth/serverSecrets.js';
 import { createTenantStore } from '../store/tenants.js';

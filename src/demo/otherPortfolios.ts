@@ -1,6 +1,6 @@
 // The two other demo tenants: Jonas Feld (a published portfolio with different content, including
 // a post slug only he has) and Priya Raman (a portfolio that exists but is not published).
-import type { PortfolioDocumentInput } from '../portfolio/importFormat.js';
+import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js';
 
 const jonasMedia = 'https://media.example.com/jonas-feld';
 

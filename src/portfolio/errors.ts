@@ -1,26 +1,14 @@
+import type { components } from '../../generated/portfolio/types.js';
 import type { Reply } from '../contract/reply.js';
 import type { Logger } from '../logger.js';
 
-/** The closed set of `ErrorEnvelope` codes, as the contract lists them. */
-export type PortfolioErrorCode =
-  | 'invalid_parameter'
-  | 'unauthenticated'
-  | 'api_key_revoked'
-  | 'api_key_expired'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable'
-  | 'malformed_request'
-  | 'request_timeout'
-  | 'headers_too_large';
+type ErrorBody = components['schemas']['ErrorEnvelope']['error'];
 
-export interface ParameterProblem {
-  in: 'query' | 'path' | 'header';
-  name: string;
-  message: string;
-}
+/** The closed set of `ErrorEnvelope` codes, as the contract lists them. */
+export type PortfolioErrorCode = ErrorBody['code'];
+
+/** One failing parameter of an `invalid_parameter` error. */
+export type ParameterProblem = NonNullable<ErrorBody['details']>[number];
 
 const STATUS_OF: Record<PortfolioErrorCode, number> = {
   invalid_parameter: 400,

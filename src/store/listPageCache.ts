@@ -1,16 +1,18 @@
-// Encoded list pages kept per process and served again while the listed collection is unchanged.
+// Encoded list pages kept in the process's bounded cache and served again while the listed
+// collection is unchanged.
 // Triggers raise `collection_revisions` in the transaction of every write to tasks or projects
 // (migration 0004), so one indexed read per request tells whether a kept page still holds,
 // whichever process or code path wrote. A page is built and its revision read in one snapshot.
 import type BetterSqlite3 from 'better-sqlite3';
+import type { BoundedCache } from './boundedCache.js';
 
 export type ListedCollection = 'tasks' | 'projects';
 
 export interface ListPageCacheOptions {
-  /** Most pages kept across all workspaces (least recently used dropped first). */
+  /** The process's cache of encoded answers; the pages are kept in a space of their own. */
+  cache: BoundedCache;
+  /** Most pages kept across all workspaces (least recently used dropped first); 0 keeps none. */
   maxPages?: number;
-  /** Most bytes kept across all pages. */
-  maxBytes?: number;
 }
 
 export interface ListPageCache {
@@ -22,25 +24,12 @@ export interface ListPageCache {
   page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Buffer;
 }
 
-interface KeptPage {
-  revision: number;
-  bytes: Buffer;
-}
-
-export function createListPageCache(db: BetterSqlite3.Database, options: ListPageCacheOptions = {}): ListPageCache {
-  const maxPages = options.maxPages ?? 512;
-  const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
   const selectRevision = db
     .prepare<[string, string], number>('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?')
     .pluck();
   const revisionOf = (workspaceId: string, collection: ListedCollection) => selectRevision.get(workspaceId, collection) ?? 0;
-  const kept = new Map<string, KeptPage>();
-  let keptBytes = 0;
-
-  const forget = (key: string, page: KeptPage) => {
-    kept.delete(key);
-    keptBytes -= page.bytes.length;
-  };
+  const pages = cache.space('list pages', { maxEntries: maxPages });
 
   const buildInSnapshot = db.transaction((workspaceId: string, collection: ListedCollection, build: () => unknown) => ({
     revision: revisionOf(workspaceId, collection),
@@ -50,24 +39,10 @@ export function createListPageCache(db: BetterSqlite3.Database, options: ListPag
   return {
     page(workspaceId, collection, query, build) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
-      const existing = kept.get(key);
-      if (existing) {
-        forget(key, existing);
-        if (existing.revision === revisionOf(workspaceId, collection)) {
-          kept.set(key, existing);
-          keptBytes += existing.bytes.length;
-          return existing.bytes;
-        }
-      }
-      const built: KeptPage = buildInSnapshot(workspaceId, collection, build);
-      if (maxPages === 0 || built.bytes.length > maxBytes) return built.bytes;
-      kept.set(key, built);
-      keptBytes += built.bytes.length;
-      for (const [oldestKey, oldest] of kept) {
-        if (kept.size <= maxPages && keptBytes <= maxBytes) break;
-        forget(oldestKey, oldest);
-      }
-      return built.bytes;
+      const kept = pages.get(key, revisionOf(workspaceId, collection));
+      if (kept) return kept;
+      const built = buildInSnapshot(workspaceId, collection, build);
+      return pages.keep(key, built.revision, built.bytes);
     },
   };
 }

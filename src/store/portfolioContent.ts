@@ -1,20 +1,20 @@
 // The read side of published portfolios, used by the request handlers. Everything served was
 // rendered at import (sanitized, assets resolved), so a read is one or two indexed selects of
-// JSON text and a parse; every statement is prepared once per database connection.
+// JSON text; every statement is compiled once per reader (see compiledStatement).
 //
-// Answers are also kept encoded, per tenant, for as long as the portfolio's revision stays the
-// same: each call first reads the revision (one indexed select), so a write by any connection or
-// process is served on the next call. Every write of a portfolio (importPortfolio) changes it.
+// Answers are also kept encoded in the process's bounded cache, each under the revision of the
+// portfolio it was built from: each call first reads the revision (one indexed select), so a write
+// by any connection or process is served on the next call. Every write of a portfolio (an import,
+// see portfolioDocuments.ts) changes it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { portfolioItems, portfolios } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import type { BoundedCache } from './boundedCache.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import type {
   ListedItemByKind,
   PortfolioItemKind,
-  PortfolioResponse,
   ProfileItem,
-  SlugItemByKind,
   SlugKind,
 } from './portfolioShapes.js';
 
@@ -24,27 +24,15 @@ export interface PageRequest {
 }
 
 export interface PortfolioReader {
-  /** The whole published portfolio; undefined when the tenant has no published portfolio. */
-  publishedDocument(tenantId: string): PortfolioResponse | undefined;
-  /** The same as JSON text. */
-  publishedDocumentJson(tenantId: string): string | undefined;
-  /** The same as UTF-8 JSON bytes, kept per revision. */
+  /** The whole published portfolio as UTF-8 JSON bytes, kept per revision; undefined when the tenant has no published portfolio. */
   publishedDocumentBytes(tenantId: string): Buffer | undefined;
   /** Undefined when the tenant has no published portfolio. */
   profile(tenantId: string): ProfileItem | undefined;
   /**
-   * One page of a kind's published items in display order, and how many published items the kind
-   * has. Pages are listed as `PageSummary` (no blocks). Undefined when the tenant has no
-   * published portfolio.
-   */
-  listPublished<K extends PortfolioItemKind>(
-    tenantId: string,
-    kind: K,
-    page: PageRequest,
-  ): { items: ListedItemByKind[K][]; total: number } | undefined;
-  /**
-   * One page as `encode` turns it into the answer's bytes, kept per revision and page: `encode`
-   * must depend on nothing but its argument and the page. Undefined as for `listPublished`.
+   * One page of a kind's published items in display order, with how many published items the
+   * kind has (pages are listed as `PageSummary`, without blocks), as `encode` turns it into the
+   * answer's bytes; kept per revision and page, so `encode` must depend on nothing but its
+   * argument and the page. Undefined when the tenant has no published portfolio.
    */
   encodedListPage<K extends PortfolioItemKind>(
     tenantId: string,
@@ -52,149 +40,95 @@ export interface PortfolioReader {
     page: PageRequest,
     encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
   ): Buffer | undefined;
-  /** Undefined when the tenant has no published portfolio, or the item is missing or unpublished. */
-  publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string): SlugItemByKind[K] | undefined;
-  /** The same as UTF-8 JSON bytes, kept per revision. */
+  /**
+   * A published item by slug as UTF-8 JSON bytes, kept per revision. Undefined when the tenant has
+   * no published portfolio, or the item is missing or unpublished.
+   */
   publishedBySlugBytes(tenantId: string, kind: SlugKind, slug: string): Buffer | undefined;
 }
 
-/**
- * How many bytes of answers are kept per tenant. Past it the tenant's answers are dropped and kept
- * again from scratch, so a caller walking through every page cannot grow memory without bound.
- */
-export const keptAnswerBytesPerTenant = 4 * 1024 * 1024;
-
-interface KeptAnswers {
-  revision: number;
-  byQuery: Map<string, Buffer>;
-  bytes: number;
+export interface PortfolioReaderOptions {
+  /** The process's cache of encoded answers; the reader keeps its answers in a space of its own. */
+  cache: BoundedCache;
 }
 
-const readers = new WeakMap<BetterSqlite3.Database, PortfolioReader>();
-
-/** The reader bound to `db`, created (and its statements prepared) once per connection. */
-export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioReader {
-  const existing = readers.get(db);
-  if (existing) return existing;
-
+/** The reader of `db`, its statements compiled once; create one per connection, at start-up. */
+export function createPortfolioReader(db: BetterSqlite3.Database, { cache }: PortfolioReaderOptions): PortfolioReader {
   const orm = drizzleFor(db);
-  const isPublished = and(eq(portfolios.tenantId, sql.placeholder('tenantId')), eq(portfolios.published, 1));
+  const forTenant = sql.placeholder('tenantId');
+  const isPublished = and(eq(portfolios.tenantId, forTenant), eq(portfolios.published, sql`1`));
   const itemFilter = and(
-    eq(portfolioItems.tenantId, sql.placeholder('tenantId')),
+    eq(portfolioItems.tenantId, forTenant),
     eq(portfolioItems.kind, sql.placeholder('kind')),
-    eq(portfolioItems.published, 1),
+    eq(portfolioItems.published, sql`1`),
   );
 
-  const selectDocument = orm.select({ json: portfolios.documentJson }).from(portfolios).where(isPublished).prepare();
-  const selectProfile = orm
-    .select({ json: portfolios.profileRenderedJson })
-    .from(portfolios)
-    .where(isPublished)
-    .prepare();
-  const countItems = orm.select({ total: count() }).from(portfolioItems).where(itemFilter).prepare();
+  // Every statement runs per request: compiled once, rows read as arrays.
+  const selectRevision = compiledStatement<{ tenantId: string }>(db, orm.select({ revision: portfolios.revision }).from(portfolios).where(isPublished));
+  const selectProfile = compiledStatement<{ tenantId: string }>(db, orm.select({ json: portfolios.profileRenderedJson }).from(portfolios).where(isPublished));
+  const selectRevisionAndDocument = compiledStatement<{ tenantId: string }, [revision: number, json: string]>(
+    db,
+    orm.select({ revision: portfolios.revision, json: portfolios.documentJson }).from(portfolios).where(isPublished),
+  );
+  const countItems = compiledStatement<{ tenantId: string; kind: PortfolioItemKind }>(
+    db,
+    orm.select({ total: count() }).from(portfolioItems).where(itemFilter),
+  );
   const selectPage = (column: typeof portfolioItems.renderedJson | typeof portfolioItems.summaryJson) =>
-    orm
-      .select({ json: column })
-      .from(portfolioItems)
-      .where(itemFilter)
-      .orderBy(asc(portfolioItems.position))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare();
+    compiledStatement<{ tenantId: string; kind: PortfolioItemKind; limit: number; offset: number }, [json: string | null]>(
+      db,
+      orm
+        .select({ json: column })
+        .from(portfolioItems)
+        .where(itemFilter)
+        .orderBy(asc(portfolioItems.position))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset')),
+    );
   const selectItems = selectPage(portfolioItems.renderedJson);
   const selectPageSummaries = selectPage(portfolioItems.summaryJson);
-  const selectBySlug = orm
-    .select({ json: portfolioItems.renderedJson })
-    .from(portfolioItems)
-    .innerJoin(
-      portfolios,
-      and(eq(portfolios.tenantId, portfolioItems.tenantId), eq(portfolios.published, 1)),
-    )
-    .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug'))))
-    .prepare();
-
-  // The statements every call runs (and the first read of an answer) go to the connection directly.
-  const selectRevision = db
-    .prepare<[string], number>('SELECT revision FROM portfolios WHERE tenant_id = ? AND published = 1')
-    .pluck();
-  const selectRevisionAndDocument = db.prepare<[string], { revision: number; json: string }>(
-    'SELECT revision, document_json AS json FROM portfolios WHERE tenant_id = ? AND published = 1',
+  const selectRevisionAndItemBySlug = compiledStatement<{ tenantId: string; kind: SlugKind; slug: string }, [revision: number, json: string]>(
+    db,
+    orm
+      .select({ revision: portfolios.revision, json: portfolioItems.renderedJson })
+      .from(portfolioItems)
+      .innerJoin(portfolios, and(eq(portfolios.tenantId, portfolioItems.tenantId), eq(portfolios.published, sql`1`)))
+      .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug')))),
   );
-  const selectRevisionAndItemBySlug = db.prepare<[string, SlugKind, string], { revision: number; json: string }>(
-    `SELECT portfolios.revision, portfolio_items.rendered_json AS json
-       FROM portfolio_items JOIN portfolios ON portfolios.tenant_id = portfolio_items.tenant_id AND portfolios.published = 1
-      WHERE portfolio_items.tenant_id = ? AND portfolio_items.kind = ? AND portfolio_items.slug = ? AND portfolio_items.published = 1`,
-  );
+  const revisionOf = (id: string) => selectRevision.value({ tenantId: id }) as number | undefined;
 
   // A list is a revision read, a count and a select: one read transaction gives them one snapshot,
   // so a concurrent import never shows a total that disagrees with the items, and the page is
   // kept under the revision it was read at.
   const listInSnapshot = db.transaction(
-    (tenantId: string, kind: PortfolioItemKind, limit: number, offset: number) => {
-      const revision = selectRevision.get(tenantId);
+    (id: string, kind: PortfolioItemKind, limit: number, offset: number) => {
+      const revision = revisionOf(id);
       if (revision === undefined) return undefined;
-      const total = countItems.get({ tenantId, kind })?.total ?? 0;
+      const total = (countItems.value({ tenantId: id, kind }) as number | undefined) ?? 0;
       const statement = kind === 'page' ? selectPageSummaries : selectItems;
-      const rows = offset >= total ? [] : statement.all({ tenantId, kind, limit, offset });
-      return { revision, items: rows.map((row) => JSON.parse(row.json ?? 'null') as unknown), total };
+      const rows = offset >= total ? [] : statement.rows({ tenantId: id, kind, limit, offset });
+      return { revision, items: rows.map(([json]) => JSON.parse(json ?? 'null') as unknown), total };
     },
   );
 
-  const keptByTenant = new Map<string, KeptAnswers>();
+  // Keys start with the tenant id, which holds no NUL, so no tenant's key can name another's answer.
+  const answers = cache.space('portfolio answers');
+  const key = (tenantId: string, query: string) => `${tenantId}\u0000${query}`;
 
-  /** The tenant's current revision; forgets its answers once it has no published portfolio. */
-  function currentRevision(tenantId: string): number | undefined {
-    const revision = selectRevision.get(tenantId);
-    if (revision === undefined) keptByTenant.delete(tenantId);
-    return revision;
-  }
-
-  function keptAnswer(tenantId: string, revision: number, query: string): Buffer | undefined {
-    const kept = keptByTenant.get(tenantId);
-    return kept?.revision === revision ? kept.byQuery.get(query) : undefined;
-  }
-
-  function keepAnswer(tenantId: string, revision: number, query: string, bytes: Buffer): Buffer {
-    let kept = keptByTenant.get(tenantId);
-    if (kept?.revision !== revision) {
-      // Answers of any other revision are stale: a new revision replaces them all.
-      kept = { revision, byQuery: new Map(), bytes: 0 };
-      keptByTenant.set(tenantId, kept);
-    }
-    if (bytes.length > keptAnswerBytesPerTenant) return bytes;
-    if (kept.bytes + bytes.length > keptAnswerBytesPerTenant) {
-      kept.byQuery.clear();
-      kept.bytes = 0;
-    }
-    kept.byQuery.set(query, bytes);
-    kept.bytes += bytes.length;
-    return bytes;
-  }
-
-  const reader: PortfolioReader = {
-    publishedDocument(tenantId) {
-      const row = selectDocument.get({ tenantId });
-      return row ? (JSON.parse(row.json) as PortfolioResponse) : undefined;
-    },
-    publishedDocumentJson(tenantId) {
-      return selectDocument.get({ tenantId })?.json;
-    },
+  return {
     publishedDocumentBytes(tenantId) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const kept = keptAnswer(tenantId, revision, 'document');
+      const documentKey = key(tenantId, 'document');
+      const kept = answers.get(documentKey, revision);
       if (kept) return kept;
       // Revision and text from one row read, so a concurrent write cannot pair one with the other.
-      const row = selectRevisionAndDocument.get(tenantId);
-      return row && keepAnswer(tenantId, row.revision, 'document', Buffer.from(row.json, 'utf8'));
+      const row = selectRevisionAndDocument.row({ tenantId });
+      return row && answers.keep(documentKey, row[0], Buffer.from(row[1], 'utf8'));
     },
     profile(tenantId) {
-      const row = selectProfile.get({ tenantId });
-      return row ? (JSON.parse(row.json) as ProfileItem) : undefined;
-    },
-    listPublished<K extends PortfolioItemKind>(tenantId: string, kind: K, { limit, offset }: PageRequest) {
-      const listed = listInSnapshot(tenantId, kind, limit, offset);
-      return listed && { items: listed.items as ListedItemByKind[K][], total: listed.total };
+      const json = selectProfile.value({ tenantId }) as string | undefined;
+      return json === undefined ? undefined : (JSON.parse(json) as ProfileItem);
     },
     encodedListPage<K extends PortfolioItemKind>(
       tenantId: string,
@@ -202,31 +136,24 @@ export function createPortfolioReader(db: BetterSqlite3.Database): PortfolioRead
       { limit, offset }: PageRequest,
       encode: (listed: { items: ListedItemByKind[K][]; total: number }) => Buffer,
     ) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const query = `list ${kind} ${limit} ${offset}`;
-      const kept = keptAnswer(tenantId, revision, query);
+      const pageKey = key(tenantId, `list ${kind} ${limit} ${offset}`);
+      const kept = answers.get(pageKey, revision);
       if (kept) return kept;
       const listed = listInSnapshot(tenantId, kind, limit, offset);
       if (!listed) return undefined;
-      const bytes = encode({ items: listed.items as ListedItemByKind[K][], total: listed.total });
-      return keepAnswer(tenantId, listed.revision, query, bytes);
-    },
-    publishedBySlug<K extends SlugKind>(tenantId: string, kind: K, slug: string) {
-      const row = selectBySlug.get({ tenantId, kind, slug });
-      return row ? (JSON.parse(row.json) as SlugItemByKind[K]) : undefined;
+      return answers.keep(pageKey, listed.revision, encode({ items: listed.items as ListedItemByKind[K][], total: listed.total }));
     },
     publishedBySlugBytes(tenantId, kind, slug) {
-      const revision = currentRevision(tenantId);
+      const revision = revisionOf(tenantId);
       if (revision === undefined) return undefined;
-      const query = `item ${kind} ${slug}`;
-      const kept = keptAnswer(tenantId, revision, query);
+      const itemKey = key(tenantId, `item ${kind} ${slug}`);
+      const kept = answers.get(itemKey, revision);
       if (kept) return kept;
       // Only items that exist are kept, so asking for made-up slugs costs no memory.
-      const row = selectRevisionAndItemBySlug.get(tenantId, kind, slug);
-      return row && keepAnswer(tenantId, row.revision, query, Buffer.from(row.json, 'utf8'));
+      const row = selectRevisionAndItemBySlug.row({ tenantId, kind, slug });
+      return row && answers.keep(itemKey, row[0], Buffer.from(row[1], 'utf8'));
     },
   };
-  readers.set(db, reader);
-  return reader;
 }

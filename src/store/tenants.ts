@@ -32,6 +32,11 @@ export function createTenantStore(db: BetterSqlite3.Database, options: TenantSto
     .from(tenants)
     .where(eq(tenants.id, sql.placeholder('id')))
     .prepare();
+  const insertTenant = orm
+    .insert(tenants)
+    .values({ id: sql.placeholder('id'), name: sql.placeholder('name'), createdAt: sql.placeholder('createdAt') })
+    .prepare();
+  const selectAll = orm.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)).prepare();
 
   return {
     createTenant(name, createOptions = {}) {
@@ -39,14 +44,14 @@ export function createTenantStore(db: BetterSqlite3.Database, options: TenantSto
       if (trimmed === '') throw new StoreError('invalid_argument', 'A tenant needs a non-empty name.');
       const id = createOptions.id ?? newId('ten', randomBytes);
       if (!/^ten_[A-Za-z0-9]+$/.test(id)) throw new StoreError('invalid_argument', `Invalid tenant id "${id}".`);
-      orm.insert(tenants).values({ id, name: trimmed, createdAt: now() }).run();
+      insertTenant.run({ id, name: trimmed, createdAt: now() });
       return { id };
     },
     getTenant(id) {
       return selectById.get({ id });
     },
     listTenants() {
-      return orm.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)).all();
+      return selectAll.all();
     },
   };
 }

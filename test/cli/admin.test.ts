@@ -3,9 +3,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
-import { makeDocument, makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
+import { makeDocument, makeTempDir, publishedReads, repoRoot, tsxLoaderUrl } from '../store/factories.js';
 
 interface Run {
   code: number;
@@ -204,8 +203,7 @@ describe('admin CLI', () => {
 
     const db = openDatabase(databasePath);
     try {
-      const reader = createPortfolioReader(db);
-      expect(reader.listPublished(String(demo.tenantId), 'post', { limit: 100, offset: 0 })?.items.map((post) => post.slug)).toEqual(
+      expect(publishedReads(db).list(String(demo.tenantId), 'post', { limit: 100, offset: 0 })?.items.map((post) => post.slug)).toEqual(
         (demo.published as { posts: string[] }).posts,
       );
     } finally {

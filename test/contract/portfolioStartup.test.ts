@@ -5,6 +5,7 @@ import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
 import { createContractApi } from '../../src/contract/pipeline.js';
 import { portfolioProfile } from '../../src/portfolio/portfolioProfile.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
+import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { bearer, memoryLogger, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -36,7 +37,7 @@ describe('a public base URL', () => {
         portfolioProfile({
           document: document as Document,
           findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
-          services: { content: createPortfolioReader(t.db), downloads: artifacts },
+          services: { content: createPortfolioReader(t.db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) }), downloads: artifacts },
           rateLimiter: new SqliteRateLimiter(t.db, Date.now),
           rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
           now: Date.now,

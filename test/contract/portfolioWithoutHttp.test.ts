@@ -13,6 +13,7 @@ import { portfolioProfile } from '../../src/portfolio/portfolioProfile.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
+import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { memoryLogger } from '../support/testApp.js';
 
@@ -24,7 +25,7 @@ const artifacts = loadServedArtifacts('portfolio', 'http://api.example.test');
 const contract = new ResponseContract(artifacts.document as Record<string, unknown>);
 
 async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {}): Promise<ContractApi> {
-  const reader = createPortfolioReader(db);
+  const reader = createPortfolioReader(db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) });
   const failing = overrides.failWith;
   const profile = portfolioProfile({
     document: artifacts.document as Document,

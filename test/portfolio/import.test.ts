@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import {
-  exportPortfolio,
   importFormatSchemaPath,
-  importPortfolio,
   PortfolioImportError,
   validatePortfolioDocument,
   type ImportProblem,
-} from '../../src/portfolio/portfolioImport.js';
+} from '../../src/portfolio/import/validateImport.js';
 import { StoreError } from '../../src/store/errors.js';
 import { contentCounts, makeClock, makeDatabase, makeDocument, makeTenant, repoRoot, type TempDatabase } from '../store/factories.js';
 
@@ -154,6 +153,13 @@ describe('importPortfolio', () => {
     expect(problems.find((problem) => problem.path === '/posts/2/slug')?.message).toMatch(/duplicates the slug of \/posts\/0/);
     expect(problems.find((problem) => problem.path === '/posts/2/coverImage')?.message).toMatch(/ast_missing/);
     expect(problems.find((problem) => problem.path === '/posts/3/title')?.message).toBe('is required');
+    // Worded by the pipeline's one translation of Ajv errors, as the APIs word a request's.
+    expect(problems.find((problem) => problem.path === '/posts/1/slug')?.message).toBe(
+      'must be lowercase letters and digits in groups joined by single hyphens, like "my-first-post"',
+    );
+    expect(problems.find((problem) => problem.path === '/posts/3/published')?.message).toBe('must be true or false');
+    expect(problems.find((problem) => problem.path === '/posts/3/color')?.message).toBe('is not a recognized field');
+    expect(problems.find((problem) => problem.path === '/links/1/kind')?.message).toMatch(/^must be one of website, /);
     expect(problems.find((problem) => problem.path === '/links/0/url')?.message).toMatch(/javascript/);
     expect(exportPortfolio(t.db, tenantId)).toEqual(before);
     expect(contentCounts(t.db, tenantId)).toEqual(countsBefore);
@@ -167,7 +173,7 @@ describe('importPortfolio', () => {
 
   it('carries the problems in the error message too', () => {
     expect(() => importPortfolio(t.db, tenantId, { formatVersion: 1 }, clock.now)).toThrow(/\/published is required/);
-    expect(validatePortfolioDocument('not an object')).toEqual([{ path: '', message: 'must be object' }]);
+    expect(validatePortfolioDocument('not an object')).toEqual([{ path: '', message: 'must be an object' }]);
   });
 
   it.each([

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio, PortfolioImportError } from '../../src/portfolio/portfolioImport.js';
+import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { PortfolioImportError } from '../../src/portfolio/import/validateImport.js';
 import { sanitizeHtml } from '../../src/portfolio/sanitizeHtml.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
-import { makeDatabase, makeDocument, makeTenant, type TempDatabase } from '../store/factories.js';
+import { makeDatabase, makeDocument, makeTenant, publishedReads, type TempDatabase } from '../store/factories.js';
 
 const rel = 'rel="nofollow noopener noreferrer"';
 
@@ -134,13 +134,13 @@ describe('sanitizing at import', () => {
       for (const pattern of forbidden) expect(flat, `${pattern} in ${flat.slice(0, 200)}`).not.toMatch(pattern);
     }
 
-    const reader = createPortfolioReader(t.db);
-    const post = reader.publishedBySlug(tenantId, 'post', 'p');
+    const reads = publishedReads(t.db);
+    const post = reads.bySlug(tenantId, 'post', 'p');
     expect(post?.bodyHtml).toBe(sanitizeHtml(everything));
     expect(post?.bodyHtml).toContain('<p>hi</p>');
-    const page = reader.publishedBySlug(tenantId, 'page', 'x');
+    const page = reads.bySlug(tenantId, 'page', 'x');
     expect(page?.blocks[0]).toEqual({ type: 'richText', html: sanitizeHtml(everything) });
-    expect(reader.publishedDocument(tenantId)?.outcomes[0]?.bodyHtml).toBe(sanitizeHtml(everything));
+    expect(reads.document(tenantId)?.outcomes[0]?.bodyHtml).toBe(sanitizeHtml(everything));
   });
 
   it('stores plain text as given, but refuses markup in it (a "<" that starts a tag)', () => {
@@ -151,7 +151,7 @@ describe('sanitizing at import', () => {
       makeDocument({ pages: [{ slug: 'x', published: true, title: 'Tom & Jerry', blocks: [{ type: 'heading', level: 2, text: 'Tom & Jerry <3' }] }] }),
       Date.now,
     );
-    const page = createPortfolioReader(t.db).publishedBySlug(tenantId, 'page', 'x');
+    const page = publishedReads(t.db).bySlug(tenantId, 'page', 'x');
     expect(page?.title).toBe('Tom & Jerry');
     expect(page?.blocks[0]).toEqual({ type: 'heading', level: 2, text: 'Tom & Jerry <3' });
     expect(() =>

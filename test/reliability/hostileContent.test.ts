@@ -3,7 +3,8 @@
 // on every member of a complete document, and on what the real server then serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { avaMorenoPortfolio } from '../../src/demo/avaMoreno.js';
-import { exportPortfolio, importPortfolio, validatePortfolioDocument } from '../../src/portfolio/portfolioImport.js';
+import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { validatePortfolioDocument } from '../../src/portfolio/import/validateImport.js';
 import { makeDatabase, makeTenant } from '../store/factories.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 import { executableMarkup, xssVectors } from './fixtures/xssVectors.js';

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportPortfolio, importPortfolio } from '../../src/portfolio/portfolioImport.js';
+import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoTenants, loadDemoData } from '../../src/demo/demoData.js';
-import { exportPortfolio, validatePortfolioDocument } from '../../src/portfolio/portfolioImport.js';
+import { exportPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { validatePortfolioDocument } from '../../src/portfolio/import/validateImport.js';
 import { createApiKeyStore, hashApiKey } from '../../src/store/apiKeys.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { createTenantStore } from '../../src/store/tenants.js';
-import { contractErrors, makeClock, makeDatabase, type TempDatabase } from './factories.js';
+import { contractErrors, makeClock, makeDatabase, publishedReads, type TempDatabase } from './factories.js';
 
 let t: TempDatabase;
 const clock = makeClock(Date.UTC(2025, 6, 1, 9, 0, 0));
@@ -48,8 +48,8 @@ describe('demo data set', () => {
 
   it('serves what the fixture promises', () => {
     const demo = loadDemoData(t.db, clock.now).portfolio;
-    const reader = createPortfolioReader(t.db);
-    const document = reader.publishedDocument(demo.tenantId);
+    const reads = publishedReads(t.db);
+    const document = reads.document(demo.tenantId);
     expect(contractErrors('PortfolioResponse', document)).toEqual([]);
 
     expect(demo.published.outcomes).toContain('checkout-conversion-lift');
@@ -63,19 +63,19 @@ describe('demo data set', () => {
     const singular = { outcomes: 'outcome', posts: 'post', pages: 'page' } as const;
     for (const kind of ['outcomes', 'posts', 'pages'] as const) {
       for (const slug of demo.published[kind]) {
-        const item = reader.publishedBySlug(demo.tenantId, singular[kind], slug);
+        const item = reads.bySlug(demo.tenantId, singular[kind], slug);
         expect(item, `${kind}/${slug}`).toBeDefined();
       }
       for (const slug of demo.unpublished[kind]) {
-        expect(reader.publishedBySlug(demo.tenantId, singular[kind], slug), `${kind}/${slug}`).toBeUndefined();
+        expect(reads.bySlug(demo.tenantId, singular[kind], slug), `${kind}/${slug}`).toBeUndefined();
       }
     }
     for (const slug of demo.otherTenantOnly.posts) {
-      expect(reader.publishedBySlug(demo.tenantId, 'post', slug)).toBeUndefined();
-      expect(reader.publishedBySlug(demo.otherTenantId, 'post', slug)).toBeDefined();
+      expect(reads.bySlug(demo.tenantId, 'post', slug)).toBeUndefined();
+      expect(reads.bySlug(demo.otherTenantId, 'post', slug)).toBeDefined();
     }
-    expect(reader.publishedDocument(demoTenants.unpublished.id)).toBeUndefined();
-    expect(contractErrors('PortfolioResponse', reader.publishedDocument(demo.otherTenantId))).toEqual([]);
+    expect(reads.document(demoTenants.unpublished.id)).toBeUndefined();
+    expect(contractErrors('PortfolioResponse', reads.document(demo.otherTenantId))).toEqual([]);
   });
 
   it('interleaves unpublished posts with published ones, so paging skips them', () => {
@@ -85,16 +85,16 @@ describe('demo data set', () => {
     const firstDraft = flags.indexOf(false);
     expect(firstDraft).toBeGreaterThan(0);
     expect(flags.lastIndexOf(true)).toBeGreaterThan(firstDraft);
-    const reader = createPortfolioReader(t.db);
-    const first = reader.listPublished(demo.tenantId, 'post', { limit: 20, offset: 0 });
-    const second = reader.listPublished(demo.tenantId, 'post', { limit: 20, offset: 20 });
-    expect(first?.total).toBe(demo.published.posts.length);
+    const reads = publishedReads(t.db);
+    const first = reads.list(demo.tenantId, 'post', { limit: 20, offset: 0 });
+    const second = reads.list(demo.tenantId, 'post', { limit: 20, offset: 20 });
+    expect(first?.paging.total).toBe(demo.published.posts.length);
     expect([...(first?.items ?? []), ...(second?.items ?? [])].map((post) => post.slug)).toEqual(demo.published.posts);
   });
 
   it('has every list kind, every block kind and assets with and without dimensions', () => {
     const demo = loadDemoData(t.db, clock.now).portfolio;
-    const document = createPortfolioReader(t.db).publishedDocument(demo.tenantId);
+    const document = publishedReads(t.db).document(demo.tenantId);
     for (const list of ['outcomes', 'posts', 'pages', 'experience', 'skills', 'stats', 'awards', 'education', 'testimonials', 'links'] as const) {
       expect(document?.[list].length, list).toBeGreaterThan(0);
     }
@@ -107,7 +107,7 @@ describe('demo data set', () => {
 
   it('shows the sanitizer at work on the XSS demo post', () => {
     const demo = loadDemoData(t.db, clock.now).portfolio;
-    const post = createPortfolioReader(t.db).publishedBySlug(demo.tenantId, 'post', 'sanitizing-rich-text-at-the-door');
+    const post = publishedReads(t.db).bySlug(demo.tenantId, 'post', 'sanitizing-rich-text-at-the-door');
     expect(post?.bodyHtml).toContain('<strong>bold</strong>');
     for (const pattern of [/<script/i, /onclick=/i, /onerror=/i, /onload=/i, /href="javascript/i, /<iframe/i, /srcdoc/i, /<svg/i, /style=/i, /formaction/i, /data:image/i]) {
       expect(post?.bodyHtml).not.toMatch(pattern);

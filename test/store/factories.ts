@@ -7,7 +7,11 @@ import { pathToFileURL } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { encodeListPage } from '../../src/portfolio/listPublished.js';
+import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { openDatabase } from '../../src/store/database.js';
+import { createPortfolioReader, type PageRequest } from '../../src/store/portfolioContent.js';
+import type { ListedItemByKind, PortfolioItemKind, PortfolioResponse, SlugItemByKind, SlugKind } from '../../src/store/portfolioShapes.js';
 import { createTenantStore } from '../../src/store/tenants.js';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -112,6 +116,27 @@ export function makeDocument(overrides: Record<string, unknown> = {}): Record<st
       { id: 'lnk_mail', published: false, kind: 'email', label: 'Mail', url: 'mailto:sam@example.com' },
     ],
     ...overrides,
+  };
+}
+
+const decode = (bytes: Buffer | undefined): unknown => (bytes === undefined ? undefined : JSON.parse(bytes.toString('utf8')));
+
+/**
+ * The published portfolio as its operations read it: the reader functions the handlers call (and
+ * the list operations' own encoding), their answers decoded.
+ */
+export function publishedReads(db: BetterSqlite3.Database) {
+  const reader = createPortfolioReader(db, { cache: createBoundedCache({ maxBytes: 4 * 1024 * 1024 }) });
+  return {
+    reader,
+    document: (tenantId: string) => decode(reader.publishedDocumentBytes(tenantId)) as PortfolioResponse | undefined,
+    profile: (tenantId: string) => reader.profile(tenantId),
+    list: <K extends PortfolioItemKind>(tenantId: string, kind: K, page: PageRequest) =>
+      decode(reader.encodedListPage(tenantId, kind, page, encodeListPage<K>(page))) as
+        | { items: ListedItemByKind[K][]; paging: { limit: number; offset: number; total: number; hasMore: boolean; nextOffset: number | null } }
+        | undefined,
+    bySlug: <K extends SlugKind>(tenantId: string, kind: K, slug: string) =>
+      decode(reader.publishedBySlugBytes(tenantId, kind, slug)) as SlugItemByKind[K] | undefined,
   };
 }
 

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importPortfolio } from '../../src/portfolio/portfolioImport.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
-import { contractErrors, makeClock, makeDatabase, makeDocument, makeTenant, type TempDatabase } from './factories.js';
+import { importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { contractErrors, makeClock, makeDatabase, makeDocument, makeTenant, publishedReads, type TempDatabase } from './factories.js';
 
 let t: TempDatabase;
 let tenantId: string;
@@ -15,13 +14,8 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 describe('portfolio reader', () => {
-  it('is made once per connection', () => {
-    expect(createPortfolioReader(t.db)).toBe(createPortfolioReader(t.db));
-  });
-
   it('serves the whole published document, valid against the contract, with only published items', () => {
-    const reader = createPortfolioReader(t.db);
-    const document = reader.publishedDocument(tenantId);
+    const document = publishedReads(t.db).document(tenantId);
     expect(contractErrors('PortfolioResponse', document)).toEqual([]);
     expect(document?.posts.map((post) => post.slug)).toEqual(['post-one', 'post-two']);
     expect(document?.outcomes.map((outcome) => outcome.slug)).toEqual(['first-outcome']);
@@ -35,66 +29,65 @@ describe('portfolio reader', () => {
       width: 400,
       height: 400,
     });
-    expect(JSON.parse(reader.publishedDocumentJson(tenantId) ?? 'null')).toEqual(document);
   });
 
   it('serves the profile', () => {
-    const profile = createPortfolioReader(t.db).profile(tenantId);
+    const profile = publishedReads(t.db).profile(tenantId);
     expect(contractErrors('ProfileItem', profile)).toEqual([]);
     expect(profile?.name).toBe('Sam Doe');
   });
 
   it('lists published items in display order with the published total, paged', () => {
-    const reader = createPortfolioReader(t.db);
-    expect(reader.listPublished(tenantId, 'post', { limit: 1, offset: 0 })).toEqual({
+    const reads = publishedReads(t.db);
+    expect(reads.list(tenantId, 'post', { limit: 1, offset: 0 })).toEqual({
       items: [expect.objectContaining({ slug: 'post-one' })],
-      total: 2,
+      paging: { limit: 1, offset: 0, total: 2, hasMore: true, nextOffset: 1 },
     });
-    expect(reader.listPublished(tenantId, 'post', { limit: 1, offset: 1 })?.items.map((post) => post.slug)).toEqual(['post-two']);
-    expect(reader.listPublished(tenantId, 'post', { limit: 20, offset: 2 })).toEqual({ items: [], total: 2 });
-    expect(reader.listPublished(tenantId, 'post', { limit: 20, offset: 500 })).toEqual({ items: [], total: 2 });
-    expect(reader.listPublished(tenantId, 'award', { limit: 20, offset: 0 })?.total).toBe(1);
-    expect(reader.listPublished(tenantId, 'link', { limit: 20, offset: 0 })?.items).toEqual([
+    expect(reads.list(tenantId, 'post', { limit: 1, offset: 1 })?.items.map((post) => post.slug)).toEqual(['post-two']);
+    expect(reads.list(tenantId, 'post', { limit: 20, offset: 2 })).toMatchObject({ items: [], paging: { total: 2, hasMore: false } });
+    expect(reads.list(tenantId, 'post', { limit: 20, offset: 500 })).toMatchObject({ items: [], paging: { total: 2, nextOffset: null } });
+    expect(reads.list(tenantId, 'award', { limit: 20, offset: 0 })?.paging.total).toBe(1);
+    expect(reads.list(tenantId, 'link', { limit: 20, offset: 0 })?.items).toEqual([
       { id: 'lnk_site', kind: 'website', label: 'Site', url: 'https://sam.example.com' },
     ]);
   });
 
   it('lists pages as summaries without blocks', () => {
-    const page = createPortfolioReader(t.db).listPublished(tenantId, 'page', { limit: 20, offset: 0 });
-    expect(page).toEqual({ items: [{ slug: 'about', title: 'About', description: 'About Sam' }], total: 1 });
+    const page = publishedReads(t.db).list(tenantId, 'page', { limit: 20, offset: 0 });
+    expect(page?.items).toEqual([{ slug: 'about', title: 'About', description: 'About Sam' }]);
+    expect(page?.paging.total).toBe(1);
     expect(contractErrors('PageSummary', page?.items[0])).toEqual([]);
   });
 
   it('finds published items by slug with assets resolved, and not unpublished ones', () => {
-    const reader = createPortfolioReader(t.db);
-    const about = reader.publishedBySlug(tenantId, 'page', 'about');
+    const reads = publishedReads(t.db);
+    const about = reads.bySlug(tenantId, 'page', 'about');
     expect(contractErrors('PageItem', about)).toEqual([]);
     expect(about?.blocks.map((block) => block.type)).toEqual(['heading', 'richText', 'image', 'gallery', 'quote', 'callToAction']);
     expect(about?.blocks[3]).toMatchObject({ type: 'gallery', images: [{ id: 'ast_cover' }, { id: 'ast_avatar' }] });
-    expect(contractErrors('OutcomeItem', reader.publishedBySlug(tenantId, 'outcome', 'first-outcome'))).toEqual([]);
-    expect(contractErrors('PostItem', reader.publishedBySlug(tenantId, 'post', 'post-two'))).toEqual([]);
-    expect(reader.publishedBySlug(tenantId, 'post', 'post-draft')).toBeUndefined();
-    expect(reader.publishedBySlug(tenantId, 'outcome', 'hidden-outcome')).toBeUndefined();
-    expect(reader.publishedBySlug(tenantId, 'post', 'missing')).toBeUndefined();
-    expect(reader.publishedBySlug(tenantId, 'post', 'about')).toBeUndefined(); // a page slug is not a post
+    expect(contractErrors('OutcomeItem', reads.bySlug(tenantId, 'outcome', 'first-outcome'))).toEqual([]);
+    expect(contractErrors('PostItem', reads.bySlug(tenantId, 'post', 'post-two'))).toEqual([]);
+    expect(reads.bySlug(tenantId, 'post', 'post-draft')).toBeUndefined();
+    expect(reads.bySlug(tenantId, 'outcome', 'hidden-outcome')).toBeUndefined();
+    expect(reads.bySlug(tenantId, 'post', 'missing')).toBeUndefined();
+    expect(reads.bySlug(tenantId, 'post', 'about')).toBeUndefined(); // a page slug is not a post
   });
 
   it('answers undefined everywhere for an unpublished portfolio, a tenant without one, and an unknown tenant', () => {
-    const reader = createPortfolioReader(t.db);
+    const reads = publishedReads(t.db);
     const hidden = makeTenant(t.db, 'Hidden');
     importPortfolio(t.db, hidden, makeDocument({ published: false }), clock.now);
     const empty = makeTenant(t.db, 'Empty');
     for (const id of [hidden, empty, 'ten_unknown']) {
-      expect(reader.publishedDocument(id)).toBeUndefined();
-      expect(reader.publishedDocumentJson(id)).toBeUndefined();
-      expect(reader.profile(id)).toBeUndefined();
-      expect(reader.listPublished(id, 'post', { limit: 20, offset: 0 })).toBeUndefined();
-      expect(reader.publishedBySlug(id, 'post', 'post-one')).toBeUndefined();
+      expect(reads.document(id)).toBeUndefined();
+      expect(reads.profile(id)).toBeUndefined();
+      expect(reads.list(id, 'post', { limit: 20, offset: 0 })).toBeUndefined();
+      expect(reads.bySlug(id, 'post', 'post-one')).toBeUndefined();
     }
   });
 
   it('never mixes tenants', () => {
-    const reader = createPortfolioReader(t.db);
+    const reads = publishedReads(t.db);
     const other = makeTenant(t.db, 'Other');
     importPortfolio(
       t.db,
@@ -104,18 +97,19 @@ describe('portfolio reader', () => {
       }),
       clock.now,
     );
-    expect(reader.publishedBySlug(tenantId, 'post', 'post-one')?.title).toBe('Post one');
-    expect(reader.publishedBySlug(other, 'post', 'post-one')?.title).toBe('Other post one');
-    expect(reader.listPublished(other, 'post', { limit: 20, offset: 0 })?.total).toBe(1);
-    expect(reader.publishedBySlug(other, 'post', 'post-two')).toBeUndefined();
+    expect(reads.bySlug(tenantId, 'post', 'post-one')?.title).toBe('Post one');
+    expect(reads.bySlug(other, 'post', 'post-one')?.title).toBe('Other post one');
+    expect(reads.list(other, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(1);
+    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(2);
+    expect(reads.bySlug(other, 'post', 'post-two')).toBeUndefined();
   });
 
-  it('sees a new import immediately (statements are prepared once, data is not cached)', () => {
-    const reader = createPortfolioReader(t.db);
-    expect(reader.listPublished(tenantId, 'post', { limit: 20, offset: 0 })?.total).toBe(2);
+  it('sees a new import immediately', () => {
+    const reads = publishedReads(t.db);
+    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(2);
     importPortfolio(t.db, tenantId, makeDocument({ posts: [] }), clock.now);
-    expect(reader.listPublished(tenantId, 'post', { limit: 20, offset: 0 })).toEqual({ items: [], total: 0 });
+    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })).toMatchObject({ items: [], paging: { total: 0 } });
     importPortfolio(t.db, tenantId, makeDocument({ published: false }), clock.now);
-    expect(reader.publishedDocument(tenantId)).toBeUndefined();
+    expect(reads.document(tenantId)).toBeUndefined();
   });
 });

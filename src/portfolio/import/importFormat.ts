@@ -1,6 +1,7 @@
 // TypeScript form of specs/portfolio/import-format.schema.json after normalization: every
 // optional member present (defaults filled in, ids generated, HTML sanitized). This is what is
 // stored as source JSON and exactly what `portfolio export` prints.
+import type { PortfolioItemKind } from '../../store/portfolioShapes.js';
 
 export type AssetId = string;
 
@@ -178,3 +179,30 @@ export type BlockInput =
   | Optional<Extract<ImportBlock, { type: 'quote' }>, 'attribution'>;
 
 type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+/** The document's list members, in document order, with the stored kind of their items. */
+export const listMembers = [
+  ['outcomes', 'outcome'],
+  ['posts', 'post'],
+  ['pages', 'page'],
+  ['experience', 'experience'],
+  ['skills', 'skill'],
+  ['stats', 'stat'],
+  ['awards', 'award'],
+  ['education', 'credential'],
+  ['testimonials', 'testimonial'],
+  ['links', 'link'],
+] as const satisfies readonly (readonly [keyof PortfolioDocument, PortfolioItemKind])[];
+
+export type ListMember = (typeof listMembers)[number][0];
+
+/** The id prefix of each list-only member, as the contract's schemas demand. */
+export const idPrefixes = {
+  experience: 'exp',
+  skills: 'skl',
+  stats: 'sta',
+  awards: 'awd',
+  education: 'crd',
+  testimonials: 'tst',
+  links: 'lnk',
+} as const;

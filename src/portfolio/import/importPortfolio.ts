@@ -1,0 +1,72 @@
+// Import and export of a tenant's whole portfolio in the documented import format
+// (specs/portfolio/import-format.schema.json). An import validates the document, normalizes it,
+// renders every item exactly as the API returns it, and has the store replace the tenant's
+// portfolio in one transaction; an invalid document writes nothing.
+import type BetterSqlite3 from 'better-sqlite3';
+import { defaultRandomBytes, type RandomBytes } from '../../store/ids.js';
+import { createPortfolioDocumentStore } from '../../store/portfolioDocuments.js';
+import { listMembers, type ListMember, type PortfolioDocument, type PortfolioDocumentInput } from './importFormat.js';
+import { normalizePortfolioDocument } from './normalizeImport.js';
+import { renderPortfolio } from './renderPortfolio.js';
+import { PortfolioImportError, validatePortfolioDocument } from './validateImport.js';
+
+export interface ImportSummary {
+  tenantId: string;
+  published: boolean;
+  /** When the portfolio was replaced, ms since the epoch. */
+  updatedAt: number;
+  assets: number;
+  /** Per list member of the document: how many items, and how many of them are published. */
+  items: Record<ListMember, { total: number; published: number }>;
+}
+
+export interface ImportOptions {
+  /** Source of the random ids given to list items that have none, and of a new portfolio's first revision. */
+  randomBytes?: RandomBytes;
+}
+
+/**
+ * Replaces the tenant's whole portfolio with `document` (parsed JSON in import format) in one
+ * transaction. Throws PortfolioImportError listing every problem of an invalid document, or
+ * StoreError('tenant_not_found'); in both cases nothing is written.
+ */
+export function importPortfolio(
+  db: BetterSqlite3.Database,
+  tenantId: string,
+  document: unknown,
+  now: () => number = Date.now,
+  options: ImportOptions = {},
+): ImportSummary {
+  const problems = validatePortfolioDocument(document);
+  if (problems.length > 0) throw new PortfolioImportError(problems);
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const normalized = normalizePortfolioDocument(document as PortfolioDocumentInput, randomBytes);
+  const updatedAt = now();
+  createPortfolioDocumentStore(db, { randomBytes }).replace(tenantId, renderPortfolio(normalized, updatedAt));
+
+  const counts = Object.fromEntries(
+    listMembers.map(([member]) => {
+      const list = normalized[member] as { published: boolean }[];
+      return [member, { total: list.length, published: list.filter((item) => item.published).length }];
+    }),
+  ) as ImportSummary['items'];
+  return { tenantId, published: normalized.published, updatedAt, assets: normalized.assets.length, items: counts };
+}
+
+/**
+ * The tenant's portfolio in import form, exactly as stored (sanitized HTML, generated ids, every
+ * optional member present). Undefined when the tenant has never imported one; StoreError for an
+ * unknown tenant.
+ */
+export function exportPortfolio(db: BetterSqlite3.Database, tenantId: string): PortfolioDocument | undefined {
+  const sources = createPortfolioDocumentStore(db).read(tenantId);
+  if (!sources) return undefined;
+  const lists = Object.fromEntries(listMembers.map(([member, kind]) => [member, sources.itemsByKind.get(kind) ?? []]));
+  return {
+    formatVersion: 1,
+    published: sources.published,
+    profile: sources.profile,
+    assets: sources.assets,
+    ...lists,
+  } as PortfolioDocument;
+}
