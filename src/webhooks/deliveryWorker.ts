@@ -2,10 +2,10 @@ import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../logger.js';
-import type { Housekeeping } from '../scheduledJobs.js';
 import { onDeliveriesQueued } from '../store/outboxEvents.js';
 import { newId } from '../store/ids.js';
 import {
+  attemptSucceeded,
   createWebhookDeliveryStore,
   describeOutcome,
   type AttemptError,
@@ -15,11 +15,13 @@ import {
   type RecordedAttempt,
   type RecordingResult,
   type WebhookDeliveryStore,
-  WEBHOOK_LOG_RETENTION_MS,
 } from '../store/webhookDeliveries.js';
+import { createWorkspaceStore, effectiveLimits } from '../store/workspaces.js';
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, sendDeliveryRequest, type DeliveryRequest } from './deliveryRequest.js';
+import { nextAttemptAt } from './retrySchedule.js';
 import type { SecretBox } from './secretBox.js';
 import { deliveryHeaders } from './signing.js';
+import { assertWebhookSecretKeyOpensSecrets, openSigningSecrets } from './signingSecrets.js';
 import { checkTargetUrl, resolveAndCheck, type LookupAll } from './targetGuard.js';
 
 /**
@@ -95,19 +97,6 @@ function withinBudget<T>(promise: Promise<T>, ms: number): Promise<T | typeof BU
   return Promise.race([promise, spent]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Throws when `store` cannot open the stored signing secrets with this process's
- * WEBHOOK_SECRET_KEY (one sealed secret is tried): such a worker could sign nothing, and would
- * claim the same deliveries again after every lease.
- */
-export function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliveryStore, 'sealedSecretProblem'>): void {
-  const problem = store.sealedSecretProblem();
-  if (problem === undefined) return;
-  throw new Error(
-    `WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets (tried subscription ${problem.subscriptionId}: ${problem.problem}). ` +
-      'Start the webhook worker with the WEBHOOK_SECRET_KEY the secrets were sealed with.',
-  );
-}
 /** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
 export const DEFAULT_RETRY_SWEEP = '* * * * * *';
 /** A worker apart from the server learns of new events within this many milliseconds. */
@@ -134,7 +123,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const { logger, allowLoopback } = options;
-  const store = createWebhookDeliveryStore(options.db, { secretBox: options.secretBox, now });
+  const { secretBox } = options;
+  const store = createWebhookDeliveryStore(options.db, { now });
+  const workspaces = createWorkspaceStore(options.db, { now });
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
   const agents = createDeliveryAgents();
 
@@ -150,7 +141,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    * LEASE_MARGIN_MS of the lease remain, so that it ends and is recorded before anyone else can
    * claim the delivery: every attempt ends well inside its lease.
    */
-  async function send(delivery: ClaimedDelivery, fields: LogLine): Promise<Sent> {
+  async function send(delivery: ClaimedDelivery, secrets: string[], fields: LogLine): Promise<Sent> {
     const attemptedAt = now();
     const started = performance.now();
     const deadline = started + timeoutMs;
@@ -186,7 +177,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       eventType: delivery.eventType,
       deliveryId: delivery.id,
       subscriptionId: delivery.subscriptionId,
-      secrets: delivery.secrets,
+      secrets,
       timestampSeconds: Math.floor(now() / 1000),
       rawBody: body,
     });
@@ -215,14 +206,30 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // Attempts that ended during one turn of the event loop are recorded together, in one
   // transaction, on the next: an outcome waits in memory for that turn only, and a crash meanwhile
   // leaves the delivery claimed, to be attempted again once the lease expires.
-  let toRecord: Array<AttemptToRecord & { done: (result: RecordingResult) => void }> = [];
+  type Ended = { claimed: ClaimedDelivery; outcome: AttemptOutcome; jitter: number; done: (result: RecordingResult) => void };
+  let toRecord: Ended[] = [];
   function recordSoon(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordingResult> {
     if (toRecord.length === 0) setImmediate(recordEnded);
     return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
   }
+  /** When a failed attempt is followed by another, on the schedule its workspace has in force now. */
+  function retryAt({ claimed, outcome, jitter }: Ended, at: number): number | null {
+    if (attemptSucceeded(outcome)) return null;
+    const workspace = workspaces.getWorkspace(claimed.workspaceId);
+    return nextAttemptAt({
+      delaysSeconds: workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [],
+      failedAttemptNumber: claimed.attemptCount + 1,
+      nowMs: at,
+      jitter,
+      statusCode: outcome.statusCode,
+      retryAfter: outcome.retryAfter ?? null,
+    });
+  }
   // The room the recorded attempts leave is claimed in the same transaction: one write
   // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
-  const recordAndClaim = options.db.transaction((batch: AttemptToRecord[], room: number) => {
+  const recordAndClaim = options.db.transaction((ended: Ended[], room: number) => {
+    const at = now();
+    const batch: AttemptToRecord[] = ended.map((attempt) => ({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: retryAt(attempt, at) }));
     const results = store.recordAttempts(batch);
     let claimed: ClaimedDelivery[] = [];
     if (room > 0) {
@@ -260,15 +267,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       attempt: delivery.attemptCount + 1,
       target: loggableTarget(delivery.url),
     };
-    if (delivery.secretProblem !== undefined) {
+    const opened = openSigningSecrets(secretBox, delivery.sealedSecrets, delivery.subscriptionId);
+    if ('problem' in opened) {
       // Nothing can be signed: leave the claim to expire, so the attempt is tried again after the
       // lease rather than recorded as the subscriber's failure.
-      logger.error('webhook delivery not signed', { ...fields, problem: delivery.secretProblem });
+      logger.error('webhook delivery not signed', { ...fields, problem: opened.problem });
       return undefined;
     }
     let sent: Sent;
     try {
-      sent = await send(delivery, fields);
+      sent = await send(delivery, opened.secrets, fields);
     } catch (error) {
       // A bug rather than the subscriber's failure: record nothing and let the lease expire, so the
       // attempt is made again after it instead of in a tight loop.
@@ -386,7 +394,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
     start() {
       if (running) return;
-      assertWebhookSecretKeyOpensSecrets(store);
+      assertWebhookSecretKeyOpensSecrets(store, secretBox);
       running = true;
       unsubscribe = onDeliveriesQueued(options.db, wake);
       if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
@@ -410,17 +418,4 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
     wake,
   };
-}
-
-/**
- * The webhook jobs of the scheduled-jobs list, idempotent and safe in every process: forget
- * previous secrets whose overlap has ended (attempts already stop using them at the expiry), and
- * purge delivery logs 30 days after they end and events 30 days after they occur.
- */
-export function deliveryHousekeeping(store: WebhookDeliveryStore, now: () => number): Housekeeping[] {
-  return [
-    { name: 'end-webhook-rotation-overlaps', every: '* * * * *', run: () => store.endExpiredRotationOverlaps() },
-    { name: 'purge-webhook-deliveries', every: '23 * * * *', run: () => store.purgeEndedDeliveries(now() - WEBHOOK_LOG_RETENTION_MS) },
-    { name: 'purge-outbox-events', every: '29 * * * *', run: () => store.purgeEvents(now() - WEBHOOK_LOG_RETENTION_MS) },
-  ];
 }

@@ -234,6 +234,7 @@ export function subscriptionRow(db: BetterSqlite3.Database, id: string) {
     consecutive_failed_events: number;
     version: number;
     updated_at: number;
+    sealed_secret: string;
     sealed_previous_secret: string | null;
     previous_secret_expires_at: number | null;
   };

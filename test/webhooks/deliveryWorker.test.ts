@@ -10,20 +10,20 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createTaskStore } from '../../src/store/tasks.js';
-import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
+import { webhookHousekeeping } from '../../src/scheduledJobs.js';
 import {
   createDeliveryWorker,
-  deliveryHousekeeping,
   LEASE_MARGIN_MS,
   TARGET_NOT_PUBLIC_MESSAGE,
   TARGET_UNRESOLVABLE_MESSAGE,
   type DeliveryWorkerOptions,
 } from '../../src/webhooks/deliveryWorker.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
+import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
@@ -97,8 +97,8 @@ function worker(options: Partial<DeliveryWorkerOptions> = {}) {
   });
 }
 
-function subscribe(extra: Partial<Parameters<typeof insertSubscription>[1]> = {}) {
-  return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra });
+function subscribe({ box, ...extra }: Partial<Parameters<typeof insertSubscription>[1]> & { box?: SecretBox } = {}) {
+  return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra }, box);
 }
 
 const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
@@ -393,7 +393,7 @@ describe('replays and the FAILING rule', () => {
     await setUp();
     createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    const subscriptions = createWebhookSubscriptionStore(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
+    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
     const w = worker({ random: () => 0 });
     const runSchedule = async () => {
       await w.runDue();
@@ -580,7 +580,7 @@ describe('workers sharing one database', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     fx.createTask();
     // A worker that claims and dies before sending.
-    const dead = createWebhookDeliveryStore(openDatabase(fx.path), { secretBox: testSecretBox, now: fx.clock.now });
+    const dead = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
     expect(dead.claimDue('wkr_dead', 10)).toHaveLength(1);
     const alive = worker({ workerId: 'wkr_alive' });
     expect(await alive.runDue()).toBe(0);
@@ -875,6 +875,41 @@ describe('the signing-secret key', () => {
     await waitFor(() => receiver.received.length === 1, 'the delivery');
   });
 
+  it('opens the sealed secrets for each attempt, none kept between attempts, so a rotated one signs at once', async () => {
+    await setUp();
+    const opened: string[] = [];
+    const countingBox = { seal: testSecretBox.seal, open: (sealed: string, context: string) => (opened.push(context), testSecretBox.open(sealed, context)) };
+    const { id, secret } = subscribe({ eventTypes: ['task.created'] });
+    for (let index = 0; index < 3; index += 1) fx.createTask();
+    expect(await worker({ secretBox: countingBox }).runDue()).toBe(3);
+    expect(opened).toEqual([id, id, id]);
+    for (const received of receiver.received) expect(verifyWebhook(received.body, received.headers, secret, { now: fx.clock.now }).type).toBe('task.created');
+
+    const rotated = 'whsec_rotatedrotatedrotatedrotatedrotatedrotat';
+    fx.db.prepare('UPDATE webhook_subscriptions SET sealed_secret = ? WHERE id = ?').run(testSecretBox.seal(rotated, id), id);
+    fx.createTask();
+    expect(await worker({ secretBox: countingBox }).runDue()).toBe(1);
+    expect(opened).toEqual([id, id, id, id]);
+    const last = receiver.received[3]!;
+    expect(verifyWebhook(last.body, last.headers, rotated, { now: fx.clock.now }).type).toBe('task.created');
+  });
+
+  it('sends nothing for a delivery whose secret does not open, and leaves its claim to expire', async () => {
+    await setUp();
+    subscribe({ eventTypes: ['task.created'] });
+    const sealedElsewhere = subscribe({ eventTypes: ['task.created'], box: createSecretBox(Buffer.alloc(32, 9)) });
+    fx.createTask();
+    expect(await worker().runDue()).toBe(2);
+    expect(receiver.received.map((r) => r.headers['svc-subscription-id'])).not.toContain(sealedElsewhere.id);
+    expect(receiver.received).toHaveLength(1);
+    const [unsigned] = deliveriesOf(fx.db, sealedElsewhere.id);
+    expect(unsigned).toMatchObject({ status: 'PENDING', attempt_count: 0, lease_owner: expect.stringMatching(/^wkr_test\./) });
+    expect(attemptsOf(fx.db, unsigned!.id)).toEqual([]);
+    const logged = logLines.find((line) => line.includes('webhook delivery not signed'))!;
+    expect(logged).toContain(sealedElsewhere.id);
+    expect(logged).toMatch(/did not open/);
+  });
+
   it('start() runs when no subscription exists yet', async () => {
     await setUp();
     const w = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)) });
@@ -890,7 +925,7 @@ describe('housekeeping jobs', () => {
     fx.createTask();
     const w = worker();
     await w.runDue();
-    const jobs = deliveryHousekeeping(w.store, fx.clock.now);
+    const jobs = webhookHousekeeping(w.store, fx.clock.now);
     expect(jobs.map((job) => job.name)).toEqual(['end-webhook-rotation-overlaps', 'purge-webhook-deliveries', 'purge-outbox-events']);
     for (const job of jobs) expect(validateCron(job.every), job.every).toBe(true);
     expect(jobs.map((job) => job.run())).toEqual([0, 0, 0]);
