@@ -30,7 +30,7 @@ import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
-import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/worker/deliveryLoop.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';

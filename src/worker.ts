@@ -3,7 +3,7 @@ import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
-import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 

@@ -14,13 +14,8 @@ import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import { webhookHousekeeping } from '../../src/scheduledJobs.js';
-import {
-  createDeliveryWorker,
-  LEASE_MARGIN_MS,
-  TARGET_NOT_PUBLIC_MESSAGE,
-  TARGET_UNRESOLVABLE_MESSAGE,
-  type DeliveryWorkerOptions,
-} from '../../src/webhooks/deliveryWorker.js';
+import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
+import { createDeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
