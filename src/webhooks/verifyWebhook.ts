@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { computeV1Signature, signatureHeader } from './signing.js';
+import { computeV1Signature } from './signing.js';
 
 /**
  * Receiver side: what a subscriber runs on each delivery, before anything else reads the body.
@@ -169,21 +169,4 @@ export function verifyWebhook(
     throw new WebhookVerificationError('timestamp-out-of-tolerance', `t is ${Math.round(skewSeconds)} s away from now, more than ${toleranceSec} s`);
   }
   return parseEnvelope(body);
-}
-
-export interface SignTestPayloadOptions {
-  /** Milliseconds since the epoch; the header's `t` is its whole seconds. */
-  now?: () => number;
-}
-
-/**
- * A valid `Svc-Signature` value for your own tests (like stripe-node's generateTestHeaderString):
- * `verifyWebhook(body, { 'svc-signature': signTestPayload(body, secret) }, secret)` accepts it.
- */
-export function signTestPayload(rawBody: Buffer | string, secret: string | string[], { now = Date.now }: SignTestPayloadOptions = {}): string {
-  return signatureHeader({
-    secrets: typeof secret === 'string' ? [secret] : secret,
-    timestampSeconds: Math.floor(now() / 1000),
-    rawBody,
-  });
 }

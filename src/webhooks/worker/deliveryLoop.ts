@@ -57,8 +57,6 @@ export interface DeliveryWorkerOptions {
 export interface DeliveryWorker {
   readonly workerId: string;
   readonly store: WebhookDeliveryStore;
-  /** Claims and sends everything due now, and resolves when those attempts are recorded. */
-  runDue(): Promise<number>;
   /**
    * Sweeps for due deliveries on `retrySweep` (node-cron), and at once when deliveries are queued on this connection.
    * Throws, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
@@ -68,6 +66,11 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
   /** Looks for due deliveries now instead of at the next sweep. */
   wake(): void;
+  /**
+   * Resolves once no attempt is in flight and no look for due deliveries is pending: with a
+   * started worker, once its last look found nothing due (or could not claim); at once when so.
+   */
+  idle(): Promise<void>;
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 16;
@@ -126,6 +129,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let wakeScheduled = false;
   let unsubscribe: (() => void) | undefined;
   let commitPoll: NodeJS.Timeout | undefined;
+  let idleWaiters: Array<() => void> = [];
+
+  function isIdle(): boolean {
+    return inFlight.size === 0 && !wakeScheduled;
+  }
+  function settleIfIdle(): void {
+    if (!isIdle() || idleWaiters.length === 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
 
   /** Wakes the worker whenever another connection has committed since the last look. */
   function pollOtherCommits(intervalMs: number): NodeJS.Timeout {
@@ -149,6 +163,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   function pump(): void {
+    claimWhileRoom();
+    settleIfIdle();
+  }
+
+  function claimWhileRoom(): void {
     while (running && inFlight.size < concurrency) {
       let batch: ClaimedDelivery[];
       try {
@@ -170,6 +189,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         inFlight.delete(task);
         // Not pump(): the attempts ending in this turn make room together, filled by one claim.
         wake();
+        // A stopped worker is not woken: its last attempt ending makes it idle.
+        settleIfIdle();
       });
     inFlight.add(task);
   }
@@ -186,16 +207,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   return {
     workerId,
     store,
-
-    async runDue() {
-      let attempted = 0;
-      for (;;) {
-        const batch = store.claimDue(workerId, concurrency);
-        if (batch.length === 0) return attempted;
-        await Promise.all(batch.map((delivery) => attemptAndRecord(delivery)));
-        attempted += batch.length;
-      }
-    },
 
     start() {
       if (running) return;
@@ -222,5 +233,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
 
     wake,
+
+    idle() {
+      if (isIdle()) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
   };
 }
