@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { components } from '../../generated/work-platform/types.js';
 import { computeV1Signature } from './signing.js';
 
 /**
@@ -31,18 +32,11 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** The delivery envelope (the JSON body of a delivery). */
-export interface WebhookEnvelope {
-  /** `evt_…`, the same for every attempt and replay of one event: the key to dedupe on. */
-  id: string;
-  type: string;
-  apiVersion: string;
-  createdAt: string;
-  tenantId: string;
-  actor: { id: string; kind: string; [member: string]: unknown };
-  data: { object: Record<string, unknown>; [member: string]: unknown };
-  [member: string]: unknown;
-}
+/**
+ * The delivery envelope (the JSON body of a delivery), as the contract declares it. `id` (`evt_…`)
+ * is the same for every attempt and replay of one event: the key to dedupe on.
+ */
+export type WebhookEnvelope = components['schemas']['WebhookEnvelope'];
 
 export interface ParsedSignatureHeader {
   timestampSeconds: number;

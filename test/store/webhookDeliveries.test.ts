@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
+import type { Task } from '../../src/store/tasks.js';
 import { createOutboxWriter, onDeliveriesQueued } from '../../src/store/outboxEvents.js';
 import {
   createWebhookDeliveryStore,
@@ -82,7 +83,7 @@ describe('fan-out in the outbox transaction', () => {
     const eventsBefore = fx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
     expect(() =>
       fx.db.transaction(() => {
-        outbox.record(workspaceId, 'task.created', fx.workspace.actor, fx.clock.now(), { id: 'tsk_x', status: 'TODO' });
+        outbox.record(workspaceId, 'task.created', fx.workspace.actor, fx.clock.now(), { id: 'tsk_x', status: 'TODO' } as Task);
         throw new Error('the change fails after its event was recorded');
       })(),
     ).toThrow('the change fails');

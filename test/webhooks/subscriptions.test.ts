@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRandomBytes } from '../../src/store/ids.js';
 import { createOutboxWriter, outboxEventTypes } from '../../src/store/outboxEvents.js';
+import type { Task } from '../../src/store/tasks.js';
 import { manualDisableMessage, maximumReplayEvents, maximumWebhooksPerWorkspace } from '../../src/store/webhookSubscriptions.js';
 import {
   InvalidValueError,
@@ -388,7 +389,7 @@ describe('webhook subscriptions: delivery log', () => {
     const eventIds: string[] = [];
     for (let index = 0; index < 5; index += 1) {
       clock.advance(1000);
-      eventIds.push(outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` }).id);
+      eventIds.push(outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` } as Task).id);
     }
     // The outbox fans out to both subscriptions: 5 deliveries each.
     const mine = deliveries(webhook.id);
