@@ -3,6 +3,7 @@
 // on one database never record one attempt twice, and a dead worker's claim is taken over once
 // its lease has expired. Nothing about a delivery lives in memory between attempts.
 import type BetterSqlite3 from 'better-sqlite3';
+import type { components } from '../../generated/work-platform/types.js';
 import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
 import { runInImmediateTransaction } from './database.js';
@@ -17,15 +18,11 @@ export const FAILING_AFTER_CONSECUTIVE_EVENTS = 3;
 /** Rows deleted per statement by the purges, so that no purge holds the write lock for long. */
 const PURGE_BATCH = 1000;
 
-/** The attempt error codes of the contract's WebhookDeliveryAttempt. */
-export const attemptErrorCodes = ['timeout', 'connection-failed', 'dns-failure', 'forbidden-address', 'tls-failure'] as const;
-export type AttemptErrorCode = (typeof attemptErrorCodes)[number];
-
-export interface AttemptError {
-  code: AttemptErrorCode;
-  /** Human-readable; never holds a secret, a signature or the URL's path or query. */
-  message: string;
-}
+/**
+ * Why an attempt got no status: the contract's WebhookDeliveryAttempt `error`. The message is
+ * human-readable and never holds a secret, a signature or the URL's path or query.
+ */
+export type AttemptError = NonNullable<components['schemas']['WebhookDeliveryAttempt']['error']>;
 
 /** A claimed delivery with everything its attempt needs. */
 export interface ClaimedDelivery {

@@ -4,6 +4,7 @@
 // stores what it is given: URLs already accepted by the target guard and secrets already sealed
 // (src/webhooks/subscriptions.ts does both); it never sees a secret in plaintext.
 import { maxLengths } from '../../generated/work-platform/rules.js';
+import type { components } from '../../generated/work-platform/types.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
 import {
@@ -12,12 +13,12 @@ import {
   webhookDeliveries,
   webhookSubscriptions,
   type WebhookDeliveryStatus,
-  type WebhookDisabledCode,
   type WebhookSubscriptionStatus,
 } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { defaultRandomBytes, type RandomBytes } from './ids.js';
 import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
+import type { AttemptError } from './webhookDeliveries.js';
 import { createDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
 import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
@@ -31,29 +32,14 @@ export const webhookDescriptionMaxLength = maxLengths.WebhookCreate.description;
 /** The message of a subscription disabled through the API. */
 export const manualDisableMessage = 'Set to DISABLED through the API.';
 
-export interface WebhookDisabledReason {
-  code: WebhookDisabledCode;
-  message: string;
-  /** ISO 8601 UTC with milliseconds. */
-  disabledAt: string;
-}
-
+type Schemas = components['schemas'];
 /** A subscription exactly as the API returns it (never with a secret). */
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string | null;
-  eventTypes: OutboxEventType[];
-  status: WebhookSubscriptionStatus;
-  disabledReason: WebhookDisabledReason | null;
-  consecutiveFailedEvents: number;
-  signingKeyVersion: number;
-  /** While the previous secret still signs, when it stops; null otherwise. */
-  previousSigningKeyExpiresAt: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Webhook = Schemas['Webhook'];
+export type WebhookKeyRotation = Schemas['WebhookKeyRotation'];
+export type WebhookReplayRequest = Schemas['WebhookReplayRequest'];
+export type WebhookReplay = Schemas['WebhookReplay'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 
 /** A subscription to insert: its URL accepted by the target guard, its first secret sealed with its id. */
 export interface NewWebhook {
@@ -76,48 +62,6 @@ export interface UpdateWebhookInput {
 export interface NewSigningKey {
   sealedSecret: string;
   previousSecretExpiresAt: number;
-}
-
-export interface WebhookKeyRotation {
-  id: string;
-  signingKeyVersion: number;
-  secret: string;
-  previousSigningKeyExpiresAt: string;
-}
-
-export type WebhookReplayRequest = { eventId: string } | { from: string; to: string };
-
-export interface WebhookReplay {
-  subscriptionId: string;
-  eventCount: number;
-  /** The new deliveries, oldest event first. */
-  deliveries: { id: string; eventId: string; eventType: OutboxEventType }[];
-}
-
-/** Why an attempt got no status: the contract's WebhookDeliveryAttempt error codes. */
-export type WebhookAttemptErrorCode = 'timeout' | 'connection-failed' | 'dns-failure' | 'forbidden-address' | 'tls-failure';
-
-export interface WebhookDeliveryAttempt {
-  number: number;
-  attemptedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: { code: WebhookAttemptErrorCode; message: string } | null;
-  succeeded: boolean;
-  nextAttemptAt: string | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  subscriptionId: string;
-  eventId: string;
-  eventType: OutboxEventType;
-  replay: boolean;
-  status: WebhookDeliveryStatus;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  completedAt: string | null;
-  attempts: WebhookDeliveryAttempt[];
 }
 
 export interface WebhookListOptions {
@@ -194,7 +138,7 @@ function toAttempt(row: AttemptRow): WebhookDeliveryAttempt {
     attemptedAt: iso(row.attemptedAt),
     durationMs: row.durationMs,
     statusCode: row.statusCode,
-    error: row.errorCode === null ? null : { code: row.errorCode as WebhookAttemptErrorCode, message: row.errorMessage ?? row.errorCode },
+    error: row.errorCode === null ? null : { code: row.errorCode as AttemptError['code'], message: row.errorMessage ?? row.errorCode },
     succeeded: row.succeeded,
     nextAttemptAt: isoOrNull(row.nextAttemptAt),
   };
