@@ -4,7 +4,7 @@
 // its lease has expired. Nothing about a delivery lives in memory between attempts.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { components } from '../../generated/work-platform/types.js';
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
 import { runInImmediateTransaction } from './database.js';
 import { drizzleFor } from './drizzle.js';
@@ -308,8 +308,17 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
           .where(
             and(
               lt(events.occurredAt, sql.placeholder('before')),
-              sql`not exists (select 1 from ${webhookDeliveries} where ${webhookDeliveries.eventId} = ${events.id}
-                and (${webhookDeliveries.status} = 'PENDING' or ${webhookDeliveries.completedAt} >= ${sql.placeholder('before')}))`,
+              notExists(
+                orm
+                  .select({ one: sql`1` })
+                  .from(webhookDeliveries)
+                  .where(
+                    and(
+                      eq(webhookDeliveries.eventId, events.id),
+                      or(eq(webhookDeliveries.status, 'PENDING'), gte(webhookDeliveries.completedAt, sql.placeholder('before'))),
+                    ),
+                  ),
+              ),
             ),
           )
           .limit(PURGE_BATCH),
