@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +20,7 @@ import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js'
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
+import { selfSignedCertificate } from '../support/serverProcess.js';
 import { memoryLogger } from '../support/testApp.js';
 import { repoRoot } from '../store/factories.js';
 import {
@@ -471,26 +470,10 @@ describe('target checks at delivery', () => {
 });
 
 describe('TLS', () => {
-  let certDir: string | undefined;
   let key: Buffer;
   let cert: Buffer;
   beforeAll(() => {
-    try {
-      certDir = mkdtempSync(path.join(tmpdir(), 'webhook-tls-'));
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=hooks.test', '-addext', 'subjectAltName=DNS:hooks.test',
-          '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem')],
-        { stdio: 'ignore' },
-      );
-      key = readFileSync(path.join(certDir, 'key.pem'));
-      cert = readFileSync(path.join(certDir, 'cert.pem'));
-    } catch {
-      certDir = undefined;
-    }
-    return () => {
-      if (certDir) rmSync(certDir, { recursive: true, force: true });
-    };
+    ({ key, cert } = selfSignedCertificate('hooks.test'));
   });
 
   it('an https URL whose server does not speak TLS is tls-failure', async () => {
@@ -501,8 +484,7 @@ describe('TLS', () => {
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ status_code: null, error_code: 'tls-failure' }]);
   });
 
-  it('sends the URL host as SNI and checks the certificate against it while connecting to the checked address', async (context) => {
-    if (!certDir) context.skip();
+  it('sends the URL host as SNI and checks the certificate against it while connecting to the checked address', async () => {
     await setUp();
     const serverNames: string[] = [];
     const server = createHttpsServer(
