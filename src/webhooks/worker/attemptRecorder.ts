@@ -6,7 +6,6 @@ import {
   type AttemptOutcome,
   type AttemptToRecord,
   type ClaimedDelivery,
-  type RecordedAttempt,
   type RecordingResult,
   type WebhookDeliveryStore,
 } from '../../store/webhookDeliveries.js';
@@ -39,11 +38,11 @@ export interface AttemptRecorderOptions {
 
 export interface AttemptRecorder {
   /**
-   * Records the attempt with the others that end in this turn, and logs the result: the record, or
-   * undefined when nothing was written (the claim was lost, or the write failed: the delivery stays
-   * claimed and is attempted again once the lease expires).
+   * Records the attempt with the others that end in this turn, and logs the result. When nothing
+   * was written (the claim was lost, or the write failed) the delivery stays claimed and is
+   * attempted again once the lease expires.
    */
-  record(delivery: ClaimedDelivery, outcome: AttemptOutcome, fields: AttemptLogFields): Promise<RecordedAttempt | undefined>;
+  record(delivery: ClaimedDelivery, outcome: AttemptOutcome, fields: AttemptLogFields): Promise<void>;
 }
 
 export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptRecorder {
@@ -110,11 +109,11 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
         // Nothing of this attempt was written: the delivery stays claimed and is attempted again
         // once the lease expires (the subscriber may see the event twice, never lose it).
         logger.error('webhook attempt not recorded', { ...fields, outcome: describeOutcome(outcome), error: result.error });
-        return undefined;
+        return;
       }
       if ('lost' in result) {
         logger.warn('webhook attempt not recorded: the claim was lost', { ...fields, outcome: describeOutcome(outcome) });
-        return undefined;
+        return;
       }
       const { recorded } = result;
       const line = {
@@ -128,7 +127,6 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
       if (recorded.succeeded) logger.info('webhook delivered', line);
       else logger.warn('webhook attempt failed', { ...line, reason: describeOutcome(outcome) });
       if (recorded.disabled) logger.warn('webhook subscription disabled', { ...fields, code: recorded.disabled });
-      return recorded;
     },
   };
 }

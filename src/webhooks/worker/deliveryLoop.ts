@@ -4,7 +4,7 @@ import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../logger.js';
 import { newId } from '../../store/ids.js';
 import { onDeliveriesQueued } from '../../store/outboxEvents.js';
-import { createWebhookDeliveryStore, type ClaimedDelivery, type RecordedAttempt, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
+import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
 import type { SecretBox } from '../secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
@@ -117,10 +117,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
   });
 
-  async function attemptAndRecord(delivery: ClaimedDelivery): Promise<RecordedAttempt | undefined> {
+  async function attemptAndRecord(delivery: ClaimedDelivery): Promise<void> {
     const fields = attemptLogFields(workerId, delivery);
     const outcome = await attempt(delivery, fields);
-    return outcome === undefined ? undefined : recorder.record(delivery, outcome, fields);
+    if (outcome !== undefined) await recorder.record(delivery, outcome, fields);
   }
 
   const inFlight = new Set<Promise<unknown>>();
