@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
 import { workPlatformPlanTable } from './store/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
-import { startScheduledJobs } from './scheduledJobs.js';
+import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
@@ -29,17 +29,12 @@ import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
-import { createWebhookSubscriptionStore } from './store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
-import {
-  assertWebhookSecretKeyOpensSecrets,
-  createDeliveryWorker,
-  deliveryHousekeeping,
-  type DeliveryWorker,
-  type DeliveryWorkerOptions,
-} from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/worker/deliveryLoop.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
+import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
@@ -94,7 +89,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
     try {
-      assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { secretBox: webhookSecrets, now }));
+      assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { now }), webhookSecrets);
     } catch (error) {
       if (!deps.db) db.close();
       throw error;
@@ -111,7 +106,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         workspaces,
         tasks: createTaskStore(db, { now }),
         projects: createProjectStore(db, { now }),
-        webhooks: createWebhookSubscriptionStore(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
+        webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
@@ -216,14 +211,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       })
     : undefined;
   webhookWorker?.start();
-  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(db, { secretBox: webhookSecrets, now });
+  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(db, { now });
 
   const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(
     [
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
-      ...deliveryHousekeeping(webhookDeliveries, now),
+      ...webhookHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,
   );

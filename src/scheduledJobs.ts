@@ -1,5 +1,6 @@
 import { schedule, type ScheduledTask } from 'node-cron';
 import type { Logger } from './logger.js';
+import { WEBHOOK_LOG_RETENTION_MS, type WebhookDeliveryStore } from './store/webhookDeliveries.js';
 
 export interface Housekeeping {
   name: string;
@@ -32,4 +33,17 @@ export function startScheduledJobs(jobs: Housekeeping[], logger: Logger): { stop
       await Promise.all(tasks.map((task) => task.destroy()));
     },
   };
+}
+
+/**
+ * The webhook jobs, for every process that runs a worker or a server: forget previous secrets
+ * whose overlap has ended (attempts already stop using them at the expiry), and purge delivery
+ * logs 30 days after they end and events 30 days after they occur.
+ */
+export function webhookHousekeeping(store: WebhookDeliveryStore, now: () => number): Housekeeping[] {
+  return [
+    { name: 'end-webhook-rotation-overlaps', every: '* * * * *', run: () => store.endExpiredRotationOverlaps() },
+    { name: 'purge-webhook-deliveries', every: '23 * * * *', run: () => store.purgeEndedDeliveries(now() - WEBHOOK_LOG_RETENTION_MS) },
+    { name: 'purge-outbox-events', every: '29 * * * *', run: () => store.purgeEvents(now() - WEBHOOK_LOG_RETENTION_MS) },
+  ];
 }

@@ -1,9 +1,9 @@
 import { environmentHelp, exitOnStartFailure, loadConfig } from './config.js';
 import { createJsonLogger } from './logger.js';
-import { startScheduledJobs } from './scheduledJobs.js';
+import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
-import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, deliveryHousekeeping } from './webhooks/deliveryWorker.js';
+import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   });
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   worker.start();
-  const jobs = startScheduledJobs(deliveryHousekeeping(worker.store, Date.now), logger);
+  const jobs = startScheduledJobs(webhookHousekeeping(worker.store, Date.now), logger);
   process.stdout.write(
     [
       '',

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createTaskStore } from '../../src/store/tasks.js';
-import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
+import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import type { BenchWorkspace } from './seed.js';
@@ -90,7 +90,7 @@ export async function measureWebhooks(
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  const subscriptions = createWebhookSubscriptionStore(db, { secretBox, allowLoopback: true });
+  const subscriptions = createWebhookSubscriptions(db, { secretBox, allowLoopback: true });
   const created = subscriptions.createWebhook(workspace.workspaceId, { url, eventTypes: ['task.created'] });
   secret = created.secret;
   const tasks = createTaskStore(db);

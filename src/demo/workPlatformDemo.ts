@@ -12,7 +12,7 @@ import { issueSessionToken } from '../auth/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
 import { outboxEventTypes } from '../store/outboxEvents.js';
-import { createWebhookSubscriptionStore } from '../store/webhookSubscriptions.js';
+import { createWebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
 
@@ -321,7 +321,7 @@ export function loadWorkPlatformDemo(
 
   // Created after the seed's events are gone, so it has no deliveries: the delivery log starts empty.
   clock = start + 42 * day;
-  const webhooks = createWebhookSubscriptionStore(db, { secretBox: webhookSecretBox, now: scripted });
+  const webhooks = createWebhookSubscriptions(db, { secretBox: webhookSecretBox, now: scripted });
   const webhook = webhooks.createWebhook(
     demoWorkspaces.main.id,
     { url: demoWebhook.url, eventTypes: outboxEventTypes, description: 'Demo subscription: every event type, to a placeholder receiver.' },

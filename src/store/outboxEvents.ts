@@ -2,37 +2,25 @@
 // row holding the whole webhook envelope, and one PENDING `webhook_deliveries` row per ACTIVE
 // subscription of the workspace that lists the event's type. The webhook worker delivers them.
 import { eventTypes, type EventType } from '../../generated/work-platform/rules.js';
+import type { components } from '../../generated/work-platform/types.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
 import { newId, type RandomBytes } from './ids.js';
 
-/** Version of the envelope shape, sent as `apiVersion` in every delivery. */
-export const webhookApiVersion = '2026-11-23';
+/** The webhook delivery body, exactly as stored in `events.payload`. */
+export type WebhookEnvelope = components['schemas']['WebhookEnvelope'];
+
+/** Version of the envelope shape, sent as `apiVersion` in every delivery (the contract's constant). */
+export const webhookApiVersion: WebhookEnvelope['apiVersion'] = '2026-11-23';
 
 /** The event types the contract's `webhooks` section declares. */
 export const outboxEventTypes = eventTypes;
 export type OutboxEventType = EventType;
 
 /** Who caused a change: the session's user, or the user a personal access token belongs to. */
-export interface EventActor {
-  id: string;
-  kind: 'USER';
-}
-
-/** The webhook delivery body, exactly as stored in `events.payload`. */
-export interface WebhookEnvelope<T = unknown> {
-  id: string;
-  type: OutboxEventType;
-  apiVersion: string;
-  /** ISO 8601 UTC with milliseconds. */
-  createdAt: string;
-  /** The workspace id (`ten_…`). */
-  tenantId: string;
-  actor: EventActor;
-  data: { object: T };
-}
+export type EventActor = WebhookEnvelope['actor'];
 
 const deliveryListeners = new WeakMap<BetterSqlite3.Database, Set<() => void>>();
 
@@ -134,8 +122,8 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
     })
     .prepare();
   return {
-    record<T>(workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: T): WebhookEnvelope<T> {
-      const envelope: WebhookEnvelope<T> = {
+    record(workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): WebhookEnvelope {
+      const envelope: WebhookEnvelope = {
         id: newId('evt', randomBytes),
         type,
         apiVersion: webhookApiVersion,

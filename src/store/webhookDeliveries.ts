@@ -3,13 +3,11 @@
 // on one database never record one attempt twice, and a dead worker's claim is taken over once
 // its lease has expired. Nothing about a delivery lives in memory between attempts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { components } from '../../generated/work-platform/types.js';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
-import type { SecretBox } from '../webhooks/secretBox.js';
-import { nextAttemptAt } from '../webhooks/retrySchedule.js';
 import { runInImmediateTransaction } from './database.js';
 import { drizzleFor } from './drizzle.js';
-import { effectiveLimits, createWorkspaceStore } from './workspaces.js';
 
 /** How long a claim is exclusive: far longer than one attempt (10 s, lookup included, sent only while 15 s of the lease remain), short enough to take over a dead worker's claims soon. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -20,15 +18,11 @@ export const FAILING_AFTER_CONSECUTIVE_EVENTS = 3;
 /** Rows deleted per statement by the purges, so that no purge holds the write lock for long. */
 const PURGE_BATCH = 1000;
 
-/** The attempt error codes of the contract's WebhookDeliveryAttempt. */
-export const attemptErrorCodes = ['timeout', 'connection-failed', 'dns-failure', 'forbidden-address', 'tls-failure'] as const;
-export type AttemptErrorCode = (typeof attemptErrorCodes)[number];
-
-export interface AttemptError {
-  code: AttemptErrorCode;
-  /** Human-readable; never holds a secret, a signature or the URL's path or query. */
-  message: string;
-}
+/**
+ * Why an attempt got no status: the contract's WebhookDeliveryAttempt `error`. The message is
+ * human-readable and never holds a secret, a signature or the URL's path or query.
+ */
+export type AttemptError = NonNullable<components['schemas']['WebhookDeliveryAttempt']['error']>;
 
 /** A claimed delivery with everything its attempt needs. */
 export interface ClaimedDelivery {
@@ -43,10 +37,11 @@ export interface ClaimedDelivery {
   /** The exact delivery body (events.payload). */
   payload: string;
   url: string;
-  /** Opened signing secrets, current first; the previous one while its overlap lasts. Empty when `secretProblem` is set. */
-  secrets: string[];
-  /** Set when a sealed secret did not open (wrong WEBHOOK_SECRET_KEY): the attempt cannot be signed. */
-  secretProblem?: string;
+  /**
+   * The signing secrets as stored (sealed, bound to the subscription id), current first; the
+   * previous one while its overlap lasts at the claim.
+   */
+  sealedSecrets: string[];
   /**
    * The claim's own token, `<owner>.<random>`, fresh at every claim and written to `lease_owner`:
    * only this claim may record its attempt, so neither another worker nor the same worker
@@ -80,14 +75,16 @@ export interface RecordedAttempt {
 export interface AttemptToRecord {
   claimed: Pick<ClaimedDelivery, 'id' | 'attemptCount' | 'leaseToken'>;
   outcome: AttemptOutcome;
-  /** A random number in [0, 1): the retry jitter. */
-  jitter: number;
+  /**
+   * When an attempt that did not succeed is followed by another, milliseconds since the epoch;
+   * null when the retry schedule is spent (and for a success). Not read for a 410.
+   */
+  retryAt: number | null;
 }
 
 export type RecordingResult = { recorded: RecordedAttempt } | { lost: true } | { error: unknown };
 
 export interface WebhookDeliveryStoreOptions {
-  secretBox: SecretBox;
   now?: () => number;
 }
 
@@ -109,12 +106,8 @@ export interface WebhookDeliveryStore {
    * obtained within the busy timeout, the commit failed).
    */
   recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[];
-  /**
-   * Opens one stored sealed secret (the oldest subscription's): undefined when it opens or no
-   * subscription exists, else the subscription and the problem. A worker whose WEBHOOK_SECRET_KEY
-   * is not the one the secrets were sealed with could sign nothing.
-   */
-  sealedSecretProblem(): { subscriptionId: string; problem: string } | undefined;
+  /** The oldest subscription's sealed current secret; undefined when no subscription exists. */
+  oldestSealedSecret(): { subscriptionId: string; sealedSecret: string } | undefined;
   /** Forgets every previous secret whose overlap has ended. Returns how many subscriptions changed. */
   endExpiredRotationOverlaps(): number;
   /** Deletes deliveries (with their attempts) that ended before `before`. Returns how many. */
@@ -123,7 +116,12 @@ export interface WebhookDeliveryStore {
   purgeEvents(before: number): number;
 }
 
-const isSuccess = (outcome: AttemptOutcome) => outcome.error === null && outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode <= 299;
+const overlapLasts = (row: { sealedPreviousSecret: string | null; previousSecretExpiresAt: number | null }, at: number) =>
+  row.sealedPreviousSecret !== null && row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > at;
+
+/** A 2xx answer: the delivery has SUCCEEDED. */
+export const attemptSucceeded = (outcome: Pick<AttemptOutcome, 'statusCode' | 'error'>): boolean =>
+  outcome.error === null && outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode <= 299;
 
 export function describeOutcome(outcome: Pick<AttemptOutcome, 'statusCode' | 'error'>): string {
   if (outcome.error) return `${outcome.error.code}: ${outcome.error.message}`;
@@ -132,9 +130,7 @@ export function describeOutcome(outcome: Pick<AttemptOutcome, 'statusCode' | 'er
 
 export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: WebhookDeliveryStoreOptions): WebhookDeliveryStore {
   const now = options.now ?? Date.now;
-  const { secretBox } = options;
   const orm = drizzleFor(db);
-  const workspaces = createWorkspaceStore(db, { now });
 
   const claimable = (at: ReturnType<typeof sql.placeholder>) =>
     and(
@@ -213,7 +209,6 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
   const heldDelivery = orm
     .select({
       subscriptionId: webhookDeliveries.subscriptionId,
-      workspaceId: webhookDeliveries.workspaceId,
       attemptCount: webhookDeliveries.attemptCount,
       replay: webhookDeliveries.replay,
       subscriptionStatus: webhookSubscriptions.status,
@@ -313,33 +308,23 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
           .where(
             and(
               lt(events.occurredAt, sql.placeholder('before')),
-              sql`not exists (select 1 from ${webhookDeliveries} where ${webhookDeliveries.eventId} = ${events.id}
-                and (${webhookDeliveries.status} = 'PENDING' or ${webhookDeliveries.completedAt} >= ${sql.placeholder('before')}))`,
+              notExists(
+                orm
+                  .select({ one: sql`1` })
+                  .from(webhookDeliveries)
+                  .where(
+                    and(
+                      eq(webhookDeliveries.eventId, events.id),
+                      or(eq(webhookDeliveries.status, 'PENDING'), gte(webhookDeliveries.completedAt, sql.placeholder('before'))),
+                    ),
+                  ),
+              ),
             ),
           )
           .limit(PURGE_BATCH),
       ),
     )
     .prepare();
-
-
-  // Opened for the attempt that claims the delivery and never kept: a signing secret lives in
-  // memory only while its delivery is being signed (AES-GCM under an already derived key: microseconds).
-  function openSecret(sealed: string, subscriptionId: string): string {
-    return secretBox.open(sealed, subscriptionId);
-  }
-
-  function openSecrets(row: { subscriptionId: string; sealedSecret: string; sealedPreviousSecret: string | null; previousSecretExpiresAt: number | null }, at: number) {
-    try {
-      const secrets = [openSecret(row.sealedSecret, row.subscriptionId)];
-      if (row.sealedPreviousSecret !== null && row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > at) {
-        secrets.push(openSecret(row.sealedPreviousSecret, row.subscriptionId));
-      }
-      return { secrets };
-    } catch (error) {
-      return { secrets: [], secretProblem: error instanceof Error ? error.message : String(error) };
-    }
-  }
 
   function disableSubscription(subscriptionId: string, code: WebhookDisabledCode, message: string, at: number): boolean {
     const changed = disable.run({ id: subscriptionId, code, message, now: at }).changes > 0;
@@ -348,12 +333,12 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
   }
 
   /** One attempt's rows; undefined when the claim no longer holds the delivery. Runs inside the batch's transaction only. */
-  function recordOne(claimed: AttemptToRecord['claimed'], outcome: AttemptOutcome, jitter: number): RecordedAttempt | undefined {
+  function recordOne({ claimed, outcome, retryAt }: AttemptToRecord): RecordedAttempt | undefined {
     const held = heldDelivery.get({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
     if (!held) return undefined;
     const at = now();
     const number = held.attemptCount + 1;
-    const succeeded = isSuccess(outcome);
+    const succeeded = attemptSucceeded(outcome);
     let status: WebhookDeliveryStatus;
     let next: number | null = null;
     let disabled: WebhookDisabledCode | undefined;
@@ -365,16 +350,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     } else if (outcome.statusCode === 410) {
       status = 'FAILED';
     } else {
-      const workspace = workspaces.getWorkspace(held.workspaceId);
-      const delaysSeconds = workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [];
-      next = nextAttemptAt({
-        delaysSeconds,
-        failedAttemptNumber: number,
-        nowMs: at,
-        jitter,
-        statusCode: outcome.statusCode,
-        retryAfter: outcome.retryAfter ?? null,
-      });
+      next = retryAt;
       status = next === null ? 'FAILED' : 'PENDING';
     }
 
@@ -413,9 +389,9 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
   function recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[] {
     if (attempts.length === 0) return [];
     return runInImmediateTransaction(db, () =>
-      attempts.map(({ claimed, outcome, jitter }): RecordingResult => {
+      attempts.map((attempt): RecordingResult => {
         try {
-          const recorded = recordInSavepoint(claimed, outcome, jitter);
+          const recorded = recordInSavepoint(attempt);
           return recorded ? { recorded } : { lost: true };
         } catch (error) {
           // SQLite rolls the whole transaction back on some errors (a full disk…): then nothing
@@ -460,7 +436,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
             url: row.url,
             leaseToken: leaseToken!,
             leaseExpiresAt: row.leaseExpiresAt!,
-            ...openSecrets(row, at),
+            sealedSecrets: overlapLasts(row, at) ? [row.sealedSecret, row.sealedPreviousSecret!] : [row.sealedSecret],
           };
         });
       });
@@ -468,15 +444,9 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
 
     recordAttempts,
 
-    sealedSecretProblem() {
+    oldestSealedSecret() {
       const row = oldestSealedSecret.get();
-      if (!row) return undefined;
-      try {
-        secretBox.open(row.sealedSecret, row.id);
-        return undefined;
-      } catch (error) {
-        return { subscriptionId: row.id, problem: error instanceof Error ? error.message : String(error) };
-      }
+      return row ? { subscriptionId: row.id, sealedSecret: row.sealedSecret } : undefined;
     },
 
     endExpiredRotationOverlaps() {

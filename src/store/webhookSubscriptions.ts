@@ -1,9 +1,10 @@
-// Webhook subscriptions of the Work-Platform API, their signing secrets, replays and delivery log.
-// Every read and write is scoped by workspace (another workspace's subscription is "not found"),
-// every change bumps `version` by one and runs in one transaction. Signing secrets are stored only
-// sealed (src/webhooks/secretBox.ts, bound to the subscription id) and leave this module in
-// plaintext exactly twice: in the answer to creation and to a rotation.
+// Webhook subscriptions of the Work-Platform API, their sealed signing secrets, replays and
+// delivery log. Every read and write is scoped by workspace (another workspace's subscription is
+// "not found"), every change bumps `version` by one and runs in one transaction. This module
+// stores what it is given: URLs already accepted by the target guard and secrets already sealed
+// (src/webhooks/subscriptions.ts does both); it never sees a secret in plaintext.
 import { maxLengths } from '../../generated/work-platform/rules.js';
+import type { components } from '../../generated/work-platform/types.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
 import {
@@ -12,61 +13,44 @@ import {
   webhookDeliveries,
   webhookSubscriptions,
   type WebhookDeliveryStatus,
-  type WebhookDisabledCode,
   type WebhookSubscriptionStatus,
 } from '../../db/schema.js';
-import { newSigningSecret } from '../webhooks/signing.js';
-import type { SecretBox } from '../webhooks/secretBox.js';
-import { checkTargetUrl } from '../webhooks/targetGuard.js';
 import { drizzleFor } from './drizzle.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import { defaultRandomBytes, type RandomBytes } from './ids.js';
 import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
+import type { AttemptError } from './webhookDeliveries.js';
 import { createDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
 import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
 
 /** At most this many subscriptions per workspace. */
 export const maximumWebhooksPerWorkspace = 20;
-/** How long the secret a rotation replaces keeps signing: 58 hours 45 minutes. */
-export const signingKeyOverlapMs = (58 * 60 + 45) * 60 * 1000;
 /** At most this many events per replay request. */
 export const maximumReplayEvents = 1000;
-/** The longest `url` and `description` the contract accepts. */
-export const webhookUrlMaxLength = maxLengths.WebhookCreate.url;
+/** The longest `description` the contract accepts. */
 export const webhookDescriptionMaxLength = maxLengths.WebhookCreate.description;
 /** The message of a subscription disabled through the API. */
 export const manualDisableMessage = 'Set to DISABLED through the API.';
 
-export interface WebhookDisabledReason {
-  code: WebhookDisabledCode;
-  message: string;
-  /** ISO 8601 UTC with milliseconds. */
-  disabledAt: string;
-}
-
+type Schemas = components['schemas'];
 /** A subscription exactly as the API returns it (never with a secret). */
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string | null;
-  eventTypes: OutboxEventType[];
-  status: WebhookSubscriptionStatus;
-  disabledReason: WebhookDisabledReason | null;
-  consecutiveFailedEvents: number;
-  signingKeyVersion: number;
-  /** While the previous secret still signs, when it stops; null otherwise. */
-  previousSigningKeyExpiresAt: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Webhook = Schemas['Webhook'];
+export type WebhookKeyRotation = Schemas['WebhookKeyRotation'];
+export type WebhookReplayRequest = Schemas['WebhookReplayRequest'];
+export type WebhookReplay = Schemas['WebhookReplay'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 
-export interface CreateWebhookInput {
+/** A subscription to insert: its URL accepted by the target guard, its first secret sealed with its id. */
+export interface NewWebhook {
+  id: string;
   url: string;
   eventTypes: readonly string[];
   description?: string | null;
+  sealedSecret: string;
 }
 
+/** The members to change; a `url` accepted by the target guard. */
 export interface UpdateWebhookInput {
   url?: string;
   eventTypes?: readonly string[];
@@ -74,46 +58,10 @@ export interface UpdateWebhookInput {
   status?: WebhookSubscriptionStatus;
 }
 
-export interface WebhookKeyRotation {
-  id: string;
-  signingKeyVersion: number;
-  secret: string;
-  previousSigningKeyExpiresAt: string;
-}
-
-export type WebhookReplayRequest = { eventId: string } | { from: string; to: string };
-
-export interface WebhookReplay {
-  subscriptionId: string;
-  eventCount: number;
-  /** The new deliveries, oldest event first. */
-  deliveries: { id: string; eventId: string; eventType: OutboxEventType }[];
-}
-
-/** Why an attempt got no status: the contract's WebhookDeliveryAttempt error codes. */
-export type WebhookAttemptErrorCode = 'timeout' | 'connection-failed' | 'dns-failure' | 'forbidden-address' | 'tls-failure';
-
-export interface WebhookDeliveryAttempt {
-  number: number;
-  attemptedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: { code: WebhookAttemptErrorCode; message: string } | null;
-  succeeded: boolean;
-  nextAttemptAt: string | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  subscriptionId: string;
-  eventId: string;
-  eventType: OutboxEventType;
-  replay: boolean;
-  status: WebhookDeliveryStatus;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  completedAt: string | null;
-  attempts: WebhookDeliveryAttempt[];
+/** The new current secret, sealed with the subscription id, and when the replaced one stops signing. */
+export interface NewSigningKey {
+  sealedSecret: string;
+  previousSecretExpiresAt: number;
 }
 
 export interface WebhookListOptions {
@@ -128,21 +76,14 @@ export interface WebhookDeliveryListOptions extends WebhookListOptions {
 }
 
 export interface WebhookSubscriptionStoreOptions {
-  /** Seals and opens signing secrets; the context is the subscription id. */
-  secretBox: SecretBox;
-  /** Admit loopback targets (WEBHOOK_ALLOW_LOOPBACK), for local development and tests. */
-  allowLoopback?: boolean;
   now?: () => number;
-  /** Source of ids; signing secrets always come from node:crypto. */
+  /** Source of delivery ids (replays). */
   randomBytes?: RandomBytes;
 }
 
 export interface WebhookSubscriptionStore {
-  /**
-   * Creates an ACTIVE subscription with a new signing secret, returned only here. `id` is for
-   * the demo data set, whose subscription has a fixed id.
-   */
-  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string }): { webhook: Webhook; secret: string };
+  /** Inserts an ACTIVE subscription at version 1. */
+  createWebhook(workspaceId: string, webhook: NewWebhook): Webhook;
   /** Undefined when missing or in another workspace. */
   getWebhook(workspaceId: string, id: string): Webhook | undefined;
   /** Newest first: created_at descending, then id descending. */
@@ -155,8 +96,8 @@ export interface WebhookSubscriptionStore {
   updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Webhook;
   /** Deletes the subscription with its deliveries and attempts; `expectedVersion`, when given, must be current. */
   deleteWebhook(workspaceId: string, id: string, expectedVersion: number | null): void;
-  /** A new current secret; the replaced one signs until the returned expiry, an older one is dropped. */
-  rotateWebhookKey(workspaceId: string, id: string): WebhookKeyRotation;
+  /** Makes `key` the current secret; the replaced one signs until its expiry, an older one is dropped. */
+  rotateWebhookKey(workspaceId: string, id: string, key: NewSigningKey): Omit<WebhookKeyRotation, 'secret'>;
   /** Queues replay deliveries of one event or of a time range (`from` inclusive, `to` exclusive). */
   replayWebhookEvents(workspaceId: string, id: string, request: WebhookReplayRequest): WebhookReplay;
   /** The subscription's deliveries, newest first, each with its attempts; NotFoundError when the subscription is not found. */
@@ -197,7 +138,7 @@ function toAttempt(row: AttemptRow): WebhookDeliveryAttempt {
     attemptedAt: iso(row.attemptedAt),
     durationMs: row.durationMs,
     statusCode: row.statusCode,
-    error: row.errorCode === null ? null : { code: row.errorCode as WebhookAttemptErrorCode, message: row.errorMessage ?? row.errorCode },
+    error: row.errorCode === null ? null : { code: row.errorCode as AttemptError['code'], message: row.errorMessage ?? row.errorCode },
     succeeded: row.succeeded,
     nextAttemptAt: isoOrNull(row.nextAttemptAt),
   };
@@ -216,31 +157,6 @@ function toDelivery(row: DeliveryRow, attempts: WebhookDeliveryAttempt[]): Webho
     completedAt: isoOrNull(row.completedAt),
     attempts,
   };
-}
-
-// RFC 3986 characters. The WHATWG parser leaves a few others (`|`, `^`) unencoded; a URL holding
-// them would not be the `format: uri` the contract promises when it is read back.
-const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
-
-/**
- * The URL as stored: checked by the target guard (public HTTPS only) and normalized by the
- * WHATWG parser (lowercase host, punycode, `/` for an empty path), or every reason it is refused.
- */
-function acceptedUrl(url: string, allowLoopback: boolean): string {
-  checkText('url', url, webhookUrlMaxLength, { allowEmpty: false });
-  const check = checkTargetUrl(url, { allowLoopback });
-  if (!check.ok) {
-    throw new ValueRefusedError([
-      { path: '/url', code: 'invalid_format', message: `is refused: ${check.reasons.map((reason) => reason.message).join('; ')}` },
-    ]);
-  }
-  const normalized = check.url.href;
-  if (!URI_CHARACTERS.test(normalized) || normalized.length > webhookUrlMaxLength) {
-    throw new ValueRefusedError([
-      { path: '/url', code: 'invalid_format', message: 'is refused: percent-encode the characters a URI may not hold (such as | and ^)' },
-    ]);
-  }
-  return normalized;
 }
 
 function checkEventTypes(eventTypes: unknown): asserts eventTypes is OutboxEventType[] {
@@ -264,8 +180,6 @@ const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b
 export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, options: WebhookSubscriptionStoreOptions): WebhookSubscriptionStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const allowLoopback = options.allowLoopback ?? false;
-  const box = options.secretBox;
   const orm = drizzleFor(db);
   const write = immediateWriter(orm, {});
 
@@ -408,17 +322,14 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
   }
 
   return {
-    createWebhook(workspaceId, input, createOptions = {}) {
-      const url = acceptedUrl(input.url, allowLoopback);
+    createWebhook(workspaceId, input) {
       checkEventTypes(input.eventTypes);
       checkDescription(input.description);
-      const id = createOptions.id ?? newId('whk', randomBytes);
-      const secret = newSigningSecret();
       const at = now();
       const row: SubscriptionRow = {
-        id,
+        id: input.id,
         workspaceId,
-        url,
+        url: input.url,
         description: input.description ?? null,
         eventTypes: JSON.stringify(input.eventTypes),
         status: 'ACTIVE',
@@ -427,7 +338,7 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
         disabledAt: null,
         consecutiveFailedEvents: 0,
         signingKeyVersion: 1,
-        sealedSecret: box.seal(secret, id),
+        sealedSecret: input.sealedSecret,
         sealedPreviousSecret: null,
         previousSecretExpiresAt: null,
         version: 1,
@@ -438,7 +349,7 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
         const { total } = countInWorkspace.get({ workspaceId })!;
         if (total >= maximumWebhooksPerWorkspace) throw new WebhookLimitError(maximumWebhooksPerWorkspace);
         insert.run({ ...row, now: at });
-        return { webhook: toWebhook(row, at), secret };
+        return toWebhook(row, at);
       });
     },
 
@@ -457,7 +368,7 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
     },
 
     updateWebhook(workspaceId, id, patch, expectedVersion) {
-      const url = patch.url === undefined ? undefined : acceptedUrl(patch.url, allowLoopback);
+      const { url } = patch;
       if (patch.eventTypes !== undefined) checkEventTypes(patch.eventTypes);
       checkDescription(patch.description);
       if (patch.status !== undefined && patch.status !== 'ACTIVE' && patch.status !== 'DISABLED') {
@@ -495,24 +406,21 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
       });
     },
 
-    rotateWebhookKey(workspaceId, id) {
-      const secret = newSigningSecret();
+    rotateWebhookKey(workspaceId, id, key) {
       return write(() => {
         const current = currentRow(workspaceId, id, null);
-        const at = now();
-        const expiresAt = at + signingKeyOverlapMs;
         // The sealed current secret moves as is: it is bound to the subscription id, not to its column.
         const next: SubscriptionRow = {
           ...current,
-          sealedSecret: box.seal(secret, id),
+          sealedSecret: key.sealedSecret,
           sealedPreviousSecret: current.sealedSecret,
-          previousSecretExpiresAt: expiresAt,
+          previousSecretExpiresAt: key.previousSecretExpiresAt,
           signingKeyVersion: current.signingKeyVersion + 1,
           version: current.version + 1,
-          updatedAt: at,
+          updatedAt: now(),
         };
         saveRow(next);
-        return { id, signingKeyVersion: next.signingKeyVersion, secret, previousSigningKeyExpiresAt: iso(expiresAt) };
+        return { id, signingKeyVersion: next.signingKeyVersion, previousSigningKeyExpiresAt: iso(key.previousSecretExpiresAt) };
       });
     },
 

@@ -8,8 +8,6 @@ import { createHmac, randomBytes as cryptoRandomBytes } from 'node:crypto';
 
 /** Prefix of every signing secret, so a leaked one is recognizable (secret scanners, logs). */
 export const SIGNING_SECRET_PREFIX = 'whsec_';
-/** `whsec_` and 43 base64url characters (32 random bytes, unpadded). */
-export const SIGNING_SECRET_PATTERN = /^whsec_[A-Za-z0-9_-]{43}$/;
 const SIGNING_SECRET_BYTES = 32;
 
 /** A signing secret as handed out once: the string itself, or the same string's UTF-8 bytes. */
@@ -19,15 +17,11 @@ export const DEFAULT_WEBHOOK_USER_AGENT = 'ContractApiServer-Webhooks/2.0';
 /** `<product>/2` or `<product>/2.<minor>…`, optionally followed by comments: the seed asks for version 2. */
 const USER_AGENT_PATTERN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+\/2(\.[0-9A-Za-z-]+)*( .*)?$/;
 
-/** Makes a new signing secret, `whsec_` + 43 base64url characters. */
+/** Makes a new signing secret, `whsec_` + 43 base64url characters (32 random bytes, unpadded). */
 export function newSigningSecret(randomBytes: (size: number) => Uint8Array = cryptoRandomBytes): string {
   const bytes = randomBytes(SIGNING_SECRET_BYTES);
   if (bytes.length !== SIGNING_SECRET_BYTES) throw new RangeError(`randomBytes(${SIGNING_SECRET_BYTES}) returned ${bytes.length} bytes`);
   return SIGNING_SECRET_PREFIX + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
-}
-
-export function isSigningSecret(value: string): boolean {
-  return SIGNING_SECRET_PATTERN.test(value);
 }
 
 function keyBytes(secret: SigningSecret): Buffer {

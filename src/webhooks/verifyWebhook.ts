@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { computeV1Signature, signatureHeader } from './signing.js';
+import type { components } from '../../generated/work-platform/types.js';
+import { computeV1Signature } from './signing.js';
 
 /**
  * Receiver side: what a subscriber runs on each delivery, before anything else reads the body.
@@ -31,18 +32,11 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** The delivery envelope (the JSON body of a delivery). */
-export interface WebhookEnvelope {
-  /** `evt_…`, the same for every attempt and replay of one event: the key to dedupe on. */
-  id: string;
-  type: string;
-  apiVersion: string;
-  createdAt: string;
-  tenantId: string;
-  actor: { id: string; kind: string; [member: string]: unknown };
-  data: { object: Record<string, unknown>; [member: string]: unknown };
-  [member: string]: unknown;
-}
+/**
+ * The delivery envelope (the JSON body of a delivery), as the contract declares it. `id` (`evt_…`)
+ * is the same for every attempt and replay of one event: the key to dedupe on.
+ */
+export type WebhookEnvelope = components['schemas']['WebhookEnvelope'];
 
 export interface ParsedSignatureHeader {
   timestampSeconds: number;
@@ -169,21 +163,4 @@ export function verifyWebhook(
     throw new WebhookVerificationError('timestamp-out-of-tolerance', `t is ${Math.round(skewSeconds)} s away from now, more than ${toleranceSec} s`);
   }
   return parseEnvelope(body);
-}
-
-export interface SignTestPayloadOptions {
-  /** Milliseconds since the epoch; the header's `t` is its whole seconds. */
-  now?: () => number;
-}
-
-/**
- * A valid `Svc-Signature` value for your own tests (like stripe-node's generateTestHeaderString):
- * `verifyWebhook(body, { 'svc-signature': signTestPayload(body, secret) }, secret)` accepts it.
- */
-export function signTestPayload(rawBody: Buffer | string, secret: string | string[], { now = Date.now }: SignTestPayloadOptions = {}): string {
-  return signatureHeader({
-    secrets: typeof secret === 'string' ? [secret] : secret,
-    timestampSeconds: Math.floor(now() / 1000),
-    rawBody,
-  });
 }

@@ -7,7 +7,7 @@ import type { ListPageCache } from '../store/listPageCache.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
-import type { WebhookSubscriptionStore } from '../store/webhookSubscriptions.js';
+import type { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { WorkspaceStore } from '../store/workspaces.js';
 import type { Caller } from '../auth/bearerTokens.js';
 
@@ -20,7 +20,7 @@ export interface WorkPlatformServices {
   tasks: TaskStore;
   projects: ProjectStore;
   /** Webhook subscriptions, their secrets, replays and delivery log. */
-  webhooks: WebhookSubscriptionStore;
+  webhooks: WebhookSubscriptions;
   cursors: CursorCodec;
   /** Encoded list pages, served again while their collection is unchanged. */
   listPages: ListPageCache;

@@ -159,7 +159,7 @@ describe('Work-Platform demo data', () => {
   it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', () => {
     const box = createSecretBox(new Uint8Array(32).fill(7));
     const demo = loadDemoData(t.db, clock.now, { sessionSecret: secret, webhookSecretBox: box }).workPlatform;
-    const webhooks = createWebhookSubscriptionStore(t.db, { secretBox: box, now: clock.now });
+    const webhooks = createWebhookSubscriptionStore(t.db, { now: clock.now });
     expect(webhooks.getWebhook(demo.workspaceId, demo.webhook.id)).toMatchObject({
       id: 'whk_Q7mXc2VbN9pLr4TzK8sD',
       url: 'https://hooks.example.com/work-platform',

@@ -1,6 +1,5 @@
 // Fixtures of the delivery tests: a workspace with a project on a real SQLite file, subscriptions
 // sealed with a secret box, a receiver on port 0 whose answer the test switches, and a clock.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -13,7 +12,6 @@ import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js
 import { newSigningSecret } from '../../src/webhooks/signing.js';
 import { makeDatabase, type TempDatabase } from '../store/factories.js';
 import { makeWorkspace, type WorkspaceFixture } from '../store/workPlatformFactories.js';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 /** A fixed key: the tests seal and the worker opens with the same box. */
 export const testSecretBox: SecretBox = createSecretBox(Buffer.alloc(32, 7));
@@ -234,6 +232,7 @@ export function subscriptionRow(db: BetterSqlite3.Database, id: string) {
     consecutive_failed_events: number;
     version: number;
     updated_at: number;
+    sealed_secret: string;
     sealed_previous_secret: string | null;
     previous_secret_expires_at: number | null;
   };
@@ -252,27 +251,3 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
 }
 
 export { newId };
-
-export interface WorkerProcess {
-  child: ChildProcess;
-  workerId: string;
-  /** Everything it has written to stdout and stderr so far. */
-  output: () => string;
-}
-
-/** `npm run worker` (src/worker.ts) with `env`; resolves once it has printed that it started. */
-export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, npmScriptNodeArguments('worker'), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Webhook delivery worker (wkr_[A-Za-z0-9]+) started/.exec(output);
-      if (match) resolve({ child, workerId: match[1]!, output: () => output });
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-  });
-}

@@ -1,32 +1,26 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createTaskStore } from '../../src/store/tasks.js';
-import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
 import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
-import {
-  createDeliveryWorker,
-  deliveryHousekeeping,
-  LEASE_MARGIN_MS,
-  TARGET_NOT_PUBLIC_MESSAGE,
-  TARGET_UNRESOLVABLE_MESSAGE,
-  type DeliveryWorkerOptions,
-} from '../../src/webhooks/deliveryWorker.js';
+import { webhookHousekeeping } from '../../src/scheduledJobs.js';
+import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
+import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
+import { selfSignedCertificate } from '../support/serverProcess.js';
 import { memoryLogger } from '../support/testApp.js';
 import { repoRoot } from '../store/factories.js';
 import {
@@ -84,8 +78,9 @@ afterEach(async () => {
   fx?.cleanup();
 });
 
+/** A worker on the test database, clock and receiver; it claims only when started or woken (no sweep, no commit poll). */
 function worker(options: Partial<DeliveryWorkerOptions> = {}) {
-  return createDeliveryWorker({
+  const created = createDeliveryWorker({
     db: fx.db,
     secretBox: testSecretBox,
     logger: memoryLogger(logLines),
@@ -93,12 +88,29 @@ function worker(options: Partial<DeliveryWorkerOptions> = {}) {
     now: fx.clock.now,
     random: () => 0.5,
     workerId: 'wkr_test',
+    retrySweep: false,
+    commitPollMs: false,
     ...options,
   });
+  cleanups.push(() => created.stop());
+  return created;
 }
 
-function subscribe(extra: Partial<Parameters<typeof insertSubscription>[1]> = {}) {
-  return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra });
+/**
+ * Runs the workers' loops until each is idle: everything due at the injected clock's time is
+ * attempted and recorded; then stops them. Answers how many requests reached the receiver meanwhile.
+ */
+async function deliverDueTogether(workers: DeliveryWorker[]): Promise<number> {
+  const before = receiver.received.length;
+  for (const w of workers) w.start();
+  await Promise.all(workers.map((w) => w.idle()));
+  await Promise.all(workers.map((w) => w.stop()));
+  return receiver.received.length - before;
+}
+const deliverDue = (w: DeliveryWorker = worker()) => deliverDueTogether([w]);
+
+function subscribe({ box, ...extra }: Partial<Parameters<typeof insertSubscription>[1]> & { box?: SecretBox } = {}) {
+  return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra }, box);
 }
 
 const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
@@ -109,7 +121,7 @@ describe('a successful delivery', () => {
     const { id: subscriptionId, secret } = subscribe({ eventTypes: ['task.created', 'task.completed'] });
     const task = fx.createTask('Ship the worker');
     fx.completeTask(task);
-    expect(await worker().runDue()).toBe(2);
+    expect(await deliverDue()).toBe(2);
 
     const events = fx.db.prepare('SELECT id, type, payload FROM events WHERE type IN (?, ?) ORDER BY rowid').all('task.created', 'task.completed') as {
       id: string;
@@ -151,7 +163,7 @@ describe('a successful delivery', () => {
       expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, next_attempt_at: null, completed_at: fx.clock.now(), lease_owner: null });
       expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ number: 1, status_code: 204, error_code: null, succeeded: 1, next_attempt_at: null }]);
     }
-    expect(await worker().runDue()).toBe(0);
+    expect(await deliverDue()).toBe(0);
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -162,7 +174,7 @@ describe('a successful delivery', () => {
     fx.createTask();
     receiver.answer = () => ({ status: 299 });
     fx.createTask();
-    await worker().runDue();
+    await deliverDue();
     expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
 
     // The 1 MiB answer again, straight through the sender: it stops reading at 64 KiB (plus at
@@ -201,7 +213,7 @@ describe('a successful delivery', () => {
       return [{ address: '127.0.0.2', family: 4 }];
     };
     fx.createTask();
-    await worker({ lookup }).runDue();
+    await deliverDue(worker({ lookup }));
     expect(lookups).toEqual(['localhost']);
     expect(hosts).toEqual([`localhost:${port}`]);
     expect(deliveriesOf(fx.db, id)[0]!.status).toBe('SUCCEEDED');
@@ -214,7 +226,7 @@ describe('failures and retries', () => {
     if (answer) receiver.answer = answer;
     const { id } = subscribe({ eventTypes: ['task.created'], ...(url ? { url } : {}) });
     fx.createTask();
-    await worker(options).runDue();
+    await deliverDue(worker(options));
     const [delivery] = deliveriesOf(fx.db, id);
     return { delivery: delivery!, attempts: attemptsOf(fx.db, delivery!.id) };
   }
@@ -226,10 +238,10 @@ describe('failures and retries', () => {
     expect(delivery).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 31_500 });
 
     fx.clock.advance(31_499);
-    expect(await worker().runDue()).toBe(0);
+    expect(await deliverDue()).toBe(0);
     fx.clock.advance(1);
     receiver.answer = () => ({ status: 204 });
-    expect(await worker().runDue()).toBe(1);
+    expect(await deliverDue()).toBe(1);
     const [first, second] = receiver.received;
     expect(second!.headers['svc-delivery-id']).toBe(first!.headers['svc-delivery-id']);
     expect(second!.headers['svc-event-id']).toBe(first!.headers['svc-event-id']);
@@ -276,7 +288,7 @@ describe('failures and retries', () => {
     const titles = answers.map((_, index) => `t${index}`);
     receiver.answer = (d) => answers[titles.indexOf(JSON.parse(d.body.toString()).data.object.title)]!;
     for (const title of titles) fx.createTask(title);
-    await worker().runDue();
+    await deliverDue();
     const next = deliveriesOf(fx.db, id).map((d) => d.next_attempt_at! - t0);
     expect(next).toEqual([600_000, 2 * 3600_000, 86_400_000, 31_500, 31_500]);
   });
@@ -286,10 +298,10 @@ describe('failures and retries', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = (d) => (JSON.parse(d.body.toString()).data.object.title === 'gone' ? { status: 410 } : { status: 500 });
     fx.createTask('failing first');
-    await worker().runDue();
+    await deliverDue();
     fx.createTask('gone');
     fx.clock.advance(1000);
-    await worker().runDue();
+    await deliverDue();
     const row = subscriptionRow(fx.db, id);
     expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', version: 2 });
     expect(row.disabled_message).toMatch(/410 Gone/);
@@ -298,7 +310,7 @@ describe('failures and retries', () => {
     // Nothing more is sent, and a new event finds no ACTIVE subscription.
     fx.clock.advance(3600_000);
     fx.createTask('after');
-    expect(await worker().runDue()).toBe(0);
+    expect(await deliverDue()).toBe(0);
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -314,9 +326,9 @@ describe('failures and retries', () => {
     for (let attempt = 1; attempt <= 8; attempt += 1) {
       const due = deliveriesOf(fx.db, id)[0]!.next_attempt_at!;
       fx.clock.set(due - 1);
-      expect(await w.runDue(), `nothing before attempt ${attempt} is due`).toBe(0);
+      expect(await deliverDue(w), `nothing before attempt ${attempt} is due`).toBe(0);
       fx.clock.set(due);
-      expect(await w.runDue()).toBe(1);
+      expect(await deliverDue(w)).toBe(1);
     }
     const attempts = attemptsOf(fx.db, delivery!.id);
     expect(attempts).toHaveLength(8);
@@ -342,13 +354,13 @@ describe('failures and retries', () => {
     fx.createTask();
     const w = worker({ random: () => 0 });
     const t0 = fx.clock.now();
-    await w.runDue();
+    await deliverDue(w);
     expect(deliveriesOf(fx.db, id)[0]!.next_attempt_at).toBe(t0 + 5000);
     fx.clock.set(t0 + 5000);
-    await w.runDue();
+    await deliverDue(w);
     expect(deliveriesOf(fx.db, id)[0]!.next_attempt_at).toBe(t0 + 65_000);
     fx.clock.set(t0 + 65_000);
-    await w.runDue();
+    await deliverDue(w);
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'FAILED', attempt_count: 3 });
   });
 
@@ -360,9 +372,9 @@ describe('failures and retries', () => {
     const deliverOne = async (status: number) => {
       receiver.answer = () => ({ status });
       fx.createTask();
-      await w.runDue();
+      await deliverDue(w);
       fx.clock.advance(1000);
-      await w.runDue();
+      await deliverDue(w);
     };
     await deliverOne(500);
     await deliverOne(500);
@@ -374,12 +386,12 @@ describe('failures and retries', () => {
     // The third failing event; meanwhile another event's delivery waits, not yet due.
     receiver.answer = () => ({ status: 500 });
     fx.createTask('third');
-    await w.runDue();
+    await deliverDue(w);
     const t = fx.clock.now();
     fx.clock.set(t + 10_000);
     fx.createTask('waiting');
     fx.clock.set(t + 1000);
-    await w.runDue();
+    await deliverDue(w);
     const row = subscriptionRow(fx.db, id);
     expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'FAILING', consecutive_failed_events: 3, version: 2 });
     expect(row.disabled_message).toMatch(/3 events in a row failed/);
@@ -393,12 +405,12 @@ describe('replays and the FAILING rule', () => {
     await setUp();
     createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    const subscriptions = createWebhookSubscriptionStore(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
+    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
     const w = worker({ random: () => 0 });
     const runSchedule = async () => {
-      await w.runDue();
+      await deliverDue(w);
       fx.clock.advance(1000);
-      await w.runDue();
+      await deliverDue(w);
     };
     receiver.answer = () => ({ status: 500 });
     fx.createTask();
@@ -429,7 +441,7 @@ describe('target checks at delivery', () => {
     };
     const { id } = subscribe({ url: 'https://hooks.example.com/in', eventTypes: ['task.created'] });
     fx.createTask();
-    await worker({ lookup, allowLoopback: false }).runDue();
+    await deliverDue(worker({ lookup, allowLoopback: false }));
     expect(lookups).toEqual(['hooks.example.com']);
     const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
     expect(attempt).toMatchObject({ status_code: null, error_code: 'forbidden-address', succeeded: 0 });
@@ -449,7 +461,7 @@ describe('target checks at delivery', () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
     };
     fx.createTask();
-    await worker({ lookup, allowLoopback: false }).runDue();
+    await deliverDue(worker({ lookup, allowLoopback: false }));
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, loopback.id)[0]!.id)).toMatchObject([{ error_code: 'forbidden-address' }]);
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure', error_message: TARGET_UNRESOLVABLE_MESSAGE }]);
     expect(logLines.some((line) => line.includes('webhook target refused') && line.includes('ENOTFOUND'))).toBe(true);
@@ -458,38 +470,21 @@ describe('target checks at delivery', () => {
 });
 
 describe('TLS', () => {
-  let certDir: string | undefined;
   let key: Buffer;
   let cert: Buffer;
   beforeAll(() => {
-    try {
-      certDir = mkdtempSync(path.join(tmpdir(), 'webhook-tls-'));
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=hooks.test', '-addext', 'subjectAltName=DNS:hooks.test',
-          '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem')],
-        { stdio: 'ignore' },
-      );
-      key = readFileSync(path.join(certDir, 'key.pem'));
-      cert = readFileSync(path.join(certDir, 'cert.pem'));
-    } catch {
-      certDir = undefined;
-    }
-    return () => {
-      if (certDir) rmSync(certDir, { recursive: true, force: true });
-    };
+    ({ key, cert } = selfSignedCertificate('hooks.test'));
   });
 
   it('an https URL whose server does not speak TLS is tls-failure', async () => {
     await setUp();
     const { id } = subscribe({ url: `https://127.0.0.1:${receiver.port}/hooks`, eventTypes: ['task.created'] });
     fx.createTask();
-    await worker().runDue();
+    await deliverDue();
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ status_code: null, error_code: 'tls-failure' }]);
   });
 
-  it('sends the URL host as SNI and checks the certificate against it while connecting to the checked address', async (context) => {
-    if (!certDir) context.skip();
+  it('sends the URL host as SNI and checks the certificate against it while connecting to the checked address', async () => {
     await setUp();
     const serverNames: string[] = [];
     const server = createHttpsServer(
@@ -513,7 +508,7 @@ describe('TLS', () => {
     const good = subscribe({ url: `https://hooks.test:${port}/in`, eventTypes: ['task.created'] });
     const wrongName = subscribe({ url: `https://other.test:${port}/in`, eventTypes: ['task.created'] });
     fx.createTask();
-    await worker({ lookup, ca: cert }).runDue();
+    await deliverDue(worker({ lookup, ca: cert }));
     expect(deliveriesOf(fx.db, good.id)[0]!.status).toBe('SUCCEEDED');
     const [mismatch] = attemptsOf(fx.db, deliveriesOf(fx.db, wrongName.id)[0]!.id);
     expect(mismatch).toMatchObject({ error_code: 'tls-failure' });
@@ -529,7 +524,7 @@ describe('rotation overlap', () => {
     const expiresAt = fx.clock.now() + (58 * 60 + 45) * 60_000;
     const { secret } = subscribe({ eventTypes: ['task.created'], previous: { secret: previous, expiresAt } });
     fx.createTask('during');
-    await worker().runDue();
+    await deliverDue();
     const during = receiver.received[0]!;
     const duringHeader = header(during.headers['svc-signature']);
     expect(headerProblems('task.created', during.headers)).toEqual([]);
@@ -544,7 +539,7 @@ describe('rotation overlap', () => {
 
     fx.clock.set(expiresAt);
     fx.createTask('after');
-    await worker().runDue();
+    await deliverDue();
     const after = receiver.received[1]!;
     expect(header(after.headers['svc-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyWebhook(after.body, after.headers, secret, { now: fx.clock.now }).type).toBe('task.created');
@@ -564,7 +559,10 @@ describe('workers sharing one database', () => {
     cleanups.push(() => otherDb.close());
     const a = worker({ workerId: 'wkr_a', concurrency: 4 });
     const b = worker({ workerId: 'wkr_b', concurrency: 4, db: otherDb });
-    const [byA, byB] = await Promise.all([a.runDue(), b.runDue()]);
+    const delivered = await deliverDueTogether([a, b]);
+    const deliveredBy = (workerId: string) => logLines.filter((line) => line.includes('webhook delivered') && line.includes(`"workerId":"${workerId}"`)).length;
+    const [byA, byB] = [deliveredBy('wkr_a'), deliveredBy('wkr_b')];
+    expect(delivered).toBe(N);
     expect(byA + byB).toBe(N);
     expect(byA).toBeGreaterThan(0);
     expect(byB).toBeGreaterThan(0);
@@ -580,12 +578,12 @@ describe('workers sharing one database', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     fx.createTask();
     // A worker that claims and dies before sending.
-    const dead = createWebhookDeliveryStore(openDatabase(fx.path), { secretBox: testSecretBox, now: fx.clock.now });
+    const dead = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
     expect(dead.claimDue('wkr_dead', 10)).toHaveLength(1);
     const alive = worker({ workerId: 'wkr_alive' });
-    expect(await alive.runDue()).toBe(0);
+    expect(await deliverDue(alive)).toBe(0);
     fx.clock.advance(DELIVERY_LEASE_MS);
-    expect(await alive.runDue()).toBe(1);
+    expect(await deliverDue(alive)).toBe(1);
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
     expect(receiver.received).toHaveLength(1);
   });
@@ -609,12 +607,12 @@ describe('workers sharing one database', () => {
     const a = worker({ lookup: held, workerId: 'wkr_same' });
     const b = worker({ lookup: fast, workerId: 'wkr_same', db: otherDb });
 
-    const byA = a.runDue();
+    a.start();
     await waitFor(() => lookups.length === 1, "A's lookup");
     fx.clock.advance(DELIVERY_LEASE_MS + 1000);
-    expect(await b.runDue()).toBe(1);
+    expect(await deliverDue(b)).toBe(1);
     release();
-    await byA;
+    await a.idle();
 
     const perDelivery = receiver.received.map((r) => header(r.headers['svc-delivery-id']));
     expect(perDelivery).toEqual([deliveriesOf(fx.db, id)[0]!.id]);
@@ -635,7 +633,7 @@ describe('workers sharing one database', () => {
         fx.clock.set(claimedAt + DELIVERY_LEASE_MS - 10_000 - LEASE_MARGIN_MS + lateBy);
         return [{ address: '127.0.0.1', family: 4 }];
       };
-      await worker({ lookup, timeoutMs: 10_000 }).runDue();
+      await deliverDue(worker({ lookup, timeoutMs: 10_000 }));
     };
     await attemptAfterLookup(1);
     expect(receiver.received).toEqual([]);
@@ -652,7 +650,7 @@ describe('workers sharing one database', () => {
     fx.createTask();
     const never: LookupAll = () => new Promise(() => {});
     const started = performance.now();
-    await worker({ lookup: never, timeoutMs: 200 }).runDue();
+    await deliverDue(worker({ lookup: never, timeoutMs: 200 }));
     expect(performance.now() - started).toBeLessThan(2000);
     const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
     expect(attempt).toMatchObject({ status_code: null, error_code: 'timeout', succeeded: 0 });
@@ -670,7 +668,7 @@ describe('workers sharing one database', () => {
     };
     // 300 ms of lookup + 300 ms of answer: within 500 ms for each alone, not for both.
     receiver.answer = () => ({ status: 204, delayMs: 300 });
-    await worker({ lookup: slow, timeoutMs: 500 }).runDue();
+    await deliverDue(worker({ lookup: slow, timeoutMs: 500 }));
     expect(receiver.received).toHaveLength(1);
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ error_code: 'timeout', error_message: 'no status within 500 ms' }]);
   });
@@ -685,7 +683,7 @@ describe('recording attempts in batches', () => {
     fx.db
       .prepare(`CREATE TEMP TRIGGER fail_attempt BEFORE INSERT ON webhook_attempts WHEN NEW.delivery_id = '${failing}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
       .run();
-    expect(await worker().runDue()).toBe(3);
+    expect(await deliverDue()).toBe(3);
     expect(receiver.received).toHaveLength(3);
     expect(deliveriesOf(fx.db, id).map((d) => [d.status, d.attempt_count])).toEqual([
       ['SUCCEEDED', 1],
@@ -696,9 +694,9 @@ describe('recording attempts in batches', () => {
     expect(logLines.filter((line) => line.includes('webhook attempt not recorded') && line.includes(failing))).toHaveLength(1);
 
     fx.db.prepare('DROP TRIGGER fail_attempt').run();
-    expect(await worker().runDue()).toBe(0);
+    expect(await deliverDue()).toBe(0);
     fx.clock.advance(DELIVERY_LEASE_MS);
-    expect(await worker().runDue()).toBe(1);
+    expect(await deliverDue()).toBe(1);
     expect(receiver.received.filter((r) => r.headers['svc-delivery-id'] === failing)).toHaveLength(2);
     expect(deliveriesOf(fx.db, id)[1]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
     expect(attemptsOf(fx.db, failing)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
@@ -716,7 +714,7 @@ describe('recording attempts in batches', () => {
       if (!other.inTransaction) other.prepare('BEGIN IMMEDIATE').run();
       return { status: 204 };
     };
-    await worker().runDue();
+    await deliverDue();
     expect(receiver.received).toHaveLength(1);
     other.prepare('ROLLBACK').run();
     const [delivery] = deliveriesOf(fx.db, id);
@@ -726,7 +724,7 @@ describe('recording attempts in batches', () => {
 
     receiver.answer = () => ({ status: 204 });
     fx.clock.advance(DELIVERY_LEASE_MS);
-    expect(await worker().runDue()).toBe(1);
+    expect(await deliverDue()).toBe(1);
     expect(receiver.received.map((r) => r.headers['svc-event-id'])).toEqual([delivery!.event_id, delivery!.event_id]);
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
     expect(attemptsOf(fx.db, delivery!.id)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
@@ -755,7 +753,7 @@ describe('connections', () => {
     const target = await countingServer((_req, res) => res.writeHead(204).end());
     const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
     for (let index = 0; index < 5; index += 1) fx.createTask();
-    expect(await worker({ concurrency: 1 }).runDue()).toBe(5);
+    await deliverDue(worker({ concurrency: 1 }));
     expect(target.counts).toEqual({ connections: 1, requests: 5 });
     expect(deliveriesOf(fx.db, id).every((d) => d.status === 'SUCCEEDED')).toBe(true);
   });
@@ -769,7 +767,7 @@ describe('connections', () => {
     const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
     fx.createTask();
     fx.createTask();
-    expect(await worker({ concurrency: 1 }).runDue()).toBe(2);
+    await deliverDue(worker({ concurrency: 1 }));
     expect(target.counts).toEqual({ connections: 2, requests: 3 });
     for (const delivery of deliveriesOf(fx.db, id)) {
       expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
@@ -802,7 +800,6 @@ describe('the running worker', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ retrySweep: false, timeoutMs: 300 });
     w.start();
-    cleanups.push(() => w.stop());
     fx.createTask();
     await waitFor(() => deliveriesOf(fx.db, id)[0]!.status === 'SUCCEEDED', 'the woken delivery');
 
@@ -827,7 +824,6 @@ describe('the running worker', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ retrySweep: false, commitPollMs: 5 });
     w.start();
-    cleanups.push(() => w.stop());
     const other = openDatabase(fx.path);
     cleanups.push(() => other.close());
     createTaskStore(other, { now: fx.clock.now }).createTask(fx.workspace.workspaceId, { projectId: fx.projectId, title: 'From elsewhere' }, fx.workspace.actor);
@@ -846,9 +842,9 @@ describe('the running worker', () => {
     receiver.answer = () => (receiver.received.length === 1 ? { status: 500 } : { status: 204 });
     fx.createTask();
     const w = worker();
-    await w.runDue();
+    await deliverDue(w);
     fx.clock.advance(40_000);
-    await w.runDue();
+    await deliverDue(w);
     expect(logLines.length).toBeGreaterThanOrEqual(2);
     const signatures = receiver.received.flatMap((r) => header(r.headers['svc-signature']).split(',').filter((part) => part.startsWith('v1=')).map((part) => part.slice(3)));
     expect(signatures.length).toBe(4);
@@ -871,8 +867,44 @@ describe('the signing-secret key', () => {
 
     const rightKey = worker({ retrySweep: false });
     rightKey.start();
-    cleanups.push(() => rightKey.stop());
     await waitFor(() => receiver.received.length === 1, 'the delivery');
+  });
+
+  it('opens the sealed secrets for each attempt, none kept between attempts, so a rotated one signs at once', async () => {
+    await setUp();
+    const opened: string[] = [];
+    const countingBox = { seal: testSecretBox.seal, open: (sealed: string, context: string) => (opened.push(context), testSecretBox.open(sealed, context)) };
+    const { id, secret } = subscribe({ eventTypes: ['task.created'] });
+    for (let index = 0; index < 3; index += 1) fx.createTask();
+    expect(await deliverDue(worker({ secretBox: countingBox }))).toBe(3);
+    // One by start()'s check of the key, then one per attempt.
+    expect(opened).toEqual([id, id, id, id]);
+    for (const received of receiver.received) expect(verifyWebhook(received.body, received.headers, secret, { now: fx.clock.now }).type).toBe('task.created');
+
+    const rotated = 'whsec_rotatedrotatedrotatedrotatedrotatedrotat';
+    fx.db.prepare('UPDATE webhook_subscriptions SET sealed_secret = ? WHERE id = ?').run(testSecretBox.seal(rotated, id), id);
+    fx.createTask();
+    expect(await deliverDue(worker({ secretBox: countingBox }))).toBe(1);
+    expect(opened).toEqual([id, id, id, id, id, id]);
+    const last = receiver.received[3]!;
+    expect(verifyWebhook(last.body, last.headers, rotated, { now: fx.clock.now }).type).toBe('task.created');
+  });
+
+  it('sends nothing for a delivery whose secret does not open, and leaves its claim to expire', async () => {
+    await setUp();
+    // The oldest subscription's secret opens, so start()'s check of the key passes.
+    subscribe({ eventTypes: ['task.created'] });
+    fx.clock.advance(1);
+    const sealedElsewhere = subscribe({ eventTypes: ['task.created'], box: createSecretBox(Buffer.alloc(32, 9)) });
+    fx.createTask();
+    expect(await deliverDue()).toBe(1);
+    expect(receiver.received.map((r) => r.headers['svc-subscription-id'])).not.toContain(sealedElsewhere.id);
+    const [unsigned] = deliveriesOf(fx.db, sealedElsewhere.id);
+    expect(unsigned).toMatchObject({ status: 'PENDING', attempt_count: 0, lease_owner: expect.stringMatching(/^wkr_test\./) });
+    expect(attemptsOf(fx.db, unsigned!.id)).toEqual([]);
+    const logged = logLines.find((line) => line.includes('webhook delivery not signed'))!;
+    expect(logged).toContain(sealedElsewhere.id);
+    expect(logged).toMatch(/did not open/);
   });
 
   it('start() runs when no subscription exists yet', async () => {
@@ -889,8 +921,8 @@ describe('housekeeping jobs', () => {
     const { id } = subscribe({ eventTypes: ['task.created'], previous: { secret: 'whsec_old', expiresAt: fx.clock.now() + 1000 } });
     fx.createTask();
     const w = worker();
-    await w.runDue();
-    const jobs = deliveryHousekeeping(w.store, fx.clock.now);
+    await deliverDue(w);
+    const jobs = webhookHousekeeping(w.store, fx.clock.now);
     expect(jobs.map((job) => job.name)).toEqual(['end-webhook-rotation-overlaps', 'purge-webhook-deliveries', 'purge-outbox-events']);
     for (const job of jobs) expect(validateCron(job.every), job.every).toBe(true);
     expect(jobs.map((job) => job.run())).toEqual([0, 0, 0]);

@@ -10,10 +10,10 @@ import { createTaskStore } from '../../src/store/tasks.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
-import { startServerProcess } from '../support/serverProcess.js';
+import { startServerProcess, startWorkerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, startWorkerProcess, waitFor, type Receiver } from './deliveryFixtures.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /**
  * The durability the issue asks for, end to end: the real server (`npm start`, worker inside) as a

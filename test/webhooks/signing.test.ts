@@ -2,10 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_WEBHOOK_USER_AGENT,
-  SIGNING_SECRET_PATTERN,
   computeV1Signature,
   deliveryHeaders,
-  isSigningSecret,
   newSigningSecret,
   signatureHeader,
 } from '../../src/webhooks/signing.js';
@@ -104,10 +102,8 @@ describe('deliveryHeaders', () => {
 describe('newSigningSecret', () => {
   it('is whsec_ and 43 base64url characters of 32 random bytes', () => {
     const secret = newSigningSecret();
-    expect(secret).toMatch(SIGNING_SECRET_PATTERN);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(secret.slice(6), 'base64url')).toHaveLength(32);
-    expect(isSigningSecret(secret)).toBe(true);
     expect(newSigningSecret()).not.toBe(secret);
   });
 
@@ -115,11 +111,5 @@ describe('newSigningSecret', () => {
     const counting = (size: number): Uint8Array => Uint8Array.from({ length: size }, (_, i) => i + 1);
     expect(newSigningSecret(counting)).toBe(SECRET_A);
     expect(() => newSigningSecret(() => new Uint8Array(16))).toThrow(RangeError);
-  });
-
-  it('recognizes only well-formed secrets', () => {
-    for (const text of ['whsec_short', `whsec_${'A'.repeat(44)}`, `wh_${'A'.repeat(43)}`, `whsec_${'A'.repeat(42)}=`, `whsec_${'+'.repeat(43)}`]) {
-      expect(isSigningSecret(text), text).toBe(false);
-    }
   });
 });

@@ -1,4 +1,4 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,11 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
-import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
+import { runWorkerProcess, startServerProcess, startWorkerProcess, stopServerProcesses } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
-import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, startWorkerProcess, waitFor, type Receiver } from './deliveryFixtures.js';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
+import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
 
 /** `npm run worker`: its help, its banner, several workers and a server on one database, graceful stop. */
 
@@ -26,7 +25,7 @@ afterAll(async () => {
 
 describe('npm run worker', () => {
   it('prints its help', () => {
-    const result = spawnSync(process.execPath, [...npmScriptNodeArguments('worker'), '--help'], { encoding: 'utf8' });
+    const result = runWorkerProcess(['--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run worker/);
     expect(result.stdout).toContain('DATABASE_PATH');
@@ -40,11 +39,7 @@ describe('npm run worker', () => {
     const sealedWith = loadWebhookSecretBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
     insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
     setup.close();
-    const result = spawnSync(process.execPath, npmScriptNodeArguments('worker'), {
-      encoding: 'utf8',
-      env: { ...process.env, DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
-      timeout: 20_000,
-    });
+    const result = runWorkerProcess([], { DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Start-up failed: WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
     expect(result.stdout).not.toContain('started');

@@ -1,14 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRandomBytes } from '../../src/store/ids.js';
 import { createOutboxWriter, outboxEventTypes } from '../../src/store/outboxEvents.js';
-import {
-  createWebhookSubscriptionStore,
-  manualDisableMessage,
-  maximumReplayEvents,
-  maximumWebhooksPerWorkspace,
-  signingKeyOverlapMs,
-  type WebhookSubscriptionStore,
-} from '../../src/store/webhookSubscriptions.js';
+import type { Task } from '../../src/store/tasks.js';
+import { manualDisableMessage, maximumReplayEvents, maximumWebhooksPerWorkspace } from '../../src/store/webhookSubscriptions.js';
 import {
   InvalidValueError,
   NotFoundError,
@@ -18,14 +12,15 @@ import {
   WebhookLimitError,
 } from '../../src/store/workPlatformErrors.js';
 import { createSecretBox } from '../../src/webhooks/secretBox.js';
-import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
-import { makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
+import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
+import { makeClock, makeDatabase, type TempDatabase } from '../store/factories.js';
+import { makeWorkspace, type WorkspaceFixture } from '../store/workPlatformFactories.js';
 
 let t: TempDatabase;
 let clock: ReturnType<typeof makeClock>;
 let workspace: WorkspaceFixture;
 let other: WorkspaceFixture;
-let store: WebhookSubscriptionStore;
+let store: WebhookSubscriptions;
 const box = createSecretBox(new Uint8Array(32).fill(3));
 const start = Date.UTC(2026, 10, 23, 9, 41, 0);
 beforeEach(() => {
@@ -33,12 +28,12 @@ beforeEach(() => {
   clock = makeClock(start);
   workspace = makeWorkspace(t.db);
   other = makeWorkspace(t.db, { name: 'Other' });
-  store = createWebhookSubscriptionStore(t.db, { secretBox: box, now: clock.now });
+  store = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now });
 });
 afterEach(() => t.cleanup());
 
 const url = 'https://hooks.example.com/work-platform';
-const create = (input: Partial<Parameters<WebhookSubscriptionStore['createWebhook']>[1]> = {}, workspaceId = workspace.workspaceId) =>
+const create = (input: Partial<Parameters<WebhookSubscriptions['createWebhook']>[1]> = {}, workspaceId = workspace.workspaceId) =>
   store.createWebhook(workspaceId, { url, eventTypes: ['task.created'], ...input });
 const row = (id: string) => t.db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ?').get(id) as Record<string, any>;
 const deliveries = (subscriptionId: string) =>
@@ -69,7 +64,7 @@ function insertPendingDelivery(subscriptionId: string, eventId: string, extra: R
   return id;
 }
 
-describe('webhook subscription store: create and read', () => {
+describe('webhook subscriptions: create and read', () => {
   it('creates an ACTIVE subscription at version 1 and returns its secret once; only the sealed secret is stored', () => {
     const { webhook, secret } = create({ eventTypes: ['task.created', 'project.deleted'], description: 'Billing sync' });
     expect(webhook).toEqual({
@@ -147,7 +142,7 @@ describe('webhook subscription store: create and read', () => {
   });
 
   it('admits loopback targets only when allowed', () => {
-    const loose = createWebhookSubscriptionStore(t.db, { secretBox: box, now: clock.now, allowLoopback: true });
+    const loose = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now, allowLoopback: true });
     for (const target of ['http://127.0.0.1:8080/hook', 'http://[::1]:8080/hook', 'http://localhost:8080/hook']) {
       expect(loose.createWebhook(workspace.workspaceId, { url: target, eventTypes: ['task.created'] }).webhook.url).toBe(target);
       expect(() => create({ url: target })).toThrow(ValueRefusedError);
@@ -193,7 +188,7 @@ describe('webhook subscription store: create and read', () => {
   });
 });
 
-describe('webhook subscription store: update and delete', () => {
+describe('webhook subscriptions: update and delete', () => {
   it('applies a change at the expected version, +1 per change; a patch that changes nothing writes nothing', () => {
     const { webhook } = create();
     clock.advance(1000);
@@ -260,7 +255,7 @@ describe('webhook subscription store: update and delete', () => {
   });
 });
 
-describe('webhook subscription store: key rotation', () => {
+describe('webhook subscriptions: key rotation', () => {
   it('makes a new current secret, keeps the replaced one until now + 58 h 45 min, and drops an older one when rotated again', () => {
     const { webhook, secret: original } = create();
     clock.advance(60_000);
@@ -299,7 +294,7 @@ describe('webhook subscription store: key rotation', () => {
   });
 });
 
-describe('webhook subscription store: replays', () => {
+describe('webhook subscriptions: replays', () => {
   it('queues one event of the workspace whatever its type, with a new delivery id, PENDING now', () => {
     const { webhook } = create({ eventTypes: ['task.created'] });
     const eventId = insertEvent(workspace.workspaceId, 'project.deleted', start - 5000);
@@ -386,7 +381,7 @@ describe('webhook subscription store: replays', () => {
   });
 });
 
-describe('webhook subscription store: delivery log', () => {
+describe('webhook subscriptions: delivery log', () => {
   it('lists the deliveries newest first with their attempts in order, filtered by status and event, in keyset pages', () => {
     const { webhook } = create({ eventTypes: [...outboxEventTypes] });
     const { webhook: otherSubscription } = create();
@@ -394,7 +389,7 @@ describe('webhook subscription store: delivery log', () => {
     const eventIds: string[] = [];
     for (let index = 0; index < 5; index += 1) {
       clock.advance(1000);
-      eventIds.push(outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` }).id);
+      eventIds.push(outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` } as Task).id);
     }
     // The outbox fans out to both subscriptions: 5 deliveries each.
     const mine = deliveries(webhook.id);

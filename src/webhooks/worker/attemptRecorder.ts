@@ -1,0 +1,132 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Logger } from '../../logger.js';
+import {
+  attemptSucceeded,
+  describeOutcome,
+  type AttemptOutcome,
+  type AttemptToRecord,
+  type ClaimedDelivery,
+  type RecordingResult,
+  type WebhookDeliveryStore,
+} from '../../store/webhookDeliveries.js';
+import { createWorkspaceStore, effectiveLimits } from '../../store/workspaces.js';
+import { nextAttemptAt } from '../retrySchedule.js';
+import type { AttemptLogFields } from './deliveryAttempt.js';
+
+/**
+ * Recording attempts: the outcomes of the attempts that ended during one turn of the event loop
+ * are recorded together, in one transaction, on the next, each with its next attempt time on the
+ * workspace's retry schedule; the store disables a subscription that answered 410 or kept failing.
+ * An outcome waits in memory for that turn only, and a crash meanwhile leaves the delivery
+ * claimed, to be attempted again once the lease expires.
+ */
+
+export interface AttemptRecorderOptions {
+  db: BetterSqlite3.Database;
+  store: Pick<WebhookDeliveryStore, 'recordAttempts' | 'claimDue'>;
+  logger: Logger;
+  /** Names the claims made in the recording transaction. */
+  workerId: string;
+  now: () => number;
+  /** A number in [0, 1): the retry jitter. */
+  random: () => number;
+  /** How many deliveries to claim in the recording transaction, the slots of the `recording` attempts included. */
+  roomAfter(recording: number): number;
+  /** The deliveries claimed in the recording transaction, to attempt now. */
+  onClaimed(deliveries: ClaimedDelivery[]): void;
+}
+
+export interface AttemptRecorder {
+  /**
+   * Records the attempt with the others that end in this turn, and logs the result. When nothing
+   * was written (the claim was lost, or the write failed) the delivery stays claimed and is
+   * attempted again once the lease expires.
+   */
+  record(delivery: ClaimedDelivery, outcome: AttemptOutcome, fields: AttemptLogFields): Promise<void>;
+}
+
+export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptRecorder {
+  const { db, store, logger, workerId, now, random } = options;
+  const workspaces = createWorkspaceStore(db, { now });
+
+  type Ended = { claimed: ClaimedDelivery; outcome: AttemptOutcome; jitter: number; done: (result: RecordingResult) => void };
+  let toRecord: Ended[] = [];
+  function recordSoon(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordingResult> {
+    if (toRecord.length === 0) setImmediate(recordEnded);
+    return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
+  }
+
+  /** When a failed attempt is followed by another, on the schedule its workspace has in force now. */
+  function retryAt({ claimed, outcome, jitter }: Ended, at: number): number | null {
+    if (attemptSucceeded(outcome)) return null;
+    const workspace = workspaces.getWorkspace(claimed.workspaceId);
+    return nextAttemptAt({
+      delaysSeconds: workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [],
+      failedAttemptNumber: claimed.attemptCount + 1,
+      nowMs: at,
+      jitter,
+      statusCode: outcome.statusCode,
+      retryAfter: outcome.retryAfter ?? null,
+    });
+  }
+
+  // The room the recorded attempts leave is claimed in the same transaction: one write
+  // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
+  const recordAndClaim = db.transaction((ended: Ended[], room: number) => {
+    const at = now();
+    const batch: AttemptToRecord[] = ended.map((attempt) => ({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: retryAt(attempt, at) }));
+    const results = store.recordAttempts(batch);
+    let claimed: ClaimedDelivery[] = [];
+    if (room > 0) {
+      try {
+        claimed = store.claimDue(workerId, room);
+      } catch (error) {
+        logger.error('webhook claim failed', { workerId, error });
+      }
+    }
+    return { results, claimed };
+  });
+
+  function recordEnded(): void {
+    const batch = toRecord;
+    toRecord = [];
+    const room = options.roomAfter(batch.length);
+    let results: RecordingResult[];
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      ({ results, claimed } = recordAndClaim.immediate(batch, room));
+    } catch (error) {
+      results = batch.map(() => ({ error }));
+    }
+    batch.forEach(({ done }, index) => done(results[index]!));
+    if (claimed.length > 0) options.onClaimed(claimed);
+  }
+
+  return {
+    async record(delivery, outcome, fields) {
+      const result = await recordSoon(delivery, outcome);
+      if ('error' in result) {
+        // Nothing of this attempt was written: the delivery stays claimed and is attempted again
+        // once the lease expires (the subscriber may see the event twice, never lose it).
+        logger.error('webhook attempt not recorded', { ...fields, outcome: describeOutcome(outcome), error: result.error });
+        return;
+      }
+      if ('lost' in result) {
+        logger.warn('webhook attempt not recorded: the claim was lost', { ...fields, outcome: describeOutcome(outcome) });
+        return;
+      }
+      const { recorded } = result;
+      const line = {
+        ...fields,
+        statusCode: outcome.statusCode,
+        error: outcome.error?.code ?? null,
+        durationMs: outcome.durationMs,
+        deliveryStatus: recorded.status,
+        nextAttemptAt: recorded.nextAttemptAt === null ? null : new Date(recorded.nextAttemptAt).toISOString(),
+      };
+      if (recorded.succeeded) logger.info('webhook delivered', line);
+      else logger.warn('webhook attempt failed', { ...line, reason: describeOutcome(outcome) });
+      if (recorded.disabled) logger.warn('webhook subscription disabled', { ...fields, code: recorded.disabled });
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import { schedule, validate, type ScheduledTask } from 'node-cron';
+import type { Logger } from '../../logger.js';
+import { newId } from '../../store/ids.js';
+import { onDeliveriesQueued } from '../../store/outboxEvents.js';
+import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
+import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
+import type { SecretBox } from '../secretBox.js';
+import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
+import type { LookupAll } from '../targetGuard.js';
+import { createAttemptRecorder } from './attemptRecorder.js';
+import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
+
+/**
+ * The webhook delivery worker's loop. Delivery state is data (src/store/webhookDeliveries.ts):
+ * the loop claims due deliveries with a lease (when started, when woken by a commit, on the retry
+ * sweep, and in the transaction that records the attempts that ended), makes one attempt each
+ * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts). Stopping ends the
+ * claims and waits for the attempts in flight. Any number of workers, in the server process or
+ * apart (`npm run worker`), may share one database.
+ */
+
+export interface DeliveryWorkerOptions {
+  db: BetterSqlite3.Database;
+  secretBox: SecretBox;
+  logger: Logger;
+  /** Admit loopback targets (WEBHOOK_ALLOW_LOOPBACK). */
+  allowLoopback: boolean;
+  /** Milliseconds since the epoch; also the store's clock. */
+  now?: () => number;
+  /** A number in [0, 1): the retry jitter. */
+  random?: () => number;
+  /** DNS resolution of subscriber host names. */
+  lookup?: LookupAll;
+  /** Names this worker's leases; unique per worker (a new `wkr_…` id by default). */
+  workerId?: string;
+  /** Attempts in flight at once. */
+  concurrency?: number;
+  /**
+   * The due-retry sweep of a started worker: a node-cron expression (seconds field first), or
+   * false for none (deliveries then go out only when a commit on this connection wakes it).
+   */
+  retrySweep?: string | false;
+  /**
+   * How often a started worker looks whether other connections (servers, other processes) have
+   * committed (PRAGMA data_version, a read of shared memory), in milliseconds, to look for
+   * deliveries at once instead of at the next sweep; false for never.
+   */
+  commitPollMs?: number | false;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Extra trusted certificate authorities (tests with a local TLS receiver). */
+  ca?: DeliveryRequest['ca'];
+}
+
+export interface DeliveryWorker {
+  readonly workerId: string;
+  readonly store: WebhookDeliveryStore;
+  /**
+   * Sweeps for due deliveries on `retrySweep` (node-cron), and at once when deliveries are queued on this connection.
+   * Throws, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
+   */
+  start(): void;
+  /** Stops claiming and waits for the attempts in flight (each ends within the timeout). */
+  stop(): Promise<void>;
+  /** Looks for due deliveries now instead of at the next sweep. */
+  wake(): void;
+  /**
+   * Resolves once no attempt is in flight and no look for due deliveries is pending: with a
+   * started worker, once its last look found nothing due (or could not claim); at once when so.
+   */
+  idle(): Promise<void>;
+}
+
+export const DEFAULT_WORKER_CONCURRENCY = 16;
+/** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
+export const DEFAULT_RETRY_SWEEP = '* * * * * *';
+/** A worker apart from the server learns of new events within this many milliseconds. */
+export const DEFAULT_COMMIT_POLL_MS = 10;
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const now = options.now ?? Date.now;
+  const workerId = options.workerId ?? newId('wkr', cryptoRandomBytes);
+  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
+  const retrySweep = options.retrySweep ?? DEFAULT_RETRY_SWEEP;
+  const commitPollMs = options.commitPollMs ?? DEFAULT_COMMIT_POLL_MS;
+  if (retrySweep !== false && !validate(retrySweep)) throw new RangeError(`retrySweep is not a cron expression: ${retrySweep}`);
+  if (commitPollMs !== false && !(Number.isInteger(commitPollMs) && commitPollMs >= 1)) throw new RangeError('commitPollMs must be a whole number ≥ 1, or false');
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const { logger, secretBox } = options;
+  const store = createWebhookDeliveryStore(options.db, { now });
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
+  const agents = createDeliveryAgents();
+  const attempt = createDeliveryAttempt({
+    secretBox,
+    logger,
+    allowLoopback: options.allowLoopback,
+    now,
+    timeoutMs,
+    maxResponseBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+    agents,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+  });
+  const recorder = createAttemptRecorder({
+    db: options.db,
+    store,
+    logger,
+    workerId,
+    now,
+    random: options.random ?? Math.random,
+    // The recorded attempts still count in inFlight; their slots are free once they are recorded.
+    roomAfter: (recording) => (running ? concurrency - inFlight.size + recording : 0),
+    onClaimed: (deliveries) => {
+      for (const delivery of deliveries) startAttempt(delivery);
+    },
+  });
+
+  async function attemptAndRecord(delivery: ClaimedDelivery): Promise<void> {
+    const fields = attemptLogFields(workerId, delivery);
+    const outcome = await attempt(delivery, fields);
+    if (outcome !== undefined) await recorder.record(delivery, outcome, fields);
+  }
+
+  const inFlight = new Set<Promise<unknown>>();
+  let running = false;
+  let sweep: ScheduledTask | undefined;
+  let wakeScheduled = false;
+  let unsubscribe: (() => void) | undefined;
+  let commitPoll: NodeJS.Timeout | undefined;
+  let idleWaiters: Array<() => void> = [];
+
+  function isIdle(): boolean {
+    return inFlight.size === 0 && !wakeScheduled;
+  }
+  function settleIfIdle(): void {
+    if (!isIdle() || idleWaiters.length === 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Wakes the worker whenever another connection has committed since the last look. */
+  function pollOtherCommits(intervalMs: number): NodeJS.Timeout {
+    // Changes only with other connections' commits, this worker's own claims and records excluded.
+    const dataVersion = options.db.prepare('PRAGMA data_version').pluck();
+    let seen = dataVersion.get();
+    const timer = setInterval(() => {
+      let version: unknown;
+      try {
+        version = dataVersion.get();
+      } catch {
+        return; // a closed database: the worker is being stopped
+      }
+      if (version !== seen) {
+        seen = version;
+        wake();
+      }
+    }, intervalMs);
+    // The sweep, not this, keeps a worker process alive.
+    return timer.unref();
+  }
+
+  function pump(): void {
+    claimWhileRoom();
+    settleIfIdle();
+  }
+
+  function claimWhileRoom(): void {
+    while (running && inFlight.size < concurrency) {
+      let batch: ClaimedDelivery[];
+      try {
+        batch = store.claimDue(workerId, concurrency - inFlight.size);
+      } catch (error) {
+        // SQLITE_BUSY beyond the busy timeout, a closed database…: try again at the next sweep or wake-up.
+        logger.error('webhook claim failed', { workerId, error });
+        return;
+      }
+      if (batch.length === 0) return;
+      for (const delivery of batch) startAttempt(delivery);
+    }
+  }
+
+  function startAttempt(delivery: ClaimedDelivery): void {
+    const task = attemptAndRecord(delivery)
+      .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
+      .finally(() => {
+        inFlight.delete(task);
+        // Not pump(): the attempts ending in this turn make room together, filled by one claim.
+        wake();
+        // A stopped worker is not woken: its last attempt ending makes it idle.
+        settleIfIdle();
+      });
+    inFlight.add(task);
+  }
+
+  function wake(): void {
+    if (!running || wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      pump();
+    });
+  }
+
+  return {
+    workerId,
+    store,
+
+    start() {
+      if (running) return;
+      assertWebhookSecretKeyOpensSecrets(store, secretBox);
+      running = true;
+      unsubscribe = onDeliveriesQueued(options.db, wake);
+      if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
+      if (commitPollMs !== false) commitPoll = pollOtherCommits(commitPollMs);
+      logger.info('webhook worker started', { workerId, concurrency, retrySweep, commitPollMs, timeoutMs });
+      pump();
+    },
+
+    async stop() {
+      if (!running) return;
+      running = false;
+      clearInterval(commitPoll);
+      commitPoll = undefined;
+      await sweep?.destroy();
+      sweep = undefined;
+      unsubscribe?.();
+      await Promise.allSettled([...inFlight]);
+      agents.destroy();
+      logger.info('webhook worker stopped', { workerId });
+    },
+
+    wake,
+
+    idle() {
+      if (isIdle()) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}
