@@ -8,6 +8,7 @@ const modules = {
   workspaces: () => import('../store/workspaces.js'),
   users: () => import('../store/users.js'),
   personalAccessTokens: () => import('../store/personalAccessTokens.js'),
+  issuePersonalAccessTokens: () => import('../auth/personalAccessTokens.js'),
   sessionTokens: () => import('../auth/sessionTokens.js'),
   serverSecrets: () => import('../auth/serverSecrets.js'),
 };
@@ -260,8 +261,11 @@ export const workPlatformCommands: Command[] = [
       if (typeof scopesOption !== 'string') throw new CliError('Missing required option --scopes (use --scopes "" for a token without scopes).');
       const scopes = scopesOption.split(',').map((scope) => scope.trim()).filter(Boolean);
       const expiresAt = parseExpiresAt(context.values['expires-at']);
-      const { createPersonalAccessTokenStore } = await modules.personalAccessTokens();
-      const created = createPersonalAccessTokenStore(await context.db(), { now: context.now }).createPat({ workspaceId, userId, scopes, expiresAt });
+      const [{ createPersonalAccessTokenStore }, { issuePersonalAccessToken }] = await Promise.all([
+        modules.personalAccessTokens(),
+        modules.issuePersonalAccessTokens(),
+      ]);
+      const created = issuePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), { workspaceId, userId, scopes, expiresAt });
       return {
         json: created,
         text: [
@@ -299,8 +303,11 @@ export const workPlatformCommands: Command[] = [
     positionals: 1,
     async run(context) {
       const id = positional(context, 'token to rotate (pat_…)');
-      const { createPersonalAccessTokenStore } = await modules.personalAccessTokens();
-      const rotated = createPersonalAccessTokenStore(await context.db(), { now: context.now }).rotatePat(id);
+      const [{ createPersonalAccessTokenStore }, { rotatePersonalAccessToken }] = await Promise.all([
+        modules.personalAccessTokens(),
+        modules.issuePersonalAccessTokens(),
+      ]);
+      const rotated = rotatePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), id);
       return {
         json: rotated,
         text: [`Rotated ${id}: it is revoked, and ${rotated.id} replaces it. The new token is shown only now:`, '', `  ${rotated.token}`].join('\n'),

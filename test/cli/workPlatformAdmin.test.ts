@@ -3,7 +3,8 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
+import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
 
@@ -203,8 +204,8 @@ describe('admin CLI: Work-Platform commands', () => {
 
     withDatabase((db) => {
       const tokens = createPersonalAccessTokenStore(db);
-      expect(tokens.findPatCaller(hashToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
-      expect(tokens.findPatCaller(hashToken(String(first.json.token)))?.revokedAt).not.toBeNull();
+      expect(tokens.findPatCaller(hashPersonalAccessToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
+      expect(tokens.findPatCaller(hashPersonalAccessToken(String(first.json.token)))?.revokedAt).not.toBeNull();
     });
     expect((await admin(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'projects:read'])).stdout).toMatch(/shown only now/);
   });

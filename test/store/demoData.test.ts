@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoTenants, loadDemoData } from '../../src/demo/demoData.js';
 import { exportPortfolio, validatePortfolioDocument } from '../../src/portfolio/portfolioImport.js';
-import { createApiKeyStore, hashApiKey } from '../../src/store/apiKeys.js';
+import { hashApiKey } from '../../src/auth/apiKeyFormat.js';
+import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { createTenantStore } from '../../src/store/tenants.js';
 import { contractErrors, makeClock, makeDatabase, type TempDatabase } from './factories.js';
