@@ -1,11 +1,13 @@
 // Admin CLI commands of the Work-Platform API (/v1): workspaces and their limits, users,
 // session tokens and personal access tokens.
 import { dirname, join } from 'node:path';
+import { plans } from '../../generated/work-platform/rules.js';
 import { CliError, iso, parseExpiresAt, required, type Command, type CommandContext } from './cliCommand.js';
 
 // Store modules load only when a command runs, so that --help and usage errors answer at once.
 const modules = {
   workspaces: () => import('../store/workspaces.js'),
+  workspaceLimits: () => import('../limits/workspaceLimits.js'),
   users: () => import('../store/users.js'),
   personalAccessTokens: () => import('../store/personalAccessTokens.js'),
   issuePersonalAccessTokens: () => import('../auth/personalAccessTokens.js'),
@@ -13,7 +15,6 @@ const modules = {
   serverSecrets: () => import('../auth/serverSecrets.js'),
 };
 
-const plans = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
 const roles = ['owner', 'admin', 'member'] as const;
 
 /** Where the server keeps its generated session key when SESSION_JWT_SECRET is unset. */
@@ -54,7 +55,7 @@ function positional(context: CommandContext, what: string): string {
 }
 
 async function limitsOutput(workspace: import('../store/workspaces.js').Workspace) {
-  const { effectiveLimits, rateLimitTier } = await modules.workspaces();
+  const { effectiveLimits, rateLimitTier } = await modules.workspaceLimits();
   const limits = effectiveLimits(workspace);
   const show = (value: unknown) => (value === null ? 'uncapped' : Array.isArray(value) ? value.join(',') : String(value));
   const rows = Object.entries(limits).map(
@@ -77,7 +78,7 @@ export const workPlatformGroups: Record<string, string> = {
 export const workPlatformCommands: Command[] = [
   {
     path: ['workspace', 'create'],
-    usage: 'workspace create --name <name> --plan free|pro|team|business|enterprise',
+    usage: `workspace create --name <name> --plan ${plans.join('|')}`,
     summary: 'Create a Work-Platform workspace.',
     help: [
       'Creates a workspace and prints its id (ten_…). The plan sets the default rate limits',

@@ -9,7 +9,8 @@ import type { SecretBox } from '../webhooks/secretBox.js';
 import { nextAttemptAt } from '../webhooks/retrySchedule.js';
 import { runInImmediateTransaction } from './database.js';
 import { drizzleFor } from './drizzle.js';
-import { effectiveLimits, createWorkspaceStore } from './workspaces.js';
+import { effectiveLimits } from '../limits/workspaceLimits.js';
+import { createWorkspaceStore } from './workspaces.js';
 
 /** How long a claim is exclusive: far longer than one attempt (10 s, lookup included, sent only while 15 s of the lease remain), short enough to take over a dead worker's claims soon. */
 export const DELIVERY_LEASE_MS = 60_000;

@@ -1,6 +1,5 @@
 // Workspaces: the tenants of the Work-Platform API, with their plan and per-workspace limit
-// overrides. planDefaults() reads the plan table of the contract; effectiveLimits() says, per value,
-// what is in force.
+// overrides. What is in force (the plan's value unless overridden) is src/limits/workspaceLimits.ts.
 import type BetterSqlite3 from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
@@ -8,40 +7,29 @@ import { drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { workPlatformPlanTable } from './planLimits.js';
 
 export { workspacePlans, type WorkspacePlan };
 
-/** The values a plan sets and a workspace may override. */
-export interface LimitValues {
-  readPerMinute: number;
-  writePerMinute: number;
-  aiPerMinute: number;
-  /** Personal-access-token calls per UTC calendar month; null = uncapped. */
+/** A workspace's own limit values as stored; null = the plan's value. */
+export interface LimitOverrides {
+  readPerMinute: number | null;
+  writePerMinute: number | null;
+  aiPerMinute: number | null;
+  /** Personal-access-token calls per UTC calendar month. */
   monthlyQuota: number | null;
-  /** US cents of AI spend per UTC day; null = uncapped. */
+  /** US cents of AI spend per UTC day. */
   aiDailySpendCapCents: number | null;
   /** Seconds to wait before each retry of a failed webhook delivery, in order. */
-  webhookRetryDelaysSeconds: number[];
+  webhookRetryDelaysSeconds: number[] | null;
 }
-export type LimitName = keyof LimitValues;
-export const limitNames = [
+const limitOverrideNames = [
   'readPerMinute',
   'writePerMinute',
   'aiPerMinute',
   'monthlyQuota',
   'aiDailySpendCapCents',
   'webhookRetryDelaysSeconds',
-] as const satisfies readonly LimitName[];
-
-/** A workspace's own values; null = the plan's value. */
-export type LimitOverrides = { [K in LimitName]: Exclude<LimitValues[K], null> | null };
-
-/** Per value: what is in force, what the plan says, and the workspace's override (or null). */
-export type EffectiveLimits = { [K in LimitName]: { inForce: LimitValues[K]; planDefault: LimitValues[K]; override: LimitOverrides[K] } };
-
-/** The `X-RateLimit-Tier` a plan reports. */
-export type RateLimitTier = 'free' | 'pro' | 'enterprise';
+] as const satisfies readonly (keyof LimitOverrides)[];
 
 export interface Workspace {
   id: string;
@@ -50,43 +38,6 @@ export interface Workspace {
   overrides: LimitOverrides;
   /** Milliseconds since the epoch. */
   createdAt: number;
-}
-
-/** The contract's default retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
-export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([...workPlatformPlanTable().webhookRetryDelaysSeconds]);
-
-/** free → free; pro, team, business → pro; enterprise → enterprise (the contract's x-rate-limits.tiers). */
-export function rateLimitTier(plan: WorkspacePlan): RateLimitTier {
-  return workPlatformPlanTable().tiers[plan];
-}
-
-/** A plan's values, from the contract's `x-rate-limits`. */
-export function planDefaults(plan: WorkspacePlan): LimitValues {
-  const table = workPlatformPlanTable();
-  return {
-    readPerMinute: table.requestsPerMinute.read[plan],
-    writePerMinute: table.requestsPerMinute.write[plan],
-    aiPerMinute: table.requestsPerMinute.ai[plan],
-    monthlyQuota: table.monthlyQuota[plan],
-    aiDailySpendCapCents: table.aiDailySpendCapCents[plan],
-    webhookRetryDelaysSeconds: [...table.webhookRetryDelaysSeconds],
-  };
-}
-
-export function effectiveLimits(workspace: Pick<Workspace, 'plan' | 'overrides'>): EffectiveLimits {
-  const defaults = planDefaults(workspace.plan);
-  const entry = <K extends LimitName>(name: K) => {
-    const override = workspace.overrides[name];
-    return { inForce: (override ?? defaults[name]) as LimitValues[K], planDefault: defaults[name], override };
-  };
-  return {
-    readPerMinute: entry('readPerMinute'),
-    writePerMinute: entry('writePerMinute'),
-    aiPerMinute: entry('aiPerMinute'),
-    monthlyQuota: entry('monthlyQuota'),
-    aiDailySpendCapCents: entry('aiDailySpendCapCents'),
-    webhookRetryDelaysSeconds: entry('webhookRetryDelaysSeconds'),
-  };
 }
 
 /** Accepted override ranges, so that a typo cannot switch a workspace off or overflow a counter. */
@@ -106,7 +57,7 @@ function checkOverrides(overrides: Partial<LimitOverrides>): void {
   };
   const { perMinute, monthlyQuota, aiDailySpendCapCents, webhookRetryDelays } = overrideBounds;
   for (const name of Object.keys(overrides)) {
-    if (!(limitNames as readonly string[]).includes(name)) throw new StoreError('invalid_argument', `Unknown limit "${name}".`);
+    if (!(limitOverrideNames as readonly string[]).includes(name)) throw new StoreError('invalid_argument', `Unknown limit "${name}".`);
   }
   integerIn('readPerMinute', overrides.readPerMinute, perMinute.min, perMinute.max);
   integerIn('writePerMinute', overrides.writePerMinute, perMinute.min, perMinute.max);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readPlanLimitTable, PlanTableError } from '../../src/store/planLimits.js';
+import { plans, rateLimitClasses, rateLimitTiers } from '../../generated/work-platform/rules.js';
+import { rateLimitNamesOf } from '../../scripts/contract/contractRules.js';
+import type { JsonObject } from '../../scripts/contract/document.js';
+import { readPlanLimitTable, PlanTableError } from '../../src/limits/planLimits.js';
 import { loadContractDocument } from '../support/contractClient.js';
 
 const document = loadContractDocument('work-platform');
@@ -21,5 +24,37 @@ describe('readPlanLimitTable', () => {
     delete broken['x-rate-limits'].requestsPerMinute.write.team;
     expect(() => readPlanLimitTable(broken)).toThrow(new PlanTableError('x-rate-limits.requestsPerMinute.write.team is missing or not valid'));
     expect(() => readPlanLimitTable({})).toThrow(PlanTableError);
+  });
+});
+
+describe('plans, rate-limit classes and tiers', () => {
+  it('are generated from x-rate-limits: the keys of tiers, the keys of requestsPerMinute and the tiers in order of first mention', () => {
+    expect(rateLimitNamesOf(document['x-rate-limits'] as JsonObject)).toEqual({
+      plans: [...plans],
+      rateLimitClasses: [...rateLimitClasses],
+      rateLimitTiers: [...rateLimitTiers],
+    });
+    expect(plans).toEqual(['free', 'pro', 'team', 'business', 'enterprise']);
+    expect(rateLimitClasses).toEqual(['read', 'write', 'ai']);
+    expect(rateLimitTiers).toEqual(['free', 'pro', 'enterprise']);
+    const grown = structuredClone(document['x-rate-limits']) as Record<string, any>;
+    grown.tiers.starter = 'starter';
+    grown.requestsPerMinute.export = { free: 1 };
+    expect(rateLimitNamesOf(grown)).toEqual({
+      plans: [...plans, 'starter'],
+      rateLimitClasses: [...rateLimitClasses, 'export'],
+      rateLimitTiers: [...rateLimitTiers, 'starter'],
+    });
+  });
+
+  it('agree with the enums the contract states for clients (problem member, limits resource, headers)', () => {
+    const schemas = (document.components as any).schemas;
+    const headers = (document.components as any).headers;
+    expect(schemas.RateLimitProblemMember.properties.class.enum).toEqual([...rateLimitClasses]);
+    expect(schemas.RateLimitProblemMember.properties.tier.enum).toEqual([...rateLimitTiers]);
+    expect(schemas.WorkspaceLimits.properties.plan.enum).toEqual([...plans]);
+    expect(schemas.WorkspaceLimits.properties.tier.enum).toEqual([...rateLimitTiers]);
+    expect(headers['X-RateLimit-Class'].schema.enum).toEqual([...rateLimitClasses]);
+    expect(headers['X-RateLimit-Tier'].schema.enum).toEqual([...rateLimitTiers]);
   });
 });

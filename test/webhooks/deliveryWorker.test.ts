@@ -12,7 +12,8 @@ import { openDatabase } from '../../src/store/database.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
-import { createWorkspaceStore, defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
+import { defaultWebhookRetryDelaysSeconds } from '../../src/limits/workspaceLimits.js';
+import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import {
   createDeliveryWorker,
