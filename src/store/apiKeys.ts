@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { apiKeys, tenants } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 
@@ -54,7 +54,7 @@ export interface ApiKeyStoreOptions {
 export interface ApiKeyStore {
   /** Stores a key by its hash. */
   createApiKey(input: CreateApiKeyInput): { id: string };
-  /** The hot path of every authenticated request: one statement prepared once. */
+  /** The hot path of every authenticated request: one compiled statement. */
   findApiKeyByHash(keyHash: string): ApiKeyRecord | undefined;
   /** Revokes a key; revoking a revoked key is a no-op that returns the original time. */
   revokeApiKey(id: string): { id: string; revokedAt: number };
@@ -73,10 +73,13 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
 
-  // On the connection directly: this runs on every authenticated request.
-  const findByHash = db.prepare<[string], ApiKeyRecord>(
-    `SELECT id, tenant_id AS tenantId, expires_at AS expiresAt, revoked_at AS revokedAt, rate_limit AS rateLimit
-       FROM api_keys WHERE key_hash = ?`,
+  // Compiled, rows as arrays: this runs on every authenticated request.
+  const findByHash = compiledStatement<{ keyHash: string }, [string, string, number | null, number | null, number | null]>(
+    db,
+    orm
+      .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, expiresAt: apiKeys.expiresAt, revokedAt: apiKeys.revokedAt, rateLimit: apiKeys.rateLimit })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
   );
 
   return {
@@ -112,7 +115,8 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
     },
 
     findApiKeyByHash(keyHash) {
-      return findByHash.get(keyHash);
+      const row = findByHash.row({ keyHash });
+      return row && { id: row[0], tenantId: row[1], expiresAt: row[2], revokedAt: row[3], rateLimit: row[4] };
     },
 
     revokeApiKey(id) {

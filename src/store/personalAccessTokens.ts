@@ -5,12 +5,12 @@ import { scopeCatalogue, type Scope } from '../../generated/work-platform/rules.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { WorkspaceRole } from './users.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
+import { withWorkspaceColumns, workspaceFromRow, type Workspace } from './workspaces.js';
 
 /** What is stored of a token: its lowercase hex SHA-256. */
 const tokenHashPattern = /^[0-9a-f]{64}$/;
@@ -133,13 +133,16 @@ export function createPersonalAccessTokenStore(
     .from(personalAccessTokens)
     .where(eq(personalAccessTokens.id, sql.placeholder('id')))
     .prepare();
-  const selectCaller = db.prepare<{ tokenHash: string }, Omit<PatRecord, 'scopes'> & { scopes: string; role: WorkspaceRole | null } & Record<string, unknown>>(
-    `SELECT pat.id, pat.workspace_id AS workspaceId, pat.user_id AS userId, pat.scopes, pat.expires_at AS expiresAt,
-            pat.revoked_at AS revokedAt, member.role, ${joinedWorkspaceColumns('workspace')}
-       FROM personal_access_tokens AS pat
-       LEFT JOIN users AS member ON member.id = pat.user_id AND member.workspace_id = pat.workspace_id
-       LEFT JOIN workspaces AS workspace ON workspace.id = pat.workspace_id
-      WHERE pat.token_hash = @tokenHash`,
+  // Every PAT-authenticated request reads this: compiled, rows as arrays.
+  const callerColumns = withWorkspaceColumns({ ...recordColumns, role: users.role });
+  const selectCaller = compiledStatement<{ tokenHash: string }>(
+    db,
+    orm
+      .select(callerColumns.columns)
+      .from(personalAccessTokens)
+      .leftJoin(users, and(eq(users.id, personalAccessTokens.userId), eq(users.workspaceId, personalAccessTokens.workspaceId)))
+      .leftJoin(workspaces, eq(workspaces.id, personalAccessTokens.workspaceId))
+      .where(eq(personalAccessTokens.tokenHash, sql.placeholder('tokenHash'))),
   );
   const insert = orm
     .insert(personalAccessTokens)
@@ -200,17 +203,18 @@ export function createPersonalAccessTokenStore(
     },
 
     findPatCaller(tokenHash) {
-      const row = selectCaller.get({ tokenHash });
+      const row = selectCaller.row({ tokenHash });
       if (!row) return undefined;
+      // In the order of recordColumns, then the role, then the workspace.
       return {
-        id: row.id,
-        workspaceId: row.workspaceId,
-        userId: row.userId,
-        scopes: parseScopes(row.scopes),
-        expiresAt: row.expiresAt,
-        revokedAt: row.revokedAt,
-        role: row.role,
-        workspace: workspaceFromJoin(row),
+        id: row[0] as string,
+        workspaceId: row[1] as string,
+        userId: row[2] as string,
+        scopes: parseScopes(row[3] as string),
+        expiresAt: row[4] as number | null,
+        revokedAt: row[5] as number | null,
+        role: row[6] as WorkspaceRole | null,
+        workspace: workspaceFromRow(row, callerColumns.workspaceOffset),
       };
     },
 

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
+import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createUserStore } from '../../src/store/users.js';
 import { NotFoundError } from '../../src/store/workPlatformErrors.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
@@ -99,6 +102,21 @@ describe('user store', () => {
     expect(users.getUserAndWorkspace(member)).toEqual({ user: users.getUser(member), workspace: workspaces.getWorkspace(workspaceId) });
     expect(users.getUserAndWorkspace(member)?.workspace).toMatchObject({ plan: 'team', overrides: { monthlyQuota: 9, readPerMinute: null } });
     expect(users.getUserAndWorkspace('usr_missing')).toBeUndefined();
+  });
+
+  it('reads every member of the workspace the same way alone, beside a user and beside a token', () => {
+    const clock = makeClock(4242);
+    const workspaces = createWorkspaceStore(t.db, { now: clock.now });
+    const { id: workspaceId } = workspaces.createWorkspace({ name: 'Every value', plan: 'business' });
+    const overrides = { readPerMinute: 11, writePerMinute: 12, aiPerMinute: 13, monthlyQuota: 14, aiDailySpendCapCents: 15, webhookRetryDelaysSeconds: [16, 17] };
+    const expected = { id: workspaceId, name: 'Every value', plan: 'business', createdAt: 4242, overrides };
+    expect(workspaces.setWorkspaceLimits(workspaceId, overrides)).toEqual(expected);
+    expect(workspaces.getWorkspace(workspaceId)).toEqual(expected);
+    const users = createUserStore(t.db);
+    const owner = users.createUser({ workspaceId, role: 'owner' }).id;
+    expect(users.getUserAndWorkspace(owner)?.workspace).toEqual(expected);
+    const { token } = issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), { workspaceId, userId: owner, scopes: [] });
+    expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(token))?.workspace).toEqual(expected);
   });
 
   it('refuses an unknown workspace, role or a malformed email', () => {
