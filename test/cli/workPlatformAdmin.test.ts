@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,27 +5,15 @@ import { openDatabase } from '../../src/store/database.js';
 import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
-import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { makeTempDir } from '../store/factories.js';
+import { runAdminCli, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 
-/** Runs the CLI as a child process, as an operator would. */
+/** Runs the CLI as a child process, as an operator would, on this file's database. */
 function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NODE_OPTIONS: '', SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runAdminCli(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON object. */
