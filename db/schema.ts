@@ -1,7 +1,7 @@
 // Drizzle schema of the server's SQLite database. `npm run db:generate` turns changes into SQL
 // migrations under db/migrations/, which openDatabase() applies at start-up.
 // Every timestamp is an integer number of milliseconds since the Unix epoch.
-import { maxLengths } from '../generated/work-platform/rules.js';
+import { maxLengths, plans, type Plan } from '../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';
 import { check, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -139,9 +139,9 @@ export const portfolioItems = sqliteTable(
 
 // ─── Work-Platform API (/v1) ────────────────────────────────────────────────────────────────────
 
-/** Plans a workspace can be on; the plan picks the default rate limits, quota and AI spend cap. */
-export const workspacePlans = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
-export type WorkspacePlan = (typeof workspacePlans)[number];
+/** Plans a workspace can be on (the contract's `x-rate-limits`); the plan picks the default rate limits, quota and AI spend cap. */
+export const workspacePlans = plans;
+export type WorkspacePlan = Plan;
 
 export const workspaceRoles = ['owner', 'admin', 'member'] as const;
 export type WorkspaceRole = (typeof workspaceRoles)[number];

@@ -17,7 +17,7 @@ import { openDatabase, runInImmediateTransaction } from './store/database.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
 import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
-import { workPlatformPlanTable } from './store/planLimits.js';
+import { workPlatformPlanTable } from './limits/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';

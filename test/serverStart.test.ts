@@ -1,37 +1,20 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContractClient } from './support/contractClient.js';
-import { npmScriptNodeArguments } from '../scripts/npmScriptArguments.js';
+import { startServerProcess, waitForOutput } from './support/serverProcess.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start on an empty database', () => {
   it('migrates, loads the demo data, prints the URLs and a working demo key, and stops cleanly on SIGINT', async () => {
-    const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
-      env: { ...process.env, DATABASE_PATH: path.join(dataDir, 'fresh.db'), PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'on' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const server = await startServerProcess({ DATABASE_PATH: path.join(dataDir, 'fresh.db'), LOG_REQUESTS: 'on' });
+    const { child, url } = server;
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (/"apiKey": "pfk_[A-Za-z0-9_-]{43}"/.test(output)) {
-          clearInterval(timer);
-          resolve();
-        } else if (child.exitCode !== null) {
-          clearInterval(timer);
-          reject(new Error(output));
-        }
-      }, 50);
-    });
-    const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
-    const key = /"apiKey": "(pfk_[A-Za-z0-9_-]{43})"/.exec(output)![1]!;
+    const key = (await waitForOutput(server, /"apiKey": "(pfk_[A-Za-z0-9_-]{43})"/))[1]!;
+    let output = server.output();
     expect(output).toContain('/api/v1/openapi.json');
     expect(output).toContain('/api/v1/postman.json');
     expect(output).toContain('webhook delivery worker: running in this process');
@@ -46,6 +29,7 @@ describe('npm start on an empty database', () => {
     expect(response.status).toBe(200);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
+    output = server.output();
     expect(output).toContain('Stopped.');
     const requestLog = output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
     expect(requestLog).toContainEqual(expect.objectContaining({ msg: 'request', path: '/api/v1/portfolio', status: 200 }));

@@ -132,6 +132,35 @@ export const planLimitTable = {
   ]
 } as const;
 
+/** The plans of `x-rate-limits` (the keys of its `tiers`). */
+export const plans = [
+  'free',
+  'pro',
+  'team',
+  'business',
+  'enterprise',
+] as const;
+
+export type Plan = (typeof plans)[number];
+
+/** The rate-limit classes of `x-rate-limits` (the keys of its `requestsPerMinute`): what `x-ratelimit-class` may name. */
+export const rateLimitClasses = [
+  'read',
+  'write',
+  'ai',
+] as const;
+
+export type RateLimitClass = (typeof rateLimitClasses)[number];
+
+/** The tiers plans report in `X-RateLimit-Tier` (the values of `x-rate-limits.tiers`). */
+export const rateLimitTiers = [
+  'free',
+  'pro',
+  'enterprise',
+] as const;
+
+export type RateLimitTier = (typeof rateLimitTiers)[number];
+
 /** `maxLength` of the string members of the component schemas, by schema and member. */
 export const maxLengths = {
   Task: {

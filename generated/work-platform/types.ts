@@ -492,7 +492,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key still holds the lock after 5 s; retry), `write-conflict` (transient; retry). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key still holds the lock after 5 s; retry), `write-conflict` (transient; retry). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -994,7 +994,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation. */
+        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

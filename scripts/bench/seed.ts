@@ -2,6 +2,8 @@
 // load is not cut short by 429s, a token per workspace and a portfolio key without a low allowance.
 import type BetterSqlite3 from 'better-sqlite3';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
+import { issueApiKey } from '../../src/auth/apiKeys.js';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createUserStore } from '../../src/store/users.js';
@@ -63,9 +65,9 @@ export function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number
         );
       }
     })();
-    const { token } = tokens.createPat({ workspaceId, userId, scopes: ALL_SCOPES });
+    const { token } = issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
     return { workspaceId, projectId, taskCount: size, token, ownerId: userId };
   });
-  const { key } = createApiKeyStore(db).createApiKey({ tenantId: portfolioTenantId, rateLimit: LIFTED });
+  const { key } = issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
   return { workspaces: seeded, portfolioKey: key };
 }

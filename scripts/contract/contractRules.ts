@@ -1,7 +1,7 @@
 // rules.ts: what the spec states beyond its schemas, as constants and types the code imports
 // instead of repeating: which operations exist and which are public (openapi-typescript's output
-// carries no security), the scope catalogue of the security schemes, and the event types of the
-// `webhooks` section.
+// carries no security), the scope catalogue of the security schemes, the event types of the
+// `webhooks` section, and the plans, rate-limit classes and tiers of `x-rate-limits`.
 
 import { dereference, isJsonObject, isPublicOperation, listOperations, type JsonObject } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
@@ -65,6 +65,35 @@ export function sortFieldsOf(document: JsonObject): Record<string, string[]> {
   return fields;
 }
 
+/**
+ * The names `x-rate-limits` is keyed by: the plans (keys of `tiers`), the rate-limit classes (keys
+ * of `requestsPerMinute`) and the tiers (the values of `tiers`, in order of first mention).
+ */
+export function rateLimitNamesOf(table: JsonObject): { plans: string[]; rateLimitClasses: string[]; rateLimitTiers: string[] } {
+  const tiers = isJsonObject(table.tiers) ? table.tiers : {};
+  const perMinute = isJsonObject(table.requestsPerMinute) ? table.requestsPerMinute : {};
+  return {
+    plans: Object.keys(tiers),
+    rateLimitClasses: Object.keys(perMinute),
+    rateLimitTiers: [...new Set(Object.values(tiers).filter((tier): tier is string => typeof tier === 'string'))],
+  };
+}
+
+function rateLimitNameLists(table: JsonObject): string[] {
+  const { plans, rateLimitClasses, rateLimitTiers } = rateLimitNamesOf(table);
+  return [
+    ...constList('plans', 'The plans of `x-rate-limits` (the keys of its `tiers`).', plans),
+    'export type Plan = (typeof plans)[number];',
+    '',
+    ...constList('rateLimitClasses', 'The rate-limit classes of `x-rate-limits` (the keys of its `requestsPerMinute`): what `x-ratelimit-class` may name.', rateLimitClasses),
+    'export type RateLimitClass = (typeof rateLimitClasses)[number];',
+    '',
+    ...constList('rateLimitTiers', 'The tiers plans report in `X-RateLimit-Tier` (the values of `x-rate-limits.tiers`).', rateLimitTiers),
+    'export type RateLimitTier = (typeof rateLimitTiers)[number];',
+    '',
+  ];
+}
+
 export function renderContractRules(api: string, document: JsonObject): string {
   const all: string[] = [];
   const publicIds: string[] = [];
@@ -95,7 +124,12 @@ export function renderContractRules(api: string, document: JsonObject): string {
     '',
     ...(document['x-rate-limits'] === undefined
       ? []
-      : ['/** The plan table (`x-rate-limits`): allowances per class and plan, quotas, tiers, the webhook retry schedule. */', `export const planLimitTable = ${JSON.stringify(document['x-rate-limits'], null, 2)} as const;`, '']),
+      : [
+          '/** The plan table (`x-rate-limits`): allowances per class and plan, quotas, tiers, the webhook retry schedule. */',
+          `export const planLimitTable = ${JSON.stringify(document['x-rate-limits'], null, 2)} as const;`,
+          '',
+          ...(isJsonObject(document['x-rate-limits']) ? rateLimitNameLists(document['x-rate-limits']) : []),
+        ]),
     '/** `maxLength` of the string members of the component schemas, by schema and member. */',
     `export const maxLengths = ${JSON.stringify(maxLengthsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',

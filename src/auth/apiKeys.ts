@@ -1,4 +1,6 @@
-import { apiKeyPattern, apiKeyState, hashApiKey, type ApiKeyRecord } from '../store/apiKeys.js';
+import { apiKeyState, type ApiKeyRecord, type ApiKeyStore, type CreateApiKeyInput } from '../store/apiKeys.js';
+import type { RandomBytes } from '../store/ids.js';
+import { apiKeyPattern, hashApiKey, mintApiKey } from './apiKeyFormat.js';
 import { CredentialRefusedError } from './credentialRefused.js';
 
 export interface AuthenticatedKey {
@@ -29,4 +31,15 @@ export function authenticateApiKey(
   if (state === 'revoked') throw new CredentialRefusedError('key-revoked');
   if (state === 'expired') throw new CredentialRefusedError('key-expired');
   return { keyId: stored.id, tenantId: stored.tenantId, rateLimit: stored.rateLimit };
+}
+
+/** Mints a key and stores its hash; the returned `key` is the only copy that will ever exist. */
+export function issueApiKey(
+  keys: Pick<ApiKeyStore, 'createApiKey'>,
+  input: Omit<CreateApiKeyInput, 'keyHash' | 'keyPrefix'>,
+  randomBytes?: RandomBytes,
+): { id: string; key: string } {
+  const { key, keyHash, keyPrefix } = mintApiKey(randomBytes);
+  const { id } = keys.createApiKey({ ...input, keyHash, keyPrefix });
+  return { id, key };
 }

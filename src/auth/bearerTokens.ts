@@ -1,8 +1,9 @@
 import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import type { EventActor } from '../store/outboxEvents.js';
-import { hashToken, patState, personalAccessTokenPattern } from '../store/personalAccessTokens.js';
-import { verifySessionToken } from '../auth/sessionTokens.js';
+import { patState } from '../store/personalAccessTokens.js';
+import { hashPersonalAccessToken, personalAccessTokenPattern } from './patFormat.js';
+import { verifySessionToken } from './sessionTokens.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
 import type { Workspace } from '../store/workspaces.js';
 import { CredentialRefusedError } from './credentialRefused.js';
@@ -46,7 +47,7 @@ export function createCallerResolver(deps: {
 
       if (token.startsWith('svc_pat_')) {
         if (!personalAccessTokenPattern.test(token)) throw unauthenticated();
-        const pat = deps.pats.findPatCaller(hashToken(token));
+        const pat = deps.pats.findPatCaller(hashPersonalAccessToken(token));
         if (!pat || patState(pat, now) !== 'active') throw unauthenticated();
         // role is null when the user is gone or no longer in the token's workspace.
         if (pat.role === null || !pat.workspace) throw unauthenticated();

@@ -20,6 +20,7 @@ const modules = {
   database: () => import('../store/database.js'),
   tenants: () => import('../store/tenants.js'),
   apiKeys: () => import('../store/apiKeys.js'),
+  issueApiKeys: () => import('../auth/apiKeys.js'),
   portfolioImport: () => import('../portfolio/import/importPortfolio.js'),
   importValidation: () => import('../portfolio/import/validateImport.js'),
   demo: () => import('../demo/demoData.js'),
@@ -93,8 +94,8 @@ const commands: Command[] = [
       const tenantId = required(context, 'tenant');
       const expiresAt = parseExpiresAt(context.values['expires-at']);
       const rateLimit = parseRateLimit(context.values['rate-limit']);
-      const { createApiKeyStore } = await modules.apiKeys();
-      const created = createApiKeyStore(await context.db(), { now: context.now }).createApiKey({ tenantId, expiresAt, rateLimit });
+      const [{ createApiKeyStore }, { issueApiKey }] = await Promise.all([modules.apiKeys(), modules.issueApiKeys()]);
+      const created = issueApiKey(createApiKeyStore(await context.db(), { now: context.now }), { tenantId, expiresAt, rateLimit });
       return {
         json: created,
         text: [

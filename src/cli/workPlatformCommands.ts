@@ -1,18 +1,20 @@
 // Admin CLI commands of the Work-Platform API (/v1): workspaces and their limits, users,
 // session tokens and personal access tokens.
 import { dirname, join } from 'node:path';
+import { plans } from '../../generated/work-platform/rules.js';
 import { CliError, iso, parseExpiresAt, required, type Command, type CommandContext } from './cliCommand.js';
 
 // Store modules load only when a command runs, so that --help and usage errors answer at once.
 const modules = {
   workspaces: () => import('../store/workspaces.js'),
+  workspaceLimits: () => import('../limits/workspaceLimits.js'),
   users: () => import('../store/users.js'),
   personalAccessTokens: () => import('../store/personalAccessTokens.js'),
+  issuePersonalAccessTokens: () => import('../auth/personalAccessTokens.js'),
   sessionTokens: () => import('../auth/sessionTokens.js'),
   serverSecrets: () => import('../auth/serverSecrets.js'),
 };
 
-const plans = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
 const roles = ['owner', 'admin', 'member'] as const;
 
 /** Where the server keeps its generated session key when SESSION_JWT_SECRET is unset. */
@@ -53,7 +55,7 @@ function positional(context: CommandContext, what: string): string {
 }
 
 async function limitsOutput(workspace: import('../store/workspaces.js').Workspace) {
-  const { effectiveLimits, rateLimitTier } = await modules.workspaces();
+  const { effectiveLimits, rateLimitTier } = await modules.workspaceLimits();
   const limits = effectiveLimits(workspace);
   const show = (value: unknown) => (value === null ? 'uncapped' : Array.isArray(value) ? value.join(',') : String(value));
   const rows = Object.entries(limits).map(
@@ -76,7 +78,7 @@ export const workPlatformGroups: Record<string, string> = {
 export const workPlatformCommands: Command[] = [
   {
     path: ['workspace', 'create'],
-    usage: 'workspace create --name <name> --plan free|pro|team|business|enterprise',
+    usage: `workspace create --name <name> --plan ${plans.join('|')}`,
     summary: 'Create a Work-Platform workspace.',
     help: [
       'Creates a workspace and prints its id (ten_…). The plan sets the default rate limits',
@@ -260,8 +262,11 @@ export const workPlatformCommands: Command[] = [
       if (typeof scopesOption !== 'string') throw new CliError('Missing required option --scopes (use --scopes "" for a token without scopes).');
       const scopes = scopesOption.split(',').map((scope) => scope.trim()).filter(Boolean);
       const expiresAt = parseExpiresAt(context.values['expires-at']);
-      const { createPersonalAccessTokenStore } = await modules.personalAccessTokens();
-      const created = createPersonalAccessTokenStore(await context.db(), { now: context.now }).createPat({ workspaceId, userId, scopes, expiresAt });
+      const [{ createPersonalAccessTokenStore }, { issuePersonalAccessToken }] = await Promise.all([
+        modules.personalAccessTokens(),
+        modules.issuePersonalAccessTokens(),
+      ]);
+      const created = issuePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), { workspaceId, userId, scopes, expiresAt });
       return {
         json: created,
         text: [
@@ -299,8 +304,11 @@ export const workPlatformCommands: Command[] = [
     positionals: 1,
     async run(context) {
       const id = positional(context, 'token to rotate (pat_…)');
-      const { createPersonalAccessTokenStore } = await modules.personalAccessTokens();
-      const rotated = createPersonalAccessTokenStore(await context.db(), { now: context.now }).rotatePat(id);
+      const [{ createPersonalAccessTokenStore }, { rotatePersonalAccessToken }] = await Promise.all([
+        modules.personalAccessTokens(),
+        modules.issuePersonalAccessTokens(),
+      ]);
+      const rotated = rotatePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), id);
       return {
         json: rotated,
         text: [`Rotated ${id}: it is revoked, and ${rotated.id} replaces it. The new token is shown only now:`, '', `  ${rotated.token}`].join('\n'),

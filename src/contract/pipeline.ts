@@ -7,7 +7,7 @@ import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
 import { PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
-import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest } from '../idempotency/idempotentCalls.js';
+import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest, type StoredAnswer } from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
 
@@ -164,7 +164,7 @@ export async function createContractApi<Caller, Services>(
     const idempotent = idempotentRequest(rule, context, caller);
     // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
     const replay = idempotent && storedAnswer(options.idempotency!, idempotent);
-    if (replay) return replay;
+    if (replay) return replayedReply(replay);
 
     const request = await validatedRequest(operation, context, state.call);
     const ctx = {
@@ -179,7 +179,12 @@ export async function createContractApi<Caller, Services>(
     } as never;
     const act = () => operation.handler(ctx);
     if (rule.method === 'get') return act();
-    return retryWhileBusy(idempotent ? () => runIdempotently(options.idempotency!, idempotent, act) : act, pauses);
+    return retryWhileBusy(idempotent ? () => idempotentReply(idempotent, act) : act, pauses);
+  }
+
+  function idempotentReply(request: IdempotentRequest, act: () => Reply): Reply {
+    const outcome = runIdempotently(options.idempotency!, request, act, storedAnswerOf);
+    return outcome.replayed ? replayedReply(outcome.answer) : outcome.result;
   }
 
   function idempotentRequest(rule: OperationRules, context: Context, caller: Caller | undefined): IdempotentRequest | undefined {
@@ -283,6 +288,20 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
     return new PipelineFailure({ kind: 'unavailable', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
   }
   return error;
+}
+
+/** What idempotency keeps of a reply: the body as the JSON text that is sent. */
+function storedAnswerOf(reply: Reply): StoredAnswer {
+  return { status: reply.status, headers: { ...reply.headers }, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
+}
+
+/** A stored answer sent again, marked as a replay. */
+function replayedReply(answer: StoredAnswer): Reply {
+  return {
+    status: answer.status,
+    headers: { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+    body: answer.body,
+  };
 }
 
 /** Pipeline headers first; the reply's own headers win. */

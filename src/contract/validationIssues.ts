@@ -1,26 +1,15 @@
 import type { ErrorObject } from 'ajv';
+import type { components } from '../../generated/work-platform/types.js';
 import { escapePointerToken, unescapePointerToken } from './jsonPointer.js';
 
 // The one translation of Ajv's errors (openapi-backend's request validation, a schema applied to a
 // body, the portfolio import format, the response check) into issues a client can act on: one per
 // failing field, worded from the keyword.
 
-export type ValidationIssueCode =
-  | 'required'
-  | 'invalid_type'
-  | 'invalid_enum_value'
-  | 'too_small'
-  | 'too_big'
-  | 'invalid_format'
-  | 'unrecognized_keys'
-  | 'invalid_cursor';
-
 /** One failing field of a 422: `/title` (body, JSON pointer), `?limit` (query), `{taskId}` (path), `if-match` (header). */
-export interface ValidationIssue {
-  path: string;
-  message: string;
-  code: ValidationIssueCode;
-}
+export type ValidationIssue = components['schemas']['ValidationIssue'];
+/** The contract's closed list of issue codes. */
+export type ValidationIssueCode = ValidationIssue['code'];
 
 /** Where a failing field is: the body, or a parameter by its location and name. */
 export type IssueLocation = 'body' | 'query' | 'path' | 'header' | 'cookie';

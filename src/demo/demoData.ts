@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js';
 import { importPortfolio } from '../portfolio/import/importPortfolio.js';
+import { issueApiKey } from '../auth/apiKeys.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
 import { loadOrCreateSecret } from '../auth/serverSecrets.js';
 import { createTenantStore } from '../store/tenants.js';
@@ -96,18 +97,18 @@ export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Dat
       importPortfolio(db, tenant.id, tenant.document, now);
     }
     const mainId = demoTenants.main.id;
-    const revoked = keyStore.createApiKey({ tenantId: mainId });
+    const revoked = issueApiKey(keyStore, { tenantId: mainId });
     keyStore.revokeApiKey(revoked.id);
 
     return {
       portfolio: {
         tenantId: mainId,
-        apiKey: keyStore.createApiKey({ tenantId: mainId }).key,
+        apiKey: issueApiKey(keyStore, { tenantId: mainId }).key,
         revokedApiKey: revoked.key,
-        expiredApiKey: keyStore.createApiKey({ tenantId: mainId, expiresAt: now() - day }).key,
-        unpublishedApiKey: keyStore.createApiKey({ tenantId: demoTenants.unpublished.id }).key,
+        expiredApiKey: issueApiKey(keyStore, { tenantId: mainId, expiresAt: now() - day }).key,
+        unpublishedApiKey: issueApiKey(keyStore, { tenantId: demoTenants.unpublished.id }).key,
         otherTenantId: demoTenants.other.id,
-        otherTenantApiKey: keyStore.createApiKey({ tenantId: demoTenants.other.id }).key,
+        otherTenantApiKey: issueApiKey(keyStore, { tenantId: demoTenants.other.id }).key,
         published: slugsOf(avaMorenoPortfolio, true),
         unpublished: slugsOf(avaMorenoPortfolio, false),
         otherTenantOnly: { posts: [otherTenantOnlyPostSlug] },

@@ -6,6 +6,7 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { createHash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { RandomBytes } from '../store/ids.js';
+import { issuePersonalAccessToken } from '../auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../store/personalAccessTokens.js';
 import { createProjectStore } from '../store/projects.js';
 import { issueSessionToken } from '../auth/sessionTokens.js';
@@ -329,7 +330,7 @@ export function loadWorkPlatformDemo(
   );
   webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
 
-  const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => tokenStore.createPat({ workspaceId, userId, scopes });
+  const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => issuePersonalAccessToken(tokenStore, { workspaceId, userId, scopes });
   const mainId = demoWorkspaces.main.id;
   const revoked = pat(demoUsers.owner.id, mainId, scopeCatalogue);
   tokenStore.revokePat(revoked.id);

@@ -1,5 +1,16 @@
-import type { Reply } from '../contract/reply.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+
+/** An answer as it is kept under a key and sent again on a replay. */
+export interface StoredAnswer {
+  status: number;
+  /** Response headers to send again, e.g. Location and ETag. */
+  headers: Record<string, string>;
+  /** The body exactly as first sent (JSON text). */
+  body: string;
+}
+
+/** What running a request under its key came to: the action's own result, or the answer stored by an earlier request. */
+export type IdempotentOutcome<T> = { replayed: false; result: T } | { replayed: true; answer: StoredAnswer };
 
 /** Seals and opens stored answer bodies (the webhook secret box): some answers carry a signing secret. */
 export interface AnswerBox {
@@ -45,41 +56,49 @@ export class IdempotentAnswerUnreadableError extends Error {}
  * Runs a request under its key: the stored answer, the resource and its outbox row are written in
  * one transaction that holds the write lock from its start, so a concurrent request with the same
  * key (from any process) waits and then replays instead of acting again. Only 2xx answers are
- * stored; a failure rolls everything back and the key can be retried.
+ * stored (`answerOf` says what the action's result answered); a failure rolls everything back and
+ * the key can be retried.
  */
-export function runIdempotently(deps: IdempotencyDependencies, request: IdempotentRequest, act: () => Reply): Reply {
-  return deps.inTransaction(() => {
+export function runIdempotently<T>(
+  deps: IdempotencyDependencies,
+  request: IdempotentRequest,
+  act: () => T,
+  answerOf: (result: T) => StoredAnswer,
+): IdempotentOutcome<T> {
+  return deps.inTransaction((): IdempotentOutcome<T> => {
     const now = deps.now();
     const stored = storedAnswer(deps, request, now);
-    if (stored) return stored;
-    const reply = act();
-    if (reply.status >= 200 && reply.status < 300) {
+    if (stored) return { replayed: true, answer: stored };
+    const result = act();
+    const answer = answerOf(result);
+    if (answer.status >= 200 && answer.status < 300) {
       deps.store.saveIdempotencyRecord({
         workspaceId: request.scope,
         key: request.key,
         method: request.method,
         path: request.path,
-        status: reply.status,
-        headers: { ...reply.headers },
-        body: deps.answerBox.seal(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body), answerContext(request)),
+        status: answer.status,
+        headers: { ...answer.headers },
+        body: deps.answerBox.seal(answer.body, answerContext(request)),
         now,
       });
     }
-    return reply;
+    return { replayed: false, result };
   });
 }
 
 /**
- * The stored answer of an earlier request with this key, ready to send again; undefined when the
- * key is new. The same key on another request is an `IdempotencyKeyReusedError`.
+ * The stored answer of an earlier request with this key; undefined when the key is new. The same
+ * key on another request is an `IdempotencyKeyReusedError`; an answer sealed with a replaced key is
+ * an `IdempotentAnswerUnreadableError`.
  */
-export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Reply | undefined {
+export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): StoredAnswer | undefined {
   const stored = deps.store.findIdempotencyRecord(request.scope, request.key, now);
   if (!stored) return undefined;
   if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
   return {
     status: stored.status,
-    headers: { ...stored.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+    headers: { ...stored.headers },
     // A JSON body was stored before answers were sealed; it holds no secret (none was issued then).
     body: stored.body.startsWith('{') ? stored.body : openAnswer(deps, stored.body, request),
   };

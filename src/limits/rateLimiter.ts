@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { isDatabaseBusy, runInImmediateTransaction } from '../store/database.js';
+import { createRateLimitCounterStore, type RateLimitCounterStore } from '../store/rateLimitCounters.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -54,12 +55,11 @@ interface KnownCount {
 }
 
 /**
- * Fixed windows aligned to the Unix epoch, counted in SQLite so that every server process on one
- * database shares the counters. The upsert is atomic under SQLite's write lock.
+ * Fixed windows aligned to the Unix epoch, counted in SQLite (src/store/rateLimitCounters.ts) so
+ * that every server process on one database shares the counters.
  */
 export class SqliteRateLimiter implements RateLimiter {
-  private readonly increment: BetterSqlite3.Statement<[string, number, number, number], { count: number }>;
-  private readonly purge: BetterSqlite3.Statement<[number]>;
+  private readonly counters: RateLimitCounterStore;
   private readonly known = new Map<string, KnownCount>();
   private lockedUntil = 0;
 
@@ -67,12 +67,7 @@ export class SqliteRateLimiter implements RateLimiter {
     private readonly db: BetterSqlite3.Database,
     private readonly now: () => number,
   ) {
-    this.increment = db.prepare(
-      `INSERT INTO rate_limit_counters (bucket, window_start, count) VALUES (?, ?, ?)
-       ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + ?
-       RETURNING count`,
-    );
-    this.purge = db.prepare('DELETE FROM rate_limit_counters WHERE window_start < ?');
+    this.counters = createRateLimitCounterStore(db);
   }
 
   countTogether<T>(count: () => T, whileLocked: () => T): T {
@@ -92,7 +87,7 @@ export class SqliteRateLimiter implements RateLimiter {
     const windowStart = now - (now % windowMs);
     const known = this.known.get(bucket);
     const calls = 1 + (known && known.windowStart === windowStart ? known.unwritten : 0);
-    const { count } = this.increment.get(bucket, windowStart, calls, calls)!;
+    const count = this.counters.addCalls(bucket, windowStart, calls);
     if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, writtenAt: now, count, unwritten: 0 });
     return decide(count, limit, windowStart + windowMs, now);
   }
@@ -126,7 +121,7 @@ export class SqliteRateLimiter implements RateLimiter {
 
   /** Drops counters of windows that ended before `olderThanMs`; returns how many. */
   purgeWindowsBefore(olderThanMs: number): number {
-    return this.purge.run(olderThanMs).changes;
+    return this.counters.purgeWindowsBefore(olderThanMs);
   }
 }
 

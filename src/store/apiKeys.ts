@@ -1,20 +1,12 @@
-import { hash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { apiKeys, tenants } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 
-/** `pfk_` followed by 32 random bytes in URL-safe base64 without padding (43 characters). */
-export const apiKeyPattern = /^pfk_[A-Za-z0-9_-]{43}$/;
-/** How many leading characters of a key are stored for display. */
-export const apiKeyPrefixLength = 12;
-
-/** Lowercase hex SHA-256 of the whole key: what is stored, and what a request's key is looked up by. */
-export function hashApiKey(key: string): string {
-  return hash('sha256', key, 'hex');
-}
+/** What is stored of a key: its lowercase hex SHA-256 (src/auth/apiKeyFormat.ts makes keys and hashes). */
+const keyHashPattern = /^[0-9a-f]{64}$/;
 
 export type ApiKeyState = 'active' | 'revoked' | 'expired';
 
@@ -44,6 +36,10 @@ export interface ApiKeySummary {
 
 export interface CreateApiKeyInput {
   tenantId: string;
+  /** The key's SHA-256 in lowercase hex; the key itself is never stored. */
+  keyHash: string;
+  /** The key's first characters, shown when keys are listed. */
+  keyPrefix: string;
   /** Milliseconds since the epoch; omitted or null for a key that never expires. */
   expiresAt?: number | null;
   /** Requests per rate-limit window for this key; omitted or null for the server default. */
@@ -56,9 +52,9 @@ export interface ApiKeyStoreOptions {
 }
 
 export interface ApiKeyStore {
-  /** Creates a key; the returned `key` is the only copy that will ever exist. */
-  createApiKey(input: CreateApiKeyInput): { id: string; key: string };
-  /** The hot path of every authenticated request: one statement prepared once. */
+  /** Stores a key by its hash. */
+  createApiKey(input: CreateApiKeyInput): { id: string };
+  /** The hot path of every authenticated request: one compiled statement. */
   findApiKeyByHash(keyHash: string): ApiKeyRecord | undefined;
   /** Revokes a key; revoking a revoked key is a no-op that returns the original time. */
   revokeApiKey(id: string): { id: string; revokedAt: number };
@@ -77,21 +73,24 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
 
-  // On the connection directly: this runs on every authenticated request.
-  const findByHash = db.prepare<[string], ApiKeyRecord>(
-    `SELECT id, tenant_id AS tenantId, expires_at AS expiresAt, revoked_at AS revokedAt, rate_limit AS rateLimit
-       FROM api_keys WHERE key_hash = ?`,
+  // Compiled, rows as arrays: this runs on every authenticated request.
+  const findByHash = compiledStatement<{ keyHash: string }, [string, string, number | null, number | null, number | null]>(
+    db,
+    orm
+      .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, expiresAt: apiKeys.expiresAt, revokedAt: apiKeys.revokedAt, rateLimit: apiKeys.rateLimit })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
   );
 
   return {
-    createApiKey({ tenantId, expiresAt = null, rateLimit = null }) {
+    createApiKey({ tenantId, keyHash, keyPrefix, expiresAt = null, rateLimit = null }) {
+      if (!keyHashPattern.test(keyHash)) throw new StoreError('invalid_argument', 'keyHash must be a lowercase hex SHA-256.');
       if (expiresAt !== null && !Number.isSafeInteger(expiresAt)) {
         throw new StoreError('invalid_argument', 'expiresAt must be a whole number of milliseconds since the epoch.');
       }
       if (rateLimit !== null && (!Number.isSafeInteger(rateLimit) || rateLimit < 1)) {
         throw new StoreError('invalid_argument', 'rateLimit must be a positive integer.');
       }
-      const key = `pfk_${Buffer.from(randomBytes(32)).toString('base64url')}`;
       const id = newId('key', randomBytes);
       orm.transaction(
         (tx) => {
@@ -101,8 +100,8 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
             .values({
               id,
               tenantId,
-              keyHash: hashApiKey(key),
-              keyPrefix: key.slice(0, apiKeyPrefixLength),
+              keyHash,
+              keyPrefix,
               createdAt: now(),
               expiresAt,
               revokedAt: null,
@@ -112,11 +111,12 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
         },
         { behavior: 'immediate' },
       );
-      return { id, key };
+      return { id };
     },
 
     findApiKeyByHash(keyHash) {
-      return findByHash.get(keyHash);
+      const row = findByHash.row({ keyHash });
+      return row && { id: row[0], tenantId: row[1], expiresAt: row[2], revokedAt: row[3], rateLimit: row[4] };
     },
 
     revokeApiKey(id) {

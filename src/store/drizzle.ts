@@ -4,7 +4,7 @@
 // compiledStatement(): the builder's SQL compiled once by better-sqlite3, without drizzle's
 // per-call binding and per-row mapping. No hand-written SELECT or INSERT column lists.
 import type BetterSqlite3 from 'better-sqlite3';
-import { getTableColumns, Placeholder, sql, type Table } from 'drizzle-orm';
+import { getTableColumns, Param, Placeholder, sql, type DriverValueEncoder, type Table } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.js';
 
@@ -40,22 +40,33 @@ export interface CompiledStatement<Args, Row> {
 
 /**
  * The builder's SQL compiled by better-sqlite3 once. Only `sql.placeholder()` values may be bound,
- * so one statement serves every call; literal values in the builder are refused at start-up.
+ * so one statement serves every call; literal values in the builder are refused at start-up. A
+ * placeholder given as an insert or update value goes through its column's encoder, as drizzle does.
  */
 export function compiledStatement<Args extends object, Row extends readonly unknown[] = unknown[]>(
   db: BetterSqlite3.Database,
   query: BuiltQuery,
 ): CompiledStatement<Args, Row> {
   const { sql: source, params } = query.toSQL();
+  const encoders: (DriverValueEncoder<unknown, unknown> | undefined)[] = [];
   const names = params.map((param) => {
-    if (!(param instanceof Placeholder)) throw new Error(`a compiled statement binds placeholders only, not ${String(param)}: ${source}`);
-    return param.name as keyof Args;
+    if (param instanceof Placeholder) {
+      encoders.push(undefined);
+      return param.name as keyof Args;
+    }
+    if (param instanceof Param && param.value instanceof Placeholder) {
+      encoders.push(param.encoder);
+      return param.value.name as keyof Args;
+    }
+    throw new Error(`a compiled statement binds placeholders only, not ${String(param)}: ${source}`);
   });
   // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
   let arrays: BetterSqlite3.Statement<unknown[], Row> | undefined;
   let values: BetterSqlite3.Statement<unknown[], unknown> | undefined;
   let writes: BetterSqlite3.Statement<unknown[], unknown> | undefined;
-  const bind = (args: Args) => names.map((name) => args[name]);
+  const bind = encoders.some(Boolean)
+    ? (args: Args) => names.map((name, index) => (encoders[index] ? encoders[index].mapToDriverValue(args[name]) : args[name]))
+    : (args: Args) => names.map((name) => args[name]);
   return {
     rows: (args) => (arrays ??= db.prepare<unknown[], Row>(source).raw(true)).all(...bind(args)),
     row: (args) => (arrays ??= db.prepare<unknown[], Row>(source).raw(true)).get(...bind(args)),

@@ -4,6 +4,10 @@
 // BEGIN IMMEDIATE transaction (runInImmediateTransaction), so a concurrent duplicate, in this
 // process or another one on the same database, waits for the lock and then finds the record.
 import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { idempotencyKeys } from '../../db/schema.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 
 /** How long a stored answer is replayed: 24 hours per key and workspace. */
@@ -49,27 +53,73 @@ export interface IdempotencyKeyStore {
   purgeExpiredIdempotencyKeys(now: number): number;
 }
 
+/** The value the insert proposed for `column`, in an upsert's DO UPDATE. */
+const excluded = (column: SQLiteColumn) => sql.raw(`excluded."${column.name}"`);
+
+type StoredRow = [method: string, path: string, status: number, headers: string, body: string, createdAt: number, expiresAt: number];
+
 export function createIdempotencyKeyStore(db: BetterSqlite3.Database): IdempotencyKeyStore {
-  // Every keyed POST looks its key up twice and stores its answer: run on the connection directly.
-  const findLive = db.prepare<{ workspaceId: string; key: string; now: number }, Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
-    `SELECT workspace_id AS workspaceId, key, method, path, status, headers, body, created_at AS createdAt, expires_at AS expiresAt
-       FROM idempotency_keys WHERE workspace_id = @workspaceId AND key = @key AND expires_at > @now`,
+  const orm = drizzleFor(db);
+  // Every keyed POST looks its key up twice and stores its answer: compiled statements.
+  const findLive = compiledStatement<{ workspaceId: string; key: string; now: number }, StoredRow>(
+    db,
+    orm
+      .select({
+        method: idempotencyKeys.method,
+        path: idempotencyKeys.path,
+        status: idempotencyKeys.status,
+        headers: idempotencyKeys.headers,
+        body: idempotencyKeys.body,
+        createdAt: idempotencyKeys.createdAt,
+        expiresAt: idempotencyKeys.expiresAt,
+      })
+      .from(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.workspaceId, sql.placeholder('workspaceId')),
+          eq(idempotencyKeys.key, sql.placeholder('key')),
+          gt(idempotencyKeys.expiresAt, sql.placeholder('now')),
+        ),
+      ),
   );
   // Only an expired record may be replaced.
-  const upsert = db.prepare<Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
-    `INSERT INTO idempotency_keys (workspace_id, key, method, path, status, headers, body, created_at, expires_at)
-     VALUES (@workspaceId, @key, @method, @path, @status, @headers, @body, @createdAt, @expiresAt)
-     ON CONFLICT (workspace_id, key) DO UPDATE SET
-       method = excluded.method, path = excluded.path, status = excluded.status, headers = excluded.headers,
-       body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
-     WHERE idempotency_keys.expires_at <= excluded.created_at`,
+  const upsert = compiledStatement<Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
+    db,
+    orm
+      .insert(idempotencyKeys)
+      .values({
+        workspaceId: sql.placeholder('workspaceId'),
+        key: sql.placeholder('key'),
+        method: sql.placeholder('method'),
+        path: sql.placeholder('path'),
+        status: sql.placeholder('status'),
+        headers: sql.placeholder('headers'),
+        body: sql.placeholder('body'),
+        createdAt: sql.placeholder('createdAt'),
+        expiresAt: sql.placeholder('expiresAt'),
+      })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.workspaceId, idempotencyKeys.key],
+        set: {
+          method: excluded(idempotencyKeys.method),
+          path: excluded(idempotencyKeys.path),
+          status: excluded(idempotencyKeys.status),
+          headers: excluded(idempotencyKeys.headers),
+          body: excluded(idempotencyKeys.body),
+          createdAt: excluded(idempotencyKeys.createdAt),
+          expiresAt: excluded(idempotencyKeys.expiresAt),
+        },
+        setWhere: lte(idempotencyKeys.expiresAt, excluded(idempotencyKeys.createdAt)),
+      }),
   );
-  const purge = db.prepare<{ now: number }>('DELETE FROM idempotency_keys WHERE expires_at <= @now');
+  const purge = orm.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, sql.placeholder('now'))).prepare();
 
   return {
     findIdempotencyRecord(workspaceId, key, now) {
-      const row = findLive.get({ workspaceId, key, now });
-      return row ? { ...row, headers: JSON.parse(row.headers) as Record<string, string> } : undefined;
+      const row = findLive.row({ workspaceId, key, now });
+      if (!row) return undefined;
+      const [method, path, status, headers, body, createdAt, expiresAt] = row;
+      return { workspaceId, key, method, path, status, headers: JSON.parse(headers) as Record<string, string>, body, createdAt, expiresAt };
     },
 
     saveIdempotencyRecord(input) {

@@ -1,26 +1,19 @@
 // Personal access tokens (`svc_pat_…`): scope-bounded, bound to one user and that user's
-// workspace, shown once, stored only as a SHA-256 hash, revocable and rotatable.
-import { createHash } from 'node:crypto';
+// workspace, stored only as a SHA-256 hash (src/auth/patFormat.ts makes tokens and hashes),
+// revocable and rotatable.
 import { scopeCatalogue, type Scope } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { WorkspaceRole } from './users.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
+import { withWorkspaceColumns, workspaceFromRow, type Workspace } from './workspaces.js';
 
-/** `svc_pat_` followed by 32 random bytes in URL-safe base64 without padding (43 characters). */
-export const personalAccessTokenPattern = /^svc_pat_[A-Za-z0-9_-]{43}$/;
-/** How many leading characters of a token are stored for display (`svc_pat_` and 4 more). */
-export const personalAccessTokenPrefixLength = 12;
-
-/** Lowercase hex SHA-256 of the whole token: what is stored, and what a request's token is looked up by. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+/** What is stored of a token: its lowercase hex SHA-256. */
+const tokenHashPattern = /^[0-9a-f]{64}$/;
 
 export function isScope(value: string): value is Scope {
   return (scopeCatalogue as readonly string[]).includes(value);
@@ -57,7 +50,14 @@ export interface PatSummary extends PatRecord {
   state: PatState;
 }
 
-export interface CreatePatInput {
+/** What is stored of a new token: its hash, and its first characters for display. */
+export interface StoredTokenForm {
+  /** The token's SHA-256 in lowercase hex; the token itself is never stored. */
+  tokenHash: string;
+  tokenPrefix: string;
+}
+
+export interface CreatePatInput extends StoredTokenForm {
   workspaceId: string;
   userId: string;
   /** A subset of scopeCatalogue; may be empty (such a token can call nothing that needs a scope). */
@@ -72,8 +72,8 @@ export interface PersonalAccessTokenStoreOptions {
 }
 
 export interface PersonalAccessTokenStore {
-  /** Creates a token; the returned `token` is the only copy that will ever exist. */
-  createPat(input: CreatePatInput): { id: string; token: string };
+  /** Stores a token by its hash. */
+  createPat(input: CreatePatInput): { id: string };
   /**
    * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
    * in one statement, read anew on every call (a revocation by any process counts at once).
@@ -82,10 +82,10 @@ export interface PersonalAccessTokenStore {
   /** Revokes a token; revoking a revoked token is a no-op that returns the original time. */
   revokePat(id: string): { id: string; revokedAt: number };
   /**
-   * Issues a new token with the same user, scopes and expiry and revokes the old one, in one
-   * transaction. A revoked or expired token cannot be rotated.
+   * Stores `replacement` with the same user, scopes and expiry as token `id` and revokes `id`, in
+   * one transaction. A revoked or expired token cannot be rotated.
    */
-  rotatePat(id: string): { id: string; token: string };
+  rotatePat(id: string, replacement: StoredTokenForm): { id: string };
   /** A workspace's tokens, oldest first. */
   listPats(workspaceId: string): PatSummary[];
 }
@@ -133,13 +133,16 @@ export function createPersonalAccessTokenStore(
     .from(personalAccessTokens)
     .where(eq(personalAccessTokens.id, sql.placeholder('id')))
     .prepare();
-  const selectCaller = db.prepare<{ tokenHash: string }, Omit<PatRecord, 'scopes'> & { scopes: string; role: WorkspaceRole | null } & Record<string, unknown>>(
-    `SELECT pat.id, pat.workspace_id AS workspaceId, pat.user_id AS userId, pat.scopes, pat.expires_at AS expiresAt,
-            pat.revoked_at AS revokedAt, member.role, ${joinedWorkspaceColumns('workspace')}
-       FROM personal_access_tokens AS pat
-       LEFT JOIN users AS member ON member.id = pat.user_id AND member.workspace_id = pat.workspace_id
-       LEFT JOIN workspaces AS workspace ON workspace.id = pat.workspace_id
-      WHERE pat.token_hash = @tokenHash`,
+  // Every PAT-authenticated request reads this: compiled, rows as arrays.
+  const callerColumns = withWorkspaceColumns({ ...recordColumns, role: users.role });
+  const selectCaller = compiledStatement<{ tokenHash: string }>(
+    db,
+    orm
+      .select(callerColumns.columns)
+      .from(personalAccessTokens)
+      .leftJoin(users, and(eq(users.id, personalAccessTokens.userId), eq(users.workspaceId, personalAccessTokens.workspaceId)))
+      .leftJoin(workspaces, eq(workspaces.id, personalAccessTokens.workspaceId))
+      .where(eq(personalAccessTokens.tokenHash, sql.placeholder('tokenHash'))),
   );
   const insert = orm
     .insert(personalAccessTokens)
@@ -156,24 +159,28 @@ export function createPersonalAccessTokenStore(
     .prepare();
 
   /** Inserts a new token row; must run inside a transaction. */
-  function insertToken(input: { workspaceId: string; userId: string; scopes: Scope[]; expiresAt: number | null }) {
-    const token = `svc_pat_${Buffer.from(randomBytes(32)).toString('base64url')}`;
+  function insertToken(input: { workspaceId: string; userId: string; scopes: Scope[]; expiresAt: number | null } & StoredTokenForm) {
     const id = newId('pat', randomBytes);
     insert.run({
       id,
       workspaceId: input.workspaceId,
       userId: input.userId,
-      tokenHash: hashToken(token),
-      tokenPrefix: token.slice(0, personalAccessTokenPrefixLength),
+      tokenHash: input.tokenHash,
+      tokenPrefix: input.tokenPrefix,
       scopes: JSON.stringify(input.scopes),
       createdAt: now(),
       expiresAt: input.expiresAt,
     });
-    return { id, token };
+    return { id };
+  }
+
+  function checkTokenForm({ tokenHash }: StoredTokenForm): void {
+    if (!tokenHashPattern.test(tokenHash)) throw new StoreError('invalid_argument', 'tokenHash must be a lowercase hex SHA-256.');
   }
 
   return {
-    createPat({ workspaceId, userId, scopes, expiresAt = null }) {
+    createPat({ workspaceId, userId, scopes, expiresAt = null, tokenHash, tokenPrefix }) {
+      checkTokenForm({ tokenHash, tokenPrefix });
       const normalized = normalizeScopes(scopes);
       if (expiresAt !== null && !Number.isSafeInteger(expiresAt)) {
         throw new StoreError('invalid_argument', 'expiresAt must be a whole number of milliseconds since the epoch.');
@@ -189,24 +196,25 @@ export function createPersonalAccessTokenStore(
             .where(and(eq(users.id, userId), eq(users.workspaceId, workspaceId)))
             .get();
           if (!user) throw new NotFoundError('user', userId);
-          return insertToken({ workspaceId, userId, scopes: normalized, expiresAt });
+          return insertToken({ workspaceId, userId, scopes: normalized, expiresAt, tokenHash, tokenPrefix });
         },
         { behavior: 'immediate' },
       );
     },
 
     findPatCaller(tokenHash) {
-      const row = selectCaller.get({ tokenHash });
+      const row = selectCaller.row({ tokenHash });
       if (!row) return undefined;
+      // In the order of recordColumns, then the role, then the workspace.
       return {
-        id: row.id,
-        workspaceId: row.workspaceId,
-        userId: row.userId,
-        scopes: parseScopes(row.scopes),
-        expiresAt: row.expiresAt,
-        revokedAt: row.revokedAt,
-        role: row.role,
-        workspace: workspaceFromJoin(row),
+        id: row[0] as string,
+        workspaceId: row[1] as string,
+        userId: row[2] as string,
+        scopes: parseScopes(row[3] as string),
+        expiresAt: row[4] as number | null,
+        revokedAt: row[5] as number | null,
+        role: row[6] as WorkspaceRole | null,
+        workspace: workspaceFromRow(row, callerColumns.workspaceOffset),
       };
     },
 
@@ -224,7 +232,8 @@ export function createPersonalAccessTokenStore(
       );
     },
 
-    rotatePat(id) {
+    rotatePat(id, { tokenHash, tokenPrefix }) {
+      checkTokenForm({ tokenHash, tokenPrefix });
       return orm.transaction(
         (tx) => {
           const existing = findById.get({ id });
@@ -234,7 +243,7 @@ export function createPersonalAccessTokenStore(
           if (state !== 'active') {
             throw new StoreError('invalid_argument', `The token ${id} is ${state}; only an active token can be rotated. Create a new one instead.`);
           }
-          const replacement = insertToken({ ...existing, scopes: parseScopes(existing.scopes) });
+          const replacement = insertToken({ ...existing, scopes: parseScopes(existing.scopes), tokenHash, tokenPrefix });
           tx.update(personalAccessTokens)
             .set({ revokedAt: at, rotatedTo: replacement.id })
             .where(eq(personalAccessTokens.id, id))

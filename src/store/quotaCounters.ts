@@ -1,6 +1,9 @@
 // The monthly quota: personal-access-token calls per workspace and UTC calendar month, counted
 // in SQLite with one atomic upsert so that every server process on the database shares the count.
 import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { quotaCounters } from '../../db/schema.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 
 export interface QuotaPeriod {
   /** `YYYY-MM`, UTC. */
@@ -57,26 +60,38 @@ function monthCache(): (now: number) => QuotaPeriod {
 }
 
 export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
-  // Run on the connection directly: this is counted on every token call.
-  const incrementUncapped = db.prepare<{ workspaceId: string; period: string }, number>(
-    `INSERT INTO quota_counters (workspace_id, period, count) VALUES (@workspaceId, @period, 1)
-     ON CONFLICT (workspace_id, period) DO UPDATE SET count = count + 1
-     RETURNING count`,
-  ).pluck();
+  const orm = drizzleFor(db);
+  // Compiled: this is counted on every token call.
+  const countOne = () =>
+    orm
+      .insert(quotaCounters)
+      .values({ workspaceId: sql.placeholder('workspaceId'), period: sql.placeholder('period'), count: sql`1` })
+      .$dynamic();
+  const conflictTarget = [quotaCounters.workspaceId, quotaCounters.period];
+  const addOne = { count: sql`${quotaCounters.count} + 1` };
+  const incrementUncapped = compiledStatement<{ workspaceId: string; period: string }, [number]>(
+    db,
+    countOne().onConflictDoUpdate({ target: conflictTarget, set: addOne }).returning({ count: quotaCounters.count }),
+  );
   // At the cap the update's WHERE is false, nothing is returned and nothing changes.
-  const incrementCapped = db.prepare<{ workspaceId: string; period: string; limit: number }, number>(
-    `INSERT INTO quota_counters (workspace_id, period, count) VALUES (@workspaceId, @period, 1)
-     ON CONFLICT (workspace_id, period) DO UPDATE SET count = count + 1 WHERE count < @limit
-     RETURNING count`,
-  ).pluck();
-  const read = db.prepare<{ workspaceId: string; period: string }, number>(
-    'SELECT count FROM quota_counters WHERE workspace_id = @workspaceId AND period = @period',
-  ).pluck();
+  const incrementCapped = compiledStatement<{ workspaceId: string; period: string; limit: number }, [number]>(
+    db,
+    countOne()
+      .onConflictDoUpdate({ target: conflictTarget, set: addOne, setWhere: lt(quotaCounters.count, sql.placeholder('limit')) })
+      .returning({ count: quotaCounters.count }),
+  );
+  const read = compiledStatement<{ workspaceId: string; period: string }, [number]>(
+    db,
+    orm
+      .select({ count: quotaCounters.count })
+      .from(quotaCounters)
+      .where(and(eq(quotaCounters.workspaceId, sql.placeholder('workspaceId')), eq(quotaCounters.period, sql.placeholder('period')))),
+  );
   const periodOf = monthCache();
 
   const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
     ...period,
-    used: read.get({ workspaceId, period: period.period }) ?? 0,
+    used: (read.value({ workspaceId, period: period.period }) as number | undefined) ?? 0,
   });
 
   return {
@@ -84,11 +99,11 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
       const period = periodOf(now);
       if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
       if (limit === null) {
-        const count = incrementUncapped.get({ workspaceId, period: period.period })!;
+        const count = incrementUncapped.value({ workspaceId, period: period.period }) as number;
         return { ...period, allowed: true, used: count, limit: null, remaining: null };
       }
       // A quota of 0 refuses every call; the insert would count the first one.
-      const counted = limit > 0 ? incrementCapped.get({ workspaceId, period: period.period, limit }) : undefined;
+      const counted = limit > 0 ? (incrementCapped.value({ workspaceId, period: period.period, limit }) as number | undefined) : undefined;
       if (counted !== undefined) return { ...period, allowed: true, used: counted, limit, remaining: Math.max(0, limit - counted) };
       const { used } = usage(workspaceId, period);
       return { ...period, allowed: false, used, limit, remaining: 0 };

@@ -1,12 +1,12 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import type BetterSqlite3 from 'better-sqlite3';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { joinedWorkspaceColumns, workspaceFromJoin, type Workspace } from './workspaces.js';
+import { withWorkspaceColumns, workspaceFromRow, type Workspace } from './workspaces.js';
 
 export { workspaceRoles, type WorkspaceRole };
 
@@ -49,14 +49,31 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const orm = drizzleFor(db);
-  const userColumns =
-    'member.id, member.workspace_id AS workspaceId, member.role, member.name, member.email, member.created_at AS createdAt, member.sessions_valid_after AS sessionsValidAfter';
-  const selectById = db.prepare<{ id: string }, User>(`SELECT ${userColumns} FROM users AS member WHERE member.id = @id`);
-  const selectWithWorkspace = db.prepare<{ id: string }, User & Record<string, unknown>>(
-    `SELECT ${userColumns}, ${joinedWorkspaceColumns('workspace')}
-       FROM users AS member LEFT JOIN workspaces AS workspace ON workspace.id = member.workspace_id
-      WHERE member.id = @id`,
+  const userColumns = {
+    id: users.id,
+    workspaceId: users.workspaceId,
+    role: users.role,
+    name: users.name,
+    email: users.email,
+    createdAt: users.createdAt,
+    sessionsValidAfter: users.sessionsValidAfter,
+  };
+  const selectById = orm.select(userColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+  // Every session-authenticated request reads this: compiled, rows as arrays.
+  const withWorkspace = withWorkspaceColumns(userColumns);
+  const selectWithWorkspace = compiledStatement<{ id: string }>(
+    db,
+    orm
+      .select(withWorkspace.columns)
+      .from(users)
+      .leftJoin(workspaces, eq(workspaces.id, users.workspaceId))
+      .where(eq(users.id, sql.placeholder('id'))),
   );
+  const setSessionsValidAfter = orm
+    .update(users)
+    .set({ sessionsValidAfter: sql`${sql.placeholder('sessionsValidAfter')}` })
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare();
 
   return {
     createUser({ workspaceId, role, name = null, email = null, id: fixedId }) {
@@ -88,24 +105,24 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
     revokeSessions(id) {
       // Tokens carry whole seconds: the next second is the first whose tokens count again.
       const sessionsValidAfter = (Math.floor(now() / 1000) + 1) * 1000;
-      const changed = db.prepare('UPDATE users SET sessions_valid_after = ? WHERE id = ?').run(sessionsValidAfter, id).changes;
+      const changed = setSessionsValidAfter.run({ sessionsValidAfter, id }).changes;
       if (changed === 0) throw new NotFoundError('user', id);
       return { id, sessionsValidAfter };
     },
 
     getUserAndWorkspace(id) {
-      const row = selectWithWorkspace.get({ id });
+      const row = selectWithWorkspace.row({ id });
       if (!row) return undefined;
       const user: User = {
-        id: row.id,
-        workspaceId: row.workspaceId,
-        role: row.role,
-        name: row.name,
-        email: row.email,
-        createdAt: row.createdAt,
-        sessionsValidAfter: row.sessionsValidAfter,
+        id: row[0] as string,
+        workspaceId: row[1] as string,
+        role: row[2] as WorkspaceRole,
+        name: row[3] as string | null,
+        email: row[4] as string | null,
+        createdAt: row[5] as number,
+        sessionsValidAfter: row[6] as number,
       };
-      return { user, workspace: workspaceFromJoin(row) };
+      return { user, workspace: workspaceFromRow(row, withWorkspace.workspaceOffset) };
     },
   };
 }

@@ -1,47 +1,36 @@
 // Workspaces: the tenants of the Work-Platform API, with their plan and per-workspace limit
-// overrides. planDefaults() reads the plan table of the contract; effectiveLimits() says, per value,
-// what is in force.
+// overrides. What is in force (the plan's value unless overridden) is src/limits/workspaceLimits.ts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { workPlatformPlanTable } from './planLimits.js';
 
 export { workspacePlans, type WorkspacePlan };
 
-/** The values a plan sets and a workspace may override. */
-export interface LimitValues {
-  readPerMinute: number;
-  writePerMinute: number;
-  aiPerMinute: number;
-  /** Personal-access-token calls per UTC calendar month; null = uncapped. */
+/** A workspace's own limit values as stored; null = the plan's value. */
+export interface LimitOverrides {
+  readPerMinute: number | null;
+  writePerMinute: number | null;
+  aiPerMinute: number | null;
+  /** Personal-access-token calls per UTC calendar month. */
   monthlyQuota: number | null;
-  /** US cents of AI spend per UTC day; null = uncapped. */
+  /** US cents of AI spend per UTC day. */
   aiDailySpendCapCents: number | null;
   /** Seconds to wait before each retry of a failed webhook delivery, in order. */
-  webhookRetryDelaysSeconds: number[];
+  webhookRetryDelaysSeconds: number[] | null;
 }
-export type LimitName = keyof LimitValues;
-export const limitNames = [
+const limitOverrideNames = [
   'readPerMinute',
   'writePerMinute',
   'aiPerMinute',
   'monthlyQuota',
   'aiDailySpendCapCents',
   'webhookRetryDelaysSeconds',
-] as const satisfies readonly LimitName[];
-
-/** A workspace's own values; null = the plan's value. */
-export type LimitOverrides = { [K in LimitName]: Exclude<LimitValues[K], null> | null };
-
-/** Per value: what is in force, what the plan says, and the workspace's override (or null). */
-export type EffectiveLimits = { [K in LimitName]: { inForce: LimitValues[K]; planDefault: LimitValues[K]; override: LimitOverrides[K] } };
-
-/** The `X-RateLimit-Tier` a plan reports. */
-export type RateLimitTier = 'free' | 'pro' | 'enterprise';
+] as const satisfies readonly (keyof LimitOverrides)[];
 
 export interface Workspace {
   id: string;
@@ -50,43 +39,6 @@ export interface Workspace {
   overrides: LimitOverrides;
   /** Milliseconds since the epoch. */
   createdAt: number;
-}
-
-/** The contract's default retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
-export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([...workPlatformPlanTable().webhookRetryDelaysSeconds]);
-
-/** free → free; pro, team, business → pro; enterprise → enterprise (the contract's x-rate-limits.tiers). */
-export function rateLimitTier(plan: WorkspacePlan): RateLimitTier {
-  return workPlatformPlanTable().tiers[plan];
-}
-
-/** A plan's values, from the contract's `x-rate-limits`. */
-export function planDefaults(plan: WorkspacePlan): LimitValues {
-  const table = workPlatformPlanTable();
-  return {
-    readPerMinute: table.requestsPerMinute.read[plan],
-    writePerMinute: table.requestsPerMinute.write[plan],
-    aiPerMinute: table.requestsPerMinute.ai[plan],
-    monthlyQuota: table.monthlyQuota[plan],
-    aiDailySpendCapCents: table.aiDailySpendCapCents[plan],
-    webhookRetryDelaysSeconds: [...table.webhookRetryDelaysSeconds],
-  };
-}
-
-export function effectiveLimits(workspace: Pick<Workspace, 'plan' | 'overrides'>): EffectiveLimits {
-  const defaults = planDefaults(workspace.plan);
-  const entry = <K extends LimitName>(name: K) => {
-    const override = workspace.overrides[name];
-    return { inForce: (override ?? defaults[name]) as LimitValues[K], planDefault: defaults[name], override };
-  };
-  return {
-    readPerMinute: entry('readPerMinute'),
-    writePerMinute: entry('writePerMinute'),
-    aiPerMinute: entry('aiPerMinute'),
-    monthlyQuota: entry('monthlyQuota'),
-    aiDailySpendCapCents: entry('aiDailySpendCapCents'),
-    webhookRetryDelaysSeconds: entry('webhookRetryDelaysSeconds'),
-  };
 }
 
 /** Accepted override ranges, so that a typo cannot switch a workspace off or overflow a counter. */
@@ -106,7 +58,7 @@ function checkOverrides(overrides: Partial<LimitOverrides>): void {
   };
   const { perMinute, monthlyQuota, aiDailySpendCapCents, webhookRetryDelays } = overrideBounds;
   for (const name of Object.keys(overrides)) {
-    if (!(limitNames as readonly string[]).includes(name)) throw new StoreError('invalid_argument', `Unknown limit "${name}".`);
+    if (!(limitOverrideNames as readonly string[]).includes(name)) throw new StoreError('invalid_argument', `Unknown limit "${name}".`);
   }
   integerIn('readPerMinute', overrides.readPerMinute, perMinute.min, perMinute.max);
   integerIn('writePerMinute', overrides.writePerMinute, perMinute.min, perMinute.max);
@@ -141,7 +93,7 @@ export interface WorkspaceStoreOptions {
 
 export interface WorkspaceStore {
   createWorkspace(input: CreateWorkspaceInput): { id: string };
-  /** On the hot path of every request (plan and overrides for rate limits): prepared once. */
+  /** A compiled statement: the webhook worker reads it per failed attempt. */
   getWorkspace(id: string): Workspace | undefined;
   /** Sets the given overrides (null clears one) and leaves the others as they are. */
   setWorkspaceLimits(id: string, overrides: Partial<LimitOverrides>): Workspace;
@@ -151,55 +103,52 @@ export interface WorkspaceStore {
 
 type WorkspaceRow = typeof workspaces.$inferSelect;
 
-const workspaceColumnNames: Record<keyof WorkspaceRow, string> = {
-  id: 'id',
-  name: 'name',
-  plan: 'plan',
-  readPerMinuteOverride: 'read_per_minute_override',
-  writePerMinuteOverride: 'write_per_minute_override',
-  aiPerMinuteOverride: 'ai_per_minute_override',
-  monthlyQuotaOverride: 'monthly_quota_override',
-  aiDailySpendCapCentsOverride: 'ai_daily_spend_cap_cents_override',
-  webhookRetryDelaysSecondsOverride: 'webhook_retry_delays_seconds_override',
-  createdAt: 'created_at',
-};
-const joinedPrefix = 'workspace_';
-const joinedMemberNames = Object.keys(workspaceColumnNames).map((member) => [member, `${joinedPrefix}${member}`] as const);
+/** Every column of a workspace, selected as an array row and read back by workspaceFromRow. */
+const workspaceColumns = {
+  id: workspaces.id,
+  name: workspaces.name,
+  plan: workspaces.plan,
+  readPerMinuteOverride: workspaces.readPerMinuteOverride,
+  writePerMinuteOverride: workspaces.writePerMinuteOverride,
+  aiPerMinuteOverride: workspaces.aiPerMinuteOverride,
+  monthlyQuotaOverride: workspaces.monthlyQuotaOverride,
+  aiDailySpendCapCentsOverride: workspaces.aiDailySpendCapCentsOverride,
+  webhookRetryDelaysSecondsOverride: workspaces.webhookRetryDelaysSecondsOverride,
+  createdAt: workspaces.createdAt,
+} satisfies Record<keyof WorkspaceRow, SQLiteColumn>;
+
+/** Where each column of workspaceColumns comes in a row. */
+const position = Object.fromEntries(Object.keys(workspaceColumns).map((member, index) => [member, index])) as Record<keyof WorkspaceRow, number>;
 
 /**
- * The select list of a workspace joined to another table under `tableAlias`: each column named
- * `workspace_<member>`. Lets authentication read the token or user and its workspace in one
- * statement; workspaceFromJoin reads them back.
+ * `selection` followed by every column of the joined workspace (under `workspace_…` keys), for a
+ * statement that reads a token or user and its workspace at once; workspaceFromRow reads the
+ * workspace back from `workspaceOffset`.
  */
-export function joinedWorkspaceColumns(tableAlias: string): string {
-  return Object.entries(workspaceColumnNames)
-    .map(([member, column]) => `${tableAlias}.${column} AS ${joinedPrefix}${member}`)
-    .join(', ');
+export function withWorkspaceColumns(selection: Record<string, SQLiteColumn>): { columns: Record<string, SQLiteColumn>; workspaceOffset: number } {
+  const columns: Record<string, SQLiteColumn> = { ...selection };
+  for (const [member, column] of Object.entries(workspaceColumns)) columns[`workspace_${member}`] = column;
+  return { columns, workspaceOffset: Object.keys(selection).length };
 }
 
-/** The workspace of a row selected with joinedWorkspaceColumns; undefined when the join found none. */
-export function workspaceFromJoin(row: Record<string, unknown>): Workspace | undefined {
-  if (row[`${joinedPrefix}id`] === null || row[`${joinedPrefix}id`] === undefined) return undefined;
-  const workspaceRow: Record<string, unknown> = {};
-  for (const [member, joinedName] of joinedMemberNames) workspaceRow[member] = row[joinedName];
-  return toWorkspace(workspaceRow as WorkspaceRow);
-}
-
-function toWorkspace(row: WorkspaceRow): Workspace {
+/** The workspace in an array row from `offset` on (see withWorkspaceColumns); undefined when a join found none. */
+export function workspaceFromRow(row: readonly unknown[], offset = 0): Workspace | undefined {
+  const id = row[offset + position.id];
+  if (id === null || id === undefined) return undefined;
+  const delays = row[offset + position.webhookRetryDelaysSecondsOverride] as string | null;
   return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
+    id: id as string,
+    name: row[offset + position.name] as string,
+    plan: row[offset + position.plan] as WorkspacePlan,
     overrides: {
-      readPerMinute: row.readPerMinuteOverride,
-      writePerMinute: row.writePerMinuteOverride,
-      aiPerMinute: row.aiPerMinuteOverride,
-      monthlyQuota: row.monthlyQuotaOverride,
-      aiDailySpendCapCents: row.aiDailySpendCapCentsOverride,
-      webhookRetryDelaysSeconds:
-        row.webhookRetryDelaysSecondsOverride === null ? null : (JSON.parse(row.webhookRetryDelaysSecondsOverride) as number[]),
+      readPerMinute: row[offset + position.readPerMinuteOverride] as number | null,
+      writePerMinute: row[offset + position.writePerMinuteOverride] as number | null,
+      aiPerMinute: row[offset + position.aiPerMinuteOverride] as number | null,
+      monthlyQuota: row[offset + position.monthlyQuotaOverride] as number | null,
+      aiDailySpendCapCents: row[offset + position.aiDailySpendCapCentsOverride] as number | null,
+      webhookRetryDelaysSeconds: delays === null ? null : (JSON.parse(delays) as number[]),
     },
-    createdAt: row.createdAt,
+    createdAt: row[offset + position.createdAt] as number,
   };
 }
 
@@ -217,18 +166,21 @@ export function createWorkspaceStore(db: BetterSqlite3.Database, options: Worksp
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
 
   const orm = drizzleFor(db);
-  const selectById = db.prepare<{ id: string }, WorkspaceRow>(
-    `SELECT ${Object.entries(workspaceColumnNames)
-      .map(([member, column]) => `${column} AS ${member}`)
-      .join(', ')} FROM workspaces WHERE id = @id`,
+  const selectById = compiledStatement<{ id: string }>(
+    db,
+    orm.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))),
   );
+  const readWorkspace = (id: string) => {
+    const row = selectById.row({ id });
+    return row ? workspaceFromRow(row) : undefined;
+  };
 
   const writeOverrides = (id: string, change: Partial<LimitOverrides> | 'clear'): Workspace =>
     orm.transaction(
       (tx) => {
-        const row = selectById.get({ id });
-        if (!row) throw new NotFoundError('workspace', id);
-        const next: LimitOverrides = change === 'clear' ? noOverrides : { ...toWorkspace(row).overrides, ...change };
+        const current = readWorkspace(id);
+        if (!current) throw new NotFoundError('workspace', id);
+        const next: LimitOverrides = change === 'clear' ? noOverrides : { ...current.overrides, ...change };
         tx.update(workspaces)
           .set({
             readPerMinuteOverride: next.readPerMinute,
@@ -241,7 +193,7 @@ export function createWorkspaceStore(db: BetterSqlite3.Database, options: Worksp
           })
           .where(eq(workspaces.id, id))
           .run();
-        return toWorkspace(selectById.get({ id })!);
+        return readWorkspace(id)!;
       },
       { behavior: 'immediate' },
     );
@@ -259,10 +211,7 @@ export function createWorkspaceStore(db: BetterSqlite3.Database, options: Worksp
       return { id };
     },
 
-    getWorkspace(id) {
-      const row = selectById.get({ id });
-      return row ? toWorkspace(row) : undefined;
-    },
+    getWorkspace: readWorkspace,
 
     setWorkspaceLimits(id, overrides) {
       checkOverrides(overrides);

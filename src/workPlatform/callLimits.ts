@@ -1,8 +1,8 @@
 import type { Admission } from '../contract/pipeline.js';
-import type { PlanLimitTable, RateLimitClass } from '../store/planLimits.js';
+import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
-import { effectiveLimits, rateLimitTier } from '../store/workspaces.js';
+import { effectiveLimits, rateLimitTier } from '../limits/workspaceLimits.js';
 import type { Caller } from '../auth/bearerTokens.js';
 import { ApiProblem } from './problems.js';
 

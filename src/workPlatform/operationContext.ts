@@ -1,7 +1,7 @@
 import type { PublicOperationId } from '../../generated/work-platform/rules.js';
 import type { operations } from '../../generated/work-platform/types.js';
 import type { OperationContext, OperationReply } from '../contract/operationContext.js';
-import type { PlanLimitTable } from '../store/planLimits.js';
+import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { ListPageCache } from '../store/listPageCache.js';
 import type { ProjectStore } from '../store/projects.js';

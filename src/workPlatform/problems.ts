@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import type { components } from '../../generated/work-platform/types.js';
 import { isUnparseableBody, validationIssues, type ValidationIssue } from '../contract/validationIssues.js';
 import type { Reply } from '../contract/reply.js';
 import type { Logger } from '../logger.js';
@@ -39,33 +40,10 @@ export const DEFAULT_PROBLEM_TYPE_BASE = 'https://errors.work-platform.example/p
 /** What an unexpected error says: the cause stays in the log, under the request id. */
 export const INTERNAL_DETAIL = 'An unexpected error occurred. Quote the request id when reporting it.';
 
-
-export interface RateLimitMember {
-  class: 'read' | 'write' | 'ai';
-  limit: number;
-  windowMs: number;
-  retryAfterSec: number;
-  tier: 'free' | 'pro' | 'enterprise';
-}
-
-export interface QuotaMember {
-  period: 'month';
-  limit: number;
-  used: number;
-  /** ISO 8601 UTC timestamp. */
-  resetAt: string;
-}
+const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota'] as const;
 
 /** The extension members the contract's Problem schema declares, and only those. */
-export interface ProblemExtensions {
-  errors?: ValidationIssue[];
-  requiredScopes?: string[];
-  grantedScopes?: string[];
-  rateLimit?: RateLimitMember;
-  quota?: QuotaMember;
-}
-
-const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota'] as const;
+export type ProblemExtensions = Pick<components['schemas']['Problem'], (typeof EXTENSION_MEMBERS)[number]>;
 
 export interface ApiProblemOptions {
   /** Explanation of this occurrence, for a human; never parsed by clients. */

@@ -4,7 +4,8 @@ import type { Admission, ApiProfile } from '../contract/pipeline.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
-import { RATE_LIMIT_CLASSES, type PlanLimitTable, type RateLimitClass } from '../store/planLimits.js';
+import { rateLimitClasses, type RateLimitClass } from '../../generated/work-platform/rules.js';
+import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { workspaceRoles } from '../store/users.js';
@@ -56,8 +57,8 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
 }
 
 function checkRules(rules: OperationRules, scopeCatalogue: readonly string[]): void {
-  if (!RATE_LIMIT_CLASSES.includes(rules.rateLimitClass as RateLimitClass)) {
-    throw new Error(`${rules.operationId}: x-ratelimit-class must be one of ${RATE_LIMIT_CLASSES.join(', ')}, not "${rules.rateLimitClass}"`);
+  if (!rateLimitClasses.includes(rules.rateLimitClass as RateLimitClass)) {
+    throw new Error(`${rules.operationId}: x-ratelimit-class must be one of ${rateLimitClasses.join(', ')}, not "${rules.rateLimitClass}"`);
   }
   const unknownScopes = rules.requiredScopes.filter((scope) => !scopeCatalogue.includes(scope));
   if (unknownScopes.length > 0) throw new Error(`${rules.operationId}: x-required-scopes names ${unknownScopes.join(', ')}, not in the scope catalogue`);

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +11,8 @@ import {
   verifySessionToken,
 } from '../../src/auth/sessionTokens.js';
 import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
-import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
+import { makeTempDir } from '../store/factories.js';
+import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 
 const secret = new Uint8Array(32).fill(7);
 const otherSecret = new Uint8Array(32).fill(8);
@@ -178,19 +177,11 @@ describe('loadOrCreateSecret', () => {
 
   it('gives processes that start at once the same secret', async () => {
     const file = path.join(dir, 'race', 'session-jwt.key');
-    const moduleUrl = pathToFileURL(path.join(repoRoot, 'src/auth/serverSecrets.ts')).href;
-    const script = `const { loadOrCreateSecret } = await import(${JSON.stringify(moduleUrl)});
+    const script = `const { loadOrCreateSecret } = await import(${sourceUrl('src/auth/serverSecrets.ts')});
 process.stdout.write(Buffer.from(loadOrCreateSecret(undefined, ${JSON.stringify(file)})).toString('hex'));`;
-    const run = () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-        child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
-      });
-    const secrets = await Promise.all([run(), run(), run(), run()]);
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runScriptProcess(script)));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const secrets = runs.map((run) => run.stdout);
     expect(new Set(secrets).size).toBe(1);
     expect(secrets[0]).toBe(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url').toString('hex'));
   });

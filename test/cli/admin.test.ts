@@ -1,31 +1,17 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
-import { makeDocument, makeTempDir, publishedReads, repoRoot, tsxLoaderUrl } from '../store/factories.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { makeDocument, makeTempDir, publishedReads } from '../store/factories.js';
+import { runAdminCli, type ChildOptions, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 
-/** Runs the CLI as a child process, as an operator would. */
-function admin(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
-      { cwd: options.cwd ?? repoRoot, env: { ...process.env, NODE_OPTIONS: '', SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...options.env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
+/** Runs the CLI as a child process, as an operator would, on this file's database. */
+function admin(args: string[], options: ChildOptions = {}): Promise<Run> {
+  return runAdminCli(args, { ...options, env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...options.env } });
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON object. */
@@ -218,16 +204,7 @@ describe('admin CLI', () => {
   it('defaults DATABASE_PATH to data/app.db in the working directory', async () => {
     const cwd = makeTempDir();
     try {
-      const env = { ...process.env, NODE_OPTIONS: '' } as Record<string, string>;
-      delete env.DATABASE_PATH;
-      const run = await new Promise<Run>((resolve) => {
-        execFile(
-          process.execPath,
-          ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), 'tenant', 'create', '--name', 'Here', '--json'],
-          { cwd, env },
-          (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
-        );
-      });
+      const run = await runAdminCli(['tenant', 'create', '--name', 'Here', '--json'], { cwd, env: { DATABASE_PATH: undefined } });
       expect(run.code, run.stderr).toBe(0);
       expect(existsSync(path.join(cwd, 'data', 'app.db'))).toBe(true);
       expect(readFileSync(path.join(cwd, 'data', 'app.db')).length).toBeGreaterThan(0);

@@ -1,31 +1,19 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
+import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
-import { makeTempDir, repoRoot, tsxLoaderUrl } from '../store/factories.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { makeTempDir } from '../store/factories.js';
+import { runAdminCli, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 
-/** Runs the CLI as a child process, as an operator would. */
+/** Runs the CLI as a child process, as an operator would, on this file's database. */
 function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
-      { cwd: repoRoot, env: { ...process.env, NODE_OPTIONS: '', SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runAdminCli(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON object. */
@@ -203,8 +191,8 @@ describe('admin CLI: Work-Platform commands', () => {
 
     withDatabase((db) => {
       const tokens = createPersonalAccessTokenStore(db);
-      expect(tokens.findPatCaller(hashToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
-      expect(tokens.findPatCaller(hashToken(String(first.json.token)))?.revokedAt).not.toBeNull();
+      expect(tokens.findPatCaller(hashPersonalAccessToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
+      expect(tokens.findPatCaller(hashPersonalAccessToken(String(first.json.token)))?.revokedAt).not.toBeNull();
     });
     expect((await admin(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'projects:read'])).stdout).toMatch(/shown only now/);
   });

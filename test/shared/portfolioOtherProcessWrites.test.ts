@@ -4,6 +4,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
+import { issueApiKey } from '../../src/auth/apiKeys.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
@@ -84,7 +85,7 @@ describe('answers after a write by another process', () => {
 
   it('refuses a key revoked by another process on the next request', async () => {
     const keys = createApiKeyStore(otherProcess);
-    const { id, key } = keys.createApiKey({ tenantId: t.fixture.portfolio.tenantId });
+    const { id, key } = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId });
     expect((await t.client.get('/api/v1/portfolio', bearer(key))).status).toBe(200);
     keys.revokeApiKey(id);
     const refused = await t.client.get('/api/v1/portfolio', bearer(key));

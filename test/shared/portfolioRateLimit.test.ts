@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/demoData.js';
+import { issueApiKey } from '../../src/auth/apiKeys.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
@@ -21,8 +22,8 @@ describe('rate limit with an injected clock', () => {
   beforeAll(async () => {
     t = await startTestApp({ now: () => clock, config: { portfolioRateLimit: 3, portfolioRateWindowSeconds: 60 } });
     const keys = createApiKeyStore(t.db, { now: () => clock });
-    key = keys.createApiKey({ tenantId: t.fixture.portfolio.tenantId }).key;
-    ownAllowanceKey = keys.createApiKey({ tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 }).key;
+    key = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId }).key;
+    ownAllowanceKey = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 }).key;
   });
   afterAll(async () => {
     await t?.close();
@@ -60,7 +61,7 @@ describe('rate limit with an injected clock', () => {
   });
 
   it('does not count the public downloads', async () => {
-    const fresh = createApiKeyStore(t.db, { now: () => clock }).createApiKey({ tenantId: t.fixture.portfolio.tenantId }).key;
+    const fresh = issueApiKey(createApiKeyStore(t.db, { now: () => clock }), { tenantId: t.fixture.portfolio.tenantId }).key;
     const before = await t.client.get('/api/v1/profile', bearer(fresh));
     for (const download of ['/api/v1/openapi.json', '/api/v1/openapi.yaml', '/api/v1/postman.json']) {
       const response = await t.client.get(download, bearer(fresh));
@@ -83,7 +84,7 @@ describe('rate limit shared by two server processes on one database', () => {
     const databasePath = path.join(dataDir, 'app.db');
     const db = openDatabase(databasePath);
     const fixture = loadDemoData(db, Date.now);
-    key = createApiKeyStore(db).createApiKey({ tenantId: fixture.portfolio.tenantId, rateLimit: 6 }).key;
+    key = issueApiKey(createApiKeyStore(db), { tenantId: fixture.portfolio.tenantId, rateLimit: 6 }).key;
     db.close();
     // One window spans the whole test, so a window boundary cannot fall inside it.
     const env = { DATABASE_PATH: databasePath, PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600) };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { workPlatformPlanTable } from '../../src/store/planLimits.js';
+import { workPlatformPlanTable } from '../../src/limits/planLimits.js';
 import { SqliteRateLimiter } from '../../src/limits/rateLimiter.js';
 import { createQuotaCounterStore, type QuotaCounterStore } from '../../src/store/quotaCounters.js';
 import { createWorkspaceStore, type Workspace } from '../../src/store/workspaces.js';

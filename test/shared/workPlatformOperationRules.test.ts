@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { ContractClient, loadContractDocument } from '../support/contractClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -50,7 +51,7 @@ afterAll(async () => {
 
 describe.each(operations.filter((operation) => !operation.isPublic))('$operationId', (operation) => {
   it(`passes with exactly the scopes of x-required-scopes and is counted in its x-ratelimit-class`, async () => {
-    const { token } = createPersonalAccessTokenStore(t.db).createPat({
+    const { token } = issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), {
       workspaceId: t.fixture.workPlatform.workspaceId,
       userId: ownerId,
       scopes: operation.scopes,

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiKeyPattern, apiKeyState, createApiKeyStore, hashApiKey } from '../../src/store/apiKeys.js';
+import { hashApiKey, mintApiKey } from '../../src/auth/apiKeyFormat.js';
+import { apiKeyState, createApiKeyStore, type ApiKeyStore, type CreateApiKeyInput } from '../../src/store/apiKeys.js';
 import { StoreError } from '../../src/store/errors.js';
 import { makeClock, makeDatabase, makeTenant, type TempDatabase } from './factories.js';
 
@@ -12,54 +12,51 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-describe('hashApiKey', () => {
-  it('is the lowercase hex SHA-256 of the whole key', () => {
-    const key = 'pfk_' + 'a'.repeat(43);
-    expect(hashApiKey(key)).toBe(createHash('sha256').update(key).digest('hex'));
-    expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
-  });
-});
+/** Stores a newly minted key; returns its id and the key, which the store never sees. */
+function storeKey(store: ApiKeyStore, input: Omit<CreateApiKeyInput, 'keyHash' | 'keyPrefix'>): { id: string; key: string } {
+  const { key, keyHash, keyPrefix } = mintApiKey();
+  return { id: store.createApiKey({ ...input, keyHash, keyPrefix }).id, key };
+}
 
 describe('api key store', () => {
-  it('creates keys in the documented format and stores only the hash and a 12-character prefix', () => {
+  it('stores the hash and the prefix it is given under a new key_ id', () => {
     const store = createApiKeyStore(t.db);
-    const { id, key } = store.createApiKey({ tenantId });
+    const keyHash = 'ab'.repeat(32);
+    const { id } = store.createApiKey({ tenantId, keyHash, keyPrefix: 'pfk_abcdefgh' });
     expect(id).toMatch(/^key_[A-Za-z0-9]+$/);
-    expect(key).toMatch(apiKeyPattern);
-    expect(key).toMatch(/^pfk_[A-Za-z0-9_-]{43}$/);
-
     const row = t.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
-    expect(row.key_hash).toBe(hashApiKey(key));
-    expect(row.key_prefix).toBe(key.slice(0, 12));
-    for (const value of Object.values(row)) expect(String(value)).not.toContain(key.slice(12));
+    expect(row).toMatchObject({ tenant_id: tenantId, key_hash: keyHash, key_prefix: 'pfk_abcdefgh' });
   });
 
-  it('builds the key from 32 injected random bytes in URL-safe base64', () => {
-    const bytes = new Uint8Array(32).fill(0xfb);
-    const store = createApiKeyStore(t.db, { randomBytes: (size) => (size === 32 ? bytes : new Uint8Array(size).fill(1)) });
-    expect(store.createApiKey({ tenantId }).key).toBe(`pfk_${Buffer.from(bytes).toString('base64url')}`);
+  it('refuses anything but a lowercase hex SHA-256 as the hash, so a key itself is never stored', () => {
+    const store = createApiKeyStore(t.db);
+    const { key } = mintApiKey();
+    for (const keyHash of [key, 'AB'.repeat(32), 'ab'.repeat(31), '']) {
+      expect(() => store.createApiKey({ tenantId, keyHash, keyPrefix: key.slice(0, 12) })).toThrow(/keyHash must be a lowercase hex SHA-256/);
+    }
+    expect(t.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(0);
   });
 
   it('finds a key by its hash with its tenant, expiry, revocation and allowance', () => {
     const store = createApiKeyStore(t.db, { now: () => 5000 });
-    const { id, key } = store.createApiKey({ tenantId, expiresAt: 90_000, rateLimit: 7 });
+    const { id, key } = storeKey(store, { tenantId, expiresAt: 90_000, rateLimit: 7 });
     expect(store.findApiKeyByHash(hashApiKey(key))).toEqual({ id, tenantId, expiresAt: 90_000, revokedAt: null, rateLimit: 7 });
     expect(store.findApiKeyByHash(hashApiKey(`${key}x`))).toBeUndefined();
   });
 
   it('refuses an unknown tenant and invalid arguments', () => {
     const store = createApiKeyStore(t.db);
-    expect(() => store.createApiKey({ tenantId: 'ten_missing' })).toThrow(expect.objectContaining({ code: 'tenant_not_found' }));
-    expect(() => store.createApiKey({ tenantId, rateLimit: 0 })).toThrow(StoreError);
-    expect(() => store.createApiKey({ tenantId, rateLimit: 1.5 })).toThrow(/positive integer/);
-    expect(() => store.createApiKey({ tenantId, expiresAt: Number.NaN })).toThrow(StoreError);
+    expect(() => storeKey(store, { tenantId: 'ten_missing' })).toThrow(expect.objectContaining({ code: 'tenant_not_found' }));
+    expect(() => storeKey(store, { tenantId, rateLimit: 0 })).toThrow(StoreError);
+    expect(() => storeKey(store, { tenantId, rateLimit: 1.5 })).toThrow(/positive integer/);
+    expect(() => storeKey(store, { tenantId, expiresAt: Number.NaN })).toThrow(StoreError);
     expect(t.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(0);
   });
 
   it('revokes once, keeps the first revocation time, and names an unknown id clearly', () => {
     const clock = makeClock(10_000);
     const store = createApiKeyStore(t.db, { now: clock.now });
-    const { id, key } = store.createApiKey({ tenantId });
+    const { id, key } = storeKey(store, { tenantId });
     clock.advance(500);
     expect(store.revokeApiKey(id)).toEqual({ id, revokedAt: 10_500 });
     clock.advance(500);
@@ -71,13 +68,13 @@ describe('api key store', () => {
   it('lists a tenant\'s keys with their state and never the key or its hash', () => {
     const clock = makeClock(1_000_000);
     const store = createApiKeyStore(t.db, { now: clock.now });
-    const active = store.createApiKey({ tenantId, rateLimit: 30 });
+    const active = storeKey(store, { tenantId, rateLimit: 30 });
     clock.advance(1);
-    const expiring = store.createApiKey({ tenantId, expiresAt: 1_000_100 });
+    const expiring = storeKey(store, { tenantId, expiresAt: 1_000_100 });
     clock.advance(1);
-    const revoked = store.createApiKey({ tenantId, expiresAt: 1_000_050 });
+    const revoked = storeKey(store, { tenantId, expiresAt: 1_000_050 });
     store.revokeApiKey(revoked.id);
-    store.createApiKey({ tenantId: makeTenant(t.db, 'Other') });
+    storeKey(store, { tenantId: makeTenant(t.db, 'Other') });
 
     const listed = store.listApiKeys(tenantId);
     expect(listed.map((key) => [key.id, key.state])).toEqual([

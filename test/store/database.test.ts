@@ -1,12 +1,11 @@
 import { maxLengths } from '../../generated/work-platform/rules.js';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationsFolder, openDatabase } from '../../src/store/database.js';
-import { makeTempDir, repoRoot, tsxLoaderUrl } from './factories.js';
+import { makeTempDir } from './factories.js';
+import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -109,22 +108,11 @@ describe('openDatabase', () => {
     // they all race to migrate the same fresh file.
     const dir = tempDir();
     const file = path.join(dir, 'shared.db');
-    const moduleUrl = pathToFileURL(path.join(repoRoot, 'src/store/database.ts')).href;
-    const script = `const { openDatabase } = await import(${JSON.stringify(moduleUrl)});
+    const script = `const { openDatabase } = await import(${sourceUrl('src/store/database.ts')});
 const db = openDatabase(${JSON.stringify(file)});
 db.prepare("INSERT INTO tenants (id, name, created_at) VALUES (?, 'x', 1)").run('ten_' + process.pid);
 db.close();`;
-    const run = () =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', script], {
-          cwd: dir,
-          env: { ...process.env, NODE_OPTIONS: '' },
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('close', (code) => resolve({ code, stderr }));
-      });
-    const results = await Promise.all([run(), run(), run(), run()]);
+    const results = await Promise.all([1, 2, 3, 4].map(() => runScriptProcess(script, { cwd: dir })));
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
     const db = openDatabase(file);
     try {

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoTenants, loadDemoData } from '../../src/demo/demoData.js';
 import { exportPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import { validatePortfolioDocument } from '../../src/portfolio/import/validateImport.js';
-import { createApiKeyStore, hashApiKey } from '../../src/store/apiKeys.js';
+import { hashApiKey } from '../../src/auth/apiKeyFormat.js';
+import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { createTenantStore } from '../../src/store/tenants.js';
 import { contractErrors, makeClock, makeDatabase, publishedReads, type TempDatabase } from './factories.js';
 

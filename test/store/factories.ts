@@ -3,7 +3,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -162,6 +161,3 @@ export function contractErrors(schemaName: string, value: unknown): string[] {
   if (!validate) throw new Error(`No schema ${schemaName} in the contract`);
   return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
 }
-
-/** tsx's loader as a file URL, so that child processes can use it from any working directory. */
-export const tsxLoaderUrl = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;

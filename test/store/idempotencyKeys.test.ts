@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, runInImmediateTransaction } from '../../src/store/database.js';
 import { StoreError } from '../../src/store/errors.js';
@@ -12,7 +9,8 @@ import {
 } from '../../src/store/idempotencyKeys.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
-import { makeDatabase, repoRoot, tsxLoaderUrl, type TempDatabase } from './factories.js';
+import { makeDatabase, type TempDatabase } from './factories.js';
+import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 import { makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
 
 let t: TempDatabase;
@@ -108,11 +106,10 @@ describe('runInImmediateTransaction', () => {
   it('serializes the same key across processes: exactly one acts, the others replay its answer', async () => {
     const projectId = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor).id;
     t.db.close();
-    const url = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, file)).href);
     const script = `
-const { openDatabase, runInImmediateTransaction } = await import(${url('src/store/database.ts')});
-const { createIdempotencyKeyStore } = await import(${url('src/store/idempotencyKeys.ts')});
-const { createTaskStore } = await import(${url('src/store/tasks.ts')});
+const { openDatabase, runInImmediateTransaction } = await import(${sourceUrl('src/store/database.ts')});
+const { createIdempotencyKeyStore } = await import(${sourceUrl('src/store/idempotencyKeys.ts')});
+const { createTaskStore } = await import(${sourceUrl('src/store/tasks.ts')});
 const db = openDatabase(${JSON.stringify(t.path)});
 const keys = createIdempotencyKeyStore(db);
 const tasks = createTaskStore(db);
@@ -128,16 +125,9 @@ const result = runInImmediateTransaction(db, () => {
 });
 db.close();
 process.stdout.write(JSON.stringify(result));`;
-    const run = () =>
-      new Promise<{ replayed: boolean; body: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-        child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-      });
-    const results = await Promise.all([run(), run(), run(), run()]);
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runScriptProcess(script)));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const results = runs.map((run) => JSON.parse(run.stdout) as { replayed: boolean; body: string });
     expect(results.filter((result) => !result.replayed)).toHaveLength(1);
     expect(new Set(results.map((result) => result.body)).size).toBe(1);
     const db = openDatabase(t.path);

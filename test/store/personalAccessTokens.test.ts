@@ -2,13 +2,9 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
-import {
-  createPersonalAccessTokenStore,
-  hashToken,
-  normalizeScopes,
-  patState,
-  personalAccessTokenPattern,
-  } from '../../src/store/personalAccessTokens.js';
+import { issuePersonalAccessToken, rotatePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
+import { hashPersonalAccessToken, mintPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore, normalizeScopes, patState } from '../../src/store/personalAccessTokens.js';
 import { NotFoundError } from '../../src/store/workPlatformErrors.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
@@ -37,15 +33,13 @@ describe('scope catalogue', () => {
 });
 
 describe('personal access token store', () => {
-  it('creates svc_pat_ tokens and stores only the hash, a 12-character prefix and the scopes', () => {
+  it('stores an issued token as its hash, a 12-character prefix and the scopes, never the token', () => {
     const store = createPersonalAccessTokenStore(t.db, { now: () => 5000 });
-    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:write', 'tasks:read'] });
+    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:write', 'tasks:read'] });
     expect(id).toMatch(/^pat_[A-Za-z0-9]{20}$/);
-    expect(token).toMatch(personalAccessTokenPattern);
-    expect(token).toMatch(/^svc_pat_[A-Za-z0-9_-]{43}$/);
     const row = patRow(id);
     expect(row).toMatchObject({
-      token_hash: hashToken(token),
+      token_hash: hashPersonalAccessToken(token),
       token_prefix: token.slice(0, 12),
       scopes: '["tasks:read","tasks:write"]',
       created_at: 5000,
@@ -54,19 +48,25 @@ describe('personal access token store', () => {
       rotated_to: null,
     });
     for (const value of Object.values(row)) expect(String(value)).not.toContain(token.slice(12));
-    expect(hashToken(token)).toBe(createHash('sha256').update(token).digest('hex'));
+    expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
   });
 
-  it('builds the token from 32 injected random bytes in URL-safe base64', () => {
-    const bytes = new Uint8Array(32).fill(0xfb);
-    const store = createPersonalAccessTokenStore(t.db, { randomBytes: (size) => (size === 32 ? bytes : new Uint8Array(size).fill(1)) });
-    expect(store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] }).token).toBe(`svc_pat_${Buffer.from(bytes).toString('base64url')}`);
+  it('refuses anything but a lowercase hex SHA-256 as the hash, on create and on rotate', () => {
+    const store = createPersonalAccessTokenStore(t.db);
+    const { token, tokenPrefix } = mintPersonalAccessToken();
+    const { workspaceId, ownerId } = workspace;
+    for (const tokenHash of [token, 'AB'.repeat(32), 'ab'.repeat(33)]) {
+      expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: [], tokenHash, tokenPrefix })).toThrow(/tokenHash must be a lowercase hex SHA-256/);
+    }
+    const { id } = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [] });
+    expect(() => store.rotatePat(id, { tokenHash: token, tokenPrefix })).toThrow(/tokenHash must be a lowercase hex SHA-256/);
+    expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens WHERE revoked_at IS NULL').pluck().get()).toBe(1);
   });
 
   it('finds a token by its hash with its workspace, user, scopes, expiry and revocation', () => {
     const store = createPersonalAccessTokenStore(t.db);
-    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['projects:read'], expiresAt: 90_000 });
-    expect(store.findPatCaller(hashToken(token))).toMatchObject({
+    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['projects:read'], expiresAt: 90_000 });
+    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({
       id,
       workspaceId: workspace.workspaceId,
       userId: workspace.ownerId,
@@ -74,15 +74,15 @@ describe('personal access token store', () => {
       expiresAt: 90_000,
       revokedAt: null,
     });
-    expect(store.findPatCaller(hashToken(`${token}x`))).toBeUndefined();
+    expect(store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
   });
 
   it('finds a token for authentication with its user\'s role and its workspace in one read, each time anew', () => {
     const store = createPersonalAccessTokenStore(t.db, { now: () => 7000 });
     const workspaces = createWorkspaceStore(t.db);
     workspaces.setWorkspaceLimits(workspace.workspaceId, { readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
-    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] });
-    expect(store.findPatCaller(hashToken(token))).toEqual({
+    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] });
+    expect(store.findPatCaller(hashPersonalAccessToken(token))).toEqual({
       id,
       workspaceId: workspace.workspaceId,
       userId: workspace.ownerId,
@@ -92,28 +92,28 @@ describe('personal access token store', () => {
       role: 'owner',
       workspace: workspaces.getWorkspace(workspace.workspaceId),
     });
-    expect(store.findPatCaller(hashToken(token))?.workspace?.overrides).toMatchObject({ readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
-    expect(store.findPatCaller(hashToken(`${token}x`))).toBeUndefined();
+    expect(store.findPatCaller(hashPersonalAccessToken(token))?.workspace?.overrides).toMatchObject({ readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
+    expect(store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
 
     store.revokePat(id);
-    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, revokedAt: 7000, role: 'owner' });
+    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, revokedAt: 7000, role: 'owner' });
     // The foreign keys rule both out; the look-up still says so when the rows disagree.
     t.db.pragma('foreign_keys = OFF');
     const other = makeWorkspace(t.db, { name: 'Other' });
     t.db.prepare('UPDATE users SET workspace_id = ? WHERE id = ?').run(other.workspaceId, workspace.ownerId);
-    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, role: null, workspace: { id: workspace.workspaceId } });
+    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: { id: workspace.workspaceId } });
     t.db.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
-    expect(store.findPatCaller(hashToken(token))).toMatchObject({ id, role: null, workspace: undefined });
+    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: undefined });
   });
 
   it('refuses unknown scopes, a missing workspace and a user of another workspace, writing nothing', () => {
     const store = createPersonalAccessTokenStore(t.db);
     const other = makeWorkspace(t.db, { name: 'Other' });
     const { workspaceId, ownerId } = workspace;
-    expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: ['tasks:delete'] })).toThrow(StoreError);
-    expect(() => store.createPat({ workspaceId: 'ten_missing', userId: ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'workspace-not-found' }));
-    expect(() => store.createPat({ workspaceId, userId: other.ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'user-not-found' }));
-    expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: [], expiresAt: 1.5 })).toThrow(StoreError);
+    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:delete'] })).toThrow(StoreError);
+    expect(() => issuePersonalAccessToken(store, { workspaceId: 'ten_missing', userId: ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'workspace-not-found' }));
+    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: other.ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'user-not-found' }));
+    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1.5 })).toThrow(StoreError);
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(0);
   });
 
@@ -129,12 +129,12 @@ describe('personal access token store', () => {
   it('revokes once and keeps the first revocation time', () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
-    const { id, token } = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
     clock.advance(500);
     expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
     clock.advance(500);
     expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
-    expect(store.findPatCaller(hashToken(token))?.revokedAt).toBe(10_500);
+    expect(store.findPatCaller(hashPersonalAccessToken(token))?.revokedAt).toBe(10_500);
     expect(() => store.revokePat('pat_missing')).toThrow(NotFoundError);
   });
 
@@ -142,13 +142,13 @@ describe('personal access token store', () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
     const member = makeUser(t.db, workspace.workspaceId, 'member');
-    const old = store.createPat({ workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
+    const old = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
     clock.advance(1000);
-    const rotated = store.rotatePat(old.id);
+    const rotated = rotatePersonalAccessToken(store, old.id);
     expect(rotated.id).not.toBe(old.id);
-    expect(rotated.token).toMatch(personalAccessTokenPattern);
+    expect(rotated.token).toMatch(/^svc_pat_[A-Za-z0-9_-]{43}$/);
     expect(rotated.token).not.toBe(old.token);
-    expect(store.findPatCaller(hashToken(rotated.token))).toMatchObject({
+    expect(store.findPatCaller(hashPersonalAccessToken(rotated.token))).toMatchObject({
       id: rotated.id,
       workspaceId: workspace.workspaceId,
       userId: member,
@@ -156,22 +156,22 @@ describe('personal access token store', () => {
       expiresAt: 99_000,
       revokedAt: null,
     });
-    expect(store.findPatCaller(hashToken(old.token))?.revokedAt).toBe(11_000);
+    expect(store.findPatCaller(hashPersonalAccessToken(old.token))?.revokedAt).toBe(11_000);
     expect(patRow(old.id).rotated_to).toBe(rotated.id);
-    expect(() => store.rotatePat(old.id)).toThrow(/is revoked; only an active token can be rotated/);
-    expect(() => store.rotatePat('pat_missing')).toThrow(NotFoundError);
+    expect(() => rotatePersonalAccessToken(store, old.id)).toThrow(/is revoked; only an active token can be rotated/);
+    expect(() => rotatePersonalAccessToken(store, 'pat_missing')).toThrow(NotFoundError);
   });
 
   it('refuses to rotate an expired token, and rotates in one transaction (nothing changes when it fails)', () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
-    const expiring = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [], expiresAt: 10_500 });
+    const expiring = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [], expiresAt: 10_500 });
     clock.advance(500);
-    expect(() => store.rotatePat(expiring.id)).toThrow(/is expired/);
+    expect(() => rotatePersonalAccessToken(store, expiring.id)).toThrow(/is expired/);
 
-    const active = store.createPat({ workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    const active = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
     t.db.exec("CREATE TRIGGER fail_revoke BEFORE UPDATE OF revoked_at ON personal_access_tokens BEGIN SELECT RAISE(ABORT, 'boom'); END");
-    expect(() => store.rotatePat(active.id)).toThrow(/boom/);
+    expect(() => rotatePersonalAccessToken(store, active.id)).toThrow(/boom/);
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(2);
     expect(patRow(active.id).revoked_at).toBeNull();
   });
@@ -180,11 +180,11 @@ describe('personal access token store', () => {
     const clock = makeClock(1_000_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
     const { workspaceId, ownerId } = workspace;
-    const active = store.createPat({ workspaceId, userId: ownerId, scopes: ['tasks:read'] });
+    const active = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:read'] });
     clock.advance(1);
-    const expiring = store.createPat({ workspaceId, userId: ownerId, scopes: [], expiresAt: 1_000_100 });
+    const expiring = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1_000_100 });
     clock.advance(1);
-    const rotated = store.rotatePat(active.id);
+    const rotated = rotatePersonalAccessToken(store, active.id);
     makeWorkspace(t.db, { name: 'Other' });
     clock.advance(200);
     const listed = store.listPats(workspaceId);
@@ -205,7 +205,7 @@ describe('personal access token store', () => {
       rotatedTo: rotated.id,
       state: 'revoked',
     });
-    expect(JSON.stringify(listed)).not.toContain(hashToken(active.token));
+    expect(JSON.stringify(listed)).not.toContain(hashPersonalAccessToken(active.token));
     expect(store.listPats('ten_missing')).toEqual([]);
   });
 

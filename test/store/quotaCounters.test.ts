@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createQuotaCounterStore, quotaPeriod, type QuotaCounterStore } from '../../src/store/quotaCounters.js';
-import { makeDatabase, repoRoot, tsxLoaderUrl, type TempDatabase } from './factories.js';
+import { makeDatabase, type TempDatabase } from './factories.js';
+import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 import { makeWorkspace } from './workPlatformFactories.js';
 
 let t: TempDatabase;
@@ -64,26 +62,18 @@ describe('quota counter store', () => {
 
   it('shares one count between processes: never more than the limit allowed in total', async () => {
     t.db.close();
-    const url = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, file)).href);
     const script = `
-const { openDatabase } = await import(${url('src/store/database.ts')});
-const { createQuotaCounterStore } = await import(${url('src/store/quotaCounters.ts')});
+const { openDatabase } = await import(${sourceUrl('src/store/database.ts')});
+const { createQuotaCounterStore } = await import(${sourceUrl('src/store/quotaCounters.ts')});
 const db = openDatabase(${JSON.stringify(t.path)});
 const quota = createQuotaCounterStore(db);
 let allowed = 0;
 for (let call = 0; call < 60; call += 1) if (quota.countQuotaCall(${JSON.stringify(workspaceId)}, ${now}, 150).allowed) allowed += 1;
 db.close();
 process.stdout.write(String(allowed));`;
-    const run = () =>
-      new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-        child.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(err))));
-      });
-    const allowed = await Promise.all([run(), run(), run(), run()]);
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runScriptProcess(script)));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const allowed = runs.map((run) => Number(run.stdout));
     expect(allowed.reduce((sum, value) => sum + value, 0)).toBe(150);
     const db = openDatabase(t.path);
     try {

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { demoUsers, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
 import { openDatabase } from '../../src/store/database.js';
-import { createPersonalAccessTokenStore, hashToken } from '../../src/store/personalAccessTokens.js';
+import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
@@ -88,7 +89,7 @@ describe('Work-Platform demo data', () => {
   it('issues PATs of every kind and session tokens signed with the given key', async () => {
     const demo = load();
     const pats = createPersonalAccessTokenStore(t.db);
-    const find = (token: string) => pats.findPatCaller(hashToken(token));
+    const find = (token: string) => pats.findPatCaller(hashPersonalAccessToken(token));
     expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: null, expiresAt: null });
     expect(find(demo.tokens.readOnly)).toMatchObject({ workspaceId: demo.workspaceId, scopes: ['tasks:read'], revokedAt: null });
     expect(find(demo.tokens.noScopes)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [], revokedAt: null });
@@ -153,7 +154,7 @@ describe('Work-Platform demo data', () => {
     expect(second.otherWorkspace.taskId).toBe(first.otherWorkspace.taskId);
     expect(allTasks(second.workspaceId).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
     expect(second.tokens.all).not.toBe(first.tokens.all);
-    expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashToken(first.tokens.all))?.revokedAt).toBeNull();
+    expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(first.tokens.all))?.revokedAt).toBeNull();
   });
 
   it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', () => {

@@ -3,6 +3,7 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // through the stores themselves so that every fixture passes the same checks as real data.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { EventActor } from '../../src/store/outboxEvents.js';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createUserStore, type WorkspaceRole } from '../../src/store/users.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../../src/store/workspaces.js';
@@ -32,7 +33,7 @@ export function makeToken(
   workspace: WorkspaceFixture,
   options: { scopes?: readonly string[]; expiresAt?: number | null; now?: () => number } = {},
 ): { id: string; token: string } {
-  return createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}).createPat({
+  return issuePersonalAccessToken(createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}), {
     workspaceId: workspace.workspaceId,
     userId: workspace.ownerId,
     scopes: options.scopes ?? scopeCatalogue,

@@ -1,15 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
+import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
+import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { createUserStore } from '../../src/store/users.js';
 import { NotFoundError } from '../../src/store/workPlatformErrors.js';
-import {
-  createWorkspaceStore,
-  defaultWebhookRetryDelaysSeconds,
-  effectiveLimits,
-  planDefaults,
-  rateLimitTier,
-  workspacePlans,
-} from '../../src/store/workspaces.js';
+import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
 
 let t: TempDatabase;
@@ -17,26 +13,6 @@ beforeEach(() => {
   t = makeDatabase();
 });
 afterEach(() => t.cleanup());
-
-describe('plan table', () => {
-  it('has the seed\'s rate limits per tier and our quota, AI spend cap and retry schedule per plan', () => {
-    expect(workspacePlans.map((plan) => [plan, rateLimitTier(plan), planDefaults(plan)])).toEqual([
-      ['free', 'free', { readPerMinute: 300, writePerMinute: 60, aiPerMinute: 20, monthlyQuota: 10_000, aiDailySpendCapCents: 500, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
-      ['pro', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 100_000, aiDailySpendCapCents: 5_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
-      ['team', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 250_000, aiDailySpendCapCents: 20_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
-      ['business', 'pro', { readPerMinute: 1200, writePerMinute: 300, aiPerMinute: 60, monthlyQuota: 1_000_000, aiDailySpendCapCents: 100_000, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
-      ['enterprise', 'enterprise', { readPerMinute: 6000, writePerMinute: 1500, aiPerMinute: 300, monthlyQuota: null, aiDailySpendCapCents: null, webhookRetryDelaysSeconds: [30, 120, 600, 1800, 7200, 28800, 86400] }],
-    ]);
-    // The schedule spans about 35 hours, as the seed says.
-    expect(defaultWebhookRetryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) / 3600).toBeCloseTo(34.7, 1);
-  });
-
-  it('hands out copies, so that a caller cannot change the table', () => {
-    planDefaults('free').webhookRetryDelaysSeconds.push(1);
-    expect(planDefaults('free').webhookRetryDelaysSeconds).toHaveLength(7);
-    expect(Object.isFrozen(defaultWebhookRetryDelaysSeconds)).toBe(true);
-  });
-});
 
 describe('workspace store', () => {
   it('creates a workspace with a ten_ id, its plan and no overrides', () => {
@@ -68,25 +44,12 @@ describe('workspace store', () => {
     store.setWorkspaceLimits(id, { readPerMinute: 5, monthlyQuota: 0 });
     const set = store.setWorkspaceLimits(id, { webhookRetryDelaysSeconds: [10, 60], aiDailySpendCapCents: 42, writePerMinute: undefined });
     expect(set.overrides).toEqual({ readPerMinute: 5, writePerMinute: null, aiPerMinute: null, monthlyQuota: 0, aiDailySpendCapCents: 42, webhookRetryDelaysSeconds: [10, 60] });
-
-    const limits = effectiveLimits(set);
-    expect(limits.readPerMinute).toEqual({ inForce: 5, planDefault: 300, override: 5 });
-    expect(limits.writePerMinute).toEqual({ inForce: 60, planDefault: 60, override: null });
-    expect(limits.monthlyQuota).toEqual({ inForce: 0, planDefault: 10_000, override: 0 });
-    expect(limits.aiDailySpendCapCents).toEqual({ inForce: 42, planDefault: 500, override: 42 });
-    expect(limits.webhookRetryDelaysSeconds).toEqual({ inForce: [10, 60], planDefault: [...defaultWebhookRetryDelaysSeconds], override: [10, 60] });
+    expect(store.getWorkspace(id)).toEqual(set);
 
     expect(store.setWorkspaceLimits(id, { readPerMinute: null }).overrides.readPerMinute).toBeNull();
     const cleared = store.clearWorkspaceLimits(id);
     expect(Object.values(cleared.overrides).every((value) => value === null)).toBe(true);
     expect(store.getWorkspace(id)).toEqual(cleared);
-  });
-
-  it('reports an enterprise workspace as uncapped unless overridden', () => {
-    const store = createWorkspaceStore(t.db);
-    const { id } = store.createWorkspace({ name: 'Big', plan: 'enterprise' });
-    expect(effectiveLimits(store.getWorkspace(id)!).monthlyQuota).toEqual({ inForce: null, planDefault: null, override: null });
-    expect(effectiveLimits(store.setWorkspaceLimits(id, { monthlyQuota: 50 })).monthlyQuota).toEqual({ inForce: 50, planDefault: null, override: 50 });
   });
 
   it('refuses out-of-range overrides and changes nothing', () => {
@@ -139,6 +102,21 @@ describe('user store', () => {
     expect(users.getUserAndWorkspace(member)).toEqual({ user: users.getUser(member), workspace: workspaces.getWorkspace(workspaceId) });
     expect(users.getUserAndWorkspace(member)?.workspace).toMatchObject({ plan: 'team', overrides: { monthlyQuota: 9, readPerMinute: null } });
     expect(users.getUserAndWorkspace('usr_missing')).toBeUndefined();
+  });
+
+  it('reads every member of the workspace the same way alone, beside a user and beside a token', () => {
+    const clock = makeClock(4242);
+    const workspaces = createWorkspaceStore(t.db, { now: clock.now });
+    const { id: workspaceId } = workspaces.createWorkspace({ name: 'Every value', plan: 'business' });
+    const overrides = { readPerMinute: 11, writePerMinute: 12, aiPerMinute: 13, monthlyQuota: 14, aiDailySpendCapCents: 15, webhookRetryDelaysSeconds: [16, 17] };
+    const expected = { id: workspaceId, name: 'Every value', plan: 'business', createdAt: 4242, overrides };
+    expect(workspaces.setWorkspaceLimits(workspaceId, overrides)).toEqual(expected);
+    expect(workspaces.getWorkspace(workspaceId)).toEqual(expected);
+    const users = createUserStore(t.db);
+    const owner = users.createUser({ workspaceId, role: 'owner' }).id;
+    expect(users.getUserAndWorkspace(owner)?.workspace).toEqual(expected);
+    const { token } = issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), { workspaceId, userId: owner, scopes: [] });
+    expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(token))?.workspace).toEqual(expected);
   });
 
   it('refuses an unknown workspace, role or a malformed email', () => {

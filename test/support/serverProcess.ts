@@ -1,7 +1,8 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 
 export interface ServerProcess {
@@ -99,4 +100,89 @@ export function selfSignedCertificate(hostName: string): { key: Buffer; cert: Bu
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// ─── The admin CLI and one-off scripts as child processes ───────────────────────────────────────
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+/** tsx's loader as a file URL, so that child processes can use it from any working directory. */
+const tsxLoaderUrl = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+
+/** A child process that ran to its end. */
+export interface FinishedProcess {
+  /** The exit code; 1 when it could not be read. */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ChildOptions {
+  /** Working directory; the repository root by default. */
+  cwd?: string;
+  /** Added to this process's environment (NODE_OPTIONS cleared); `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** Written to the child's stdin, which is then closed. */
+  input?: string;
+}
+
+function childEnvironment(env: ChildOptions['env']): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_OPTIONS: '', ...env };
+}
+
+/** `npm run admin -- <args>` as an operator runs it: src/cli/admin.ts under tsx. */
+export function runAdminCli(args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
+      { cwd: options.cwd ?? repoRoot, env: childEnvironment(options.env) },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) || 1 : 0, stdout, stderr }),
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+/**
+ * An ES module given as source text, run by a node process of its own under tsx (so it may import
+ * the TypeScript sources by file URL, see sourceUrl): for tests where several processes share one
+ * database or key file.
+ */
+export function runScriptProcess(source: string, options: ChildOptions = {}): Promise<FinishedProcess> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', source], {
+      cwd: options.cwd ?? repoRoot,
+      env: childEnvironment(options.env),
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** The file URL of a source file of this repository (`src/store/database.ts`), as a JSON string literal for a script's import(). */
+export function sourceUrl(repositoryPath: string): string {
+  return JSON.stringify(pathToFileURL(path.join(repoRoot, repositoryPath)).href);
+}
+
+/** Resolves once the process has printed text matching `pattern` (stdout or stderr); rejects if it exits first. */
+export function waitForOutput(server: ServerProcess, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = pattern.exec(server.output());
+      if (!match) return;
+      server.child.stdout!.off('data', check);
+      server.child.stderr!.off('data', check);
+      server.child.off('exit', exited);
+      resolve(match);
+    };
+    const exited = () => reject(new Error(`exited before printing ${pattern}: ${server.output()}`));
+    server.child.stdout!.on('data', check);
+    server.child.stderr!.on('data', check);
+    server.child.once('exit', exited);
+    check();
+  });
 }

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
+import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { issueSessionToken } from '../../src/auth/sessionTokens.js';
 import { createProjectStore } from '../../src/store/projects.js';
@@ -72,7 +73,7 @@ export function makePat(
   scopes: readonly string[],
   options: { userId?: string; expiresAt?: number | null; now?: () => number } = {},
 ): string {
-  return createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}).createPat({
+  return issuePersonalAccessToken(createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}), {
     workspaceId,
     userId: options.userId ?? demoUsers.owner.id,
     scopes,

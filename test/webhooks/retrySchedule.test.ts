@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultWebhookRetryDelaysSeconds } from '../../src/store/workspaces.js';
+import { defaultWebhookRetryDelaysSeconds } from '../../src/limits/workspaceLimits.js';
 import { nextAttemptAt, parseRetryAfter } from '../../src/webhooks/retrySchedule.js';
 
 const NOW = Date.UTC(2026, 10, 23, 9, 0, 0);

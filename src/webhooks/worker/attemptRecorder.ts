@@ -9,7 +9,8 @@ import {
   type RecordingResult,
   type WebhookDeliveryStore,
 } from '../../store/webhookDeliveries.js';
-import { createWorkspaceStore, effectiveLimits } from '../../store/workspaces.js';
+import { effectiveLimits } from '../../limits/workspaceLimits.js';
+import { createWorkspaceStore } from '../../store/workspaces.js';
 import { nextAttemptAt } from '../retrySchedule.js';
 import type { AttemptLogFields } from './deliveryAttempt.js';
 

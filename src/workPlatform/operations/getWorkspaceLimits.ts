@@ -1,4 +1,4 @@
-import { effectiveLimits, rateLimitTier } from '../../store/workspaces.js';
+import { effectiveLimits, rateLimitTier } from '../../limits/workspaceLimits.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const getWorkspaceLimits: WorkPlatformHandler<'getWorkspaceLimits'> = (ctx) => {

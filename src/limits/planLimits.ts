@@ -1,15 +1,12 @@
-import { planLimitTable } from '../../generated/work-platform/rules.js';
+// The plan table of the Work-Platform contract (`x-rate-limits`): which plans, rate-limit classes
+// and tiers exist is generated from it (rules.ts); the values are checked here once, at start-up.
+import { planLimitTable, plans, rateLimitClasses, rateLimitTiers, type Plan, type RateLimitClass, type RateLimitTier } from '../../generated/work-platform/rules.js';
 
-export const PLANS = ['free', 'pro', 'team', 'business', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
-export const RATE_LIMIT_CLASSES = ['read', 'write', 'ai'] as const;
-export type RateLimitClass = (typeof RATE_LIMIT_CLASSES)[number];
-export type Tier = 'free' | 'pro' | 'enterprise';
+export type { Plan, RateLimitClass, RateLimitTier };
 
-/** The plan table of the Work-Platform contract (`x-rate-limits`), read once at start-up. */
 export interface PlanLimitTable {
   windowMs: number;
-  tiers: Record<Plan, Tier>;
+  tiers: Record<Plan, RateLimitTier>;
   requestsPerMinute: Record<RateLimitClass, Record<Plan, number>>;
   /** Null: uncapped. */
   monthlyQuota: Record<Plan, number | null>;
@@ -32,9 +29,9 @@ function record<V>(source: unknown, where: string, isValue: (value: unknown) => 
 
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 const isCountOrNull = (value: unknown): value is number | null => value === null || isCount(value);
-const isTier = (value: unknown): value is Tier => value === 'free' || value === 'pro' || value === 'enterprise';
+const isTier = (value: unknown): value is RateLimitTier => (rateLimitTiers as readonly unknown[]).includes(value);
 
-/** Reads and checks the document's `x-rate-limits`; a malformed table stops the start-up with its path. */
+/** Reads and checks a document's `x-rate-limits`; a malformed table stops the start-up with its path. */
 export function readPlanLimitTable(document: Record<string, unknown>): PlanLimitTable {
   const table = document['x-rate-limits'] as Record<string, unknown> | undefined;
   if (!table) throw new PlanTableError('the document has no x-rate-limits');
@@ -46,12 +43,12 @@ export function readPlanLimitTable(document: Record<string, unknown>): PlanLimit
   }
   return {
     windowMs: table.windowMs,
-    tiers: record(table.tiers, 'tiers', isTier, PLANS) as Record<Plan, Tier>,
+    tiers: record(table.tiers, 'tiers', isTier, plans) as Record<Plan, RateLimitTier>,
     requestsPerMinute: Object.fromEntries(
-      RATE_LIMIT_CLASSES.map((rateClass) => [rateClass, record(perMinute?.[rateClass], `requestsPerMinute.${rateClass}`, isCount, PLANS)]),
+      rateLimitClasses.map((rateClass) => [rateClass, record(perMinute?.[rateClass], `requestsPerMinute.${rateClass}`, isCount, plans)]),
     ) as Record<RateLimitClass, Record<Plan, number>>,
-    monthlyQuota: record(table.monthlyQuota, 'monthlyQuota', isCountOrNull, PLANS) as Record<Plan, number | null>,
-    aiDailySpendCapCents: record(table.aiDailySpendCapCents, 'aiDailySpendCapCents', isCountOrNull, PLANS) as Record<Plan, number | null>,
+    monthlyQuota: record(table.monthlyQuota, 'monthlyQuota', isCountOrNull, plans) as Record<Plan, number | null>,
+    aiDailySpendCapCents: record(table.aiDailySpendCapCents, 'aiDailySpendCapCents', isCountOrNull, plans) as Record<Plan, number | null>,
     webhookRetryDelaysSeconds: delays as number[],
   };
 }
@@ -60,7 +57,7 @@ let workPlatformTable: PlanLimitTable | undefined;
 
 /**
  * The Work-Platform plan table as the contract states it (`x-rate-limits`, generated into
- * rules.ts), checked once. The one place the plan values come from: stores, the CLI and the API all use it.
+ * rules.ts), checked once. The one place the plan values come from: the limits, the CLI and the API all use it.
  */
 export function workPlatformPlanTable(): PlanLimitTable {
   workPlatformTable ??= readPlanLimitTable({ 'x-rate-limits': planLimitTable });
