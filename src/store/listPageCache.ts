@@ -2,9 +2,14 @@
 // collection is unchanged.
 // Triggers raise `collection_revisions` in the transaction of every write to tasks or projects
 // (migration 0004), so one indexed read per request tells whether a kept page still holds,
-// whichever process or code path wrote. A page is built and its revision read in one snapshot.
+// whichever process or code path wrote. The revision is read before the page: rows read after it
+// are never older than it, so a page kept under that revision is at worst rebuilt once too often,
+// never served stale, and no read transaction is needed.
 import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, sql } from 'drizzle-orm';
+import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
 
 export type ListedCollection = 'tasks' | 'projects';
 
@@ -19,30 +24,29 @@ export interface ListPageCache {
   /**
    * The encoded page for `query` (a key naming every parameter that shapes the page): the kept
    * bytes while the collection's revision is the one they were built at, else `build()`'s answer,
-   * built in one read snapshot with the revision and kept. `build` throws to refuse the request.
+   * encoded and kept. `build` throws to refuse the request.
    */
   page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Buffer;
 }
 
 export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
-  const selectRevision = db
-    .prepare<[string, string], number>('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?')
-    .pluck();
-  const revisionOf = (workspaceId: string, collection: ListedCollection) => selectRevision.get(workspaceId, collection) ?? 0;
+  const encode = (build: () => unknown) => Buffer.from(JSON.stringify(build()));
+  // Keeping nothing, a page needs no revision either.
+  if (maxPages === 0) return { page: (_workspaceId, _collection, _query, build) => encode(build) };
+  const selectRevision = compiledStatement<{ workspaceId: string; collection: ListedCollection }, [number]>(
+    db,
+    drizzleFor(db)
+      .select({ revision: collectionRevisions.revision })
+      .from(collectionRevisions)
+      .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
+  );
   const pages = cache.space('list pages', { maxEntries: maxPages });
-
-  const buildInSnapshot = db.transaction((workspaceId: string, collection: ListedCollection, build: () => unknown) => ({
-    revision: revisionOf(workspaceId, collection),
-    bytes: Buffer.from(JSON.stringify(build())),
-  }));
 
   return {
     page(workspaceId, collection, query, build) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
-      const kept = pages.get(key, revisionOf(workspaceId, collection));
-      if (kept) return kept;
-      const built = buildInSnapshot(workspaceId, collection, build);
-      return pages.keep(key, built.revision, built.bytes);
+      const revision = (selectRevision.value({ workspaceId, collection }) as number | undefined) ?? 0;
+      return pages.get(key, revision) ?? pages.keep(key, revision, encode(build));
     },
   };
 }

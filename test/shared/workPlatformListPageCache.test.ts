@@ -145,6 +145,23 @@ describe('createListPageCache bounds', () => {
     expect(JSON.parse(page().toString())).toEqual({ builds: 2 });
     expect(() => cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).toThrow('refused');
   });
+  it('never keeps a page under a revision newer than its rows: a write while the page is built shows on the next request', () => {
+    const cache = createListPageCache(t.db, { cache: answerCache() });
+    const workspace = makeWorkspace(otherConnection);
+    const projects = createProjectStore(t.db);
+    const names = () => projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items.map((project) => project.name);
+    const page = (during?: () => void) =>
+      JSON.parse(
+        cache.page(workspace.workspaceId, 'projects', 'q', () => {
+          const read = names();
+          // Another process commits after this page's rows were read.
+          during?.();
+          return read;
+        }).toString(),
+      ) as string[];
+    expect(page(() => createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'late' }, workspace.actor))).toEqual([]);
+    expect(page()).toEqual(['late']);
+  });
 });
 
 describe('LIST_PAGE_CACHE_PAGES=0', () => {
