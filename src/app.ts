@@ -8,12 +8,13 @@ import type { Config } from './config.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
 import { createHttpAdapter } from './http/httpAdapter.js';
+import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import type { Logger } from './logger.js';
 import { portfolioProfile } from './portfolio/portfolioProfile.js';
 import { createContractApi } from './contract/pipeline.js';
 import { createApiKeyStore } from './store/apiKeys.js';
-import { openDatabase, runInImmediateTransaction } from './store/database.js';
+import { isDatabaseBusy, openDatabase, runInImmediateTransaction } from './store/database.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
 import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
@@ -78,6 +79,23 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const users = createUserStore(db, { now });
   const workspaces = createWorkspaceStore(db, { now });
   const quota = createQuotaCounterStore(db);
+  const localQuota = new LocalQuotaCounts();
+  /** Adds the quota calls counted in this process alone to the shared count; returns how many. */
+  const writeLocalQuotaCounts = (): number => {
+    const pending = localQuota.unwritten();
+    if (pending.length === 0) return 0;
+    try {
+      runInImmediateTransaction(db, () => {
+        for (const { workspaceId, period, calls } of pending) quota.addQuotaCalls(workspaceId, period, calls);
+      });
+    } catch (error) {
+      // Another process holds the write lock: the counts stay here until the next try.
+      if (isDatabaseBusy(error)) return 0;
+      throw error;
+    }
+    localQuota.flushed(pending, now());
+    return pending.reduce((sum, { calls }) => sum + calls, 0);
+  };
   const idempotencyKeys = createIdempotencyKeyStore(db);
   // One memory cap for every answer the process keeps.
   const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
@@ -110,13 +128,19 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
-        quota,
+        quota: {
+          quotaUsage(workspaceId, at) {
+            const usage = quota.quotaUsage(workspaceId, at);
+            return { ...usage, used: usage.used + localQuota.unwrittenFor(workspaceId, at) };
+          },
+        },
         downloads: workPlatformArtifacts,
       },
       scopeCatalogue,
       planTable,
       rateLimiter,
       quota,
+      localQuota,
       cors: createCorsPolicy(config.corsAllowedOrigins),
       problemTypeBase: config.errorTypeBase,
       now,
@@ -216,6 +240,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(
     [
+      // Written quietly: a count is not a removal.
+      { name: 'write-local-quota-counts', every: '* * * * * *', run: () => (writeLocalQuotaCounts(), 0) },
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
       ...webhookHousekeeping(webhookDeliveries, now),
@@ -236,6 +262,11 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         const workerStopped = webhookWorker?.stop() ?? Promise.resolve();
         server.close(() => {
           void workerStopped.then(() => {
+            try {
+              writeLocalQuotaCounts();
+            } catch (error) {
+              deps.logger.error('quota counts not written at shutdown', { error: error instanceof Error ? error.message : String(error) });
+            }
             if (!deps.db) db.close();
             resolve();
           });

@@ -666,6 +666,7 @@ export interface components {
                 inForce: number | null;
                 planDefault: number | null;
                 override: number | null;
+                /** @description Token calls counted this month. A server process counts calls far from the quota by itself and adds them to the shared count with its next counted call or within a second, so calls answered by another process may show up to about a second later. */
                 usedThisMonth: number;
                 /**
                  * Format: date-time

@@ -28,8 +28,13 @@ export interface QuotaUsage extends QuotaPeriod {
 }
 
 export interface QuotaCounterStore {
-  /** Counts one call unless the quota is spent; `limit` null counts without a cap. */
-  countQuotaCall(workspaceId: string, now: number, limit: number | null): QuotaDecision;
+  /**
+   * Counts one call unless the quota is spent; `limit` null counts without a cap. `earlierCalls`
+   * are calls already admitted (counted by one process alone) and are added first, uncapped.
+   */
+  countQuotaCall(workspaceId: string, now: number, limit: number | null, earlierCalls?: number): QuotaDecision;
+  /** Adds calls already admitted to the count of `period` (`YYYY-MM`), uncapped. */
+  addQuotaCalls(workspaceId: string, period: string, calls: number): void;
   /** Calls counted in the period that contains `now`. */
   quotaUsage(workspaceId: string, now: number): QuotaUsage;
 }
@@ -87,6 +92,13 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
       .from(quotaCounters)
       .where(and(eq(quotaCounters.workspaceId, sql.placeholder('workspaceId')), eq(quotaCounters.period, sql.placeholder('period')))),
   );
+  const addCalls = compiledStatement<{ workspaceId: string; period: string; calls: number }>(
+    db,
+    orm
+      .insert(quotaCounters)
+      .values({ workspaceId: sql.placeholder('workspaceId'), period: sql.placeholder('period'), count: sql.placeholder('calls') })
+      .onConflictDoUpdate({ target: conflictTarget, set: { count: sql`${quotaCounters.count} + excluded.count` } }),
+  );
   const periodOf = monthCache();
 
   const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
@@ -95,9 +107,10 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
   });
 
   return {
-    countQuotaCall(workspaceId, now, limit) {
+    countQuotaCall(workspaceId, now, limit, earlierCalls = 0) {
       const period = periodOf(now);
       if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
+      if (earlierCalls > 0) addCalls.run({ workspaceId, period: period.period, calls: earlierCalls });
       if (limit === null) {
         const count = incrementUncapped.value({ workspaceId, period: period.period }) as number;
         return { ...period, allowed: true, used: count, limit: null, remaining: null };
@@ -107,6 +120,10 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
       if (counted !== undefined) return { ...period, allowed: true, used: counted, limit, remaining: Math.max(0, limit - counted) };
       const { used } = usage(workspaceId, period);
       return { ...period, allowed: false, used, limit, remaining: 0 };
+    },
+
+    addQuotaCalls(workspaceId, period, calls) {
+      if (calls > 0) addCalls.run({ workspaceId, period, calls });
     },
 
     quotaUsage(workspaceId, now) {

@@ -1,7 +1,8 @@
 import type { Admission } from '../contract/pipeline.js';
 import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
-import type { RateLimiter } from '../limits/rateLimiter.js';
-import type { QuotaCounterStore } from '../store/quotaCounters.js';
+import type { LocalQuotaCounts } from '../limits/localQuotaCounts.js';
+import type { RateLimitDecision, RateLimiter } from '../limits/rateLimiter.js';
+import type { QuotaCounterStore, QuotaDecision } from '../store/quotaCounters.js';
 import { effectiveLimits, rateLimitTier } from '../limits/workspaceLimits.js';
 import type { Caller } from '../auth/bearerTokens.js';
 import { ApiProblem } from './problems.js';
@@ -11,11 +12,12 @@ export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 /**
  * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
- * in that order and in one write transaction (one commit per call). Returns the headers every
- * limited answer carries, and the 429 problem when the call is refused.
+ * in that order and in one write transaction (one commit per call); far from both limits, in this
+ * process alone (the rate limiter's countLocally, LocalQuotaCounts), written with a later call.
+ * Returns the headers every limited answer carries, and the 429 problem when the call is refused.
  */
 export function enforceCallLimits(
-  deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; now: number },
+  deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; localQuota: LocalQuotaCounts; now: number },
   caller: Caller,
   rateClass: RateLimitClass,
 ): Admission {
@@ -26,18 +28,32 @@ export function enforceCallLimits(
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
   const bucket = `wp:${workspace.id}:${rateClass}`;
-  // Session calls count toward no quota: far from its limit, such a call may be counted in this process alone.
-  const local = caller.kind === 'pat' ? undefined : deps.rateLimiter.countLocally(bucket, limit, table.windowMs);
-  const { decision, quota } = local ? { decision: local, quota: undefined } : deps.rateLimiter.countTogether(
-    () => {
-      const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
-      // A call refused by the rate limit, or made with a session, does not count against the quota.
-      const quota = decision.allowed && caller.kind === 'pat' ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
-      return { decision, quota };
-    },
-    // While another process holds the write lock: this process's estimate, and no quota count (documented in the spec).
-    () => ({ decision: deps.rateLimiter.estimate(bucket, limit, table.windowMs), quota: undefined }),
-  );
+  const countsQuota = caller.kind === 'pat';
+  const quotaLimit = limits.monthlyQuota.inForce;
+  // Far from both limits the call is counted in this process alone; the quota is asked first, as asking the rate limiter counts.
+  const local =
+    !countsQuota || deps.localQuota.mayCountLocally(workspace.id, deps.now, quotaLimit)
+      ? deps.rateLimiter.countLocally(bucket, limit, table.windowMs)
+      : undefined;
+  let decision: RateLimitDecision;
+  let quota: QuotaDecision | undefined;
+  if (local) {
+    decision = local;
+    quota = countsQuota ? deps.localQuota.countLocally(workspace.id, deps.now, quotaLimit) : undefined;
+  } else {
+    const earlierCalls = countsQuota ? deps.localQuota.unwrittenFor(workspace.id, deps.now) : 0;
+    ({ decision, quota } = deps.rateLimiter.countTogether(
+      () => {
+        const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
+        // A call refused by the rate limit, or made with a session, does not count against the quota.
+        const quota = decision.allowed && countsQuota ? deps.quota.countQuotaCall(workspace.id, deps.now, quotaLimit, earlierCalls) : undefined;
+        return { decision, quota };
+      },
+      // While another process holds the write lock: this process's estimate, and no quota count (documented in the spec).
+      () => ({ decision: deps.rateLimiter.estimate(bucket, limit, table.windowMs), quota: undefined }),
+    ));
+    if (quota) deps.localQuota.written(workspace.id, quota, earlierCalls, deps.now);
+  }
   const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
   const headers: Record<string, string> = {
     'x-ratelimit-class': rateClass,

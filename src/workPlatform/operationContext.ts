@@ -25,7 +25,8 @@ export interface WorkPlatformServices {
   /** Encoded list pages, served again while their collection is unchanged. */
   listPages: ListPageCache;
   planTable: PlanLimitTable;
-  quota: QuotaCounterStore;
+  /** The month's token calls: the shared count plus the calls this process has counted alone and not yet written. */
+  quota: Pick<QuotaCounterStore, 'quotaUsage'>;
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string };
 }
 

@@ -6,6 +6,7 @@ import type { CorsPolicy } from '../http/cors.js';
 import { IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
 import { rateLimitClasses, type RateLimitClass } from '../../generated/work-platform/rules.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
+import type { LocalQuotaCounts } from '../limits/localQuotaCounts.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { workspaceRoles } from '../store/users.js';
@@ -25,6 +26,8 @@ export interface WorkPlatformProfileDependencies {
   planTable: PlanLimitTable;
   rateLimiter: RateLimiter;
   quota: QuotaCounter;
+  /** Quota calls counted in this process alone, far from the quota. */
+  localQuota: LocalQuotaCounts;
   cors: CorsPolicy;
   problemTypeBase: string;
   now: () => number;
@@ -88,7 +91,7 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
     };
   }
   return enforceCallLimits(
-    { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, now: deps.now() },
+    { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, localQuota: deps.localQuota, now: deps.now() },
     caller,
     rules.rateLimitClass as RateLimitClass,
   );
