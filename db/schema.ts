@@ -1,7 +1,7 @@
 // Drizzle schema of the server's SQLite database. `npm run db:generate` turns changes into SQL
 // migrations under db/migrations/, which openDatabase() applies at start-up.
 // Every timestamp is an integer number of milliseconds since the Unix epoch.
-import { maxLengths, plans, type Plan } from '../generated/work-platform/rules.js';
+import { enumValues, maxLengths, plans, type Plan } from '../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';
 import { check, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -146,14 +146,14 @@ export type WorkspacePlan = Plan;
 export const workspaceRoles = ['owner', 'admin', 'member'] as const;
 export type WorkspaceRole = (typeof workspaceRoles)[number];
 
-export const projectStatuses = ['ACTIVE', 'ARCHIVED'] as const;
+export const projectStatuses = enumValues['Project.status'];
 export type ProjectStatus = (typeof projectStatuses)[number];
 
-export const taskStatuses = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
+export const taskStatuses = enumValues.TaskStatus;
 export type TaskStatus = (typeof taskStatuses)[number];
 
 /** In rank order: `priority_rank` is the 1-based position in this list. */
-export const taskPriorities = ['LOW', 'MEDIUM', 'HIGH'] as const;
+export const taskPriorities = enumValues.TaskPriority;
 export type TaskPriority = (typeof taskPriorities)[number];
 
 /**
@@ -380,11 +380,11 @@ export const quotaCounters = sqliteTable(
   (table) => [primaryKey({ columns: [table.workspaceId, table.period] })],
 );
 
-export const webhookSubscriptionStatuses = ['ACTIVE', 'DISABLED'] as const;
+export const webhookSubscriptionStatuses = enumValues['WebhookFields.status'];
 export type WebhookSubscriptionStatus = (typeof webhookSubscriptionStatuses)[number];
-export const webhookDisabledCodes = ['GONE', 'FAILING', 'MANUAL'] as const;
+export const webhookDisabledCodes = enumValues['WebhookDisabledReason.code'];
 export type WebhookDisabledCode = (typeof webhookDisabledCodes)[number];
-export const webhookDeliveryStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export const webhookDeliveryStatuses = enumValues.WebhookDeliveryStatus;
 export type WebhookDeliveryStatus = (typeof webhookDeliveryStatuses)[number];
 
 /**

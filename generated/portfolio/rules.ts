@@ -43,5 +43,25 @@ export type EventType = (typeof eventTypes)[number];
 /** The fields each `sort` parameter component allows, in the order the spec lists them. */
 export const sortFields = {} as const;
 
+/** The string enums of the component schemas: `Schema` for an enum schema, `Schema.member` for an enum member. */
+export const enumValues = {
+  "Credential.kind": [
+    "education",
+    "certification"
+  ],
+  "Link.kind": [
+    "website",
+    "email",
+    "github",
+    "linkedin",
+    "x",
+    "mastodon",
+    "youtube",
+    "dribbble",
+    "behance",
+    "other"
+  ]
+} as const;
+
 /** `maxLength` of the string members of the component schemas, by schema and member. */
 export const maxLengths = {} as const;

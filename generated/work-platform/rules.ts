@@ -161,6 +161,93 @@ export const rateLimitTiers = [
 
 export type RateLimitTier = (typeof rateLimitTiers)[number];
 
+/** The string enums of the component schemas: `Schema` for an enum schema, `Schema.member` for an enum member. */
+export const enumValues = {
+  "ValidationIssue.code": [
+    "required",
+    "invalid_type",
+    "invalid_enum_value",
+    "too_small",
+    "too_big",
+    "invalid_format",
+    "unrecognized_keys",
+    "invalid_cursor"
+  ],
+  "RateLimitProblemMember.class": [
+    "read",
+    "write",
+    "ai"
+  ],
+  "RateLimitProblemMember.tier": [
+    "free",
+    "pro",
+    "enterprise"
+  ],
+  TaskStatus: [
+    "TODO",
+    "IN_PROGRESS",
+    "BLOCKED",
+    "DONE"
+  ],
+  TaskPriority: [
+    "LOW",
+    "MEDIUM",
+    "HIGH"
+  ],
+  "Project.status": [
+    "ACTIVE",
+    "ARCHIVED"
+  ],
+  "ProjectCreate.status": [
+    "ACTIVE",
+    "ARCHIVED"
+  ],
+  "ProjectUpdate.status": [
+    "ACTIVE",
+    "ARCHIVED"
+  ],
+  "WorkspaceLimits.plan": [
+    "free",
+    "pro",
+    "team",
+    "business",
+    "enterprise"
+  ],
+  "WorkspaceLimits.tier": [
+    "free",
+    "pro",
+    "enterprise"
+  ],
+  WebhookEventType: [
+    "task.created",
+    "task.updated",
+    "task.completed",
+    "task.deleted",
+    "project.created",
+    "project.updated",
+    "project.deleted"
+  ],
+  "WebhookFields.status": [
+    "ACTIVE",
+    "DISABLED"
+  ],
+  "WebhookDisabledReason.code": [
+    "GONE",
+    "FAILING",
+    "MANUAL"
+  ],
+  "WebhookUpdate.status": [
+    "ACTIVE",
+    "DISABLED"
+  ],
+  WebhookDeliveryStatus: [
+    "PENDING",
+    "SUCCEEDED",
+    "FAILED",
+    "CANCELLED"
+  ]
+} as const;
+
 /** `maxLength` of the string members of the component schemas, by schema and member. */
 export const maxLengths = {
   Task: {

@@ -51,6 +51,32 @@ export function maxLengthsOf(document: JsonObject): Record<string, Record<string
   return limits;
 }
 
+/**
+ * The string `enum`s of the component schemas: a schema that is an enum by its name (`TaskStatus`),
+ * an enum member of a schema's top-level properties by `Schema.member` (`Project.status`). What the
+ * database's CHECK constraints and the stores allow, so that a value list is written only in the spec.
+ */
+export function enumValuesOf(document: JsonObject): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  const components = isJsonObject(document.components) ? document.components : {};
+  const schemas = isJsonObject(components.schemas) ? components.schemas : {};
+  const stringsOf = (schema: unknown) =>
+    isJsonObject(schema) && Array.isArray(schema.enum) && schema.enum.every((value) => typeof value === 'string') ? (schema.enum as string[]) : undefined;
+  for (const [name, raw] of Object.entries(schemas)) {
+    const schema = dereference(document, raw);
+    const own = stringsOf(schema);
+    if (own) values[name] = own;
+    if (!isJsonObject(schema) || !isJsonObject(schema.properties)) continue;
+    for (const [member, rawMember] of Object.entries(schema.properties)) {
+      // A member that refers to an enum schema is listed under that schema's own name.
+      if (isJsonObject(rawMember) && typeof rawMember.$ref === 'string') continue;
+      const memberValues = stringsOf(dereference(document, rawMember));
+      if (memberValues) values[`${name}.${member}`] = memberValues;
+    }
+  }
+  return values;
+}
+
 /** The values of each `sort` query parameter declared as a component, by component name: the fields a list sorts by. */
 export function sortFieldsOf(document: JsonObject): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
@@ -130,6 +156,9 @@ export function renderContractRules(api: string, document: JsonObject): string {
           '',
           ...(isJsonObject(document['x-rate-limits']) ? rateLimitNameLists(document['x-rate-limits']) : []),
         ]),
+    '/** The string enums of the component schemas: `Schema` for an enum schema, `Schema.member` for an enum member. */',
+    `export const enumValues = ${JSON.stringify(enumValuesOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
+    '',
     '/** `maxLength` of the string members of the component schemas, by schema and member. */',
     `export const maxLengths = ${JSON.stringify(maxLengthsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',
