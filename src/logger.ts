@@ -25,4 +25,3 @@ export function createJsonLogger(write: { out: (line: string) => void; err: (lin
   return { info: emit('info', write.out), warn: emit('warn', write.err), error: emit('error', write.err) };
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -20,9 +20,6 @@ export type LimitName = keyof LimitValues & keyof LimitOverrides;
 /** Per value: what is in force, what the plan says, and the workspace's override (or null). */
 export type EffectiveLimits = { [K in LimitName]: { inForce: LimitValues[K]; planDefault: LimitValues[K]; override: LimitOverrides[K] } };
 
-/** The contract's default retry schedule: 30 s, 2 min, 10 min, 30 min, 2 h, 8 h, 24 h (about 35 hours). */
-export const defaultWebhookRetryDelaysSeconds: readonly number[] = Object.freeze([...workPlatformPlanTable().webhookRetryDelaysSeconds]);
-
 /** The `X-RateLimit-Tier` a plan reports (the contract's x-rate-limits.tiers). */
 export function rateLimitTier(plan: Plan): RateLimitTier {
   return workPlatformPlanTable().tiers[plan];

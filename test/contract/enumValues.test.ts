@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { projectStatuses, taskPriorities, taskStatuses, webhookDeliveryStatuses, webhookDisabledCodes, webhookSubscriptionStatuses } from '../../db/schema.js';
 import { enumValuesOf } from '../../scripts/contract/contractRules.js';
+import type { JsonObject } from '../../scripts/contract/document.js';
 import { loadContractDocument } from '../support/contractClient.js';
 
 const document = loadContractDocument('work-platform');
@@ -19,7 +20,7 @@ describe('enumValuesOf', () => {
   });
 
   it("gives the database the contract's own value lists, so the CHECK constraints follow the spec", () => {
-    const values = enumValuesOf(document);
+    const values = enumValuesOf(document as JsonObject);
     expect([...taskStatuses]).toEqual(values.TaskStatus);
     expect([...taskPriorities]).toEqual(values.TaskPriority);
     expect([...projectStatuses]).toEqual(values['Project.status']);

@@ -9,7 +9,9 @@ import { createAjv2020 } from '../../src/contract/ajv.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, WEBHOOK_LOG_RETENTION_MS } from '../../src/store/webhookDeliveries.js';
-import { defaultWebhookRetryDelaysSeconds } from '../../src/limits/workspaceLimits.js';
+import { workPlatformPlanTable } from '../../src/limits/planLimits.js';
+
+const planDefaultRetryDelays = workPlatformPlanTable().webhookRetryDelaysSeconds;
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import { webhookHousekeeping } from '../../src/scheduledJobs.js';
@@ -334,10 +336,10 @@ describe('failures and retries', () => {
     const attempts = attemptsOf(fx.db, delivery!.id);
     expect(attempts).toHaveLength(8);
     const gaps = attempts.slice(1).map((a, index) => a.attempted_at - attempts[index]!.attempted_at);
-    expect(gaps).toEqual(defaultWebhookRetryDelaysSeconds.map((seconds, index) => Math.round(seconds * 1000 * (1 + 0.1 * randoms[index]!))));
+    expect(gaps).toEqual(planDefaultRetryDelays.map((seconds, index) => Math.round(seconds * 1000 * (1 + 0.1 * randoms[index]!))));
     gaps.forEach((gap, index) => {
-      expect(gap).toBeGreaterThanOrEqual(defaultWebhookRetryDelaysSeconds[index]! * 1000);
-      expect(gap).toBeLessThanOrEqual(defaultWebhookRetryDelaysSeconds[index]! * 1100);
+      expect(gap).toBeGreaterThanOrEqual(planDefaultRetryDelays[index]! * 1000);
+      expect(gap).toBeLessThanOrEqual(planDefaultRetryDelays[index]! * 1100);
     });
     expect(attempts[7]!.next_attempt_at).toBeNull();
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'FAILED', attempt_count: 8, next_attempt_at: null, completed_at: fx.clock.now() });

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { defaultWebhookRetryDelaysSeconds } from '../../src/limits/workspaceLimits.js';
+import { workPlatformPlanTable } from '../../src/limits/planLimits.js';
+
+const planDefaultRetryDelays = workPlatformPlanTable().webhookRetryDelaysSeconds;
 import { nextAttemptAt, parseRetryAfter } from '../../src/webhooks/retrySchedule.js';
 
 const NOW = Date.UTC(2026, 10, 23, 9, 0, 0);
-const base = { delaysSeconds: defaultWebhookRetryDelaysSeconds, nowMs: NOW, jitter: 0, statusCode: 500 };
+const base = { delaysSeconds: planDefaultRetryDelays, nowMs: NOW, jitter: 0, statusCode: 500 };
 
 describe('nextAttemptAt', () => {
   it('walks the default schedule, 30 s to 24 h, then ends', () => {
-    expect(defaultWebhookRetryDelaysSeconds).toEqual([30, 120, 600, 1800, 7200, 28800, 86400]);
+    expect(planDefaultRetryDelays).toEqual([30, 120, 600, 1800, 7200, 28800, 86400]);
     const delays = [1, 2, 3, 4, 5, 6, 7].map((n) => nextAttemptAt({ ...base, failedAttemptNumber: n })! - NOW);
     expect(delays).toEqual([30_000, 120_000, 600_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000]);
     expect(nextAttemptAt({ ...base, failedAttemptNumber: 8 })).toBeNull();
