@@ -1,17 +1,13 @@
-// Personal access tokens: `svc_pat_` and 32 random bytes. The token itself is shown once; the
-// store keeps its SHA-256 hash (what a request's token is looked up by) and a short prefix for display.
-import { hash } from 'node:crypto';
-import { defaultRandomBytes, type RandomBytes } from '../store/ids.js';
+// Personal access tokens: `svc_pat_` and 32 random bytes (see secretTokens.ts).
+import type { RandomBytes } from '../store/ids.js';
+import { displayPrefixLength, mintSecret, secretPattern, sha256Hex } from './secretTokens.js';
 
-/** `svc_pat_` followed by 32 random bytes in URL-safe base64 without padding (43 characters). */
-export const personalAccessTokenPattern = /^svc_pat_[A-Za-z0-9_-]{43}$/;
+export const personalAccessTokenPattern = secretPattern('svc_pat_');
 /** How many leading characters of a token are stored for display (`svc_pat_` and 4 more). */
-export const personalAccessTokenPrefixLength = 12;
+export const personalAccessTokenPrefixLength = displayPrefixLength;
 
 /** Lowercase hex SHA-256 of the whole token: what is stored, and what a request's token is looked up by. */
-export function hashPersonalAccessToken(token: string): string {
-  return hash('sha256', token, 'hex');
-}
+export const hashPersonalAccessToken = sha256Hex;
 
 /** A new token with what the store keeps of it. */
 export interface MintedPersonalAccessToken {
@@ -20,7 +16,7 @@ export interface MintedPersonalAccessToken {
   tokenPrefix: string;
 }
 
-export function mintPersonalAccessToken(randomBytes: RandomBytes = defaultRandomBytes): MintedPersonalAccessToken {
-  const token = `svc_pat_${Buffer.from(randomBytes(32)).toString('base64url')}`;
-  return { token, tokenHash: hashPersonalAccessToken(token), tokenPrefix: token.slice(0, personalAccessTokenPrefixLength) };
+export function mintPersonalAccessToken(randomBytes?: RandomBytes): MintedPersonalAccessToken {
+  const { value, hash, displayPrefix } = mintSecret('svc_pat_', randomBytes);
+  return { token: value, tokenHash: hash, tokenPrefix: displayPrefix };
 }

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { plans } from '../../generated/work-platform/rules.js';
 import { effectiveLimits, planDefaults, rateLimitTier } from '../../src/limits/workspaceLimits.js';
 import { workPlatformPlanTable } from '../../src/limits/planLimits.js';
+import type { LimitOverrides } from '../../src/store/workspaces.js';
 
 const planDefaultRetryDelays = workPlatformPlanTable().webhookRetryDelaysSeconds;
-import type { LimitOverrides } from '../../src/store/workspaces.js';
 
 const noOverrides: LimitOverrides = {
   readPerMinute: null,
