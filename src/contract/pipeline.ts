@@ -2,12 +2,19 @@ import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
 import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
 import { isDatabaseBusy } from '../store/database.js';
-import type { AnyOperationHandler } from './operationContext.js';
+import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
 import { PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
-import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest } from '../idempotency/idempotentCalls.js';
+import {
+  claimKey,
+  releaseKeyClaim,
+  runIdempotently,
+  storedAnswer,
+  type IdempotencyDependencies,
+  type IdempotentRequest,
+} from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
 
@@ -100,9 +107,13 @@ export async function createContractApi<Caller, Services>(
       throw new Error(`${profile.name}: ${rule.operationId} is idempotent, but the API has no idempotency store`);
     }
     const matched = backend.getOperation(rule.operationId)!;
+    const handler = await loadHandler(profile.operationsDirectory, rule.operationId);
+    if (isTwoPhaseHandler(handler) && rule.idempotent && !options.idempotency?.claims) {
+      throw new Error(`${profile.name}: ${rule.operationId} is a two-phase idempotent operation, but the API has no idempotency claim store`);
+    }
     operations.set(rule.operationId, {
       rules: rule,
-      handler: await loadHandler(profile.operationsDirectory, rule.operationId),
+      handler,
       headers: profile.operationHeaders?.(rule) ?? {},
       takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
     });
@@ -177,9 +188,30 @@ export async function createContractApi<Caller, Services>(
       now: options.now,
       services: profile.services,
     } as never;
-    const act = () => operation.handler(ctx);
+    const { handler } = operation;
+    if (isTwoPhaseHandler(handler)) return runTwoPhase(handler, ctx, idempotent);
+    const act = () => handler(ctx);
     if (rule.method === 'get') return act();
     return retryWhileBusy(idempotent ? () => runIdempotently(options.idempotency!, idempotent, act) : act, pauses);
+  }
+
+  /**
+   * A handler that waits outside the database first: its key is claimed (or its stored answer
+   * replayed) before it starts, its commit step runs like a synchronous handler, and the claim is
+   * dropped when it has answered, whatever the answer.
+   */
+  async function runTwoPhase(handler: TwoPhaseHandler<never, Reply>, ctx: never, idempotent: IdempotentRequest | undefined): Promise<Reply> {
+    const deps = options.idempotency!;
+    if (!idempotent) return retryWhileBusy(await handler(ctx), pauses);
+    const replay = await retryWhileBusy(() => claimKey(deps, idempotent), pauses);
+    if (replay) return replay;
+    try {
+      const commit = await handler(ctx);
+      return await retryWhileBusy(() => runIdempotently(deps, idempotent, commit), pauses);
+    } finally {
+      // A claim that cannot be dropped now lapses at the end of its lease.
+      await retryWhileBusy(() => releaseKeyClaim(deps, idempotent), pauses).catch(() => undefined);
+    }
   }
 
   function idempotentRequest(rule: OperationRules, context: Context, caller: Caller | undefined): IdempotentRequest | undefined {
