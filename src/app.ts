@@ -21,6 +21,10 @@ import { workPlatformPlanTable } from './store/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { startScheduledJobs } from './scheduledJobs.js';
 import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
+import { createIdempotencyClaimStore } from './store/idempotencyClaims.js';
+import { createAiSpendStore } from './store/aiSpend.js';
+import { createProjectOpenWorkReader } from './store/projectOpenWork.js';
+import { createAiProvider } from './ai/aiProviders.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
@@ -42,6 +46,9 @@ import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
+
+/** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
+const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
 
 /** How long close() lets open requests finish before it cuts their connections (the process must exit within 10 s). */
 const CLOSE_CONNECTIONS_AFTER_MS = 8_000;
@@ -114,6 +121,12 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         planTable,
         quota,
         downloads: workPlatformArtifacts,
+        ai: {
+          provider: createAiProvider(config.ai),
+          prices: config.ai.prices,
+          spend: createAiSpendStore(db, { now }),
+          openWork: createProjectOpenWorkReader(db),
+        },
       },
       scopeCatalogue,
       planTable,
@@ -126,7 +139,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     });
     const workPlatformApi = await createContractApi(workPlatform, {
       now,
-      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), answerBox: webhookSecrets, now },
+      idempotency: {
+        store: idempotencyKeys,
+        inTransaction: (fn) => runInImmediateTransaction(db, fn),
+        answerBox: webhookSecrets,
+        now,
+        // A claim outlives the longest AI call by far; it lapses only when its process died mid-call.
+        claims: { store: createIdempotencyClaimStore(db), leaseMs: Math.max(IDEMPOTENCY_CLAIM_LEASE_MS, 2 * config.ai.timeoutMs) },
+      },
     });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
     const portfolio = portfolioProfile({

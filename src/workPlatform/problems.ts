@@ -25,8 +25,11 @@ export const PROBLEM_TYPES = Object.freeze({
   'rate-limited': { status: 429, title: 'Rate limit exceeded' },
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'quota-exceeded': { status: 429, title: 'Monthly quota exceeded' },
+  'ai-spend-cap-exceeded': { status: 429, title: 'Daily AI spend cap reached' },
   internal: { status: 500, title: 'Internal server error' },
+  'ai-provider-error': { status: 502, title: 'AI provider error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  'ai-provider-timeout': { status: 504, title: 'AI provider timeout' },
 } as const satisfies Record<string, { status: number; title: string }>);
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;
@@ -56,6 +59,14 @@ export interface QuotaMember {
   resetAt: string;
 }
 
+export interface AiSpendMember {
+  limitCents: number;
+  /** Cents with up to 3 decimals. */
+  usedCents: number;
+  /** ISO 8601 UTC timestamp: the next midnight. */
+  resetAt: string;
+}
+
 /** The extension members the contract's Problem schema declares, and only those. */
 export interface ProblemExtensions {
   errors?: ValidationIssue[];
@@ -63,9 +74,10 @@ export interface ProblemExtensions {
   grantedScopes?: string[];
   rateLimit?: RateLimitMember;
   quota?: QuotaMember;
+  aiSpend?: AiSpendMember;
 }
 
-const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota'] as const;
+const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota', 'aiSpend'] as const;
 
 export interface ApiProblemOptions {
   /** Explanation of this occurrence, for a human; never parsed by clients. */
