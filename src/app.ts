@@ -90,6 +90,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const workspaces = createWorkspaceStore(db, { now });
   const quota = createQuotaCounterStore(db);
   const idempotencyKeys = createIdempotencyKeyStore(db);
+  const idempotencyClaims = createIdempotencyClaimStore(db);
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
@@ -145,7 +146,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         answerBox: webhookSecrets,
         now,
         // A claim outlives the longest AI call by far; it lapses only when its process died mid-call.
-        claims: { store: createIdempotencyClaimStore(db), leaseMs: Math.max(IDEMPOTENCY_CLAIM_LEASE_MS, 2 * config.ai.timeoutMs) },
+        claims: { store: idempotencyClaims, leaseMs: Math.max(IDEMPOTENCY_CLAIM_LEASE_MS, 2 * config.ai.timeoutMs) },
       },
     });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
@@ -240,6 +241,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     [
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
+      { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
       ...deliveryHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,

@@ -1157,7 +1157,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation. */
+        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

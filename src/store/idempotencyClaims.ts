@@ -13,6 +13,8 @@ export interface IdempotencyClaimStore {
    */
   claimIdempotencyKey(input: { workspaceId: string; key: string; now: number; claimedUntil: number }): boolean;
   releaseIdempotencyClaim(workspaceId: string, key: string): void;
+  /** Deletes claims that lapsed (left by processes that died); returns how many. Run on a schedule. */
+  purgeLapsedIdempotencyClaims(now: number): number;
 }
 
 export function createIdempotencyClaimStore(db: BetterSqlite3.Database): IdempotencyClaimStore {
@@ -31,10 +33,12 @@ export function createIdempotencyClaimStore(db: BetterSqlite3.Database): Idempot
     .delete(idempotencyClaims)
     .where(and(eq(idempotencyClaims.workspaceId, sql.placeholder('workspaceId')), eq(idempotencyClaims.key, sql.placeholder('key'))))
     .prepare();
+  const purge = orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))).prepare();
   return {
     claimIdempotencyKey: (input) => claim.run(input).changes > 0,
     releaseIdempotencyClaim(workspaceId, key) {
       release.run({ workspaceId, key });
     },
+    purgeLapsedIdempotencyClaims: (now) => purge.run({ now }).changes,
   };
 }

@@ -23,6 +23,14 @@ describe('idempotency claims', () => {
     expect(claim(1001)).toBe(true);
   });
 
+  it('purges only the claims that lapsed', () => {
+    const store = createIdempotencyClaimStore(t.db);
+    store.claimIdempotencyKey({ workspaceId, key: 'lapsed', now: 0, claimedUntil: 1000 });
+    store.claimIdempotencyKey({ workspaceId, key: 'live', now: 0, claimedUntil: 5000 });
+    expect(store.purgeLapsedIdempotencyClaims(1000)).toBe(1);
+    expect(store.claimIdempotencyKey({ workspaceId, key: 'live', now: 1000, claimedUntil: 6000 })).toBe(false);
+  });
+
   it('keeps keys and workspaces apart', () => {
     const store = createIdempotencyClaimStore(t.db);
     const other = makeWorkspace(t.db).workspaceId;
