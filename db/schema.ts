@@ -509,3 +509,64 @@ export const collectionRevisions = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.workspaceId, table.collection] })],
 );
+
+export const aiSpendStates = ['reserved', 'settled', 'released'] as const;
+export type AiSpendState = (typeof aiSpendStates)[number];
+
+/**
+ * The AI spend ledger, in integer millicents (1/1000 of a US cent). Before a provider call an
+ * entry is `reserved` at the call's upper-bound cost; after it, `settled` at the actual cost (from
+ * the provider's reported usage and the price table), or `released` when the call failed (a failed
+ * call costs nothing). What counts against a workspace's daily cap: settled entries at their
+ * actual cost plus reserved ones at their estimate (a reservation whose process died counts until
+ * its day ends).
+ */
+export const aiSpendEntries = sqliteTable(
+  'ai_spend_entries',
+  {
+    id: text('id').primaryKey(), // ais_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** `YYYY-MM-DD`, the UTC day the entry counts against. */
+    day: text('day').notNull(),
+    /** The operation that made the call, e.g. `draftTasks`. */
+    operation: text('operation').notNull(),
+    model: text('model').notNull(),
+    /** The request id of the call, to find its log lines. */
+    requestId: text('request_id').notNull(),
+    state: text('state', { enum: aiSpendStates }).notNull(),
+    reservedMillicents: integer('reserved_millicents').notNull(),
+    /** Set when settled. */
+    actualMillicents: integer('actual_millicents'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    createdAt: integer('created_at').notNull(),
+    /** When the entry was settled or released. */
+    closedAt: integer('closed_at'),
+  },
+  (table) => [
+    index('ai_spend_entries_workspace_day_idx').on(table.workspaceId, table.day),
+    check('ai_spend_entries_state_known', inList('state', aiSpendStates)),
+    check('ai_spend_entries_reserved_not_negative', sql`${table.reservedMillicents} >= 0`),
+    check('ai_spend_entries_settled_has_actual', sql`(${table.state} = 'settled') = (${table.actualMillicents} IS NOT NULL)`),
+  ],
+);
+
+/**
+ * Idempotency keys whose first request is still running outside a transaction (an operation that
+ * waits for a provider before it can answer). A second request with the key meanwhile is refused
+ * rather than acting twice; the claim is dropped when the first request answers, and a claim
+ * left by a process that died stops counting at `claimedUntil`.
+ */
+export const idempotencyClaims = sqliteTable(
+  'idempotency_claims',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    claimedUntil: integer('claimed_until').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.key] })],
+);

@@ -22,6 +22,10 @@ import { workPlatformPlanTable } from './limits/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
+import { createIdempotencyClaimStore } from './store/idempotencyClaims.js';
+import { createAiSpendStore } from './store/aiSpend.js';
+import { createProjectOpenWorkReader } from './store/projectOpenWork.js';
+import { createAiProvider } from './ai/aiProviders.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
@@ -39,6 +43,9 @@ import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
+
+/** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
+const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
 
 /** How long close() lets open requests finish before it cuts their connections (the process must exit within 10 s). */
 const CLOSE_CONNECTIONS_AFTER_MS = 8_000;
@@ -99,6 +106,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const idempotencyKeys = createIdempotencyKeyStore(db);
   // One memory cap for every answer the process keeps.
   const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
+  const idempotencyClaims = createIdempotencyClaimStore(db);
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
@@ -135,6 +143,12 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           },
         },
         downloads: workPlatformArtifacts,
+        ai: {
+          provider: createAiProvider(config.ai),
+          prices: config.ai.prices,
+          spend: createAiSpendStore(db, { now }),
+          openWork: createProjectOpenWorkReader(db),
+        },
       },
       scopeCatalogue,
       planTable,
@@ -148,7 +162,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     });
     const workPlatformApi = await createContractApi(workPlatform, {
       now,
-      idempotency: { store: idempotencyKeys, inTransaction: (fn) => runInImmediateTransaction(db, fn), answerBox: webhookSecrets, now },
+      idempotency: {
+        store: idempotencyKeys,
+        inTransaction: (fn) => runInImmediateTransaction(db, fn),
+        answerBox: webhookSecrets,
+        now,
+        // A claim outlives the longest AI call by far; it lapses only when its process died mid-call.
+        claims: { store: idempotencyClaims, leaseMs: Math.max(IDEMPOTENCY_CLAIM_LEASE_MS, 2 * config.ai.timeoutMs) },
+      },
     });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
     const portfolio = portfolioProfile({
@@ -244,6 +265,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       { name: 'write-local-quota-counts', every: '* * * * * *', run: () => (writeLocalQuotaCounts(), 0) },
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
+      { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
       ...webhookHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,

@@ -38,6 +38,21 @@ export interface Config {
   databaseBusyTimeoutMs: number;
   /** Node's HTTP server limits: a client slower than these is answered 408 and cut off. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeaderBytes: number; maxConnections: number };
+  /** The AI routes: which provider answers them, and the price table their spend is charged by. */
+  ai: AiConfig;
+}
+
+export type AiProviderName = 'offline' | 'openai-compatible';
+
+export interface AiConfig {
+  provider: AiProviderName;
+  /** The OpenAI-compatible server, e.g. https://api.openai.com/v1 (no trailing slash); empty for offline. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The model asked for; `offline-rules-1` is the offline provider's own. */
+  model: string;
+  timeoutMs: number;
+  prices: { inputCentsPerMillionTokens: number; outputCentsPerMillionTokens: number };
 }
 
 /** Every environment variable the server reads, documented once; the README's table mirrors it. */
@@ -122,6 +137,22 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'on',
     description: 'on: `npm start` also runs the webhook delivery worker; off: run it apart with `npm run worker` (any number of them).',
   },
+  {
+    name: 'AI_PROVIDER',
+    default: 'offline',
+    description:
+      'Who answers the /v1/ai routes: offline (built-in rules, no network, model offline-rules-1) or openai-compatible (a chat-completions server at AI_BASE_URL).',
+  },
+  { name: 'AI_BASE_URL', default: 'none', description: 'With openai-compatible: the API base, e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1; `/chat/completions` is appended.' },
+  { name: 'AI_API_KEY', default: 'none', description: 'With openai-compatible: sent as Authorization: Bearer; leave unset for a local server that needs none. Never logged.' },
+  { name: 'AI_MODEL', default: 'none', description: 'With openai-compatible: the model to ask for, e.g. gpt-4o-mini; named in every answer.' },
+  { name: 'AI_TIMEOUT_MS', default: '20000', description: 'How long one provider call may take (connect, send, answer); then 504 ai-provider-timeout.' },
+  {
+    name: 'AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS',
+    default: '15',
+    description: 'US cents per million prompt tokens, for every provider (up to 3 decimals): what a call is charged against the daily AI spend cap.',
+  },
+  { name: 'AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS', default: '60', description: 'US cents per million completion tokens, for every provider (up to 3 decimals).' },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -152,6 +183,37 @@ function positiveInteger(name: VariableName, raw: string | undefined, fallback: 
     throw new ConfigError(`${name} must be an integer ≥ ${allowZero ? 0 : 1}, got "${raw}"`);
   }
   return value;
+}
+
+/** A price in cents: a number from 0 to 9,999,999.999 with at most 3 decimals (costs stay exact integers). */
+function centsPrice(name: VariableName, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,7}(\.\d{1,3})?$/.test(raw)) throw new ConfigError(`${name} must be a number of cents ≥ 0 with at most 3 decimals, got "${raw}"`);
+  return Number(raw);
+}
+
+function aiConfig(env: NodeJS.ProcessEnv): AiConfig {
+  const provider = (env.AI_PROVIDER || 'offline') as AiProviderName;
+  if (provider !== 'offline' && provider !== 'openai-compatible') {
+    throw new ConfigError(`AI_PROVIDER must be offline or openai-compatible, got "${env.AI_PROVIDER}"`);
+  }
+  const baseUrl = (env.AI_BASE_URL || '').replace(/\/+$/, '');
+  const model = env.AI_MODEL || '';
+  if (provider === 'openai-compatible') {
+    if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new ConfigError(`AI_PROVIDER=openai-compatible needs AI_BASE_URL, an http(s) URL; got "${env.AI_BASE_URL ?? ''}"`);
+    if (model === '') throw new ConfigError('AI_PROVIDER=openai-compatible needs AI_MODEL, the model to ask for');
+  }
+  return {
+    provider,
+    baseUrl,
+    apiKey: env.AI_API_KEY || undefined,
+    model,
+    timeoutMs: positiveInteger('AI_TIMEOUT_MS', env.AI_TIMEOUT_MS, 20_000),
+    prices: {
+      inputCentsPerMillionTokens: centsPrice('AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS', env.AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS, 15),
+      outputCentsPerMillionTokens: centsPrice('AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS', env.AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS, 60),
+    },
+  };
 }
 
 function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
@@ -206,5 +268,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
     webhookWorker: onOff('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
     dataDirectory: path.dirname(databasePath),
+    ai: aiConfig(env),
   };
 }

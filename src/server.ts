@@ -74,6 +74,8 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, demo: D
       `  try: curl -H "Authorization: Bearer ${apiKey}" ${publicBaseUrl}/api/v1/portfolio`,
       `Demo Personal Access Token of workspace ${demo.workPlatform.workspaceId}, every scope (shown only now):`,
       `  try: curl -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" "${publicBaseUrl}/v1/tasks?limit=5"`,
+      `  AI (${config.ai.provider === 'offline' ? 'the offline rules, AI_PROVIDER=offline' : `${config.ai.model} at AI_BASE_URL`}): curl -X POST -H "Authorization: Bearer ${demo.workPlatform.tokens.all}" \\`,
+      `    -H "content-type: application/json" -d '{"projectId":"${demo.workPlatform.projectId}"}' ${publicBaseUrl}/v1/ai/project-summaries`,
       `Demo webhook subscription ${demo.workPlatform.webhook.id} → ${demo.workPlatform.webhook.url} (a placeholder address:`,
       '  its deliveries fail and are retried; see GET /v1/webhooks/<id>/deliveries).',
       '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',

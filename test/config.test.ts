@@ -25,9 +25,35 @@ describe('loadConfig', () => {
     [{ RESPONSE_VALIDATION: 'strict' }, 'RESPONSE_VALIDATION must be off, warn or enforce'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be on or off'],
     [{ PUBLIC_BASE_URL: 'ftp://example.com' }, 'PUBLIC_BASE_URL must be an http(s) URL'],
+    [{ AI_PROVIDER: 'anthropic' }, 'AI_PROVIDER must be offline or openai-compatible'],
+    [{ AI_PROVIDER: 'openai-compatible', AI_MODEL: 'm' }, 'AI_PROVIDER=openai-compatible needs AI_BASE_URL'],
+    [{ AI_PROVIDER: 'openai-compatible', AI_BASE_URL: 'http://127.0.0.1:8080/v1' }, 'AI_PROVIDER=openai-compatible needs AI_MODEL'],
+    [{ AI_TIMEOUT_MS: '0' }, 'AI_TIMEOUT_MS must be an integer ≥ 1'],
+    [{ AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: '-1' }, 'AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS must be a number of cents'],
+    [{ AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS: '0.0001' }, 'AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS must be a number of cents'],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('answers the AI routes offline by default, with the documented price table', () => {
+    expect(loadConfig({}).ai).toEqual({
+      provider: 'offline',
+      baseUrl: '',
+      apiKey: undefined,
+      model: '',
+      timeoutMs: 20_000,
+      prices: { inputCentsPerMillionTokens: 15, outputCentsPerMillionTokens: 60 },
+    });
+    expect(
+      loadConfig({
+        AI_PROVIDER: 'openai-compatible',
+        AI_BASE_URL: 'https://api.openai.com/v1/',
+        AI_API_KEY: 'sk-x',
+        AI_MODEL: 'gpt-4o-mini',
+        AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: '2.5',
+      }).ai,
+    ).toMatchObject({ provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-x', model: 'gpt-4o-mini', prices: { inputCentsPerMillionTokens: 2.5 } });
   });
 
   it('drops a trailing slash from PUBLIC_BASE_URL', () => {

@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment';
@@ -27,6 +27,8 @@ export const operationIds = [
   'rotateWebhookKey',
   'replayWebhookEvents',
   'listWebhookDeliveries',
+  'draftTasks',
+  'summarizeProject',
   'getOpenapiJson',
   'getOpenapiYaml',
   'getPostmanCollection',
@@ -41,6 +43,7 @@ export const scopeCatalogue = [
   'projects:write',
   'workspace:read',
   'webhooks:manage',
+  'ai:use',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -264,5 +267,14 @@ export const maxLengths = {
   WebhookUpdate: {
     url: 2048,
     description: 500
+  },
+  AiTaskDraftRequest: {
+    text: 8000
+  },
+  AiTaskDraft: {
+    title: 200
+  },
+  AiProjectSummary: {
+    summary: 4000
   }
 } as const;

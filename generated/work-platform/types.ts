@@ -241,6 +241,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ai/task-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft tasks from text
+         * @description Turns free text (notes, a list, an email) into task drafts for a project of the workspace and
+         *     answers 200 with them. It creates nothing: the client POSTs the drafts it keeps to `/v1/tasks`.
+         *     Each draft has a title (at most 200 characters), a priority and a due date when the text names
+         *     one. An unknown project, or one of another workspace, answers `404 not-found` (code
+         *     `project-not-found`).
+         *
+         *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
+         *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
+         *     answer without calling the model or charging again.
+         */
+        post: operations["draftTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/project-summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Summarize a project's open work
+         * @description Summarizes the open work of a project of the workspace (its tasks not `DONE`) and answers 200
+         *     with a few sentences, the number of open and overdue tasks, and the tasks that need attention
+         *     first. The model reads at most the 200 most urgent open tasks (highest priority first, then the
+         *     earliest due date); the counts cover all of them. It changes nothing. An unknown project, or
+         *     one of another workspace, answers `404 not-found` (code `project-not-found`).
+         *
+         *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
+         *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
+         *     answer without calling the model or charging again.
+         */
+        post: operations["summarizeProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -471,8 +527,9 @@ export interface components {
          *     `bad-request` (400), `unauthenticated` (401), `token-expired` (401), `insufficient-scope` (403),
          *     `forbidden` (403), `not-found` (404), `method-not-allowed` (405), `conflict` (409),
          *     `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422),
-         *     `precondition-required` (428), `rate-limited` (429), `quota-exceeded` (429), `internal` (500),
-         *     `unavailable` (503). Requests refused before any operation is matched also come as problems,
+         *     `precondition-required` (428), `rate-limited` (429), `quota-exceeded` (429),
+         *     `ai-spend-cap-exceeded` (429), `internal` (500), `ai-provider-error` (502), `unavailable` (503),
+         *     `ai-provider-timeout` (504). Requests refused before any operation is matched also come as problems,
          *     and their connection is closed: `bad-request` with code `malformed-request` (not valid HTTP),
          *     `request-timeout` (408, not sent whole within the server's timeouts) and
          *     `request-header-fields-too-large` (431).
@@ -492,7 +549,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key still holds the lock after 5 s; retry), `write-conflict` (transient; retry). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -502,6 +559,7 @@ export interface components {
             grantedScopes?: string[];
             rateLimit?: components["schemas"]["RateLimitProblemMember"];
             quota?: components["schemas"]["QuotaProblemMember"];
+            aiSpend?: components["schemas"]["AiSpendProblemMember"];
         };
         ValidationIssue: {
             /** @description A JSON pointer into the request body (`/title`), or `?name` for a query parameter (`?limit`), or the header name for a header. */
@@ -674,7 +732,7 @@ export interface components {
                  */
                 resetAt: string;
             };
-            aiDailySpendCapCents: components["schemas"]["LimitValue"];
+            aiDailySpendCapCents: components["schemas"]["AiDailySpendCap"];
             /** @description Delays between webhook delivery attempts, in seconds. */
             webhookRetryDelaysSeconds: {
                 inForce: number[];
@@ -907,6 +965,111 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description Free text to turn into task drafts for a project of the workspace: notes, a list, an email. A project of another workspace, or none, answers `404 not-found` (code `project-not-found`).
+         * @example {
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "text": "- Fix the broken signup link on the pricing page ASAP\n- Draft the launch announcement by 2026-12-01\n- Maybe try a dark theme for the blog someday",
+         *       "maxDrafts": 10
+         *     }
+         */
+        AiTaskDraftRequest: {
+            projectId: string;
+            /** @description 1 to 8000 characters; longer text answers `422 validation`. */
+            text: string;
+            /**
+             * @description At most this many drafts are returned (1 to 20, default 10).
+             * @default 10
+             */
+            maxDrafts: number;
+        };
+        /** @description A task the client may create: POST it (with the project's id) to `/v1/tasks`. Nothing is created by drafting. */
+        AiTaskDraft: {
+            title: string;
+            priority: components["schemas"]["TaskPriority"];
+            /**
+             * Format: date-time
+             * @description The end of the day named in the text (23:59:59.999 UTC), or null when the text names none.
+             */
+            dueOn: string | null;
+        };
+        AiTaskDrafts: {
+            /** @description The model that drafted: the configured provider's model, or `offline-rules-1` for the built-in rule-based drafter (no language model). */
+            model: string;
+            projectId: string;
+            /** @description In the order the text names them; at most `maxDrafts`. Empty when the text holds nothing to do. */
+            drafts: components["schemas"]["AiTaskDraft"][];
+            usage: components["schemas"]["AiUsage"];
+        };
+        /**
+         * @description The project to summarize. A project of another workspace, or none, answers `404 not-found` (code `project-not-found`).
+         * @example {
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5"
+         *     }
+         */
+        AiProjectSummaryRequest: {
+            projectId: string;
+        };
+        /** @description A summary of the project's open work: its tasks not `DONE`. The model reads at most the 200 most urgent of them (highest priority first, then the earliest due date, tasks without one last); the counts cover every open task. */
+        AiProjectSummary: {
+            /** @description The model that summarized: the configured provider's model, or `offline-rules-1` for the built-in rule-based summary (no language model). */
+            model: string;
+            projectId: string;
+            /** @description Plain text, a few sentences. */
+            summary: string;
+            /** @description Tasks of the project not `DONE`. */
+            openTaskCount: number;
+            /** @description Open tasks whose `dueOn` has passed. */
+            overdueTaskCount: number;
+            /** @description Tasks that need attention first, each with why. Only tasks of the project appear here; `title` is the task's current title. */
+            highlights: {
+                taskId: string;
+                title: string;
+                reason: string;
+            }[];
+            usage: components["schemas"]["AiUsage"];
+        };
+        /**
+         * @description What the call used and cost. `promptTokens` and `completionTokens` are the provider's own count (the offline provider counts one token per 4 bytes of UTF-8, rounded up). `costCents` = `promptTokens` × the input price + `completionTokens` × the output price of the deployment's price table (US cents per million tokens), rounded up to a thousandth of a cent; it is what was charged against the daily AI spend cap. A replayed answer repeats the usage of the call that was charged; the replay itself costs nothing.
+         * @example {
+         *       "promptTokens": 412,
+         *       "completionTokens": 186,
+         *       "costCents": 0.018
+         *     }
+         */
+        AiUsage: {
+            promptTokens: number;
+            completionTokens: number;
+            /** @description US cents, with up to 3 decimals (a thousandth of a cent is the ledger's unit). */
+            costCents: number;
+        };
+        /** @description On `ai-spend-cap-exceeded`, the workspace's daily AI spend: the cap in force, what counts against it today (settled calls at their cost, calls still running at their reserved upper bound), and when the day ends. */
+        AiSpendProblemMember: {
+            /** @description The daily cap in force, US cents. */
+            limitCents: number;
+            /** @description US cents counted against the cap today, with up to 3 decimals. */
+            usedCents: number;
+            /**
+             * Format: date-time
+             * @description The next midnight, UTC, when the count starts again.
+             */
+            resetAt: string;
+        };
+        /** @description The daily AI spend cap in US cents (null: uncapped), as the other limits report it, with the amount counted against it today: calls settled at their cost plus calls still running at their reserved upper bound. The count restarts at midnight UTC. */
+        AiDailySpendCap: {
+            /** @description The override when set, else the plan default. */
+            inForce: number | null;
+            planDefault: number | null;
+            /** @description The value set for this workspace, or null when the plan's applies. */
+            override: number | null;
+            /** @description US cents counted against the cap today (UTC), with up to 3 decimals. */
+            usedTodayCents: number;
+            /**
+             * Format: date-time
+             * @description The next midnight, UTC.
+             */
+            resetAt: string;
+        };
     };
     responses: {
         /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
@@ -995,7 +1158,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists). */
+        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists).; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1175,6 +1338,82 @@ export interface components {
                  *       "status": 503,
                  *       "detail": "The database is busy with another writer; nothing was written. Retry after 2 seconds.",
                  *       "requestId": "req_3f9c2a7b1d4e5f60718293a4"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `ai-spend-cap-exceeded`: the workspace's daily AI spend cap would be exceeded by this call (`aiSpend`: the cap, what counts against it today, the next UTC midnight); `Retry-After` is the number of seconds to that midnight (calls still running may free part of their reservation sooner). `rate-limited`: the workspace's `ai` bucket is spent (`rateLimit`); `quota-exceeded`: the monthly quota is spent (`quota`). `Retry-After` is authoritative. */
+        AiTooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/ai-spend-cap-exceeded",
+                 *       "title": "Daily AI spend cap reached",
+                 *       "status": 429,
+                 *       "detail": "This call could cost up to 0.82 cents, and the workspace has 0.311 of its 500 cents left today (UTC).",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "aiSpend": {
+                 *         "limitCents": 500,
+                 *         "usedCents": 499.689,
+                 *         "resetAt": "2026-11-24T00:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `ai-provider-error`: the AI provider failed, and nothing was charged. `code` says how: `provider-status` (it answered with an error status), `provider-malformed-answer` (its answer was not the JSON asked for, or larger than 64 KiB), `provider-unreachable` (no connection). The provider's own error is logged under `requestId`, never sent. Retrying later may succeed; with the same `Idempotency-Key` it is a new attempt, since failures are not stored. */
+        AiProviderError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/ai-provider-error",
+                 *       "title": "AI provider error",
+                 *       "status": 502,
+                 *       "detail": "The AI provider answered with an error; nothing was charged. Retry later, quoting the request id if it persists.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "code": "provider-status"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `ai-provider-timeout`: the AI provider did not answer within the deployment's time limit (20 seconds unless configured otherwise), and nothing was charged. Retry later, with a shorter text if it persists. */
+        AiProviderTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/ai-provider-timeout",
+                 *       "title": "AI provider timeout",
+                 *       "status": 504,
+                 *       "detail": "The AI provider did not answer in time; nothing was charged. Retry later.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "code": "provider-timeout"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -2305,6 +2544,118 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    draftTasks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiTaskDraftRequest"];
+            };
+        };
+        responses: {
+            /** @description The drafts; nothing was created. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiTaskDrafts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["AiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["AiProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["AiProviderTimeout"];
+        };
+    };
+    summarizeProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiProjectSummaryRequest"];
+            };
+        };
+        responses: {
+            /** @description The summary; nothing was changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiProjectSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["AiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["AiProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["AiProviderTimeout"];
         };
     };
     getOpenapiJson: {

@@ -3,6 +3,7 @@
 import { dirname, join } from 'node:path';
 import { plans } from '../../generated/work-platform/rules.js';
 import { CliError, iso, parseExpiresAt, required, type Command, type CommandContext } from './cliCommand.js';
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 
 // Store modules load only when a command runs, so that --help and usage errors answer at once.
 const modules = {
@@ -249,8 +250,8 @@ export const workPlatformCommands: Command[] = [
       'Creates a personal access token for a user of the workspace and prints it. The token is shown',
       'only this once; only its SHA-256 hash is stored. JSON: {"id", "token"}.',
       '',
-      '  --scopes      comma-separated, from: tasks:read, tasks:write, projects:read, projects:write,',
-      '                workspace:read, webhooks:manage; --scopes "" creates a token without scopes',
+      `  --scopes      comma-separated, from the contract's catalogue: ${scopeCatalogue.join(', ')};`,
+      '                --scopes "" creates a token without scopes',
       '  --expires-at  when the token stops working, e.g. 2026-12-31T23:59:59Z. Default: never.',
     ].join('\n'),
     options: { workspace: { type: 'string' }, user: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' } },

@@ -2,12 +2,20 @@ import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
 import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
 import { isDatabaseBusy } from '../store/database.js';
-import type { AnyOperationHandler } from './operationContext.js';
+import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
 import { PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
-import { runIdempotently, storedAnswer, type IdempotencyDependencies, type IdempotentRequest, type StoredAnswer } from '../idempotency/idempotentCalls.js';
+import {
+  claimKey,
+  releaseKeyClaim,
+  runIdempotently,
+  storedAnswer,
+  type IdempotencyDependencies,
+  type IdempotentRequest,
+  type StoredAnswer,
+} from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
 
@@ -100,9 +108,13 @@ export async function createContractApi<Caller, Services>(
       throw new Error(`${profile.name}: ${rule.operationId} is idempotent, but the API has no idempotency store`);
     }
     const matched = backend.getOperation(rule.operationId)!;
+    const handler = await loadHandler(profile.operationsDirectory, rule.operationId);
+    if (isTwoPhaseHandler(handler) && rule.idempotent && !options.idempotency?.claims) {
+      throw new Error(`${profile.name}: ${rule.operationId} is a two-phase idempotent operation, but the API has no idempotency claim store`);
+    }
     operations.set(rule.operationId, {
       rules: rule,
-      handler: await loadHandler(profile.operationsDirectory, rule.operationId),
+      handler,
       headers: profile.operationHeaders?.(rule) ?? {},
       takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
     });
@@ -177,7 +189,9 @@ export async function createContractApi<Caller, Services>(
       now: options.now,
       services: profile.services,
     } as never;
-    const act = () => operation.handler(ctx);
+    const { handler } = operation;
+    if (isTwoPhaseHandler(handler)) return runTwoPhase(handler, ctx, idempotent);
+    const act = () => handler(ctx);
     if (rule.method === 'get') return act();
     return retryWhileBusy(idempotent ? () => idempotentReply(idempotent, act) : act, pauses);
   }
@@ -185,6 +199,25 @@ export async function createContractApi<Caller, Services>(
   function idempotentReply(request: IdempotentRequest, act: () => Reply): Reply {
     const outcome = runIdempotently(options.idempotency!, request, act, storedAnswerOf);
     return outcome.replayed ? replayedReply(outcome.answer) : outcome.result;
+  }
+
+  /**
+   * A handler that waits outside the database first: its key is claimed (or its stored answer
+   * replayed) before it starts, its commit step runs like a synchronous handler, and the claim is
+   * dropped when it has answered, whatever the answer.
+   */
+  async function runTwoPhase(handler: TwoPhaseHandler<never, Reply>, ctx: never, idempotent: IdempotentRequest | undefined): Promise<Reply> {
+    const deps = options.idempotency!;
+    if (!idempotent) return retryWhileBusy(await handler(ctx), pauses);
+    const replay = await retryWhileBusy(() => claimKey(deps, idempotent), pauses);
+    if (replay) return replayedReply(replay);
+    try {
+      const commit = await handler(ctx);
+      return await retryWhileBusy(() => idempotentReply(idempotent, commit), pauses);
+    } finally {
+      // A claim that cannot be dropped now lapses at the end of its lease.
+      await retryWhileBusy(() => releaseKeyClaim(deps, idempotent), pauses).catch(() => undefined);
+    }
   }
 
   function idempotentRequest(rule: OperationRules, context: Context, caller: Caller | undefined): IdempotentRequest | undefined {

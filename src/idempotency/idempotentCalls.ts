@@ -1,3 +1,4 @@
+import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
@@ -28,6 +29,11 @@ export interface IdempotencyDependencies {
    */
   answerBox: AnswerBox;
   now: () => number;
+  /**
+   * Claims on keys whose first request runs outside a transaction (a two-phase operation, which
+   * waits for an outside service), and how long a claim lasts when its process dies mid-request.
+   */
+  claims?: { store: IdempotencyClaimStore; leaseMs: number };
 }
 
 /** One use of a key: the caller's scope (a workspace), the key, and the request it was sent with. */
@@ -48,6 +54,9 @@ export class IdempotencyKeyReusedError extends Error {
     super(`idempotency key first used for ${firstMethod} ${firstPath}`);
   }
 }
+
+/** The first request with the key is still running (a two-phase operation); the API words it in its own vocabulary. */
+export class IdempotencyKeyInUseError extends Error {}
 
 /** The stored answer cannot be opened any more (the server's sealing key was replaced). */
 export class IdempotentAnswerUnreadableError extends Error {}
@@ -85,6 +94,30 @@ export function runIdempotently<T>(
     }
     return { replayed: false, result };
   });
+}
+
+/**
+ * For a request that runs outside a transaction before it commits (a two-phase operation): in one
+ * transaction, the stored answer when there is one, else a claim on the key, so that a concurrent
+ * request with the key is refused (`IdempotencyKeyInUseError`) rather than acting a second time.
+ * Returns the stored answer, or undefined once the key is claimed; the caller releases the claim
+ * with `releaseKeyClaim` when it has answered, whatever the answer.
+ */
+export function claimKey(deps: IdempotencyDependencies, request: IdempotentRequest): StoredAnswer | undefined {
+  const claims = deps.claims;
+  if (!claims) throw new Error('two-phase idempotent operations need an idempotency claim store');
+  return deps.inTransaction(() => {
+    const now = deps.now();
+    const stored = storedAnswer(deps, request, now);
+    if (stored) return stored;
+    const claimed = claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: now + claims.leaseMs });
+    if (!claimed) throw new IdempotencyKeyInUseError(`idempotency key ${request.key} is held by a request still running`);
+    return undefined;
+  });
+}
+
+export function releaseKeyClaim(deps: IdempotencyDependencies, request: IdempotentRequest): void {
+  deps.claims?.store.releaseIdempotencyClaim(request.scope, request.key);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { PublicOperationId } from '../../generated/work-platform/rules.js';
 import type { operations } from '../../generated/work-platform/types.js';
-import type { OperationContext, OperationReply } from '../contract/operationContext.js';
+import type { OperationContext, OperationReply, TwoPhaseHandler } from '../contract/operationContext.js';
+import type { AiServices } from './aiCalls.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { ListPageCache } from '../store/listPageCache.js';
@@ -28,6 +29,8 @@ export interface WorkPlatformServices {
   /** The month's token calls: the shared count plus the calls this process has counted alone and not yet written. */
   quota: Pick<QuotaCounterStore, 'quotaUsage'>;
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string };
+  /** The AI routes: the provider, the price table, the spend ledger and the reads they summarize. */
+  ai: AiServices;
 }
 
 /** A Work-Platform handler's context: the authenticated caller (with its workspace) on every operation that needs a token. */
@@ -42,5 +45,10 @@ export type WorkPlatformContext<Op extends WorkPlatformOperationId> = OperationC
 export type WorkPlatformReply<Op extends WorkPlatformOperationId> = OperationReply<operations, Op>;
 
 export type WorkPlatformHandler<Op extends WorkPlatformOperationId> = (ctx: WorkPlatformContext<Op>) => WorkPlatformReply<Op>;
+
+/** A handler that waits for an outside service before it answers (see `TwoPhaseHandler`). */
+export type WorkPlatformTwoPhaseHandler<Op extends WorkPlatformOperationId> = TwoPhaseHandler<WorkPlatformContext<Op>, WorkPlatformReply<Op>>;
+
+export { twoPhaseHandler } from '../contract/operationContext.js';
 
 export { JSON_CONTENT } from '../contract/operationContext.js';

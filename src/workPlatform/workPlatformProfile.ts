@@ -3,7 +3,7 @@ import type { OperationRules } from '../contract/operationRules.js';
 import type { Admission, ApiProfile } from '../contract/pipeline.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import type { CorsPolicy } from '../http/cors.js';
-import { IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../idempotency/idempotentCalls.js';
 import { rateLimitClasses, type RateLimitClass } from '../../generated/work-platform/rules.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { LocalQuotaCounts } from '../limits/localQuotaCounts.js';
@@ -118,6 +118,12 @@ function asProblem(error: unknown): unknown {
     return new ApiProblem('conflict', {
       detail: `This Idempotency-Key was used for ${error.firstMethod} ${error.firstPath}; use a new key for this request.`,
       code: 'idempotency-key-reused',
+    });
+  }
+  if (error instanceof IdempotencyKeyInUseError) {
+    return new ApiProblem('conflict', {
+      detail: 'The first request with this Idempotency-Key is still running; retry shortly to get its answer.',
+      code: 'idempotency-key-in-use',
     });
   }
   if (error instanceof IdempotentAnswerUnreadableError) {

@@ -161,7 +161,7 @@ describe('admin CLI: Work-Platform commands', () => {
   it('creates, lists, rotates and revokes personal access tokens', async () => {
     const workspaceId = await created(['workspace', 'create', '--name', 'Tokens', '--plan', 'team']);
     const userId = await created(['user', 'create', '--workspace', workspaceId, '--role', 'member']);
-    const first = await adminJson(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'tasks:write,tasks:read']);
+    const first = await adminJson(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'ai:use,tasks:write,tasks:read']);
     expect(first.json).toEqual({ id: expect.stringMatching(/^pat_[A-Za-z0-9]{20}$/), token: expect.stringMatching(/^svc_pat_[A-Za-z0-9_-]{43}$/) });
     const none = await adminJson(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', '', '--expires-at', '2099-01-01T00:00:00Z']);
     expect(none.code, none.stderr).toBe(0);
@@ -177,7 +177,7 @@ describe('admin CLI: Work-Platform commands', () => {
         id: first.json.id,
         userId,
         prefix: String(first.json.token).slice(0, 12),
-        scopes: ['tasks:read', 'tasks:write'],
+        scopes: ['tasks:read', 'tasks:write', 'ai:use'],
         state: 'revoked',
         createdAt: expect.any(String),
         expiresAt: null,
@@ -185,7 +185,7 @@ describe('admin CLI: Work-Platform commands', () => {
         rotatedTo: rotated.json.id,
       },
       expect.objectContaining({ id: none.json.id, scopes: [], state: 'revoked', expiresAt: '2099-01-01T00:00:00.000Z' }),
-      expect.objectContaining({ id: rotated.json.id, scopes: ['tasks:read', 'tasks:write'], state: 'active', rotatedTo: null }),
+      expect.objectContaining({ id: rotated.json.id, scopes: ['tasks:read', 'tasks:write', 'ai:use'], state: 'active', rotatedTo: null }),
     ]);
     expect(listed.stdout).not.toContain(String(first.json.token));
 

@@ -46,8 +46,11 @@ describe('PROBLEM_TYPES', () => {
       'precondition-required': [428, 'Precondition required'],
       'rate-limited': [429, 'Rate limit exceeded'],
       'quota-exceeded': [429, 'Monthly quota exceeded'],
+      'ai-spend-cap-exceeded': [429, 'Daily AI spend cap reached'],
       internal: [500, 'Internal server error'],
+      'ai-provider-error': [502, 'AI provider error'],
       unavailable: [503, 'Service unavailable'],
+      'ai-provider-timeout': [504, 'AI provider timeout'],
       'request-timeout': [408, 'Request timeout'],
       'request-header-fields-too-large': [431, 'Request header fields too large'],
     });

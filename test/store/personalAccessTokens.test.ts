@@ -21,8 +21,8 @@ afterEach(() => t.cleanup());
 const patRow = (id: string) => t.db.prepare('SELECT * FROM personal_access_tokens WHERE id = ?').get(id) as Record<string, unknown>;
 
 describe('scope catalogue', () => {
-  it('lists the six scopes of the issue', () => {
-    expect(scopeCatalogue).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage']);
+  it("lists the contract's scopes", () => {
+    expect(scopeCatalogue).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage', 'ai:use']);
   });
 
   it('normalizes to catalogue order without duplicates and refuses unknown names', () => {

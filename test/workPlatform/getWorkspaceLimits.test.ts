@@ -68,7 +68,7 @@ it('GET /v1/workspace/limits reports every value: in force, plan default, overri
     },
     // The report itself is a PAT call: the third.
     monthlyQuota: { inForce: 40, planDefault: 100_000, override: 40, usedThisMonth: 3, resetAt: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1)).toISOString() },
-    aiDailySpendCapCents: { inForce: 0, planDefault: 5000, override: 0 },
+    aiDailySpendCapCents: { inForce: 0, planDefault: 5000, override: 0, usedTodayCents: 0, resetAt: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), month.getUTCDate() + 1)).toISOString() },
     webhookRetryDelaysSeconds: { inForce: [10, 60], planDefault: [30, 120, 600, 1800, 7200, 28800, 86400], override: [10, 60] },
   });
   expect(report.headers['x-quota-remaining']).toBe('37');

@@ -1,10 +1,14 @@
 import { effectiveLimits, rateLimitTier } from '../../limits/workspaceLimits.js';
+import { nextUtcMidnight, utcDayOf } from '../../ai/calendar.js';
+import { centsOf } from '../../ai/pricing.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
 export const getWorkspaceLimits: WorkPlatformHandler<'getWorkspaceLimits'> = (ctx) => {
   const { workspace } = ctx.caller;
   const limits = effectiveLimits(workspace);
-  const usage = ctx.services.quota.quotaUsage(workspace.id, ctx.now());
+  const now = ctx.now();
+  const usage = ctx.services.quota.quotaUsage(workspace.id, now);
+  const aiSpentMillicents = ctx.services.ai.spend.spentOnDay(workspace.id, utcDayOf(now));
   return {
     status: 200,
     body: {
@@ -18,7 +22,11 @@ export const getWorkspaceLimits: WorkPlatformHandler<'getWorkspaceLimits'> = (ct
         ai: limits.aiPerMinute,
       },
       monthlyQuota: { ...limits.monthlyQuota, usedThisMonth: usage.used, resetAt: new Date(usage.resetAt).toISOString() },
-      aiDailySpendCapCents: limits.aiDailySpendCapCents,
+      aiDailySpendCapCents: {
+        ...limits.aiDailySpendCapCents,
+        usedTodayCents: centsOf(aiSpentMillicents),
+        resetAt: new Date(nextUtcMidnight(now)).toISOString(),
+      },
       webhookRetryDelaysSeconds: limits.webhookRetryDelaysSeconds,
     },
   };

@@ -1,0 +1,34 @@
+// UTC days: the spend cap counts per UTC day, and relative due dates count from the request's UTC day.
+
+export const DAY_MS = 86_400_000;
+
+export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+/** Midnight UTC at the start of the day `time` falls in. */
+export function startOfUtcDay(time: number): number {
+  return Math.floor(time / DAY_MS) * DAY_MS;
+}
+
+/** `YYYY-MM-DD` of the UTC day `time` falls in. */
+export function utcDayOf(time: number): string {
+  return new Date(startOfUtcDay(time)).toISOString().slice(0, 10);
+}
+
+export function nextUtcMidnight(time: number): number {
+  return startOfUtcDay(time) + DAY_MS;
+}
+
+/** The last millisecond of the UTC day that starts at `dayStart`, as an ISO 8601 timestamp. */
+export function endOfUtcDay(dayStart: number): string {
+  return new Date(dayStart + DAY_MS - 1).toISOString();
+}
+
+/** Midnight UTC of a `YYYY-MM-DD` date, or undefined when it names no real day. */
+export function parseUtcDate(text: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const time = Date.UTC(year, month - 1, day);
+  const date = new Date(time);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? time : undefined;
+}

@@ -1,0 +1,44 @@
+// Claims on idempotency keys whose first request runs outside a transaction (it waits for an AI
+// provider before it can answer): while the claim lives, a second request with the key is refused
+// instead of acting twice. Taken and checked inside the caller's BEGIN IMMEDIATE transaction.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { idempotencyClaims } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+
+export interface IdempotencyClaimStore {
+  /**
+   * Claims the key until `claimedUntil`; false when another request holds a live claim on it. A
+   * claim whose time has passed (its process died) is taken over.
+   */
+  claimIdempotencyKey(input: { workspaceId: string; key: string; now: number; claimedUntil: number }): boolean;
+  releaseIdempotencyClaim(workspaceId: string, key: string): void;
+  /** Deletes claims that lapsed (left by processes that died); returns how many. Run on a schedule. */
+  purgeLapsedIdempotencyClaims(now: number): number;
+}
+
+export function createIdempotencyClaimStore(db: BetterSqlite3.Database): IdempotencyClaimStore {
+  const orm = drizzleFor(db);
+  const claim = orm
+    .insert(idempotencyClaims)
+    .values({ workspaceId: sql.placeholder('workspaceId'), key: sql.placeholder('key'), claimedUntil: sql.placeholder('claimedUntil') })
+    .onConflictDoUpdate({
+      target: [idempotencyClaims.workspaceId, idempotencyClaims.key],
+      // drizzle has no name for the row that failed to insert; SQLite calls it `excluded`.
+      set: { claimedUntil: sql`excluded.claimed_until` },
+      setWhere: lte(idempotencyClaims.claimedUntil, sql.placeholder('now')),
+    })
+    .prepare();
+  const release = orm
+    .delete(idempotencyClaims)
+    .where(and(eq(idempotencyClaims.workspaceId, sql.placeholder('workspaceId')), eq(idempotencyClaims.key, sql.placeholder('key'))))
+    .prepare();
+  const purge = orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))).prepare();
+  return {
+    claimIdempotencyKey: (input) => claim.run(input).changes > 0,
+    releaseIdempotencyClaim(workspaceId, key) {
+      release.run({ workspaceId, key });
+    },
+    purgeLapsedIdempotencyClaims: (now) => purge.run({ now }).changes,
+  };
+}

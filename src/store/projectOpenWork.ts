@@ -1,0 +1,78 @@
+// The open work of a project (its tasks not DONE) as the AI summary reads it: counts over every
+// open task, and the most urgent of them.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, asc, count, desc, eq, lt, ne, sql } from 'drizzle-orm';
+import { dueOnSortExpressionText, tasks } from '../../db/schema.js';
+import { drizzleFor } from './drizzle.js';
+import { toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
+
+export type OpenTaskStatus = Exclude<TaskStatus, 'DONE'>;
+
+export interface ProjectOpenWork {
+  openTaskCount: number;
+  /** Open tasks whose due time has passed. */
+  overdueTaskCount: number;
+  countsByStatus: Record<OpenTaskStatus, number>;
+  countsByPriority: Record<TaskPriority, number>;
+  /** At most `limit` open tasks: highest priority first, then the earliest due (tasks without a due date last), then by id. */
+  mostUrgent: Task[];
+}
+
+export interface ProjectOpenWorkReader {
+  openWorkOfProject(workspaceId: string, projectId: string, options: { now: number; limit: number }): ProjectOpenWork;
+}
+
+export function createProjectOpenWorkReader(db: BetterSqlite3.Database): ProjectOpenWorkReader {
+  const orm = drizzleFor(db);
+  const openTasksOfProject = and(
+    eq(tasks.workspaceId, sql.placeholder('workspaceId')),
+    eq(tasks.projectId, sql.placeholder('projectId')),
+    ne(tasks.status, 'DONE'),
+  );
+  const counts = orm
+    .select({ status: tasks.status, priority: tasks.priority, tasks: count(), overdue: count(sql`CASE WHEN ${lt(tasks.dueOn, sql.placeholder('now'))} THEN 1 END`) })
+    .from(tasks)
+    .where(openTasksOfProject)
+    .groupBy(tasks.status, tasks.priority)
+    .prepare();
+  const mostUrgent = orm
+    .select({
+      id: tasks.id,
+      projectId: tasks.projectId,
+      title: tasks.title,
+      status: tasks.status,
+      priority: tasks.priority,
+      dueOn: tasks.dueOn,
+      assigneeId: tasks.assigneeId,
+      version: tasks.version,
+      createdAt: tasks.createdAt,
+      updatedAt: tasks.updatedAt,
+    })
+    .from(tasks)
+    .where(openTasksOfProject)
+    .orderBy(desc(tasks.priorityRank), asc(sql.raw(dueOnSortExpressionText)), asc(tasks.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+
+  // Both reads in one (deferred) transaction: the counts and the list see the same snapshot.
+  const read = db.transaction((workspaceId: string, projectId: string, now: number, limit: number) => {
+    const work: ProjectOpenWork = {
+      openTaskCount: 0,
+      overdueTaskCount: 0,
+      countsByStatus: { TODO: 0, IN_PROGRESS: 0, BLOCKED: 0 },
+      countsByPriority: { LOW: 0, MEDIUM: 0, HIGH: 0 },
+      mostUrgent: [],
+    };
+    for (const row of counts.all({ workspaceId, projectId, now })) {
+      work.openTaskCount += row.tasks;
+      work.overdueTaskCount += row.overdue;
+      work.countsByStatus[row.status as OpenTaskStatus] += row.tasks;
+      work.countsByPriority[row.priority] += row.tasks;
+    }
+    work.mostUrgent = mostUrgent.all({ workspaceId, projectId, limit }).map(toTask);
+    return work;
+  });
+  return {
+    openWorkOfProject: (workspaceId, projectId, { now, limit }) => read(workspaceId, projectId, now, limit),
+  };
+}

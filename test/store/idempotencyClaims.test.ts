@@ -1,0 +1,41 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createIdempotencyClaimStore } from '../../src/store/idempotencyClaims.js';
+import { makeDatabase, type TempDatabase } from './factories.js';
+import { makeWorkspace } from './workPlatformFactories.js';
+
+let t: TempDatabase;
+let workspaceId: string;
+beforeEach(() => {
+  t = makeDatabase();
+  workspaceId = makeWorkspace(t.db).workspaceId;
+});
+afterEach(() => t.cleanup());
+
+describe('idempotency claims', () => {
+  it('lets one request hold a key until it releases it or its claim lapses', () => {
+    const store = createIdempotencyClaimStore(t.db);
+    const claim = (now: number) => store.claimIdempotencyKey({ workspaceId, key: 'k1', now, claimedUntil: now + 1000 });
+    expect(claim(0)).toBe(true);
+    expect(claim(999)).toBe(false);
+    // A claim whose process died lapses at its end.
+    expect(claim(1000)).toBe(true);
+    store.releaseIdempotencyClaim(workspaceId, 'k1');
+    expect(claim(1001)).toBe(true);
+  });
+
+  it('purges only the claims that lapsed', () => {
+    const store = createIdempotencyClaimStore(t.db);
+    store.claimIdempotencyKey({ workspaceId, key: 'lapsed', now: 0, claimedUntil: 1000 });
+    store.claimIdempotencyKey({ workspaceId, key: 'live', now: 0, claimedUntil: 5000 });
+    expect(store.purgeLapsedIdempotencyClaims(1000)).toBe(1);
+    expect(store.claimIdempotencyKey({ workspaceId, key: 'live', now: 1000, claimedUntil: 6000 })).toBe(false);
+  });
+
+  it('keeps keys and workspaces apart', () => {
+    const store = createIdempotencyClaimStore(t.db);
+    const other = makeWorkspace(t.db).workspaceId;
+    expect(store.claimIdempotencyKey({ workspaceId, key: 'k1', now: 0, claimedUntil: 1000 })).toBe(true);
+    expect(store.claimIdempotencyKey({ workspaceId, key: 'k2', now: 0, claimedUntil: 1000 })).toBe(true);
+    expect(store.claimIdempotencyKey({ workspaceId: other, key: 'k1', now: 0, claimedUntil: 1000 })).toBe(true);
+  });
+});
