@@ -145,6 +145,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         downloads: workPlatformArtifacts,
         ai: {
           provider: createAiProvider(config.ai),
+          logger: deps.logger,
           prices: config.ai.prices,
           spend: createAiSpendStore(db, { now }),
           openWork: createProjectOpenWorkReader(db),

@@ -1030,7 +1030,7 @@ export interface components {
             usage: components["schemas"]["AiUsage"];
         };
         /**
-         * @description What the call used and cost. `promptTokens` and `completionTokens` are the provider's own count (the offline provider counts one token per 4 bytes of UTF-8, rounded up). `costCents` = `promptTokens` × the input price + `completionTokens` × the output price of the deployment's price table (US cents per million tokens), rounded up to a thousandth of a cent; it is what was charged against the daily AI spend cap. A replayed answer repeats the usage of the call that was charged; the replay itself costs nothing.
+         * @description What the call used and cost. `promptTokens` and `completionTokens` are the provider's own count (the offline provider counts one token per 4 bytes of UTF-8, rounded up). `costCents` = `promptTokens` × the input price + `completionTokens` × the output price of the deployment's price table (US cents per million tokens), rounded up to a thousandth of a cent, and never more than the call's reserved upper bound (a provider reporting more than it could have used is charged the bound, and the server logs it); it is what was charged against the daily AI spend cap. A replayed answer repeats the usage of the call that was charged; the replay itself costs nothing.
          * @example {
          *       "promptTokens": 412,
          *       "completionTokens": 186,
@@ -1379,7 +1379,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `ai-provider-error`: the AI provider failed, and nothing was charged. `code` says how: `provider-status` (it answered with an error status), `provider-malformed-answer` (its answer was not the JSON asked for, or larger than 64 KiB), `provider-unreachable` (no connection). The provider's own error is logged under `requestId`, never sent. Retrying later may succeed; with the same `Idempotency-Key` it is a new attempt, since failures are not stored. */
+        /** @description `ai-provider-error`: the AI provider failed. The call is charged what the provider may have billed: nothing when the call never ran (`provider-unreachable`, `provider-status`), the usage it reported when its answer arrived but could not be used, the call's reserved upper bound when the request went out and no usable usage came back (a timeout, an answer cut short, too large or not a chat completion); `detail` says which. `code` says how: `provider-status` (it answered with an error status), `provider-malformed-answer` (its answer was not the JSON asked for, or larger than 64 KiB), `provider-unreachable` (no connection). The provider's own error is logged under `requestId`, never sent. Retrying later may succeed; with the same `Idempotency-Key` it is a new attempt, since failures are not stored. */
         AiProviderError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1391,7 +1391,7 @@ export interface components {
                  *       "type": "https://errors.work-platform.example/problems/ai-provider-error",
                  *       "title": "AI provider error",
                  *       "status": 502,
-                 *       "detail": "The AI provider answered with an error; nothing was charged. Retry later, quoting the request id if it persists.",
+                 *       "detail": "The AI provider answered with an error. Nothing was charged. Retry later, quoting the request id if it persists.",
                  *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
                  *       "code": "provider-status"
                  *     }
@@ -1399,7 +1399,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `ai-provider-timeout`: the AI provider did not answer within the deployment's time limit (20 seconds unless configured otherwise), and nothing was charged. Retry later, with a shorter text if it persists. */
+        /** @description `ai-provider-timeout`: the AI provider did not answer within the deployment's time limit (20 seconds unless configured otherwise), after the request had gone out, so the call is charged at its reserved upper bound (the provider may have run and billed it). Retry later, with a shorter text if it persists. */
         AiProviderTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1411,7 +1411,7 @@ export interface components {
                  *       "type": "https://errors.work-platform.example/problems/ai-provider-timeout",
                  *       "title": "AI provider timeout",
                  *       "status": 504,
-                 *       "detail": "The AI provider did not answer in time; nothing was charged. Retry later.",
+                 *       "detail": "The AI provider did not answer in time. The request had gone out and may have been billed, so it is charged at its upper bound. Retry later.",
                  *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
                  *       "code": "provider-timeout"
                  *     }

@@ -51,17 +51,20 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
       bound: promptBound(prompt),
       async run() {
         const completion = await complete(prompt);
-        const content = completion.choices[0]!.message.content;
-        let answer: unknown;
+        const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };
+        // From here on the provider has answered, and billed what it reports.
         try {
-          answer = JSON.parse(withoutCodeFence(content));
+          let answer: unknown;
+          try {
+            answer = JSON.parse(withoutCodeFence(completion.choices[0]!.message.content));
+          } catch (error) {
+            throw new AiProviderFailure('malformed-answer', 'the model answered text that is not JSON', { cause: error });
+          }
+          return { result: read(answer), usage };
         } catch (error) {
-          throw new AiProviderFailure('malformed-answer', 'the model answered text that is not JSON', { cause: error });
+          if (error instanceof AiProviderFailure) throw error.chargedAs({ kind: 'usage', usage });
+          throw error;
         }
-        return {
-          result: read(answer),
-          usage: { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens },
-        };
       },
     };
   }
@@ -91,25 +94,33 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
           redirect: 'manual',
         });
       } catch (error) {
-        if (controller.signal.aborted) throw timedOut();
+        // The request went out and no answer came in time: the provider may have run it, and billed it.
+        if (controller.signal.aborted) throw timedOut().chargedAs({ kind: 'bound' });
         throw new AiProviderFailure('unreachable', `${endpoint} could not be reached`, { cause: error });
       }
-      const body = await readAtMost(response, controller, MAX_ANSWER_BYTES, timedOut);
       if (response.status < 200 || response.status > 299) {
-        const excerpt = body === undefined ? '(over 64 KiB)' : body.toString('utf8').slice(0, LOGGED_ERROR_BODY_CHARACTERS);
+        const body = await readAtMost(response, controller, MAX_ANSWER_BYTES, timedOut).catch(() => undefined);
+        const excerpt = body === undefined ? '(unreadable or over 64 KiB)' : body.toString('utf8').slice(0, LOGGED_ERROR_BODY_CHARACTERS);
         throw new AiProviderFailure('status', `${endpoint} answered ${response.status}: ${excerpt}`);
       }
-      if (body === undefined) throw new AiProviderFailure('malformed-answer', `the answer is over ${MAX_ANSWER_BYTES} bytes`);
-      let envelope: unknown;
+      // A success status: whatever goes wrong now, the call was run and billed, by usage we cannot read.
       try {
-        envelope = JSON.parse(body.toString('utf8'));
+        const body = await readAtMost(response, controller, MAX_ANSWER_BYTES, timedOut);
+        if (body === undefined) throw new AiProviderFailure('malformed-answer', `the answer is over ${MAX_ANSWER_BYTES} bytes`);
+        let envelope: unknown;
+        try {
+          envelope = JSON.parse(body.toString('utf8'));
+        } catch (error) {
+          throw new AiProviderFailure('malformed-answer', 'the answer is not JSON', { cause: error });
+        }
+        if (!validateEnvelope(envelope)) {
+          throw new AiProviderFailure('malformed-answer', `the answer is not a chat completion with usage: ${JSON.stringify(validateEnvelope.errors)}`);
+        }
+        return envelope as ChatCompletion;
       } catch (error) {
-        throw new AiProviderFailure('malformed-answer', 'the answer is not JSON', { cause: error });
+        if (error instanceof AiProviderFailure) throw error.chargedAs({ kind: 'bound' });
+        throw error;
       }
-      if (!validateEnvelope(envelope)) {
-        throw new AiProviderFailure('malformed-answer', `the answer is not a chat completion with usage: ${JSON.stringify(validateEnvelope.errors)}`);
-      }
-      return envelope as ChatCompletion;
     } finally {
       clearTimeout(timer);
     }

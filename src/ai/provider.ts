@@ -57,16 +57,31 @@ export interface AiProvider {
 export type AiProviderFailureKind = 'timeout' | 'status' | 'malformed-answer' | 'unreachable';
 
 /**
- * A provider call that failed; it costs nothing. `message` and `cause` are for the log only:
- * they may hold the provider's own words and address, never sent to a client.
+ * What a failed call may have cost at the provider: nothing (it was never sent, or the provider
+ * refused it with an error status), the usage it reported (its answer arrived but was unusable),
+ * or, when the request was sent and no usage could be read (a timeout, a broken or unreadable
+ * answer), anything up to the call's bound.
+ */
+export type AiFailureCharge = { kind: 'none' } | { kind: 'usage'; usage: AiTokenUsage } | { kind: 'bound' };
+
+/**
+ * A provider call that failed. `message` and `cause` are for the log only: they may hold the
+ * provider's own words and address, never sent to a client.
  */
 export class AiProviderFailure extends Error {
   override readonly name = 'AiProviderFailure';
+  readonly charge: AiFailureCharge;
   constructor(
     readonly kind: AiProviderFailureKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; charge?: AiFailureCharge },
   ) {
     super(message, options);
+    this.charge = options?.charge ?? { kind: 'none' };
+  }
+
+  /** The same failure, charged as `charge`. */
+  chargedAs(charge: AiFailureCharge): AiProviderFailure {
+    return new AiProviderFailure(this.kind, this.message, { cause: this.cause, charge });
   }
 }

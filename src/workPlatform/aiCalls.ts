@@ -1,21 +1,27 @@
 // A provider call of the AI routes under the workspace's daily spend cap: reserve its upper bound
-// first (refused with 429 when that would pass the cap), call the provider outside any transaction
-// (a failure releases the reservation: 502 or 504, costing nothing), and settle the actual cost in
-// the commit step, the transaction that also stores the idempotent answer.
+// first (refused with 429 when that would pass the cap), call the provider outside any transaction,
+// and settle the actual cost in the commit step, the transaction that also stores the idempotent
+// answer. A failure (502 or 504) is charged what the provider may have billed for it: nothing when
+// the call never ran (unreachable, an error status), the usage it reported when its answer was
+// unusable, the reserved bound when the request went out and no usable usage came back. Usage
+// above the bound (a provider that ignored max_tokens) is charged at the bound and logged.
 import type { components } from '../../generated/work-platform/types.js';
 import { nextUtcMidnight, utcDayOf } from '../ai/calendar.js';
 import { centsOf, costMillicents, MILLICENTS_PER_CENT, type AiPriceTable } from '../ai/pricing.js';
-import { AiProviderFailure, type AiProvider, type PreparedAiCall } from '../ai/provider.js';
+import { AiProviderFailure, type AiProvider, type AiTokenUsage, type PreparedAiCall } from '../ai/provider.js';
 import type { Caller } from '../auth/bearerTokens.js';
 import { retryWhileBusy } from '../contract/databaseBusy.js';
 import type { AiSpendStore } from '../store/aiSpend.js';
 import type { ProjectOpenWorkReader } from '../store/projectOpenWork.js';
 import { effectiveLimits } from '../limits/workspaceLimits.js';
+import type { Logger } from '../logger.js';
 import { ApiProblem } from './problems.js';
 
 /** What the AI routes use, built once at start-up. */
 export interface AiServices {
   provider: AiProvider;
+  /** Where anomalies of the provider are logged. */
+  logger: Logger;
   prices: AiPriceTable;
   spend: AiSpendStore;
   openWork: ProjectOpenWorkReader;
@@ -56,15 +62,30 @@ export async function chargedAiCall<Result>(ctx: AiCallContext, operation: strin
   );
   if (!reservation.reserved) throw spendCapProblem(capCents ?? 0, reservation.spentMillicents, estimateMillicents, now);
 
+  const charged = (usage: AiTokenUsage) => {
+    const reported = costMillicents(usage, prices);
+    if (reported > estimateMillicents) {
+      ctx.services.ai.logger.warn('AI provider reported more usage than the call could use; charged at the bound', { requestId: ctx.requestId, usage, bound: call.bound });
+    }
+    return Math.min(reported, estimateMillicents);
+  };
   let answer: Awaited<ReturnType<typeof call.run>>;
   try {
     answer = await call.run();
   } catch (error) {
-    // A failed call costs nothing. Should the release itself fail, the reservation counts until the day ends.
-    await retryWhileBusy(() => spend.release(reservation.entryId)).catch(() => undefined);
-    throw error instanceof AiProviderFailure ? providerProblem(error) : error;
+    const failure = error instanceof AiProviderFailure ? error : undefined;
+    const charge = failure?.charge ?? { kind: 'none' as const };
+    // Should this write fail, the reservation counts at its bound until the day ends.
+    await retryWhileBusy(() => {
+      if (charge.kind === 'none') spend.release(reservation.entryId);
+      else {
+        const usage = charge.kind === 'usage' ? charge.usage : call.bound;
+        spend.settle(reservation.entryId, { actualMillicents: charge.kind === 'usage' ? charged(usage) : estimateMillicents, ...usage });
+      }
+    }).catch(() => undefined);
+    throw failure ? providerProblem(failure) : error;
   }
-  const actualMillicents = costMillicents(answer.usage, prices);
+  const actualMillicents = charged(answer.usage);
   return {
     result: answer.result,
     usage: { ...answer.usage, costCents: centsOf(actualMillicents) },
@@ -82,32 +103,32 @@ function spendCapProblem(capCents: number, spentMillicents: number, estimateMill
   });
 }
 
+/** What a failed call was charged, in words for its problem's detail. */
+const CHARGE_WORDS: Record<AiProviderFailure['charge']['kind'], string> = {
+  none: 'Nothing was charged.',
+  usage: 'The provider ran it, so it is charged at the usage the provider reported.',
+  bound: 'The request had gone out and may have been billed, so it is charged at its upper bound.',
+};
+
 /** The provider's failure in the contract's words; its own message (address, status, body) goes only to the log, as the cause. */
 function providerProblem(failure: AiProviderFailure): ApiProblem {
+  const charge = CHARGE_WORDS[failure.charge.kind];
   switch (failure.kind) {
     case 'timeout':
-      return new ApiProblem('ai-provider-timeout', {
-        detail: 'The AI provider did not answer in time; nothing was charged. Retry later.',
-        code: 'provider-timeout',
-        cause: failure,
-      });
+      return new ApiProblem('ai-provider-timeout', { detail: `The AI provider did not answer in time. ${charge} Retry later.`, code: 'provider-timeout', cause: failure });
     case 'status':
       return new ApiProblem('ai-provider-error', {
-        detail: 'The AI provider answered with an error; nothing was charged. Retry later, quoting the request id if it persists.',
+        detail: `The AI provider answered with an error. ${charge} Retry later, quoting the request id if it persists.`,
         code: 'provider-status',
         cause: failure,
       });
     case 'malformed-answer':
       return new ApiProblem('ai-provider-error', {
-        detail: "The AI provider's answer could not be used; nothing was charged. Retry later, quoting the request id if it persists.",
+        detail: `The AI provider's answer could not be used. ${charge} Retry later, quoting the request id if it persists.`,
         code: 'provider-malformed-answer',
         cause: failure,
       });
     case 'unreachable':
-      return new ApiProblem('ai-provider-error', {
-        detail: 'The AI provider could not be reached; nothing was charged. Retry later.',
-        code: 'provider-unreachable',
-        cause: failure,
-      });
+      return new ApiProblem('ai-provider-error', { detail: `The AI provider could not be reached. ${charge} Retry later.`, code: 'provider-unreachable', cause: failure });
   }
 }

@@ -47,16 +47,29 @@ const draft = () =>
 const summarize = () =>
   client.request('POST', '/v1/ai/project-summaries', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId }) });
 
-const openOrSettled = () =>
-  (t.db.prepare("SELECT count(*) AS count FROM ai_spend_entries WHERE workspace_id = ? AND state != 'released'").get(workspace.workspaceId) as { count: number }).count;
+type Charge = 'nothing' | 'reported usage' | 'bound';
+/** Less than any call's bound, so that a charge at the reported usage is told apart from one at the bound. */
+const SMALL_USAGE = { prompt_tokens: 40, completion_tokens: 10 };
 
-/** The problem leaks nothing of the provider, its log lines name the request and the cause, and nothing stays charged. */
-function expectContained(response: Awaited<ReturnType<typeof draft>>, logged: string | RegExp): void {
+/** What the ledger kept for a request: released (nothing), or settled at the provider's usage or at the reserved bound. */
+function chargeOf(requestId: string): Charge {
+  const entry = t.db
+    .prepare('SELECT state, reserved_millicents AS reserved, actual_millicents AS actual, prompt_tokens AS promptTokens FROM ai_spend_entries WHERE request_id = ?')
+    .get(requestId) as { state: string; reserved: number; actual: number | null; promptTokens: number | null };
+  if (entry.state === 'released') return 'nothing';
+  expect(entry.state).toBe('settled');
+  if (entry.actual === entry.reserved) return 'bound';
+  expect(entry.promptTokens).toBe(SMALL_USAGE.prompt_tokens);
+  return 'reported usage';
+}
+
+/** The problem leaks nothing of the provider, its log lines name the request and the cause, and the call is charged what it may have cost. */
+function expectContained(response: Awaited<ReturnType<typeof draft>>, logged: string | RegExp, charge: Charge): void {
   for (const secret of [API_KEY, provider.baseUrl, '127.0.0.1', PROVIDER_WORDS]) expect(response.text).not.toContain(secret);
   const lines = t.logLines.filter((line) => line.includes(response.body.requestId));
   expect(lines.some((line) => (typeof logged === 'string' ? line.includes(logged) : logged.test(line))), lines.join('\n')).toBe(true);
   expect(t.logLines.some((line) => line.includes(API_KEY))).toBe(false);
-  expect(openOrSettled()).toBe(0);
+  expect(chargeOf(response.body.requestId)).toBe(charge);
 }
 
 describe('provider failures', () => {
@@ -64,7 +77,7 @@ describe('provider failures', () => {
     provider.respondWith({ kind: 'hold' });
     const response = await draft();
     expectProblem(response, 504, 'ai-provider-timeout', 'provider-timeout');
-    expectContained(response, `within ${TIMEOUT_MS} ms`);
+    expectContained(response, `within ${TIMEOUT_MS} ms`, 'bound');
     provider.respondWith({ kind: 'answer' });
     provider.releaseHeld();
   });
@@ -77,45 +90,56 @@ describe('provider failures', () => {
     provider.respondWith(behaviour);
     const response = await draft();
     expectProblem(response, 502, 'ai-provider-error', 'provider-status');
-    expectContained(response, PROVIDER_WORDS);
+    expectContained(response, PROVIDER_WORDS, 'nothing');
   });
 
-  it.each<[string, ChatBehaviour, string]>([
-    ['a body that is not JSON', { kind: 'raw', body: `<html>${PROVIDER_WORDS}</html>` }, 'the answer is not JSON'],
-    ['a chat completion without usage', { kind: 'answer', usage: 'none' }, 'not a chat completion with usage'],
-    ['no choices', { kind: 'raw', body: '{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}' }, 'not a chat completion with usage'],
-    ['a message that is not JSON', { kind: 'answer', content: `Sure! Here are your tasks: ${PROVIDER_WORDS}` }, 'not JSON'],
-    ['JSON of another shape', { kind: 'answer', content: '{"drafts":"call the printer"}' }, 'does not match its schema'],
-    ['a priority outside the enum', { kind: 'answer', content: '{"drafts":[{"title":"x","priority":"URGENT","dueOn":null}]}' }, 'does not match its schema'],
-    ['a title over 200 characters', { kind: 'answer', content: JSON.stringify({ drafts: [{ title: 'x'.repeat(201), priority: 'LOW', dueOn: null }] }) }, 'does not match its schema'],
-    ['an answer over 64 KiB', { kind: 'oversized', bytes: MAX_ANSWER_BYTES }, `over ${MAX_ANSWER_BYTES} bytes`],
-  ])('answers 502 ai-provider-error (provider-malformed-answer) for %s', async (_case, behaviour, logged) => {
+  it.each<[string, ChatBehaviour, string, Charge]>([
+    ['a body that is not JSON', { kind: 'raw', body: `<html>${PROVIDER_WORDS}</html>` }, 'the answer is not JSON', 'bound'],
+    ['a chat completion without usage', { kind: 'answer', usage: 'none' }, 'not a chat completion with usage', 'bound'],
+    ['no choices', { kind: 'raw', body: '{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}' }, 'not a chat completion with usage', 'bound'],
+    ['a message that is not JSON', { kind: 'answer', content: `Sure! Here are your tasks: ${PROVIDER_WORDS}`, usage: SMALL_USAGE }, 'not JSON', 'reported usage'],
+    ['JSON of another shape', { kind: 'answer', content: '{"drafts":"call the printer"}', usage: SMALL_USAGE }, 'does not match its schema', 'reported usage'],
+    ['a priority outside the enum', { kind: 'answer', content: '{"drafts":[{"title":"x","priority":"URGENT","dueOn":null}]}', usage: SMALL_USAGE }, 'does not match its schema', 'reported usage'],
+    ['a title over 200 characters', { kind: 'answer', content: JSON.stringify({ drafts: [{ title: 'x'.repeat(201), priority: 'LOW', dueOn: null }] }), usage: SMALL_USAGE }, 'does not match its schema', 'reported usage'],
+    ['an answer over 64 KiB', { kind: 'oversized', bytes: MAX_ANSWER_BYTES }, `over ${MAX_ANSWER_BYTES} bytes`, 'bound'],
+  ])('answers 502 ai-provider-error (provider-malformed-answer) for %s, charged at the %s', async (_case, behaviour, logged, charge) => {
     provider.respondWith(behaviour);
     const response = await draft();
     expectProblem(response, 502, 'ai-provider-error', 'provider-malformed-answer');
-    expectContained(response, logged);
+    expectContained(response, logged, charge);
   });
 
   it('answers 502 provider-malformed-answer for a summary of another shape too', async () => {
-    provider.respondWith({ kind: 'answer', content: '{"summary":"","highlights":[]}' });
+    provider.respondWith({ kind: 'answer', content: '{"summary":"","highlights":[]}', usage: SMALL_USAGE });
     const response = await summarize();
     expectProblem(response, 502, 'ai-provider-error', 'provider-malformed-answer');
-    expectContained(response, 'does not match its schema');
+    expectContained(response, 'does not match its schema', 'reported usage');
   });
 
   it('answers 502 ai-provider-error (provider-unreachable) when the connection is cut', async () => {
     provider.respondWith({ kind: 'reset' });
     const response = await draft();
     expectProblem(response, 502, 'ai-provider-error', 'provider-unreachable');
-    expectContained(response, 'could not be reached');
+    expectContained(response, 'could not be reached', 'nothing');
+  });
+
+  it('charges a call whose provider reports more usage than it could use at the bound, and logs it', async () => {
+    provider.respondWith({ kind: 'answer', usage: { prompt_tokens: 50_000_000, completion_tokens: 50_000_000 } });
+    const response = await draft();
+    const body = expectSuccess(response, 200);
+    expect(chargeOf(response.headers['x-request-id']!)).toBe('bound');
+    const entry = t.db.prepare('SELECT reserved_millicents AS reserved FROM ai_spend_entries WHERE request_id = ?').get(response.headers['x-request-id']) as { reserved: number };
+    expect(body.usage.costCents).toBe(entry.reserved / 1000);
+    expect(t.logLines.some((line) => line.includes(response.headers['x-request-id']!) && line.includes('more usage than the call could use'))).toBe(true);
+    provider.respondWith({ kind: 'answer' });
   });
 
   it('accepts a JSON answer in a Markdown code fence, and works again once the provider does', async () => {
     provider.respondWith({ kind: 'answer', content: '```json\n{"drafts":[{"title":"Call the printer","priority":"MEDIUM","dueOn":null}]}\n```' });
+    const usedBefore = expectSuccess(await client.get('/v1/workspace/limits', bearer(workspace.pat)), 200).aiDailySpendCapCents.usedTodayCents;
     const body = expectSuccess(await draft(), 200);
     expect(body.drafts).toEqual([{ title: 'Call the printer', priority: 'MEDIUM', dueOn: null }]);
     const limits = expectSuccess(await client.get('/v1/workspace/limits', bearer(workspace.pat)), 200);
-    // Only this call was charged: every failure before it cost nothing.
-    expect(limits.aiDailySpendCapCents.usedTodayCents).toBe(body.usage.costCents);
+    expect(limits.aiDailySpendCapCents.usedTodayCents - usedBefore).toBeCloseTo(body.usage.costCents, 3);
   });
 });
