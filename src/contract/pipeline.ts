@@ -14,10 +14,14 @@ import {
   storedAnswer,
   type IdempotencyDependencies,
   type IdempotentRequest,
+  type KeyClaim,
   type StoredAnswer,
 } from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
+
+/** How often a claim that could not be dropped (a locked database) is tried again. */
+const CLAIM_RELEASE_RETRY_MS = 1_000;
 
 /** The outcome of counting a call against its limits: headers every answer carries, and a refusal or none. */
 export interface Admission {
@@ -209,14 +213,35 @@ export async function createContractApi<Caller, Services>(
   async function runTwoPhase(handler: TwoPhaseHandler<never, Reply>, ctx: never, idempotent: IdempotentRequest | undefined): Promise<Reply> {
     const deps = options.idempotency!;
     if (!idempotent) return retryWhileBusy(await handler(ctx), pauses);
-    const replay = await retryWhileBusy(() => claimKey(deps, idempotent), pauses);
-    if (replay) return replayedReply(replay);
+    const claimed = await retryWhileBusy(() => claimKey(deps, idempotent), pauses);
+    if ('stored' in claimed) return replayedReply(claimed.stored);
     try {
       const commit = await handler(ctx);
       return await retryWhileBusy(() => idempotentReply(idempotent, commit), pauses);
     } finally {
-      // A claim that cannot be dropped now lapses at the end of its lease.
-      await retryWhileBusy(() => releaseKeyClaim(deps, idempotent), pauses).catch(() => undefined);
+      await releaseClaim(idempotent, claimed.claim);
+    }
+  }
+
+  /**
+   * Drops a claim once its request has answered. While the database stays locked it is tried again
+   * in the background for as long as the claim lives, so that a retry with the key is not refused
+   * for the whole lease; at worst the claim lapses.
+   */
+  async function releaseClaim(idempotent: IdempotentRequest, claim: KeyClaim): Promise<void> {
+    const deps = options.idempotency!;
+    const release = () => releaseKeyClaim(deps, idempotent, claim);
+    try {
+      await retryWhileBusy(release, pauses);
+    } catch {
+      const retry = () => {
+        try {
+          release();
+        } catch {
+          if (options.now() + CLAIM_RELEASE_RETRY_MS < claim.claimedUntil) setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
+        }
+      };
+      setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
     }
   }
 

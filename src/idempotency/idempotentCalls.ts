@@ -100,24 +100,30 @@ export function runIdempotently<T>(
  * For a request that runs outside a transaction before it commits (a two-phase operation): in one
  * transaction, the stored answer when there is one, else a claim on the key, so that a concurrent
  * request with the key is refused (`IdempotencyKeyInUseError`) rather than acting a second time.
- * Returns the stored answer, or undefined once the key is claimed; the caller releases the claim
- * with `releaseKeyClaim` when it has answered, whatever the answer.
+ * Returns the stored answer, or the claim taken; the caller releases its claim with
+ * `releaseKeyClaim` when it has answered, whatever the answer.
  */
-export function claimKey(deps: IdempotencyDependencies, request: IdempotentRequest): StoredAnswer | undefined {
+export function claimKey(deps: IdempotencyDependencies, request: IdempotentRequest): { stored: StoredAnswer } | { claim: KeyClaim } {
   const claims = deps.claims;
   if (!claims) throw new Error('two-phase idempotent operations need an idempotency claim store');
   return deps.inTransaction(() => {
     const now = deps.now();
     const stored = storedAnswer(deps, request, now);
-    if (stored) return stored;
-    const claimed = claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: now + claims.leaseMs });
+    if (stored) return { stored };
+    const claim = { claimedUntil: now + claims.leaseMs };
+    const claimed = claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: claim.claimedUntil });
     if (!claimed) throw new IdempotencyKeyInUseError(`idempotency key ${request.key} is held by a request still running`);
-    return undefined;
+    return { claim };
   });
 }
 
-export function releaseKeyClaim(deps: IdempotencyDependencies, request: IdempotentRequest): void {
-  deps.claims?.store.releaseIdempotencyClaim(request.scope, request.key);
+/** A claim on a key, told apart from a later one (after this one lapsed) by when it ends. */
+export interface KeyClaim {
+  claimedUntil: number;
+}
+
+export function releaseKeyClaim(deps: IdempotencyDependencies, request: IdempotentRequest, claim: KeyClaim): void {
+  deps.claims?.store.releaseIdempotencyClaim(request.scope, request.key, claim.claimedUntil);
 }
 
 /**

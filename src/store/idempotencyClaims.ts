@@ -12,7 +12,8 @@ export interface IdempotencyClaimStore {
    * claim whose time has passed (its process died) is taken over.
    */
   claimIdempotencyKey(input: { workspaceId: string; key: string; now: number; claimedUntil: number }): boolean;
-  releaseIdempotencyClaim(workspaceId: string, key: string): void;
+  /** Drops the claim taken until `claimedUntil`, and no other: a claim that lapsed and was taken over stays. */
+  releaseIdempotencyClaim(workspaceId: string, key: string, claimedUntil: number): void;
   /** Deletes claims that lapsed (left by processes that died); returns how many. Run on a schedule. */
   purgeLapsedIdempotencyClaims(now: number): number;
 }
@@ -31,13 +32,19 @@ export function createIdempotencyClaimStore(db: BetterSqlite3.Database): Idempot
     .prepare();
   const release = orm
     .delete(idempotencyClaims)
-    .where(and(eq(idempotencyClaims.workspaceId, sql.placeholder('workspaceId')), eq(idempotencyClaims.key, sql.placeholder('key'))))
+    .where(
+      and(
+        eq(idempotencyClaims.workspaceId, sql.placeholder('workspaceId')),
+        eq(idempotencyClaims.key, sql.placeholder('key')),
+        eq(idempotencyClaims.claimedUntil, sql.placeholder('claimedUntil')),
+      ),
+    )
     .prepare();
   const purge = orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))).prepare();
   return {
     claimIdempotencyKey: (input) => claim.run(input).changes > 0,
-    releaseIdempotencyClaim(workspaceId, key) {
-      release.run({ workspaceId, key });
+    releaseIdempotencyClaim(workspaceId, key, claimedUntil) {
+      release.run({ workspaceId, key, claimedUntil });
     },
     purgeLapsedIdempotencyClaims: (now) => purge.run({ now }).changes,
   };

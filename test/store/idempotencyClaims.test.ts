@@ -19,8 +19,20 @@ describe('idempotency claims', () => {
     expect(claim(999)).toBe(false);
     // A claim whose process died lapses at its end.
     expect(claim(1000)).toBe(true);
-    store.releaseIdempotencyClaim(workspaceId, 'k1');
+    store.releaseIdempotencyClaim(workspaceId, 'k1', 2000);
     expect(claim(1001)).toBe(true);
+  });
+
+  it('releases only the claim it names: the request whose claim lapsed cannot drop the one that took it over', () => {
+    const store = createIdempotencyClaimStore(t.db);
+    const claim = (now: number) => store.claimIdempotencyKey({ workspaceId, key: 'k1', now, claimedUntil: now + 1000 });
+    expect(claim(0)).toBe(true);
+    expect(claim(1000)).toBe(true);
+    // The first request, still running past its lease, answers and releases its own claim.
+    store.releaseIdempotencyClaim(workspaceId, 'k1', 1000);
+    expect(claim(1500)).toBe(false);
+    store.releaseIdempotencyClaim(workspaceId, 'k1', 2000);
+    expect(claim(1500)).toBe(true);
   });
 
   it('purges only the claims that lapsed', () => {
