@@ -47,6 +47,9 @@ import { scopeCatalogue } from '../generated/work-platform/rules.js';
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
 
+/** How long the last write of the quota counts at shutdown waits for another process's write lock. */
+const SHUTDOWN_BUSY_TIMEOUT_MS = 1_000;
+
 /** How long close() lets open requests finish before it cuts their connections (the process must exit within 10 s). */
 const CLOSE_CONNECTIONS_AFTER_MS = 8_000;
 
@@ -89,7 +92,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const localQuota = new LocalQuotaCounts();
   /** Adds the quota calls counted in this process alone to the shared count; returns how many. */
   const writeLocalQuotaCounts = (): number => {
-    const pending = localQuota.unwritten();
+    const pending = localQuota.unwritten(now());
     if (pending.length === 0) return 0;
     try {
       runInImmediateTransaction(db, () => {
@@ -219,7 +222,13 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       // Node checks the two timeouts only this often; the default (30 s) would let a slow client stay far longer.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
-    (req, res) => handler!(req, res),
+    (req, res) => {
+      // The adapter answers every failure itself; this is the last guard, so that a bug there never ends the process.
+      handler!(req, res).catch((error: unknown) => {
+        deps.logger.error('request failed outside the error funnel', { error: error instanceof Error ? error.message : String(error) });
+        res.destroy();
+      });
+    },
   );
   server.maxConnections = limits.maxConnections;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -285,11 +294,15 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         const workerStopped = webhookWorker?.stop() ?? Promise.resolve();
         server.close(() => {
           void workerStopped.then(() => {
+            // The last chance to write them: wait for another process's write lock longer than a request would.
             try {
+              db.pragma(`busy_timeout = ${SHUTDOWN_BUSY_TIMEOUT_MS}`);
               writeLocalQuotaCounts();
             } catch (error) {
               deps.logger.error('quota counts not written at shutdown', { error: error instanceof Error ? error.message : String(error) });
             }
+            const lost = localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
+            if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
             if (!deps.db) db.close();
             resolve();
           });

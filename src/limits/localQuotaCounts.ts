@@ -1,6 +1,7 @@
-// Monthly-quota calls a process counts alone while that cannot admit a call the shared count would
-// refuse, by the rule the rate limiter uses for its buckets: the workspace's count was written less
-// than 100 ms ago and is far from the quota (or uncapped). The calls counted here are added to the
+// Monthly-quota calls a process counts alone, by the rule the rate limiter uses for its buckets:
+// the workspace's count was written less than 100 ms ago and is far from the quota (or uncapped).
+// Only a burst that spends more than the margin within those 100 ms in other processes lets a
+// process admit its few unwritten calls beyond the quota (the bound is in the spec). The calls counted here are added to the
 // shared count by the next call that goes to the database, and by a job every second, so a count
 // is at most about a second behind on other processes and in GET /v1/workspace/limits.
 import { quotaPeriod, type QuotaDecision } from '../store/quotaCounters.js';
@@ -67,11 +68,12 @@ export class LocalQuotaCounts {
     this.known.set(key, { workspaceId, period: decision.period, resetAt: decision.resetAt, writtenAt: now, used: decision.used, unwritten });
   }
 
-  /** Every unwritten count, to be written by `flushed()`; counts of other months are forgotten once written. */
-  unwritten(): UnwrittenQuotaCalls[] {
+  /** Every unwritten count, to be written by `flushed()`; counts of months that ended and hold nothing unwritten are forgotten. */
+  unwritten(now: number): UnwrittenQuotaCalls[] {
     const pending: UnwrittenQuotaCalls[] = [];
-    for (const known of this.known.values()) {
+    for (const [key, known] of this.known) {
       if (known.unwritten > 0) pending.push({ workspaceId: known.workspaceId, period: known.period, calls: known.unwritten });
+      else if (now >= known.resetAt) this.known.delete(key);
     }
     return pending;
   }

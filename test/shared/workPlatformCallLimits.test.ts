@@ -103,11 +103,22 @@ describe('enforceCallLimits: quota calls counted in the process while far from t
     const written = quotaCount();
     expect(written).toBeLessThan(50);
     expect(localQuota.unwrittenFor(workspace.id, now)).toBe(50 - written);
-    const pending = localQuota.unwritten();
+    const pending = localQuota.unwritten(now);
     for (const { workspaceId, period, calls } of pending) quotaStore.addQuotaCalls(workspaceId, period, calls);
     localQuota.flushed(pending, now);
     expect(quotaCount()).toBe(50);
     expect(localQuota.unwrittenFor(workspace.id, now)).toBe(0);
+  });
+
+  it('forgets counts of months that ended once they hold nothing unwritten, so a new month can be counted locally', () => {
+    withQuota(100_000);
+    for (let call = 0; call < 3; call += 1) enforce(quotaStore);
+    const pending = localQuota.unwritten(now);
+    for (const { workspaceId, period, calls } of pending) quotaStore.addQuotaCalls(workspaceId, period, calls);
+    localQuota.flushed(pending, now);
+    const nextMonth = Date.UTC(2030, 1, 1, 0, 0, 1);
+    expect(localQuota.unwritten(nextMonth)).toEqual([]);
+    expect((localQuota as unknown as { known: Map<string, unknown> }).known.size).toBe(0);
   });
 
   it('reports the calls counted in the process in its headers', () => {
