@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import { dueOnSortExpressionText, tasks } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
-import { toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
+import { listedTaskColumns, toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
 
 export type OpenTaskStatus = Exclude<TaskStatus, 'DONE'>;
 
@@ -36,18 +36,7 @@ export function createProjectOpenWorkReader(db: BetterSqlite3.Database): Project
     .groupBy(tasks.status, tasks.priority)
     .prepare();
   const mostUrgent = orm
-    .select({
-      id: tasks.id,
-      projectId: tasks.projectId,
-      title: tasks.title,
-      status: tasks.status,
-      priority: tasks.priority,
-      dueOn: tasks.dueOn,
-      assigneeId: tasks.assigneeId,
-      version: tasks.version,
-      createdAt: tasks.createdAt,
-      updatedAt: tasks.updatedAt,
-    })
+    .select({ id: tasks.id, ...listedTaskColumns })
     .from(tasks)
     .where(openTasksOfProject)
     .orderBy(desc(tasks.priorityRank), asc(sql.raw(dueOnSortExpressionText)), asc(tasks.id))

@@ -86,8 +86,8 @@ export function toTask(row: TaskFields): Task {
   };
 }
 
-/** What a list reads after the id and the sort key, in the order of ListedTaskRow. */
-const listedTaskColumns = {
+/** The columns of a Task besides its id (what a list reads after the id and the sort key, in the order of ListedTaskRow). */
+export const listedTaskColumns = {
   projectId: tasks.projectId,
   title: tasks.title,
   status: tasks.status,
