@@ -1,5 +1,5 @@
 // The operator's command line: tenants, API keys, portfolio import/export, the Work-Platform's
-// workspaces, users, sessions and personal access tokens, and the demo data set.
+// workspaces, users, sessions and personal access tokens, OAuth clients, and the demo data set.
 // Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { StoreError } from '../store/errors.js';
 import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
 import { CliError, iso, parseExpiresAt, required, type Command } from './cliCommand.js';
 import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands.js';
+import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 
 export { CliError };
 
@@ -224,6 +225,7 @@ const commands: Command[] = [
     },
   },
   ...workPlatformCommands,
+  ...oauthClientCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -288,6 +290,7 @@ const groups: Record<string, string> = {
   key: 'API keys: bearer credentials of the Portfolio Read API, stored only as hashes.',
   portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
   ...workPlatformGroups,
+  ...oauthClientGroups,
 };
 
 function mainHelp(): string {
