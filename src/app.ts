@@ -24,7 +24,10 @@ import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
-import { loadOrCreateSecret } from './auth/serverSecrets.js';
+import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
+import { createAuthorizationServer } from './auth/oauth/authorizationServer.js';
+import { createOauthClientStore } from './store/oauthClients.js';
+import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
@@ -85,6 +88,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     name: 'SESSION_JWT_SECRET',
   });
   const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
+  const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
+  const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
+  const oauthRecords = createOauthRecordStore(db, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
@@ -99,9 +105,22 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
     const planTable = workPlatformPlanTable();
+    const oauthResource = `${publicBaseUrl.replace(/\/+$/, '')}/v1`;
+    const callers = createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, oauthTokens: oauthRecords, oauthResource, now });
+    const authorizationServer = createAuthorizationServer({
+      publicBaseUrl,
+      records: oauthRecords,
+      clients: createOauthClientStore(db, { now }),
+      users,
+      callers,
+      signingJwk: oauthSigningJwk,
+      cookieSecret: oauthCookieSecret,
+      logger: deps.logger,
+      now,
+    });
     const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
-      callers: createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, now }),
+      callers,
       services: {
         workspaces,
         tasks: createTaskStore(db, { now }),
@@ -152,6 +171,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           errorReply: workPlatform.errorReply,
         },
       ],
+      handlers: [authorizationServer],
       responseValidation: config.responseValidation,
       logger: deps.logger,
       logRequests: config.logRequests,
@@ -218,6 +238,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     [
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
+      { name: 'purge-expired-oauth-records', every: '*/10 * * * *', run: () => oauthRecords.purgeExpired() },
       ...webhookHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,

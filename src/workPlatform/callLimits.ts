@@ -10,7 +10,8 @@ import { ApiProblem } from './problems.js';
 export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 /**
- * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
+ * The rate limit of the operation's class (every caller) and the monthly quota (token callers:
+ * PATs and OAuth access tokens; never the signed-in application's sessions),
  * in that order and in one write transaction (one commit per call). Returns the headers every
  * limited answer carries, and the 429 problem when the call is refused.
  */
@@ -26,13 +27,14 @@ export function enforceCallLimits(
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
   const bucket = `wp:${workspace.id}:${rateClass}`;
+  const countsTowardQuota = caller.kind !== 'session';
   // Session calls count toward no quota: far from its limit, such a call may be counted in this process alone.
-  const local = caller.kind === 'pat' ? undefined : deps.rateLimiter.countLocally(bucket, limit, table.windowMs);
+  const local = countsTowardQuota ? undefined : deps.rateLimiter.countLocally(bucket, limit, table.windowMs);
   const { decision, quota } = local ? { decision: local, quota: undefined } : deps.rateLimiter.countTogether(
     () => {
       const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
       // A call refused by the rate limit, or made with a session, does not count against the quota.
-      const quota = decision.allowed && caller.kind === 'pat' ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
+      const quota = decision.allowed && countsTowardQuota ? deps.quota.countQuotaCall(workspace.id, deps.now, limits.monthlyQuota.inForce) : undefined;
       return { decision, quota };
     },
     // While another process holds the write lock: this process's estimate, and no quota count (documented in the spec).
