@@ -174,6 +174,40 @@ describe('the whole flow: authorize → token → /v1 → refresh → reuse → 
   });
 });
 
+describe('consent and the application session', () => {
+  it('remembers consent after an access token is revoked, and forgets it after a refresh token is revoked', async () => {
+    const browser = new TestBrowser();
+    const first = await authorizeAndExchange(as, publicClient, { browser, sessionToken: ws.session, scope: 'tasks:read' });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, publicClient.client, publicClient.auth, first.access_token, insecure));
+    const silent = await browser.follow((await authorizationRequest(as, publicClient.id, 'tasks:read')).url, TEST_REDIRECT_URI);
+    expect(silent.url.startsWith(TEST_REDIRECT_URI), silent.url).toBe(true);
+    expect(new URL(silent.url).searchParams.get('code')).toBeTruthy();
+
+    const second = await authorizeAndExchange(as, publicClient, { browser, sessionToken: ws.session, scope: 'tasks:read' });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, publicClient.client, publicClient.auth, second.refresh_token!, insecure));
+    const asked = await browser.follow((await authorizationRequest(as, publicClient.id, 'tasks:read')).url, TEST_REDIRECT_URI);
+    expect(asked.url, asked.url).toMatch(/\/oauth\/interaction\//);
+    expect(offeredScopes(asked.html)).toEqual(['tasks:read']);
+  });
+
+  it('sends the user back to sign-in when the application session was revoked, and refuses a PAT as a session', async () => {
+    const users = createUserStore(t.db);
+    const { id: userId } = users.createUser({ workspaceId: ws.workspaceId, role: 'member' });
+    const browser = new TestBrowser();
+    await authorizeAndExchange(as, publicClient, { browser, sessionToken: makeSession(t.sessionSecret, { userId, workspaceId: ws.workspaceId, now: Date.now() - 2000 }), scope: 'tasks:read' });
+    users.revokeSessions(userId);
+    const again = await browser.follow((await authorizationRequest(as, publicClient.id, 'tasks:read')).url, TEST_REDIRECT_URI);
+    expect(again.url).toMatch(/\/oauth\/sign-in\?return_to=%2Foauth%2Finteraction%2F/);
+
+    const { hiddenField } = await import('../support/oauth.js');
+    const refused = await browser.submit(again, [['csrf', hiddenField(again.html, 'csrf')], ['return_to', hiddenField(again.html, 'return_to')], ['session_token', ws.pat]], TEST_REDIRECT_URI);
+    expect(refused.status).toBe(401);
+    expect(refused.html).toContain('not a valid session token');
+    const noCsrf = await browser.submit(again, [['return_to', hiddenField(again.html, 'return_to')], ['session_token', ws.session]], TEST_REDIRECT_URI);
+    expect(noCsrf.status).toBe(403);
+  });
+});
+
 describe('the authorization request and the code', () => {
   it('a code works once; the second exchange answers invalid_grant and revokes what the first issued', async () => {
     const browser = new TestBrowser();
