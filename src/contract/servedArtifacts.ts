@@ -80,7 +80,17 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
   const openapiYaml = yamlDocument.toString({ lineWidth: 0 });
 
-  const collection = JSON.parse(readGenerated(api, 'postman.json')) as { variable?: { key?: string; value?: unknown }[] };
+  const collection = JSON.parse(readGenerated(api, 'postman.json')) as {
+    variable?: { key?: string; value?: unknown }[];
+    auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
+  };
+  // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
+  for (const entry of collection.auth?.oauth2 ?? []) {
+    if (['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string') {
+      const url = new URL(entry.value);
+      entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
+    }
+  }
   const variables = collection.variable ?? [];
   const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
   if (baseUrlVariable) baseUrlVariable.value = baseUrl;
