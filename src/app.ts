@@ -25,7 +25,7 @@ import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js'
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
-import { createAuthorizationServer } from './auth/oauth/authorizationServer.js';
+import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
 import { createOauthClientStore } from './store/oauthClients.js';
 import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
@@ -105,8 +105,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
     const planTable = workPlatformPlanTable();
-    const oauthResource = `${publicBaseUrl.replace(/\/+$/, '')}/v1`;
-    const callers = createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, oauthTokens: oauthRecords, oauthResource, now });
+    const callers = createCallerResolver({
+      pats: createPersonalAccessTokenStore(db, { now }),
+      users,
+      sessionSecret,
+      oauthTokens: oauthRecords,
+      oauthResource: oauthResourceFor(publicBaseUrl),
+      now,
+    });
     const authorizationServer = createAuthorizationServer({
       publicBaseUrl,
       records: oauthRecords,

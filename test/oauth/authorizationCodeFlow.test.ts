@@ -358,9 +358,21 @@ describe('when OAuth tokens stop working, and what they count toward', () => {
     expectProblem(foreign, 404, 'not-found');
   });
 
-  it('never stores a raw token, code or secret', async () => {
-    const tokens = await authorizeAndExchange(as, confidentialClient, { sessionToken: ws.session, scope: 'tasks:read' });
+  it('never stores a raw token, code, session id or secret', async () => {
+    const browser = new TestBrowser();
+    const request = await authorizationRequest(as, confidentialClient.id, 'tasks:read');
+    const landed = await approve(browser, await openConsentPage(browser, request.url, ws.session), ['tasks:read']);
+    const params = oauth.validateAuthResponse(as, confidentialClient.client, new URL(landed.url), request.state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      confidentialClient.client,
+      await oauth.authorizationCodeGrantRequest(as, confidentialClient.client, confidentialClient.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
+    );
     const rows = JSON.stringify(t.db.prepare('SELECT * FROM oauth_records').all()) + JSON.stringify(t.db.prepare('SELECT * FROM oauth_clients').all());
-    for (const secret of [tokens.access_token, tokens.refresh_token!, confidentialClient.secret!]) expect(rows).not.toContain(secret);
+    const serverSession = browser.cookie('oauth_session');
+    expect(serverSession).toBeTruthy();
+    for (const secret of [tokens.access_token, tokens.refresh_token!, params.get('code')!, serverSession!, confidentialClient.secret!, ws.session]) {
+      expect(rows).not.toContain(secret);
+    }
   });
 });

@@ -57,6 +57,11 @@ export interface AuthorizationServer {
   handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
 }
 
+/** The resource indicator of the Work-Platform API, the audience of every access token: `<public base URL>/v1`. */
+export function oauthResourceFor(publicBaseUrl: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/v1`;
+}
+
 const METADATA_PATH = '/.well-known/oauth-authorization-server';
 const RESOURCE_METADATA_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1']);
 /** Routes where a person is looking at the browser: errors there are pages, everywhere else the RFCs' JSON. */
@@ -65,7 +70,7 @@ const BROWSER_ROUTES = new Set(['authorization', 'resume']);
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const publicBase = new URL(options.publicBaseUrl);
   const issuer = publicBase.origin;
-  const resource = `${options.publicBaseUrl.replace(/\/+$/, '')}/v1`;
+  const resource = oauthResourceFor(options.publicBaseUrl);
   const cookieKey = Buffer.from(options.cookieSecret).toString('base64url');
 
   const policy = interactionPolicy.base();
