@@ -44,10 +44,15 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
     }
     return caller;
   };
-  /** A scheme accepts only its own kinds of token; the other scheme's kinds prove nothing to it. */
+  /**
+   * A scheme accepts only its own kinds of token; the other scheme's kinds prove nothing to it.
+   * Every call with a valid token is refused by one of the two schemes: one shared error, so that
+   * no stack trace is captured per request.
+   */
+  const otherScheme = new CredentialRefusedError('unauthenticated');
   const scheme = (accepts: (kind: Caller['kind']) => boolean) => async (headers: Record<string, string | string[] | undefined>) => {
     const caller = await callerFor(headers);
-    if (!accepts(caller.kind)) throw new CredentialRefusedError('unauthenticated');
+    if (!accepts(caller.kind)) throw otherScheme;
     return caller;
   };
   return {
