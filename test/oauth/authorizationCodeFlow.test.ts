@@ -164,6 +164,12 @@ describe('the whole flow: authorize → token → /v1 → refresh → reuse → 
     expect(await oauth.processIntrospectionResponse(as, confidentialClient.client, refreshAfterRevoke)).toEqual({ active: false });
   });
 
+  it('lets a confidential client authenticate with client_secret_post as well as client_secret_basic', async () => {
+    const byPost = { ...confidentialClient, auth: oauth.ClientSecretPost(confidentialClient.secret!) };
+    const tokens = await authorizeAndExchange(as, byPost, { sessionToken: ws.session, scope: 'tasks:read' });
+    expect((await tasksWith(tokens.access_token)).status).toBe(200);
+  });
+
   it('runs with a public client (PKCE only), and its refresh token revoked by revocation', async () => {
     const tokens = await authorizeAndExchange(as, publicClient, { sessionToken: ws.session, scope: 'tasks:read' });
     expect((await tasksWith(tokens.access_token)).status).toBe(200);
