@@ -570,3 +570,68 @@ export const idempotencyClaims = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.workspaceId, table.key] })],
 );
+
+// ─── OAuth 2.0 authorization server (/oauth) ────────────────────────────────────────────────────
+
+/**
+ * Clients registered by the admin CLI (`oauth-client create`). A client belongs to one workspace:
+ * only that workspace's users can authorize it, and its tokens act inside that workspace.
+ */
+export const oauthClients = sqliteTable(
+  'oauth_clients',
+  {
+    id: text('id').primaryKey(), // ocl_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** JSON array of the redirect URIs an authorization request must match exactly. */
+    redirectUris: text('redirect_uris').notNull(),
+    /** JSON array of the scopes the client may ask for; a user grants these or fewer. */
+    scopes: text('scopes').notNull(),
+    /** Lowercase hex SHA-256 of a confidential client's secret (the secret is never stored); null for a public client. */
+    secretHash: text('secret_hash'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [
+    index('oauth_clients_workspace_id_idx').on(table.workspaceId, table.createdAt),
+    check('oauth_clients_name_length', sql`length(${table.name}) BETWEEN 1 AND 120`),
+  ],
+);
+
+/**
+ * What the authorization server (oidc-provider) keeps: access and refresh tokens, authorization
+ * codes, grants, its sessions and interactions, one row each. The id of a token, code or session
+ * is the bearer secret itself, so only its SHA-256 is stored (`id_hash`) and the payload never
+ * carries it. The columns beside the payload exist to find and delete rows: all of a grant (a
+ * reused code or refresh token revokes the family), of a client (deleted), of a user (removed).
+ */
+export const oauthRecords = sqliteTable(
+  'oauth_records',
+  {
+    /** oidc-provider's model name: AccessToken, RefreshToken, AuthorizationCode, Grant, Session, Interaction, … */
+    model: text('model').notNull(),
+    /** Lowercase hex SHA-256 of the record's id. */
+    idHash: text('id_hash').notNull(),
+    /** The model's JSON payload, without its id. */
+    payload: text('payload').notNull(),
+    grantId: text('grant_id'),
+    clientId: text('client_id'),
+    /** The user the record acts for (usr_…). */
+    accountId: text('account_id'),
+    /** A session's uid (not a secret: interactions name it). */
+    uid: text('uid'),
+    /** Milliseconds since the epoch; null for records that never expire. */
+    expiresAt: integer('expires_at'),
+    /** When a single-use record (an authorization code, a rotated refresh token) was used. */
+    consumedAt: integer('consumed_at'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.model, table.idHash] }),
+    index('oauth_records_grant_id_idx').on(table.grantId),
+    index('oauth_records_client_id_idx').on(table.clientId),
+    index('oauth_records_account_id_idx').on(table.accountId),
+    index('oauth_records_uid_idx').on(table.uid),
+    index('oauth_records_expires_at_idx').on(table.expiresAt),
+  ],
+);

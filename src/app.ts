@@ -29,7 +29,10 @@ import { createAiProvider } from './ai/aiProviders.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
-import { loadOrCreateSecret } from './auth/serverSecrets.js';
+import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
+import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
+import { createOauthClientStore } from './store/oauthClients.js';
+import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
@@ -114,6 +117,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     name: 'SESSION_JWT_SECRET',
   });
   const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
+  const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
+  const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
+  const oauthRecords = createOauthRecordStore(db, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
@@ -128,9 +134,28 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
     const planTable = workPlatformPlanTable();
+    const callers = createCallerResolver({
+      pats: createPersonalAccessTokenStore(db, { now }),
+      users,
+      sessionSecret,
+      oauthTokens: oauthRecords,
+      oauthResource: oauthResourceFor(publicBaseUrl),
+      now,
+    });
+    const authorizationServer = createAuthorizationServer({
+      publicBaseUrl,
+      records: oauthRecords,
+      clients: createOauthClientStore(db, { now }),
+      users,
+      callers,
+      signingJwk: oauthSigningJwk,
+      cookieSecret: oauthCookieSecret,
+      logger: deps.logger,
+      now,
+    });
     const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
-      callers: createCallerResolver({ pats: createPersonalAccessTokenStore(db, { now }), users, sessionSecret, now }),
+      callers,
       services: {
         workspaces,
         tasks: createTaskStore(db, { now }),
@@ -201,6 +226,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           errorReply: workPlatform.errorReply,
         },
       ],
+      handlers: [authorizationServer],
       responseValidation: config.responseValidation,
       logger: deps.logger,
       logRequests: config.logRequests,
@@ -276,6 +302,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
       { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
+      { name: 'purge-expired-oauth-records', every: '*/10 * * * *', run: () => oauthRecords.purgeExpired() },
       ...webhookHousekeeping(webhookDeliveries, now),
     ],
     deps.logger,

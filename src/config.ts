@@ -30,6 +30,10 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
   webhookWorker: boolean;
+  /** Key (base64url, ≥ 32 bytes) of the OAuth authorization server's cookies and consent CSRF tokens; generated when unset. */
+  oauthCookieSecret: string | undefined;
+  /** The OAuth authorization server's private EC P-256 JWK (JSON); generated when unset. */
+  oauthSigningJwk: string | undefined;
   /** Bytes of encoded answers (portfolio answers and /v1 list pages) kept per process, all users together; 0 keeps none. */
   answerCacheMaxBytes: number;
   /** Encoded /v1 list pages kept per process (within answerCacheMaxBytes), served again while their collection is unchanged; 0 keeps none. */
@@ -153,6 +157,18 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'US cents per million prompt tokens, for every provider (up to 3 decimals): what a call is charged against the daily AI spend cap.',
   },
   { name: 'AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS', default: '60', description: 'US cents per million completion tokens, for every provider (up to 3 decimals).' },
+  {
+    name: 'OAUTH_COOKIE_SECRET',
+    default: 'generated into <data dir>/oauth-cookies.key',
+    description:
+      "Key that signs the OAuth authorization server's cookies and its consent page's CSRF tokens, URL-safe base64 of at least 32 bytes. Shared by every server process; changing it ends authorizations in progress.",
+  },
+  {
+    name: 'OAUTH_SIGNING_JWK',
+    default: 'generated into <data dir>/oauth-signing-key.json',
+    description:
+      'Private EC P-256 key (a JWK as JSON) of the OAuth authorization server, published at /oauth/jwks. Access tokens are opaque and never signed; the library needs a key of its own. Shared by every server process.',
+  },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -267,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
     webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
     webhookWorker: onOff('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
+    oauthCookieSecret: env.OAUTH_COOKIE_SECRET || undefined,
+    oauthSigningJwk: env.OAUTH_SIGNING_JWK || undefined,
     dataDirectory: path.dirname(databasePath),
     ai: aiConfig(env),
   };

@@ -27,6 +27,11 @@ describe('npm start on an empty database', () => {
 
     const response = await new ContractClient(url).get('/api/v1/portfolio', { authorization: `Bearer ${key}` });
     expect(response.status).toBe(200);
+    // The demo OAuth client is named with where to start the flow.
+    expect(output).toMatch(/Demo OAuth 2\.0 client ocl_demoNorthwindCli \(public, PKCE; redirect URI http:\/\/127\.0\.0\.1:8976\/callback\)/);
+    const metadata = await fetch(`${url}/.well-known/oauth-authorization-server`);
+    expect(metadata.status).toBe(200);
+    expect((await metadata.json()).code_challenge_methods_supported).toEqual(['S256']);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     output = server.output();

@@ -34,6 +34,9 @@ export const scopeCatalogue = [
 
 export type Scope = (typeof scopeCatalogue)[number];
 
+/** What each scope allows, as the security schemes word it (the OAuth consent page shows it). */
+export const scopeDescriptions: Readonly<Record<Scope, string>> = {};
+
 /** The event types of the `webhooks` section. */
 export const eventTypes = [
 ] as const;

@@ -48,6 +48,17 @@ export const scopeCatalogue = [
 
 export type Scope = (typeof scopeCatalogue)[number];
 
+/** What each scope allows, as the security schemes word it (the OAuth consent page shows it). */
+export const scopeDescriptions: Readonly<Record<Scope, string>> = {
+  "tasks:read": "Read tasks.",
+  "tasks:write": "Create, change and delete tasks.",
+  "projects:read": "Read projects.",
+  "projects:write": "Create, change and delete projects.",
+  "workspace:read": "Read the workspace's limits and usage.",
+  "webhooks:manage": "Create, change, rotate, replay and delete webhook subscriptions, and read their delivery log.",
+  "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap."
+};
+
 /** The event types of the `webhooks` section. */
 export const eventTypes = [
   'task.created',

@@ -16,20 +16,28 @@ function constList(name: string, doc: string, values: readonly string[]): string
 
 /** Every scope any security scheme declares: `x-scopes` of a bearer scheme, or an OAuth 2.0 flow's `scopes`, in order of first mention. */
 export function scopeCatalogueOf(document: JsonObject): string[] {
-  const scopes = new Set<string>();
+  return Object.keys(scopeDescriptionsOf(document));
+}
+
+/** Each scope of the catalogue with its description, as the first scheme that declares it words it. */
+export function scopeDescriptionsOf(document: JsonObject): Record<string, string> {
+  const scopes: Record<string, string> = {};
+  const add = (declared: JsonObject) => {
+    for (const [scope, description] of Object.entries(declared)) if (!Object.hasOwn(scopes, scope)) scopes[scope] = String(description);
+  };
   const components = isJsonObject(document.components) ? document.components : {};
   const schemes = isJsonObject(components.securitySchemes) ? components.securitySchemes : {};
   for (const raw of Object.values(schemes)) {
     const scheme = dereference(document, raw);
     if (!isJsonObject(scheme)) continue;
-    if (isJsonObject(scheme['x-scopes'])) for (const scope of Object.keys(scheme['x-scopes'])) scopes.add(scope);
+    if (isJsonObject(scheme['x-scopes'])) add(scheme['x-scopes']);
     if (isJsonObject(scheme.flows)) {
       for (const flow of Object.values(scheme.flows)) {
-        if (isJsonObject(flow) && isJsonObject(flow.scopes)) for (const scope of Object.keys(flow.scopes)) scopes.add(scope);
+        if (isJsonObject(flow) && isJsonObject(flow.scopes)) add(flow.scopes);
       }
     }
   }
-  return [...scopes];
+  return scopes;
 }
 
 /**
@@ -141,6 +149,9 @@ export function renderContractRules(api: string, document: JsonObject): string {
     ...constList('operationIds', 'Every operationId, in the order of the spec.', all),
     ...constList('scopeCatalogue', "Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`).", scopeCatalogueOf(document)),
     'export type Scope = (typeof scopeCatalogue)[number];',
+    '',
+    '/** What each scope allows, as the security schemes word it (the OAuth consent page shows it). */',
+    `export const scopeDescriptions: Readonly<Record<Scope, string>> = ${JSON.stringify(scopeDescriptionsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
     '',
     ...constList('eventTypes', 'The event types of the `webhooks` section.', eventTypes),
     'export type EventType = (typeof eventTypes)[number];',

@@ -87,10 +87,46 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     }
 
     checkIdempotency(document, entry, report);
+    checkOauthRequirement(document, entry, report);
     checkParameters(document, entry, report);
     checkResponses(document, entry, report);
   }
   return problems;
+}
+
+/** The names of the spec's OAuth 2.0 security schemes. */
+function oauthSchemeNames(document: JsonObject): string[] {
+  const components = isJsonObject(document.components) ? document.components : {};
+  const schemes = isJsonObject(components.securitySchemes) ? components.securitySchemes : {};
+  return Object.entries(schemes)
+    .filter(([, scheme]) => isJsonObject(dereference(document, scheme)) && (dereference(document, scheme) as JsonObject).type === 'oauth2')
+    .map(([name]) => name);
+}
+
+/**
+ * In an API with an OAuth 2.0 scheme, every protected operation accepts its tokens, and the
+ * scopes of its OAuth requirement are exactly `x-required-scopes` (what the server enforces), so
+ * that a client library asks for what the operation really needs.
+ */
+function checkOauthRequirement(document: JsonObject, entry: OperationEntry, report: Report): void {
+  const schemes = oauthSchemeNames(document);
+  if (schemes.length === 0 || isPublicOperation(document, entry.operation)) return;
+  const security = entry.operation.security ?? document.security;
+  const required = entry.operation['x-required-scopes'];
+  if (!Array.isArray(security) || !Array.isArray(required)) return;
+  const wanted = [...required].map(String).sort().join(' ');
+  const listed = `[${required.map(String).join(', ')}]`;
+  for (const scheme of schemes) {
+    const requirement = security.find((item) => isJsonObject(item) && Object.hasOwn(item, scheme)) as JsonObject | undefined;
+    if (!requirement) {
+      report(`does not accept ${scheme} tokens; add \`- ${scheme}: ${listed}\` to its \`security\` (beside the other schemes)`);
+      continue;
+    }
+    const scopes = requirement[scheme];
+    if (!Array.isArray(scopes) || [...scopes].map(String).sort().join(' ') !== wanted) {
+      report(`its ${scheme} requirement must list exactly x-required-scopes; write \`- ${scheme}: ${listed}\``);
+    }
+  }
 }
 
 /** `x-idempotent` (POST by default) and the `Idempotency-Key` header parameter say the same thing. */

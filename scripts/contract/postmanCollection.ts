@@ -148,23 +148,77 @@ function collectionBasics(api: string, document: JsonObject): { info: JsonObject
   };
 }
 
+/** Where Postman's own browser flow sends the authorization answer; a client registered for Postman names it. */
+export const POSTMAN_OAUTH_CALLBACK = 'https://oauth.pstmn.io/v1/callback';
+
+/** The first OAuth 2.0 authorization code flow of the document's security schemes, with every scope the schemes declare. */
+function authorizationCodeFlow(document: JsonObject): { authorizationUrl: string; tokenUrl: string; refreshUrl: string; scopes: string[] } | undefined {
+  const components = isJsonObject(document.components) ? document.components : {};
+  const schemes = isJsonObject(components.securitySchemes) ? components.securitySchemes : {};
+  for (const raw of Object.values(schemes)) {
+    const scheme = dereference(document, raw);
+    const flow = isJsonObject(scheme) && scheme.type === 'oauth2' && isJsonObject(scheme.flows) ? scheme.flows.authorizationCode : undefined;
+    if (!isJsonObject(flow) || typeof flow.authorizationUrl !== 'string' || typeof flow.tokenUrl !== 'string') continue;
+    return {
+      authorizationUrl: flow.authorizationUrl,
+      tokenUrl: flow.tokenUrl,
+      refreshUrl: typeof flow.refreshUrl === 'string' ? flow.refreshUrl : flow.tokenUrl,
+      scopes: isJsonObject(flow.scopes) ? Object.keys(flow.scopes) : [],
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The collection's credential: `bearerToken` as the bearer token. With an OAuth 2.0 authorization
+ * code flow in the contract it is Postman's oauth2 auth instead, which sends the same
+ * `bearerToken` (a PAT, a session or an OAuth access token; newman does just that) and lets the
+ * Postman app get a new token through the flow (PKCE, S256) for the client in `oauthClientId`.
+ */
+function collectionAuth(document: JsonObject): JsonObject {
+  const flow = authorizationCodeFlow(document);
+  if (!flow) return { type: 'bearer', bearer: [{ key: 'token', value: '{{bearerToken}}', type: 'string' }] };
+  const entries: [string, string | boolean][] = [
+    ['accessToken', '{{bearerToken}}'],
+    ['addTokenTo', 'header'],
+    ['headerPrefix', 'Bearer'],
+    ['tokenName', 'OAuth 2.0 access token'],
+    ['grant_type', 'authorization_code_with_pkce'],
+    ['challengeAlgorithm', 'S256'],
+    ['authUrl', flow.authorizationUrl],
+    ['accessTokenUrl', flow.tokenUrl],
+    ['refreshTokenUrl', flow.refreshUrl],
+    ['clientId', '{{oauthClientId}}'],
+    ['client_authentication', 'body'],
+    ['scope', flow.scopes.join(' ')],
+    ['redirect_uri', POSTMAN_OAUTH_CALLBACK],
+    ['useBrowser', true],
+  ];
+  return { type: 'oauth2', oauth2: entries.map(([key, value]) => ({ key, value, type: typeof value === 'boolean' ? 'boolean' : 'string' })) };
+}
+
 /** Renders postman.json for the bundled document (tags and operations assumed to pass the conventions). */
 export function renderPostmanCollection(api: string, document: JsonObject): string {
   const { info, title, baseUrl } = collectionBasics(api, document);
   const summary = typeof info.summary === 'string' ? `\n\n${info.summary}` : '';
+  const oauth = authorizationCodeFlow(document) !== undefined;
 
   const collection = new postman.Collection({
     info: {
       id: deterministicUuid(`${api}:collection`),
       name: title,
       description: markdown(
-        `${generatedNotice(api)}${summary}\n\nSet \`baseUrl\` to the server and \`bearerToken\` to a credential; every request asserts its success status.`,
+        `${generatedNotice(api)}${summary}\n\nSet \`baseUrl\` to the server and \`bearerToken\` to a credential; every request asserts its success status.` +
+          (oauth
+            ? ` To get an OAuth 2.0 access token in the Postman app instead, register a client with the redirect URI ${POSTMAN_OAUTH_CALLBACK}, set \`oauthClientId\` to its id and use "Get New Access Token" on the collection's Authorization tab.`
+            : ''),
       ),
     },
-    auth: { type: 'bearer', bearer: [{ key: 'token', value: '{{bearerToken}}', type: 'string' }] },
+    auth: collectionAuth(document),
     variable: [
       { key: 'baseUrl', value: baseUrl, type: 'string' },
       { key: 'bearerToken', value: '', type: 'string' },
+      ...(oauth ? [{ key: 'oauthClientId', value: '', type: 'string' }] : []),
     ],
     item: [],
   } as unknown as CollectionDefinition);

@@ -7,15 +7,19 @@ import { verifySessionToken } from './sessionTokens.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
 import type { Workspace } from '../store/workspaces.js';
 import { CredentialRefusedError } from './credentialRefused.js';
+import type { OauthRecordStore } from '../store/oauthRecords.js';
+import { oauthAccessTokenPattern, oauthSecretHash } from './oauth/oauthCredentials.js';
 
 /** Who is calling: resolved from the bearer token, the first thing every request does. */
 export interface Caller {
-  kind: 'pat' | 'session';
+  kind: 'pat' | 'session' | 'oauth';
   workspaceId: string;
   userId: string;
   role: WorkspaceRole;
-  /** Every scope for a session; the token's own scopes for a PAT. */
+  /** Every scope for a session; the token's own scopes for a PAT; the scopes the user granted for an OAuth token. */
   scopes: readonly string[];
+  /** The OAuth client the token was issued to (OAuth tokens only). */
+  clientId?: string;
   /** Read with the token or user, in the same statement. */
   workspace: Workspace;
   /** Who the events of this call's changes name. */
@@ -29,15 +33,42 @@ export interface CallerResolver {
 const unauthenticated = () => new CredentialRefusedError('unauthenticated');
 
 /**
- * A PAT (`svc_pat_…`) is looked up by its hash; anything else must be a session JWT. Every
- * failure is 401 `unauthenticated`, except a session token that has only expired: `token-expired`.
+ * A PAT (`svc_pat_…`) and an OAuth access token (43 URL-safe base64 characters) are looked up by
+ * their hash; anything else must be a session JWT. Every failure is 401 `unauthenticated`, except
+ * a session token that has only expired: `token-expired`.
  */
 export function createCallerResolver(deps: {
   pats: PersonalAccessTokenStore;
   users: UserStore;
   sessionSecret: Uint8Array;
+  oauthTokens: Pick<OauthRecordStore, 'findAccessTokenCaller'>;
+  /** The audience OAuth access tokens must name: this API's resource indicator (`<public base URL>/v1`). */
+  oauthResource: string;
   now: () => number;
 }): CallerResolver {
+  /**
+   * Revoked tokens and whole revoked families are deleted rows; a deleted client or a user no
+   * longer in the client's workspace leaves the join empty: every case is one 401.
+   */
+  function oauthCaller(token: string, now: number): Caller {
+    const found = deps.oauthTokens.findAccessTokenCaller(oauthSecretHash(token));
+    if (!found || found.expiresAt === null || found.expiresAt <= now) throw unauthenticated();
+    if (found.role === null || !found.workspace || found.clientId === null || found.accountId === null) throw unauthenticated();
+    const payload = JSON.parse(found.payload) as { scope?: unknown; aud?: unknown };
+    if (payload.aud !== deps.oauthResource) throw unauthenticated();
+    const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+    return {
+      kind: 'oauth',
+      workspaceId: found.workspace.id,
+      userId: found.accountId,
+      role: found.role,
+      scopes: scopeCatalogue.filter((scope) => granted.includes(scope)),
+      clientId: found.clientId,
+      workspace: found.workspace,
+      actor: { id: found.accountId, kind: 'USER' },
+    };
+  }
+
   return {
     async resolve(authorization) {
       const header = Array.isArray(authorization) ? undefined : authorization;
@@ -61,6 +92,8 @@ export function createCallerResolver(deps: {
           actor: { id: pat.userId, kind: 'USER' },
         };
       }
+
+      if (oauthAccessTokenPattern.test(token)) return oauthCaller(token, now);
 
       const session = await verifySessionToken(deps.sessionSecret, token, now);
       if (!session.ok) {

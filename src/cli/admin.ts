@@ -1,5 +1,5 @@
 // The operator's command line: tenants, API keys, portfolio import/export, the Work-Platform's
-// workspaces, users, sessions and personal access tokens, and the demo data set.
+// workspaces, users, sessions and personal access tokens, OAuth clients, and the demo data set.
 // Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { StoreError } from '../store/errors.js';
 import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
 import { CliError, iso, parseExpiresAt, required, type Command } from './cliCommand.js';
 import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands.js';
+import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 
 export { CliError };
 
@@ -224,6 +225,7 @@ const commands: Command[] = [
     },
   },
   ...workPlatformCommands,
+  ...oauthClientCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -242,7 +244,7 @@ const commands: Command[] = [
       '"otherTenantId", "otherTenantApiKey", "published", "unpublished", "otherTenantOnly"},',
       '"workPlatform": {"workspaceId", "plan", "projectId", "taskIds", "tokens": {"all", "readOnly",',
       '"noScopes", "revoked", "session", "memberSession", "expiredSession"}, "otherWorkspace":',
-      '{"workspaceId", "projectId", "taskId", "token"}, "allowedOrigin"}}.',
+      '{"workspaceId", "projectId", "taskId", "token"}, "allowedOrigin", "oauthClient": {"id", "redirectUri", "scopes"}}}.',
     ].join('\n'),
     options: {},
     positionals: 0,
@@ -273,6 +275,7 @@ const commands: Command[] = [
           `  expired session  ${work.tokens.expiredSession}`,
           `  other workspace  ${work.otherWorkspace.workspaceId}  PAT ${work.otherWorkspace.token}`,
           `  allowed origin   ${work.allowedOrigin}`,
+          `  OAuth client     ${work.oauthClient.id}  public, redirect URI ${work.oauthClient.redirectUri}`,
           '',
           'Keys and tokens are shown only now. Try:',
           `  curl -H "Authorization: Bearer ${demo.apiKey}" http://localhost:3000/api/v1/profile`,
@@ -288,6 +291,7 @@ const groups: Record<string, string> = {
   key: 'API keys: bearer credentials of the Portfolio Read API, stored only as hashes.',
   portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
   ...workPlatformGroups,
+  ...oauthClientGroups,
 };
 
 function mainHelp(): string {

@@ -181,6 +181,25 @@ export const workPlatformCommands: Command[] = [
     },
   },
   {
+    path: ['user', 'delete'],
+    usage: 'user delete <user id>',
+    summary: 'Remove a user from its workspace, with its tokens.',
+    help: [
+      'Deletes the user with its personal access tokens and every OAuth token, code and grant issued',
+      'for it, in one transaction: its session tokens, personal access tokens and OAuth tokens answer',
+      '401 at once, on every server process. Refused while tasks are assigned to the user (assign',
+      'them to someone else first). JSON: {"id", "workspaceId"}.',
+    ].join('\n'),
+    options: {},
+    positionals: 1,
+    async run(context) {
+      const id = positional(context, 'user to delete (usr_…)');
+      const { createUserStore } = await modules.users();
+      const deleted = createUserStore(await context.db(), { now: context.now }).deleteUser(id);
+      return { json: deleted, text: `Deleted user ${id} from workspace ${deleted.workspaceId}, with its tokens.` };
+    },
+  },
+  {
     path: ['session', 'create'],
     usage: 'session create --user <user id> [--expires-in 1h|30m|7d|-1h]',
     summary: 'Mint a session token (JWT) for a user.',

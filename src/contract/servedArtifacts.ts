@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 
 export interface ServedArtifacts {
-  /** openapi.json as served: pretty-printed, `servers` = the public base URL. */
+  /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
   openapiJson: string;
   /** openapi.yaml as served: the same document, keeping the do-not-edit comment. */
   openapiYaml: string;
@@ -38,19 +38,59 @@ function withMember(object: Record<string, unknown>, key: string, value: unknown
   return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, k === key ? value : v]));
 }
 
+/** Where an OAuth 2.0 flow names an endpoint. */
+const FLOW_URL_MEMBERS = ['authorizationUrl', 'tokenUrl', 'refreshUrl'] as const;
+
+/**
+ * Each OAuth 2.0 flow URL of the document as [path of members, URL on the given origin]: the
+ * committed documents name the local demo server; the authorization server answers on the origin
+ * of the public base URL (its issuer).
+ */
+function oauthFlowUrls(document: Record<string, unknown>, origin: string): [string[], string][] {
+  const found: [string[], string][] = [];
+  const schemes = ((document.components as Record<string, unknown> | undefined)?.securitySchemes ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, scheme] of Object.entries(schemes)) {
+    for (const [flowName, flow] of Object.entries((scheme.flows ?? {}) as Record<string, Record<string, unknown>>)) {
+      for (const member of FLOW_URL_MEMBERS) {
+        const value = flow[member];
+        if (typeof value !== 'string') continue;
+        const url = new URL(value);
+        found.push([['components', 'securitySchemes', name, 'flows', flowName, member], `${origin}${url.pathname}${url.search}`]);
+      }
+    }
+  }
+  return found;
+}
+
 export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedArtifacts {
   // `{{baseUrl}}/api/v1/...` and `${url}/api/v1/...` must not end up with a double slash.
   const baseUrl = publicBaseUrl.replace(/\/+$/, '');
   const servers = [{ url: baseUrl, description: SERVER_DESCRIPTION }];
 
   const document = withMember(JSON.parse(readGenerated(api, 'openapi.json')) as Record<string, unknown>, 'servers', servers);
+  const flowUrls = oauthFlowUrls(document, new URL(baseUrl).origin);
+  for (const [members, url] of flowUrls) {
+    const owner = members.slice(0, -1).reduce<Record<string, unknown>>((node, member) => node[member] as Record<string, unknown>, document);
+    owner[members.at(-1)!] = url;
+  }
   const openapiJson = JSON.stringify(document, null, 2) + '\n';
 
   const yamlDocument = YAML.parseDocument(readGenerated(api, 'openapi.yaml'));
   yamlDocument.set('servers', yamlDocument.createNode(servers));
+  for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
   const openapiYaml = yamlDocument.toString({ lineWidth: 0 });
 
-  const collection = JSON.parse(readGenerated(api, 'postman.json')) as { variable?: { key?: string; value?: unknown }[] };
+  const collection = JSON.parse(readGenerated(api, 'postman.json')) as {
+    variable?: { key?: string; value?: unknown }[];
+    auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
+  };
+  // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
+  for (const entry of collection.auth?.oauth2 ?? []) {
+    if (['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string') {
+      const url = new URL(entry.value);
+      entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
+    }
+  }
   const variables = collection.variable ?? [];
   const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
   if (baseUrlVariable) baseUrlVariable.value = baseUrl;

@@ -16,6 +16,8 @@ import { outboxEventTypes } from '../store/outboxEvents.js';
 import { createWebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
+import { registerOauthClient } from '../auth/oauth/clientRegistration.js';
+import { createOauthClientStore } from '../store/oauthClients.js';
 
 export interface WorkPlatformDemoFixture {
   /** The main demo workspace (plan free). */
@@ -46,6 +48,8 @@ export interface WorkPlatformDemoFixture {
   webhook: { id: string; url: string; secret: string };
   /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
   allowedOrigin: string;
+  /** A public OAuth 2.0 client of the main workspace (every scope, PKCE), for trying the authorization code flow. */
+  oauthClient: { id: string; redirectUri: string; scopes: string[] };
 }
 
 export const demoWorkspaces = {
@@ -61,6 +65,9 @@ export const demoUsers = {
 } as const satisfies Record<string, { id: string; workspace: keyof typeof demoWorkspaces; role: WorkspaceRole; name: string; email: string }>;
 
 export const demoAllowedOrigin = 'http://localhost:5173';
+
+/** The demo's public OAuth client: a command-line tool with a loopback redirect URI (RFC 8252). */
+export const demoOauthClient = { id: 'ocl_demoNorthwindCli', name: 'Northwind CLI (demo)', redirectUri: 'http://127.0.0.1:8976/callback' } as const;
 
 /** The contract's `webhookId` example names it, so the Postman collection can use it. */
 export const demoWebhook = { id: 'whk_Q7mXc2VbN9pLr4TzK8sD', url: 'https://hooks.example.com/work-platform' } as const;
@@ -330,6 +337,19 @@ export function loadWorkPlatformDemo(
   );
   webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
 
+  // Registered once and kept: tokens issued to it by earlier runs stay valid.
+  const oauthClients = createOauthClientStore(db, { now });
+  if (!oauthClients.getOauthClient(demoOauthClient.id)) {
+    registerOauthClient(oauthClients, {
+      id: demoOauthClient.id,
+      workspaceId: demoWorkspaces.main.id,
+      name: demoOauthClient.name,
+      redirectUris: [demoOauthClient.redirectUri],
+      scopes: scopeCatalogue,
+      confidential: false,
+    });
+  }
+
   const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => issuePersonalAccessToken(tokenStore, { workspaceId, userId, scopes });
   const mainId = demoWorkspaces.main.id;
   const revoked = pat(demoUsers.owner.id, mainId, scopeCatalogue);
@@ -360,5 +380,6 @@ export function loadWorkPlatformDemo(
     },
     webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,
+    oauthClient: { id: demoOauthClient.id, redirectUri: demoOauthClient.redirectUri, scopes: [...oauthClients.getOauthClient(demoOauthClient.id)!.scopes] },
   };
 }

@@ -13,9 +13,19 @@ export interface MountedApi {
   errorReply: (error: unknown, requestId: string) => Reply;
 }
 
+/**
+ * Paths answered outside the contract pipeline, in a protocol of their own (the OAuth 2.0
+ * authorization server). Asked first; it writes its own answers, the adapter only logs them.
+ */
+export interface MountedHandler {
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+}
+
 export interface HttpAdapterOptions {
   /** Matched by longest path prefix; the first one listed also answers paths that no API owns. */
   apis: MountedApi[];
+  handlers?: MountedHandler[];
   responseValidation: ResponseValidationMode;
   logger: Logger;
   logRequests: boolean;
@@ -64,6 +74,15 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     const queryStart = url.indexOf('?');
     const path = queryStart >= 0 ? url.slice(0, queryStart) : url;
     const method = req.method ?? 'GET';
+    const handler = options.handlers?.find((candidate) => candidate.owns(path));
+    if (handler) {
+      req.url = url;
+      await handOver(handler, req, res, requestId, options);
+      if (options.logRequests) {
+        options.logger.info('request', { requestId, method, path, status: res.statusCode, durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000, at: now() });
+      }
+      return;
+    }
     const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
     let reply: Reply;
     let operationId: string | undefined;
@@ -105,6 +124,23 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       });
     }
   };
+}
+
+async function handOver(handler: MountedHandler, req: IncomingMessage, res: ServerResponse, requestId: string, options: HttpAdapterOptions): Promise<void> {
+  if (options.isDraining?.()) res.setHeader('connection', 'close');
+  try {
+    await handler.handle(req, res, requestId);
+  } catch (error) {
+    // A handler answers its own failures; this is the last resort, in the OAuth vocabulary, without details.
+    options.logger.error('handler failed', { requestId, error: error instanceof Error ? error.message : String(error) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify({ error: 'server_error', error_description: `unexpected error; quote ${requestId}` });
+    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': requestId });
+    res.end(body);
+  }
 }
 
 /** The path and query of a request target, also when a client sent the absolute form (`GET http://host/path`). */

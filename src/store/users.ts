@@ -1,7 +1,7 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import type BetterSqlite3 from 'better-sqlite3';
-import { eq, sql } from 'drizzle-orm';
-import { users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
 import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
@@ -43,6 +43,12 @@ export interface UserStore {
   getUserAndWorkspace(id: string): { user: User; workspace: Workspace | undefined } | undefined;
   /** Refuses every session token of the user issued until now; returns the time from which tokens count again. */
   revokeSessions(id: string): { id: string; sessionsValidAfter: number };
+  /**
+   * Removes the user from its workspace: the user, its personal access tokens and everything the
+   * OAuth authorization server issued for it go in one transaction. Refused while tasks are
+   * assigned to the user (they would name a user who no longer exists).
+   */
+  deleteUser(id: string): { id: string; workspaceId: string };
 }
 
 export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOptions = {}): UserStore {
@@ -108,6 +114,24 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
       const changed = setSessionsValidAfter.run({ sessionsValidAfter, id }).changes;
       if (changed === 0) throw new NotFoundError('user', id);
       return { id, sessionsValidAfter };
+    },
+
+    deleteUser(id) {
+      return orm.transaction(
+        (tx) => {
+          const user = selectById.get({ id });
+          if (!user) throw new NotFoundError('user', id);
+          const assigned = tx.select({ count: count() }).from(tasks).where(and(eq(tasks.workspaceId, user.workspaceId), eq(tasks.assigneeId, id))).get()?.count ?? 0;
+          if (assigned > 0) {
+            throw new StoreError('invalid_argument', `${assigned} task${assigned === 1 ? ' is' : 's are'} assigned to ${id}; assign them to someone else first.`);
+          }
+          tx.delete(oauthRecords).where(eq(oauthRecords.accountId, id)).run();
+          // The user's personal access tokens go with it (foreign key cascade).
+          tx.delete(users).where(eq(users.id, id)).run();
+          return { id, workspaceId: user.workspaceId };
+        },
+        { behavior: 'immediate' },
+      );
     },
 
     getUserAndWorkspace(id) {

@@ -10,7 +10,7 @@
 //   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
 //   webhook-disabled        → 409 conflict, code `webhook-disabled`
 
-export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event';
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client';
 
 /** What carries a `version` and answers `If-Match`. */
 export type VersionedEntity = 'project' | 'task' | 'webhook';

@@ -11,10 +11,11 @@ import { ApiProblem } from './problems.js';
 export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 /**
- * The rate limit of the operation's class (every caller) and the monthly quota (PAT callers only),
- * in that order and in one write transaction (one commit per call); far from both limits, in this
- * process alone (the rate limiter's countLocally, LocalQuotaCounts), written with a later call.
- * Returns the headers every limited answer carries, and the 429 problem when the call is refused.
+ * The rate limit of the operation's class (every caller) and the monthly quota (token callers:
+ * PATs and OAuth access tokens; never the signed-in application's sessions), in that order and in
+ * one write transaction (one commit per call); far from both limits, in this process alone (the
+ * rate limiter's countLocally, LocalQuotaCounts), written with a later call. Returns the headers
+ * every limited answer carries, and the 429 problem when the call is refused.
  */
 export function enforceCallLimits(
   deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; localQuota: LocalQuotaCounts; now: number },
@@ -28,7 +29,7 @@ export function enforceCallLimits(
   const tier = rateLimitTier(workspace.plan);
   const windowSeconds = Math.round(table.windowMs / 1000);
   const bucket = `wp:${workspace.id}:${rateClass}`;
-  const countsQuota = caller.kind === 'pat';
+  const countsQuota = caller.kind !== 'session';
   const quotaLimit = limits.monthlyQuota.inForce;
   // Far from both limits the call is counted in this process alone; the quota is asked first, as asking the rate limiter counts.
   const local =

@@ -36,6 +36,28 @@ export interface WorkPlatformProfileDependencies {
 
 /** The Work-Platform API: CORS, bearer tokens, scopes and roles, class buckets and quota, problem+json. */
 export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiProfile<Caller, WorkPlatformServices> {
+  // Both security schemes read the same Authorization header, and openapi-backend checks every
+  // scheme an operation names: the token is resolved once per request (per headers object).
+  const resolved = new WeakMap<object, Promise<Caller>>();
+  const callerFor = (headers: Record<string, string | string[] | undefined>): Promise<Caller> => {
+    let caller = resolved.get(headers);
+    if (!caller) {
+      caller = deps.callers.resolve(headers.authorization);
+      resolved.set(headers, caller);
+    }
+    return caller;
+  };
+  /**
+   * A scheme accepts only its own kinds of token; the other scheme's kinds prove nothing to it.
+   * Every call with a valid token is refused by one of the two schemes: one shared error, so that
+   * no stack trace is captured per request.
+   */
+  const otherScheme = new CredentialRefusedError('unauthenticated');
+  const scheme = (accepts: (kind: Caller['kind']) => boolean) => async (headers: Record<string, string | string[] | undefined>) => {
+    const caller = await callerFor(headers);
+    if (!accepts(caller.kind)) throw otherScheme;
+    return caller;
+  };
   return {
     name: 'work-platform',
     pathPrefix: '/v1',
@@ -43,7 +65,8 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
     operationsDirectory: new URL('./operations/', import.meta.url),
     services: deps.services,
     authenticate: {
-      bearerAuth: (headers) => deps.callers.resolve(headers.authorization),
+      bearerAuth: scheme((kind) => kind === 'pat' || kind === 'session'),
+      oauth2: scheme((kind) => kind === 'oauth'),
     },
     checkRules: (rules) => checkRules(rules, deps.scopeCatalogue),
     screen(call) {
@@ -98,7 +121,7 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
 }
 
 const WWW_AUTHENTICATE = Object.freeze({ 'www-authenticate': 'Bearer realm="work-platform"' });
-const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid Personal Access Token or session token.';
+const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid Personal Access Token, session token or OAuth access token.';
 
 function refusalProblem(reason: RefusalReason): ApiProblem {
   switch (reason) {

@@ -151,6 +151,11 @@ describe('committed generated files', () => {
   }, BUILD_TIMEOUT);
 });
 
+function hasOauthFlow(document: JsonObject): boolean {
+  const schemes = isJsonObject(document.components) && isJsonObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
+  return Object.values(schemes).some((scheme) => isJsonObject(scheme) && scheme.type === 'oauth2' && isJsonObject(scheme.flows) && isJsonObject(scheme.flows.authorizationCode));
+}
+
 describe.each(apis)('generated/%s', (api) => {
   const document = JSON.parse(readGenerated(api, 'openapi.json')) as JsonObject;
   const operations = listOperations(document);
@@ -186,7 +191,9 @@ describe.each(apis)('generated/%s', (api) => {
     const firstServer = servers[0];
     expect(collection.variables.get('baseUrl')).toBe(isJsonObject(firstServer) ? firstServer.url : undefined);
     expect(collection.variables.get('bearerToken')).toBe('');
-    expect(collection.auth?.type).toBe('bearer');
+    // An API with an OAuth 2.0 authorization code flow sends bearerToken through Postman's oauth2 auth.
+    const credential = hasOauthFlow(document) ? 'oauth2' : 'bearer';
+    expect(collection.auth?.type).toBe(credential);
     expect(JSON.stringify(collection.auth?.toJSON())).toContain('{{bearerToken}}');
 
     const items: InstanceType<typeof postman.Item>[] = [];
@@ -219,7 +226,7 @@ describe.each(apis)('generated/%s', (api) => {
 
       const itemAuth = item.getAuth();
       if (isPublicOperation(document, entry.operation)) expect(itemAuth?.type, label).toBe('noauth');
-      else expect(itemAuth?.type, label).toBe('bearer');
+      else expect(itemAuth?.type, label).toBe(credential);
     }
   });
 

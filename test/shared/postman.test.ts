@@ -19,6 +19,18 @@ describe('the Work-Platform downloads', () => {
   it('run as is in newman against a fresh demo server, with the environment template filled in', async () => {
     const collection = (await client.get('/v1/postman.json')).body;
     const environment = (await client.get('/v1/postman-environment.json')).body;
+    // The contract's OAuth 2.0 flow is the collection's credential, on this server; newman sends bearerToken through it.
+    const oauth2 = Object.fromEntries(collection.auth.oauth2.map((entry: { key: string; value: unknown }) => [entry.key, entry.value]));
+    const origin = new URL(t.app.publicBaseUrl).origin;
+    expect(collection.auth.type).toBe('oauth2');
+    expect(oauth2).toMatchObject({
+      accessToken: '{{bearerToken}}',
+      grant_type: 'authorization_code_with_pkce',
+      challengeAlgorithm: 'S256',
+      authUrl: `${origin}/oauth/authorize`,
+      accessTokenUrl: `${origin}/oauth/token`,
+      clientId: '{{oauthClientId}}',
+    });
     expect(environment.values.map((value: { key: string }) => value.key)).toEqual(['baseUrl', 'bearerToken']);
     expect(environment.values[0].value).toBe(t.app.publicBaseUrl);
     environment.values[1].value = t.fixture.workPlatform.tokens.all;

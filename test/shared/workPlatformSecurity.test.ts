@@ -70,6 +70,7 @@ const unauthenticatedCases: [string, () => Record<string, string>][] = [
   ['a garbage bearer token', () => bearer('not-a-token')],
   ['a malformed PAT (svc_pat_x)', () => bearer('svc_pat_x')],
   ['a well-formed PAT that was never issued', () => bearer(`svc_pat_${'A'.repeat(43)}`)],
+  ['a well-formed OAuth access token that was never issued', () => bearer('A'.repeat(43))],
   ['a PAT with a character appended', () => bearer(`${fx.tokens.all}x`)],
   ['a revoked PAT', () => bearer(fx.tokens.revoked)],
   ['an expired PAT', () => bearer(expiredPat)],

@@ -31,7 +31,7 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
     expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
@@ -40,6 +40,7 @@ describe('Work-Platform demo data', () => {
       projectId: expect.stringMatching(/^prj_[A-Za-z0-9]+$/),
       webhook: { id: 'whk_Q7mXc2VbN9pLr4TzK8sD', url: 'https://hooks.example.com/work-platform', secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) },
       allowedOrigin: 'http://localhost:5173',
+      oauthClient: { id: 'ocl_demoNorthwindCli', redirectUri: 'http://127.0.0.1:8976/callback', scopes: [...scopeCatalogue] },
       otherWorkspace: {
         workspaceId: demoWorkspaces.other.id,
         projectId: expect.stringMatching(/^prj_/),
@@ -49,6 +50,13 @@ describe('Work-Platform demo data', () => {
       },
     });
     expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
+  });
+
+  it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', () => {
+    load();
+    load();
+    const clients = t.db.prepare('SELECT id, workspace_id, secret_hash FROM oauth_clients').all();
+    expect(clients).toEqual([{ id: 'ocl_demoNorthwindCli', workspace_id: demoWorkspaces.main.id, secret_hash: null }]);
   });
 
   it('holds over 120 tasks in three projects (and one empty project), with ties on dueOn, priority and title and some null dueOn', () => {

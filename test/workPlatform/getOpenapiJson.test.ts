@@ -11,13 +11,17 @@ let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('GET /v1/openapi.json', () => {
-  it('answers 200 without a credential: the committed contract, naming this server, with every operation', async () => {
+  it('answers 200 without a credential: the committed contract, naming this server (and its OAuth endpoints), with every operation', async () => {
     const response = await client.get('/v1/openapi.json');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     const { servers, ...served } = response.body;
     const { servers: _committedServers, ...committed } = loadContractDocument('work-platform');
+    const origin = new URL(t.app.publicBaseUrl).origin;
+    const flow = (committed as any).components.securitySchemes.oauth2.flows.authorizationCode;
+    for (const member of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) flow[member] = flow[member].replace('http://localhost:3000', origin);
     expect(served).toEqual(committed);
+    expect(served.components.securitySchemes.oauth2.flows.authorizationCode.tokenUrl).toBe(`${origin}/oauth/token`);
     expect(servers).toEqual([expect.objectContaining({ url: t.app.publicBaseUrl })]);
     const servedOperationIds = Object.values(response.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
     expect(servedOperationIds.sort()).toEqual([...operationIds].sort());

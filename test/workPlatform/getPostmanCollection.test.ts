@@ -12,12 +12,15 @@ let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('GET /v1/postman.json', () => {
-  it('answers 200 without a credential: a Postman v2.1 collection with one request per operation, bearer auth and this server as baseUrl', async () => {
+  it('answers 200 without a credential: a Postman v2.1 collection with one request per operation, the OAuth 2.0 auth sending bearerToken, and this server as baseUrl', async () => {
     const response = await client.get('/v1/postman.json');
     expect(response.status).toBe(200);
     const postman = response.body;
     expect(postman.info.schema).toBe('https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
-    expect(postman.auth).toEqual({ type: 'bearer', bearer: [expect.objectContaining({ key: 'token', value: '{{bearerToken}}' })] });
+    expect(postman.auth.type).toBe('oauth2');
+    expect(postman.auth.oauth2).toContainEqual(expect.objectContaining({ key: 'accessToken', value: '{{bearerToken}}' }));
+    expect(postman.auth.oauth2).toContainEqual(expect.objectContaining({ key: 'accessTokenUrl', value: `${new URL(t.app.publicBaseUrl).origin}/oauth/token` }));
+    expect(postman.variable).toContainEqual(expect.objectContaining({ key: 'oauthClientId', value: '' }));
     expect(postman.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: t.app.publicBaseUrl }));
     const requests = postman.item.flatMap((folder: { item: unknown[] }) => folder.item);
     expect(requests).toHaveLength(contractOperations('work-platform').length);

@@ -1,0 +1,264 @@
+// The OAuth 2.0 authorization server: oidc-provider (a maintained, OpenID-certified library)
+// configured as a plain OAuth server for the Work-Platform API, mounted in our node:http server.
+// It owns `/oauth/*` and the metadata documents under `/.well-known/`; our own routes
+// (src/auth/oauth/interactions.ts) sign the user in with the application's session and ask for
+// consent. What it issues is stored by src/auth/oauth/oauthAdapter.ts; /v1 reads access tokens
+// straight from the store (src/auth/bearerTokens.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { errors, interactionPolicy, type ProviderClient, type ProviderContext } from 'oidc-provider';
+import { scopeCatalogue } from '../../../generated/work-platform/rules.js';
+import type { Logger } from '../../logger.js';
+import type { OauthClientStore } from '../../store/oauthClients.js';
+import type { OauthRecordStore } from '../../store/oauthRecords.js';
+import type { UserStore } from '../../store/users.js';
+import type { CallerResolver } from '../bearerTokens.js';
+import { errorPage, PAGE_HEADERS } from './consentPage.js';
+import { createInteractionRoutes, readAppSession } from './interactions.js';
+import { oauthAdapterFactory } from './oauthAdapter.js';
+import { clientSecretMatches } from './oauthCredentials.js';
+
+/** Where the authorization server's own endpoints live. */
+export const OAUTH_MOUNT_PATH = '/oauth';
+
+/** Lifetimes, in seconds (see README, "OAuth 2.0"). */
+export const OAUTH_LIFETIMES = Object.freeze({
+  accessToken: 15 * 60,
+  authorizationCode: 60,
+  /** Each rotation starts a fresh period; the family never outlives its grant. */
+  refreshToken: 30 * 24 * 3600,
+  grant: 180 * 24 * 3600,
+  /** The authorization server's own browser session; the application's session still has to be valid. */
+  session: 24 * 3600,
+  interaction: 10 * 60,
+});
+
+export interface AuthorizationServerOptions {
+  /** The server's public base URL; its origin is the issuer, and `<it>/v1` the one resource (audience). */
+  publicBaseUrl: string;
+  records: OauthRecordStore;
+  clients: OauthClientStore;
+  users: Pick<UserStore, 'getUser'>;
+  /** Verifies the application's session token (signature, expiry, `session revoke`, the user still there). */
+  callers: CallerResolver;
+  /** A private EC P-256 JWK (ES256); signs nothing that /v1 accepts, but oidc-provider needs its own key. */
+  signingJwk: Record<string, unknown>;
+  /** Keys the authorization server's cookies and the consent page's CSRF tokens. */
+  cookieSecret: Uint8Array;
+  logger: Logger;
+  now: () => number;
+}
+
+export interface AuthorizationServer {
+  issuer: string;
+  /** The resource indicator of the Work-Platform API: the audience of every access token. */
+  resource: string;
+  /** True for the paths this server answers. */
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+}
+
+/** The resource indicator of the Work-Platform API, the audience of every access token: `<public base URL>/v1`. */
+export function oauthResourceFor(publicBaseUrl: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/v1`;
+}
+
+const METADATA_PATH = '/.well-known/oauth-authorization-server';
+const RESOURCE_METADATA_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1']);
+/** Routes where a person is looking at the browser: errors there are pages, everywhere else the RFCs' JSON. */
+const BROWSER_ROUTES = new Set(['authorization', 'resume']);
+
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const publicBase = new URL(options.publicBaseUrl);
+  const issuer = publicBase.origin;
+  const resource = oauthResourceFor(options.publicBaseUrl);
+  const cookieKey = Buffer.from(options.cookieSecret).toString('base64url');
+
+  const policy = interactionPolicy.base();
+  // The authorization server's session follows the application's: signed out of the application,
+  // or signed in there as someone else, means signing in again (our sign-in page, not a password).
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('app_session_mismatch', 'the application session is missing or names another user', async (ctx) => {
+      const app = await readAppSession(options.callers, ctx.get('cookie'));
+      return app && app.caller.userId === ctx.oidc?.session?.accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+    }),
+  );
+
+  const clientScopes = (client: ProviderClient | undefined): string[] =>
+    (client && options.clients.getOauthClient(client.clientId)?.scopes) || [];
+
+  const provider = new Provider(issuer, {
+    adapter: oauthAdapterFactory(options.records, options.clients, options.now),
+    clients: [],
+    jwks: { keys: [options.signingJwk] },
+    cookies: {
+      keys: [cookieKey],
+      names: { session: 'oauth_session', interaction: 'oauth_interaction', resume: 'oauth_resume' },
+      long: { httpOnly: true, sameSite: 'lax', path: OAUTH_MOUNT_PATH },
+      short: { httpOnly: true, sameSite: 'lax', path: OAUTH_MOUNT_PATH },
+    },
+    routes: {
+      authorization: '/authorize',
+      token: '/token',
+      introspection: '/introspect',
+      revocation: '/revoke',
+      jwks: '/jwks',
+    },
+    async findAccount(ctx: ProviderContext, sub: string) {
+      // A user removed from the workspace, or a client of another workspace: no account, invalid_grant.
+      const user = options.users.getUser(sub);
+      if (!user) return undefined;
+      const clientId = ctx.oidc?.client?.clientId;
+      if (clientId !== undefined && options.clients.getOauthClient(clientId)?.workspaceId !== user.workspaceId) return undefined;
+      return { accountId: sub, claims: async () => ({ sub }) };
+    },
+    responseTypes: ['code'],
+    // S256 is the only method oidc-provider 9 implements; `plain` and no challenge are refused.
+    pkce: { required: () => true },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    scopes: [],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    features: {
+      devInteractions: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // Without a resource oidc-provider keeps only OpenID scopes; every request is for /v1.
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        async getResourceServerInfo(_ctx: ProviderContext, indicator: string, client: ProviderClient) {
+          if (indicator !== resource) throw new errors.InvalidTarget();
+          return { scope: clientScopes(client).join(' '), audience: resource, accessTokenTTL: OAUTH_LIFETIMES.accessToken, accessTokenFormat: 'opaque' };
+        },
+      },
+      // A client learns about its own tokens only, public or confidential; anything else is inactive.
+      introspection: { enabled: true, allowedPolicy: async (_ctx: ProviderContext, client: ProviderClient, token: { clientId?: string }) => token.clientId === client.clientId },
+      // Another client's token is left alone, and the answer is 200 all the same (RFC 7009 §2.2).
+      revocation: { enabled: true, allowedPolicy: async (_ctx: ProviderContext, client: ProviderClient, token: { clientId?: string }) => token.clientId === client.clientId },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      // Not offered: /v1 checks bearer tokens only, so a sender-constrained (DPoP) token must never be issued.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+    },
+    issueRefreshToken: async (_ctx: ProviderContext, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // Every refresh rotates; presenting a used refresh token revokes its grant's every token.
+    rotateRefreshToken: true,
+    // Tokens do not end with the authorization server's browser session.
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: OAUTH_LIFETIMES.accessToken,
+      AuthorizationCode: OAUTH_LIFETIMES.authorizationCode,
+      RefreshToken: OAUTH_LIFETIMES.refreshToken,
+      Grant: OAUTH_LIFETIMES.grant,
+      Session: OAUTH_LIFETIMES.session,
+      Interaction: OAUTH_LIFETIMES.interaction,
+      IdToken: 5 * 60,
+    },
+    interactions: {
+      policy,
+      url: async (_ctx: ProviderContext, interaction: { uid: string }) => `${OAUTH_MOUNT_PATH}/interaction/${interaction.uid}`,
+    },
+    clientBasedCORS: () => false,
+    async renderError(ctx: ProviderContext, out: { error: string; error_description?: string }) {
+      if (!BROWSER_ROUTES.has(ctx.oidc?.route ?? '')) {
+        ctx.type = 'application/json';
+        ctx.body = out;
+        return;
+      }
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) ctx.res.setHeader(name, value);
+      ctx.type = 'html';
+      ctx.body = errorPage('The authorization request cannot go on', `${out.error}: ${out.error_description ?? ''}`);
+    },
+  });
+  // Everything oidc-provider prints (metadata, redirects, cookie flags) follows from the request's
+  // host and scheme; handle() pins both to the issuer, whatever the client sent.
+  provider.proxy = true;
+  // Client secrets are stored as SHA-256 hashes: oidc-provider hands this method the hash.
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: ProviderClient, presented: string) {
+    return clientSecretMatches(presented, this.clientSecret);
+  };
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
+      (ctx.body as Record<string, unknown>).scopes_supported = [...scopeCatalogue];
+    }
+    // No route of the library matched (an unknown path, or GET on /token): its answer in the OAuth vocabulary, not Koa's text.
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { error: 'invalid_request', error_description: `unrecognized route or not allowed method (${ctx.method} on ${OAUTH_MOUNT_PATH}${ctx.path})` };
+    }
+  });
+  provider.on('server_error', (ctx: ProviderContext, error: Error) =>
+    options.logger.error('oauth server error', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, error }),
+  );
+  provider.on('grant.revoked', (ctx: ProviderContext, grantId: string) =>
+    options.logger.info('oauth grant revoked', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, grantId }),
+  );
+  // Koa reports aborted or truncated requests here after oidc-provider has answered them.
+  provider.on('error', (error: Error) => options.logger.warn('oauth request failed', { error: error.message }));
+
+  const callback = provider.callback();
+  const interactions = createInteractionRoutes({
+    provider,
+    clients: options.clients,
+    users: options.users,
+    callers: options.callers,
+    cookieSecret: options.cookieSecret,
+    secureCookies: publicBase.protocol === 'https:',
+    mountPath: OAUTH_MOUNT_PATH,
+  });
+
+  /** oidc-provider takes its mount path from `originalUrl` minus `url`, as Express's `app.use(prefix, …)` would hand it. */
+  const toProvider = (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, target: string) => {
+    req.originalUrl = target;
+    req.url = target.slice(OAUTH_MOUNT_PATH.length) || '/';
+    return callback(req, res);
+  };
+
+  return {
+    issuer,
+    resource,
+    owns(path) {
+      return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
+    },
+    async handle(req, res, requestId) {
+      res.setHeader('x-request-id', requestId);
+      req.headers['x-forwarded-host'] = publicBase.host;
+      req.headers['x-forwarded-proto'] = publicBase.protocol.slice(0, -1);
+      const target = req.url ?? '/';
+      const queryStart = target.indexOf('?');
+      const path = queryStart >= 0 ? target.slice(0, queryStart) : target;
+      const query = queryStart >= 0 ? target.slice(queryStart) : '';
+      const method = req.method ?? 'GET';
+
+      if (path === METADATA_PATH) return toProvider(req, res, `${OAUTH_MOUNT_PATH}${METADATA_PATH}${query}`);
+      if (RESOURCE_METADATA_PATHS.has(path)) {
+        if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { error: 'invalid_request', error_description: 'use GET' }, { allow: 'GET, HEAD' });
+        // RFC 9728: what a client of /v1 needs to find the authorization server.
+        return sendJson(res, 200, {
+          resource,
+          authorization_servers: [issuer],
+          scopes_supported: [...scopeCatalogue],
+          bearer_methods_supported: ['header'],
+          resource_documentation: `${resource}/openapi.json`,
+        }, { 'cache-control': 'public, max-age=300' });
+      }
+      // The metadata lives at the issuer's well-known address only (RFC 8414), not under the mount.
+      if (path.startsWith(`${OAUTH_MOUNT_PATH}/.well-known/`)) return sendJson(res, 404, { error: 'not_found', error_description: `see ${issuer}${METADATA_PATH}` });
+      if (await interactions.handle(req, res, path, query)) return;
+      return toProvider(req, res, target);
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+

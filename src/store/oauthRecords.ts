@@ -1,0 +1,166 @@
+// What the OAuth 2.0 authorization server persists (tokens, codes, grants, sessions,
+// interactions), keyed by model and the SHA-256 of the record's id; src/auth/oauth/oauthAdapter.ts
+// hashes the ids and shapes the payloads. Also the read every OAuth-authenticated /v1 request
+// makes: the access token with its client, user and workspace, in one statement.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
+import { oauthClients, oauthRecords, users, workspaces } from '../../db/schema.js';
+import { compiledStatement, drizzleFor } from './drizzle.js';
+import type { WorkspaceRole } from './users.js';
+import { withWorkspaceColumns, workspaceFromRow, type Workspace } from './workspaces.js';
+
+export interface OauthRecordInput {
+  model: string;
+  /** Lowercase hex SHA-256 of the record's id. */
+  idHash: string;
+  /** JSON without the id. */
+  payload: string;
+  grantId: string | null;
+  clientId: string | null;
+  accountId: string | null;
+  uid: string | null;
+  /** Milliseconds since the epoch; null: never. */
+  expiresAt: number | null;
+}
+
+export interface StoredOauthRecord {
+  payload: string;
+  /** Milliseconds since the epoch; null while unused. */
+  consumedAt: number | null;
+}
+
+/** An access token presented to /v1, with what authentication checks next. */
+export interface OauthAccessTokenCaller {
+  /** The token's JSON payload (scope, aud, …). */
+  payload: string;
+  expiresAt: number | null;
+  clientId: string | null;
+  accountId: string | null;
+  /** The workspace of the token's client; null when the client no longer exists. */
+  clientWorkspaceId: string | null;
+  /** The user's role in the client's workspace; null when the user is gone or not in that workspace. */
+  role: WorkspaceRole | null;
+  /** The client's workspace; undefined when it (or the client) no longer exists. */
+  workspace: Workspace | undefined;
+}
+
+export interface OauthRecordStore {
+  /** Inserts or replaces a record (a replaced record keeps its consumed time). */
+  save(record: OauthRecordInput): void;
+  /** An unexpired record, or undefined. */
+  find(model: string, idHash: string): StoredOauthRecord | undefined;
+  findByUid(model: string, uid: string): StoredOauthRecord | undefined;
+  /** Marks a single-use record as used. */
+  consume(model: string, idHash: string): void;
+  destroy(model: string, idHash: string): void;
+  /** Deletes every record of the model that belongs to the grant. */
+  revokeByGrantId(model: string, grantId: string): void;
+  /** Deletes expired records; returns how many. */
+  purgeExpired(): number;
+  /** The hot path of OAuth-authenticated /v1 requests: one statement, read anew on every call. */
+  findAccessTokenCaller(idHash: string): OauthAccessTokenCaller | undefined;
+}
+
+export function createOauthRecordStore(db: BetterSqlite3.Database, options: { now?: () => number } = {}): OauthRecordStore {
+  const now = options.now ?? Date.now;
+  const orm = drizzleFor(db);
+  const unexpired = or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, sql.placeholder('now')));
+  const byKey = and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.idHash, sql.placeholder('idHash')));
+  const stored = { payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt };
+
+  const upsert = orm
+    .insert(oauthRecords)
+    .values({
+      model: sql.placeholder('model'),
+      idHash: sql.placeholder('idHash'),
+      payload: sql.placeholder('payload'),
+      grantId: sql.placeholder('grantId'),
+      clientId: sql.placeholder('clientId'),
+      accountId: sql.placeholder('accountId'),
+      uid: sql.placeholder('uid'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .onConflictDoUpdate({
+      target: [oauthRecords.model, oauthRecords.idHash],
+      set: {
+        payload: sql`${sql.placeholder('payload')}`,
+        grantId: sql`${sql.placeholder('grantId')}`,
+        clientId: sql`${sql.placeholder('clientId')}`,
+        accountId: sql`${sql.placeholder('accountId')}`,
+        uid: sql`${sql.placeholder('uid')}`,
+        expiresAt: sql`${sql.placeholder('expiresAt')}`,
+      },
+    })
+    .prepare();
+  const selectByKey = orm.select(stored).from(oauthRecords).where(and(byKey, unexpired)).prepare();
+  const selectByUid = orm
+    .select(stored)
+    .from(oauthRecords)
+    .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.uid, sql.placeholder('uid')), unexpired))
+    .prepare();
+  const consume = orm.update(oauthRecords).set({ consumedAt: sql`${sql.placeholder('now')}` }).where(byKey).prepare();
+  const destroy = orm.delete(oauthRecords).where(byKey).prepare();
+  const deleteByGrant = orm
+    .delete(oauthRecords)
+    .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.grantId, sql.placeholder('grantId'))))
+    .prepare();
+  const deleteExpired = orm.delete(oauthRecords).where(lte(oauthRecords.expiresAt, sql.placeholder('now'))).prepare();
+
+  // Every OAuth-authenticated /v1 request reads this: compiled, rows as arrays. The user must be
+  // in the client's workspace: a client is authorized only by its workspace's users.
+  const callerColumns = withWorkspaceColumns({
+    payload: oauthRecords.payload,
+    expiresAt: oauthRecords.expiresAt,
+    clientId: oauthRecords.clientId,
+    accountId: oauthRecords.accountId,
+    clientWorkspaceId: oauthClients.workspaceId,
+    role: users.role,
+  });
+  const selectCaller = compiledStatement<{ model: string; idHash: string }>(
+    db,
+    orm
+      .select(callerColumns.columns)
+      .from(oauthRecords)
+      .leftJoin(oauthClients, eq(oauthClients.id, oauthRecords.clientId))
+      .leftJoin(users, and(eq(users.id, oauthRecords.accountId), eq(users.workspaceId, oauthClients.workspaceId)))
+      .leftJoin(workspaces, eq(workspaces.id, oauthClients.workspaceId))
+      .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.idHash, sql.placeholder('idHash')))),
+  );
+
+  return {
+    save(record) {
+      upsert.run({ ...record });
+    },
+    find(model, idHash) {
+      return selectByKey.get({ model, idHash, now: now() });
+    },
+    findByUid(model, uid) {
+      return selectByUid.get({ model, uid, now: now() });
+    },
+    consume(model, idHash) {
+      consume.run({ model, idHash, now: now() });
+    },
+    destroy(model, idHash) {
+      destroy.run({ model, idHash });
+    },
+    revokeByGrantId(model, grantId) {
+      deleteByGrant.run({ model, grantId });
+    },
+    purgeExpired() {
+      return deleteExpired.run({ now: now() }).changes;
+    },
+    findAccessTokenCaller(idHash) {
+      const row = selectCaller.row({ model: 'AccessToken', idHash });
+      if (!row) return undefined;
+      return {
+        payload: row[0] as string,
+        expiresAt: row[1] as number | null,
+        clientId: row[2] as string | null,
+        accountId: row[3] as string | null,
+        clientWorkspaceId: row[4] as string | null,
+        role: row[5] as WorkspaceRole | null,
+        workspace: workspaceFromRow(row, callerColumns.workspaceOffset),
+      };
+    },
+  };
+}
