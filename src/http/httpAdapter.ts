@@ -67,6 +67,12 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const now = options.now ?? Date.now;
 
+  /** One JSON log line per request, when asked for. */
+  const logRequest = (fields: { requestId: string; method: string; path: string; operationId: string | undefined; status: number }, startedAt: bigint) => {
+    if (!options.logRequests) return;
+    options.logger.info('request', { ...fields, durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000, at: now() });
+  };
+
   return async (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
     const requestId = requestIdFor(req.headers['x-request-id']);
@@ -78,9 +84,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     if (handler) {
       req.url = url;
       await handOver(handler, req, res, requestId, options);
-      if (options.logRequests) {
-        options.logger.info('request', { requestId, method, path, status: res.statusCode, durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000, at: now() });
-      }
+      logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
       return;
     }
     const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
@@ -112,17 +116,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       res.destroy();
       return;
     }
-    if (options.logRequests) {
-      options.logger.info('request', {
-        requestId,
-        method,
-        path,
-        operationId,
-        status: reply.status,
-        durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
-        at: now(),
-      });
-    }
+    logRequest({ requestId, method, path, operationId, status: reply.status }, startedAt);
   };
 }
 
