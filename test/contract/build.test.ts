@@ -115,6 +115,8 @@ function tinySpec(overrides: Record<string, string> = {}): Record<string, string
     'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n  related:\n    $ref: ./Related.yaml\n',
     'specs/tiny/components/schemas/Related.yaml': 'type: object\nproperties:\n  item:\n    $ref: ../../openapi.yaml#/components/schemas/Item\n',
     'specs/tiny/components/schemas/Error.yaml': 'type: object\nproperties:\n  code: {type: string}\n',
+    'specs/tiny/changelog.yaml': 'entries: []\n',
+    'specs/changelog.schema.json': fs.readFileSync(path.join(REPO_ROOT, 'specs/changelog.schema.json'), 'utf8'),
     ...overrides,
   };
 }
@@ -137,7 +139,7 @@ describe('committed generated files', () => {
     for (const file of files) {
       const api = file.path.split('/')[1] ?? '';
       const lines = file.contents.split('\n');
-      if (file.path.endsWith('openapi.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
+      if (file.path.endsWith('openapi.json') || file.path.endsWith('changelog.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
       else if (file.path.endsWith('postman-environment.json')) expect(JSON.parse(file.contents)._postman_exported_using, file.path).toMatch(/^Generated from specs\//);
       else if (file.path.endsWith('postman.json')) expect(file.contents, file.path).toContain(generatedNotice(api));
       else expect(lines[0], file.path).toMatch(/^(#|\/\/) Generated from specs\//);
@@ -353,6 +355,7 @@ describe('convention checks', () => {
       'generated/tiny/postman-environment.json',
       'generated/tiny/types.ts',
       'generated/tiny/rules.ts',
+      'generated/tiny/changelog.json',
     ]);
   }, BUILD_TIMEOUT);
 
