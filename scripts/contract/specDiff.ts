@@ -9,6 +9,8 @@
 //   a response status removed.
 // Not breaking: anything added that a client may ignore (an operation, an optional parameter or member, an enum
 // value, a response status, a response member) and a request widened.
+// The operations of `webhooks` (events this API sends) are compared the other way round: their request body
+// and headers are what a subscriber reads, so they are judged like a response.
 // Schemas reached through a `$ref` are reported at the component's pointer, once, with every operation that uses it.
 
 import { dereference, escapePointerSegment, isJsonObject, listOperations, operationParameters, type JsonObject, type JsonValue } from './document.js';
@@ -238,9 +240,18 @@ function compareContent(c: Collector, before: JsonValue | undefined, after: Json
   }
 }
 
-function operationsById(document: JsonObject) {
-  const byId = new Map<string, ReturnType<typeof listOperations>[number]>();
-  for (const entry of listOperations(document)) if (typeof entry.operation.operationId === 'string') byId.set(entry.operation.operationId, entry);
+type OperationAt = ReturnType<typeof listOperations>[number] & { webhook: boolean };
+
+/** The operations of `paths` and of `webhooks` (an event this API sends), by operationId. */
+function operationsById(document: JsonObject): Map<string, OperationAt> {
+  const byId = new Map<string, OperationAt>();
+  for (const entry of listOperations(document)) if (typeof entry.operation.operationId === 'string') byId.set(entry.operation.operationId, { ...entry, webhook: false });
+  if (isJsonObject(document.webhooks)) {
+    for (const entry of listOperations({ ...document, paths: document.webhooks })) {
+      if (typeof entry.operation.operationId !== 'string') continue;
+      byId.set(entry.operation.operationId, { ...entry, pointer: entry.pointer.replace(/^\/paths\//, '/webhooks/'), path: `webhook ${entry.path}`, webhook: true });
+    }
+  }
   return byId;
 }
 
@@ -263,6 +274,9 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
     const routeBefore = `${entryBefore.method.toUpperCase()} ${entryBefore.path}`;
     if (routeBefore !== route) add(c, { kind: 'operation-moved', breaking: true, pointer: entryAfter.pointer, old: routeBefore, new: route }, operationId);
 
+    // A webhook's request is what this API sends and the subscriber reads: it is judged like a response.
+    const input: Direction = entryAfter.webhook ? 'response' : 'request';
+    const output: Direction = entryAfter.webhook ? 'request' : 'response';
     const parametersBefore = new Map(operationParameters(before, entryBefore).map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
     const parametersAfter = new Map(operationParameters(after, entryAfter).map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
     for (const [key, parameter] of parametersBefore) {
@@ -272,11 +286,11 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
       const old = parametersBefore.get(key);
       const required = parameter.parameter.required === true;
       if (!old) {
-        add(c, { kind: 'parameter-added', breaking: required, pointer: parameter.pointer, old: 'none', new: `${required ? 'required' : 'optional'} ${parameter.in} parameter ${parameter.name}` }, operationId);
+        add(c, { kind: 'parameter-added', breaking: required && input === 'request', pointer: parameter.pointer, old: 'none', new: `${required ? 'required' : 'optional'} ${parameter.in} parameter ${parameter.name}` }, operationId);
         continue;
       }
-      if (old.parameter.required !== true && required) add(c, { kind: 'parameter-now-required', breaking: true, pointer: parameter.pointer, old: `optional ${parameter.name}`, new: `required ${parameter.name}` }, operationId);
-      compareSchema(c, old.parameter.schema, parameter.parameter.schema, `${old.pointer}/schema`, `${parameter.pointer}/schema`, 'request', operationId, new Set());
+      if (old.parameter.required !== true && required) add(c, { kind: 'parameter-now-required', breaking: input === 'request', pointer: parameter.pointer, old: `optional ${parameter.name}`, new: `required ${parameter.name}` }, operationId);
+      compareSchema(c, old.parameter.schema, parameter.parameter.schema, `${old.pointer}/schema`, `${parameter.pointer}/schema`, input, operationId, new Set());
     }
 
     const bodyAtBefore = `${entryBefore.pointer}/requestBody`;
@@ -285,11 +299,11 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
     const bodyAfter = dereference(after, entryAfter.operation.requestBody);
     if (isJsonObject(bodyBefore) && !isJsonObject(bodyAfter)) add(c, { kind: 'request-body-removed', breaking: true, pointer: bodyAtBefore, old: 'a request body', new: 'none' }, operationId);
     if (!isJsonObject(bodyBefore) && isJsonObject(bodyAfter)) {
-      add(c, { kind: 'request-body-added', breaking: bodyAfter.required === true, pointer: bodyAtAfter, old: 'none', new: `${bodyAfter.required === true ? 'required' : 'optional'} request body` }, operationId);
+      add(c, { kind: 'request-body-added', breaking: bodyAfter.required === true && input === 'request', pointer: bodyAtAfter, old: 'none', new: `${bodyAfter.required === true ? 'required' : 'optional'} request body` }, operationId);
     }
     if (isJsonObject(bodyBefore) && isJsonObject(bodyAfter)) {
-      if (bodyBefore.required !== true && bodyAfter.required === true) add(c, { kind: 'request-body-now-required', breaking: true, pointer: bodyAtAfter, old: 'optional request body', new: 'required request body' }, operationId);
-      compareContent(c, bodyBefore.content, bodyAfter.content, `${bodyAtBefore}/content`, `${bodyAtAfter}/content`, 'request', operationId);
+      if (bodyBefore.required !== true && bodyAfter.required === true) add(c, { kind: 'request-body-now-required', breaking: input === 'request', pointer: bodyAtAfter, old: 'optional request body', new: 'required request body' }, operationId);
+      compareContent(c, bodyBefore.content, bodyAfter.content, `${bodyAtBefore}/content`, `${bodyAtAfter}/content`, input, operationId);
     }
 
     const responsesBefore = isJsonObject(entryBefore.operation.responses) ? entryBefore.operation.responses : {};
@@ -308,7 +322,7 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
       if (!isJsonObject(responseBefore) || !isJsonObject(responseAfter)) continue;
       const atBefore = targetPointer(before, responsesBefore[status], `${entryBefore.pointer}/responses/${status}`);
       const atAfter = targetPointer(after, rawAfter, at);
-      compareContent(c, responseBefore.content, responseAfter.content, `${atBefore}/content`, `${atAfter}/content`, 'response', operationId);
+      compareContent(c, responseBefore.content, responseAfter.content, `${atBefore}/content`, `${atAfter}/content`, output, operationId);
     }
   }
   return [...c.changes.values()].sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));

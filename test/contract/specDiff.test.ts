@@ -187,6 +187,29 @@ describe('diffSpecs: breaking changes', () => {
   });
 });
 
+describe('diffSpecs: webhooks, which this API sends and a subscriber reads', () => {
+  const withWebhook = (payload: JsonObject): JsonObject =>
+    changed((spec) => {
+      spec.webhooks = { 'item.created': { post: { operationId: 'onItemCreated', requestBody: { required: true, content: { 'application/json': { schema: payload } } }, responses: { '200': { description: 'received' } } } } };
+    });
+  const payload = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, title: { type: 'string' } } };
+
+  it('a member removed from an event payload is breaking', () => {
+    const after = withWebhook({ ...payload, properties: { id: { type: 'string' } } });
+    expect(summary(diffSpecs(withWebhook(payload), after))).toEqual([
+      { kind: 'member-removed', breaking: true, operationIds: ['onItemCreated'], pointer: '/webhooks/item.created/post/requestBody/content/application~1json/schema/properties/title' },
+    ]);
+  });
+
+  it('a new required member of an event payload is not', () => {
+    const after = withWebhook({ ...payload, required: ['id', 'title', 'at'], properties: { ...payload.properties, at: { type: 'string' } } });
+    expect(diffSpecs(withWebhook(payload), after).map((change) => [change.kind, change.breaking])).toEqual([
+      ['member-added', false],
+      ['member-now-required', false],
+    ]);
+  });
+});
+
 describe('diffSpecs: changes that are not breaking', () => {
   it('an added operation', () => {
     const after = changed((spec) => (spec.paths['/items/{itemId}'].delete = { operationId: 'deleteItem', responses: { '204': { description: 'gone' } } }));
@@ -267,15 +290,18 @@ describe('npm run check:contract against the released snapshot (a temporary copy
     expect(checkReleases(REPO_ROOT, ['portfolio', 'work-platform'], '2026-12-01').map(formatProblem)).toEqual([]);
   });
 
+  /** Every operation that returns a Task: the task operations and the events whose data is a task or carries one. */
+  const TASK_READERS = ['createTask', 'getTask', 'listTasks', 'onProjectCreated', 'onProjectDeleted', 'onProjectUpdated', 'onTaskCompleted', 'onTaskCreated', 'onTaskDeleted', 'onTaskUpdated', 'updateTask'];
+
   it('fails on a removed response member without an entry, saying which entry to write and which version to set', () => {
     const root = copyOfSpecs();
     edit(root, 'specs/work-platform/components/schemas/Task.yaml', (text) => text.replace(/\n {2}dueOn:\n(?: {4}.*\n)+/, '\n').replace('priority, dueOn, assigneeId', 'priority, assigneeId'));
     const found = problems(root);
     expect(found).toHaveLength(2);
     expect(found[0]).toContain('specs/work-platform/changelog.yaml: has no entry since the release of 1.0.0 (2026-11-25) for this change:');
-    expect(found[0]).toContain('breaking member-removed at /components/schemas/Task/properties/dueOn (createTask, getTask, listTasks, updateTask): dueOn (required) → none');
+    expect(found[0]).toContain(`breaking member-removed at /components/schemas/Task/properties/dueOn (${TASK_READERS.join(', ')}): dueOn (required) → none`);
     expect(found[0]).toContain("- date: '2026-12-01'");
-    expect(found[0]).toContain('affectedOperations: [createTask, getTask, listTasks, updateTask]');
+    expect(found[0]).toContain(`affectedOperations: [${TASK_READERS.join(', ')}]`);
     expect(found[0]).toContain('breaking: true');
     expect(found[1]).toMatch(/^specs\/work-platform\/openapi\.yaml: info\.version: breaking change since the release of 1\.0\.0 without a new major version:/);
     expect(found[1]).toContain("set info.version to '2.0.0'");
@@ -284,7 +310,7 @@ describe('npm run check:contract against the released snapshot (a temporary copy
   it('then asks for breaking: true and the new version in the entry, and passes once info.version is 2.0.0', () => {
     const root = copyOfSpecs();
     edit(root, 'specs/work-platform/components/schemas/Task.yaml', (text) => text.replace(/\n {2}dueOn:\n(?: {4}.*\n)+/, '\n').replace('priority, dueOn, assigneeId', 'priority, assigneeId'));
-    appendEntry(root, { date: '2026-12-01', version: '1.0.0', summary: 'Tasks lose dueOn.', affectedOperations: ['createTask', 'getTask', 'listTasks', 'updateTask'], old: 'dueOn', new: 'none', breaking: false });
+    appendEntry(root, { date: '2026-12-01', version: '1.0.0', summary: 'Tasks lose dueOn.', affectedOperations: TASK_READERS, old: 'dueOn', new: 'none', breaking: false });
     const found = problems(root);
     expect(found).toHaveLength(2);
     expect(found[0]).toContain("info.version: breaking change since the release of 1.0.0 without a new major version");
