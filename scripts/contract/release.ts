@@ -40,7 +40,7 @@ const yamlList = (values: readonly string[]): string => `[${values.join(', ')}]`
 
 /** The entry an author could append for these changes, as indented YAML lines. */
 function suggestedEntry(changes: readonly SpecChange[], operationIds: readonly string[], version: string, today: string): string {
-  const text = (value: string) => JSON.stringify(value);
+  const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
   return [
     `- date: '${today}'`,
     `  version: '${version}'`,
@@ -94,7 +94,7 @@ export function checkRelease(api: string, released: JsonObject, mark: ReleaseMar
         `has no entry since the release of ${mark.version} (${mark.date}) for ${uncovered.length === 1 ? 'this change' : `these ${uncovered.length} changes`}:\n` +
         uncovered.map((change) => `      ${describeChange(change)}`).join('\n') +
         `\n    append an entry naming ${yamlList(operationIds)} to ${logFile} under \`entries:\`, for example:\n` +
-        suggestedEntry(uncovered, operationIds, String(currentVersion), today),
+        suggestedEntry(uncovered, operationIds, uncovered.some((change) => change.breaking) && released3 && current3[0] <= released3[0] ? `${released3[0] + 1}.0.0` : String(currentVersion), today),
     });
   }
 

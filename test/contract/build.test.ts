@@ -345,6 +345,21 @@ describe('bundler', () => {
 });
 
 describe('convention checks', () => {
+  it('refuses a changelog in info (x-changelog) and names the file it belongs in; names the changelog entry and member to fix', async () => {
+    const legacy = writeTempRepo(tinySpec({ 'specs/tiny/openapi.yaml': GOOD_ROOT.replace('info: {title: Tiny API, version: v1}', "info: {title: Tiny API, version: v1, x-changelog: [{date: '2026-11-25', change: Added.}]}") }));
+    const refused = await buildContracts(legacy).catch((error: unknown) => error);
+    expect((refused as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'specs/tiny/openapi.yaml: info.x-changelog: move each entry to specs/tiny/changelog.yaml (date, version, summary, affectedOperations, old, new, breaking) and delete info.x-changelog',
+    ]);
+    const invalid = writeTempRepo(tinySpec({ 'specs/tiny/changelog.yaml': "entries:\n  - {date: '2026-11-25', version: v1, summary: Items, affectedOperations: [getItem], old: none, new: 'GET /items/{id}', breaking: no, note: x}\n" }));
+    const rejected = await buildContracts(invalid).catch((error: unknown) => error);
+    expect((rejected as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `note` is not a changelog member (allowed: date, version, summary, affectedOperations, old, new, breaking)',
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `version` must match pattern "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$"',
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `breaking` must be boolean',
+    ]);
+  }, BUILD_TIMEOUT);
+
   it('builds the tiny spec', async () => {
     const root = writeTempRepo(tinySpec());
     const files = await buildContracts(root);

@@ -302,6 +302,8 @@ describe('npm run check:contract against the released snapshot (a temporary copy
     expect(found[0]).toContain(`breaking member-removed at /components/schemas/Task/properties/dueOn (${TASK_READERS.join(', ')}): dueOn (required) → none`);
     expect(found[0]).toContain("- date: '2026-12-01'");
     expect(found[0]).toContain(`affectedOperations: [${TASK_READERS.join(', ')}]`);
+    expect(found[0]).toContain("version: '2.0.0'");
+    expect(found[0]).toContain("old: 'dueOn (required)'");
     expect(found[0]).toContain('breaking: true');
     expect(found[1]).toMatch(/^specs\/work-platform\/openapi\.yaml: info\.version: breaking change since the release of 1\.0\.0 without a new major version:/);
     expect(found[1]).toContain("set info.version to '2.0.0'");
