@@ -141,6 +141,10 @@ export function checkReleases(repoRoot: string, apis: readonly string[], today: 
       problems.push({ file: releasedFile(api), message: 'missing: there is no released snapshot to compare with; run npm run release:contract and commit it' });
       continue;
     }
+    if (!isJsonObject(released.mark) || typeof released.mark.date !== 'string' || typeof released.mark.version !== 'string' || typeof released.mark.changelogEntries !== 'number') {
+      problems.push({ file: releasedFile(api), where: 'x-released', message: 'missing or incomplete (date, version, changelogEntries); the file is written by npm run release:contract, never by hand' });
+      continue;
+    }
     const changelog = readChangelog(repoRoot, api);
     if (changelog.problems.length > 0) {
       problems.push(...changelog.problems);
