@@ -1,10 +1,12 @@
 // CLI of the spec compiler; the work is done in scripts/contract/.
 //   npm run build:contract   write generated/<api>/* for every specs/<api>/openapi.yaml
-//   npm run check:contract   fail when generated/ differs from a fresh build
+//   npm run check:contract   fail when generated/ differs from a fresh build, or when a change since the released
+//                            snapshot (specs/<api>/released/openapi.json) has no changelog entry or needs a major version
 
 import { fileURLToPath } from 'node:url';
-import { buildContracts, compareWithDisk, writeGeneratedFiles, type FileDifference } from './contract/build.js';
-import { ContractBuildError } from './contract/problems.js';
+import { buildContracts, compareWithDisk, discoverApis, writeGeneratedFiles, type FileDifference } from './contract/build.js';
+import { ContractBuildError, formatProblem } from './contract/problems.js';
+import { checkReleases } from './contract/release.js';
 
 const USAGE = `Usage: tsx scripts/build-contract.ts [--check] [--help]
 
@@ -18,7 +20,9 @@ x-ratelimit-class, x-required-scopes, path parameter examples, 401/429/500 on pr
 resolvable response schemas and headers).
 
 Options:
-  --check   build in memory and compare with generated/; exit 1 when a file is stale or missing
+  --check   build in memory and compare with generated/; exit 1 when a file is stale or missing, or when
+            a change since specs/<api>/released/openapi.json has no entry in specs/<api>/changelog.yaml
+            or is breaking without a new major info.version (semver)
   --help    print this message`;
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,9 +69,15 @@ async function main(args: string[]): Promise<number> {
       console.error('generated/ is not what the specs produce:');
       for (const difference of differences) console.error(describeDifference(difference));
       if (outOfDate.length > 0) console.error('run npm run build:contract and commit the result.');
-      return 1;
     }
-    console.log(`check:contract OK: ${files.length} generated files match the specs.`);
+    const apis = discoverApis(REPO_ROOT).map((spec) => spec.api);
+    const releaseProblems = checkReleases(REPO_ROOT, apis, new Date().toISOString().slice(0, 10));
+    if (releaseProblems.length > 0) {
+      console.error('The specs changed since their released snapshot without what the versioning rule asks for:');
+      for (const problem of releaseProblems) console.error(`  - ${formatProblem(problem)}`);
+    }
+    if (differences.length > 0 || releaseProblems.length > 0) return 1;
+    console.log(`check:contract OK: ${files.length} generated files match the specs; every change since the released snapshot is in the changelog.`);
     return 0;
   }
 

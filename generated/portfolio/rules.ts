@@ -1,10 +1,10 @@
 // Generated from specs/portfolio by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'getPortfolio' | 'getProfile' | 'getOutcomes' | 'getOutcomesBySlug' | 'getPosts' | 'getPostsBySlug' | 'getPages' | 'getPagesBySlug' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson';
+export type OperationId = 'getPortfolio' | 'getProfile' | 'getOutcomes' | 'getOutcomesBySlug' | 'getPosts' | 'getPostsBySlug' | 'getPages' | 'getPagesBySlug' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
-export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson';
+export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson';
 
 /** Every operationId, in the order of the spec. */
 export const operationIds = [
@@ -26,6 +26,7 @@ export const operationIds = [
   'getOpenapiJson',
   'getOpenapiYaml',
   'getPostmanJson',
+  'getChangelogJson',
 ] as const;
 
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */

@@ -365,6 +365,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/changelog.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the changelog
+         * @description Every change of this API's contract, oldest first: the day it shipped, the `info.version` it shipped in,
+         *     a summary, the operations it affects, the shape before (`old`, `none` for an addition) and after
+         *     (`new`), and whether it is breaking. Versioning: `info.version` is a semantic version
+         *     (MAJOR.MINOR.PATCH); a breaking change (an operation removed or renamed; a member, parameter or enum
+         *     value removed; a new required input; a narrowed type) raises MAJOR, and no change ships without an
+         *     entry here. Public; no credential. May be cached for five minutes.
+         */
+        get: operations["getChangelogJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1605,6 +1630,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getChangelogJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changelog. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The API's title. */
+                        api: string;
+                        /** @description The current `info.version`. */
+                        version: string;
+                        entries: {
+                            /**
+                             * Format: date
+                             * @description The day the change shipped (UTC).
+                             */
+                            date: string;
+                            /** @description The `info.version` the change shipped in. */
+                            version: string;
+                            summary: string;
+                            /** @description The operationIds the change reaches. */
+                            affectedOperations: string[];
+                            /** @description The shape before the change; `none` for an addition. */
+                            old: string;
+                            /** @description The shape after the change; `none` for a removal. */
+                            new: string;
+                            breaking: boolean;
+                        }[];
+                    };
                 };
             };
         };

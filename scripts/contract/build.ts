@@ -5,16 +5,17 @@ import path from 'node:path';
 import { bundleSpec, type BundledSpec } from './bundle.js';
 import { checkConventions } from './conventions.js';
 import { checkHandlerFiles } from './handlerFiles.js';
-import type { JsonObject } from './document.js';
+import { isJsonObject, type JsonObject } from './document.js';
 import { renderOpenapiJson, renderOpenapiYaml } from './openapiFiles.js';
 import { renderPostmanCollection, renderPostmanEnvironment } from './postmanCollection.js';
 import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
+import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
-export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'postman-environment.json', 'types.ts', 'rules.ts'] as const;
+export const GENERATED_FILE_NAMES = ['openapi.json', 'openapi.yaml', 'postman.json', 'postman-environment.json', 'types.ts', 'rules.ts', 'changelog.json'] as const;
 
 export interface ApiSpec {
   /** The folder name under specs/, e.g. `portfolio`. */
@@ -54,8 +55,16 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
   }
   return {
     bundled,
-    problems: [...checkConventions(bundled), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
+    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
   };
+}
+
+/** The changelog lives in specs/<api>/changelog.yaml, not in the spec's `info`. */
+function legacyChangelog(bundled: BundledSpec): ContractProblem[] {
+  const info = bundled.document.info;
+  if (!isJsonObject(info) || !('x-changelog' in info)) return [];
+  const changelog = `${path.dirname(bundled.rootLabel)}/changelog.yaml`;
+  return [{ file: bundled.rootLabel, where: 'info.x-changelog', message: `move each entry to ${changelog} (date, version, summary, affectedOperations, old, new, breaking) and delete info.x-changelog` }];
 }
 
 /** A file in specs/<api>/paths/ that the root document never references is an operation nobody serves. */
@@ -77,8 +86,9 @@ function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): Contract
 }
 
 /** The generated files of one API from its bundled (and checked) document. */
-export async function renderApi(api: string, document: JsonObject): Promise<GeneratedFile[]> {
+export async function renderApi(api: string, document: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
+  const info = isJsonObject(document.info) ? document.info : {};
   return [
     { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },
     { path: `${dir}/openapi.yaml`, contents: renderOpenapiYaml(api, document) },
@@ -86,6 +96,7 @@ export async function renderApi(api: string, document: JsonObject): Promise<Gene
     { path: `${dir}/postman-environment.json`, contents: renderPostmanEnvironment(api, document) },
     { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
     { path: `${dir}/rules.ts`, contents: renderContractRules(api, document) },
+    { path: `${dir}/changelog.json`, contents: renderChangelogJson(api, { title: String(info.title), version: String(info.version) }, changelog) },
   ];
 }
 
@@ -99,15 +110,16 @@ export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]>
     throw new ContractBuildError([{ file: `${SPECS_DIR}/`, message: 'no specs/<api>/openapi.yaml found' }]);
   }
   const problems: ContractProblem[] = [];
-  const compiled: { api: string; document: JsonObject }[] = [];
+  const compiled: { api: string; document: JsonObject; changelog: ChangelogEntry[] }[] = [];
   for (const spec of specs) {
     const result = compileSpec(spec, repoRoot);
-    problems.push(...result.problems);
-    if (result.bundled && result.problems.length === 0) compiled.push({ api: spec.api, document: result.bundled.document });
+    const changelog = readChangelog(repoRoot, spec.api);
+    problems.push(...result.problems, ...changelog.problems);
+    if (result.bundled && result.problems.length === 0) compiled.push({ api: spec.api, document: result.bundled.document, changelog: changelog.entries });
   }
   if (problems.length > 0) throw new ContractBuildError(problems);
   const files: GeneratedFile[] = [];
-  for (const { api, document } of compiled) files.push(...(await renderApi(api, document)));
+  for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog)));
   return files;
 }
 

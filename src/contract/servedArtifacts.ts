@@ -1,4 +1,4 @@
-// The downloads an API serves (its spec as JSON and YAML, its Postman collection), made from the committed
+// The downloads an API serves (its spec as JSON and YAML, its Postman collection, its changelog), made from the committed
 // generated/<api>/ files with this server's public base URL in place of the local demo server.
 // Computed once at start-up by the caller; the texts are served as they are.
 
@@ -15,6 +15,8 @@ export interface ServedArtifacts {
   postmanJson: string;
   /** postman-environment.json as served: `baseUrl` = the public base URL, `bearerToken` empty. */
   postmanEnvironmentJson: string;
+  /** changelog.json as served: every change of the contract, as generated from specs/<api>/changelog.yaml. */
+  changelogJson: string;
   /** The parsed served document (what openapiJson says), for the contract pipeline. */
   document: object;
 }
@@ -101,7 +103,7 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
   const postmanEnvironmentJson = JSON.stringify(environment, null, 2) + '\n';
 
-  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, document };
+  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, changelogJson: readGenerated(api, 'changelog.json'), document };
 }
 
 /** The downloads change only with a deployment; five minutes of caching is safe. */

@@ -115,6 +115,8 @@ function tinySpec(overrides: Record<string, string> = {}): Record<string, string
     'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n  related:\n    $ref: ./Related.yaml\n',
     'specs/tiny/components/schemas/Related.yaml': 'type: object\nproperties:\n  item:\n    $ref: ../../openapi.yaml#/components/schemas/Item\n',
     'specs/tiny/components/schemas/Error.yaml': 'type: object\nproperties:\n  code: {type: string}\n',
+    'specs/tiny/changelog.yaml': 'entries: []\n',
+    'specs/changelog.schema.json': fs.readFileSync(path.join(REPO_ROOT, 'specs/changelog.schema.json'), 'utf8'),
     ...overrides,
   };
 }
@@ -137,7 +139,7 @@ describe('committed generated files', () => {
     for (const file of files) {
       const api = file.path.split('/')[1] ?? '';
       const lines = file.contents.split('\n');
-      if (file.path.endsWith('openapi.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
+      if (file.path.endsWith('openapi.json') || file.path.endsWith('changelog.json')) expect(lines[1], file.path).toBe(`  "x-generated": "${generatedNotice(api)}",`);
       else if (file.path.endsWith('postman-environment.json')) expect(JSON.parse(file.contents)._postman_exported_using, file.path).toMatch(/^Generated from specs\//);
       else if (file.path.endsWith('postman.json')) expect(file.contents, file.path).toContain(generatedNotice(api));
       else expect(lines[0], file.path).toMatch(/^(#|\/\/) Generated from specs\//);
@@ -343,6 +345,21 @@ describe('bundler', () => {
 });
 
 describe('convention checks', () => {
+  it('refuses a changelog in info (x-changelog) and names the file it belongs in; names the changelog entry and member to fix', async () => {
+    const legacy = writeTempRepo(tinySpec({ 'specs/tiny/openapi.yaml': GOOD_ROOT.replace('info: {title: Tiny API, version: v1}', "info: {title: Tiny API, version: v1, x-changelog: [{date: '2026-11-25', change: Added.}]}") }));
+    const refused = await buildContracts(legacy).catch((error: unknown) => error);
+    expect((refused as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'specs/tiny/openapi.yaml: info.x-changelog: move each entry to specs/tiny/changelog.yaml (date, version, summary, affectedOperations, old, new, breaking) and delete info.x-changelog',
+    ]);
+    const invalid = writeTempRepo(tinySpec({ 'specs/tiny/changelog.yaml': "entries:\n  - {date: '2026-11-25', version: v1, summary: Items, affectedOperations: [getItem], old: none, new: 'GET /items/{id}', breaking: no, note: x}\n" }));
+    const rejected = await buildContracts(invalid).catch((error: unknown) => error);
+    expect((rejected as ContractBuildError).problems.map(formatProblem)).toEqual([
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `note` is not a changelog member (allowed: date, version, summary, affectedOperations, old, new, breaking)',
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `version` must match pattern "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$"',
+      'specs/tiny/changelog.yaml: entry 1 (2026-11-25 "Items"): member `breaking` must be boolean',
+    ]);
+  }, BUILD_TIMEOUT);
+
   it('builds the tiny spec', async () => {
     const root = writeTempRepo(tinySpec());
     const files = await buildContracts(root);
@@ -353,6 +370,7 @@ describe('convention checks', () => {
       'generated/tiny/postman-environment.json',
       'generated/tiny/types.ts',
       'generated/tiny/rules.ts',
+      'generated/tiny/changelog.json',
     ]);
   }, BUILD_TIMEOUT);
 

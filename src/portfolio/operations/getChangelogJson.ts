@@ -1,0 +1,8 @@
+import type { PortfolioHandler } from '../operationContext.js';
+import { PUBLIC_DOWNLOAD_CACHE } from '../../contract/servedArtifacts.js';
+
+export const getChangelogJson: PortfolioHandler<'getChangelogJson'> = (ctx) => ({
+  status: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': PUBLIC_DOWNLOAD_CACHE },
+  body: ctx.services.downloads.changelogJson,
+});
