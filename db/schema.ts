@@ -164,7 +164,18 @@ export const storageLimits = {
   projectName: maxLengths.Project.name,
   projectDescription: maxLengths.Project.description,
   taskTitle: maxLengths.Task.title,
+  companyName: maxLengths.Company.name,
+  companyDomain: maxLengths.Company.domain,
+  companyDescription: maxLengths.Company.description,
+  contactName: maxLengths.Contact.name,
+  contactEmail: maxLengths.Contact.email,
+  contactPhone: maxLengths.Contact.phone,
+  dealTitle: maxLengths.Deal.title,
 } as const;
+
+/** The stages of a CRM deal (the contract's `DealStage`). */
+export const dealStages = enumValues.DealStage;
+export type DealStage = (typeof dealStages)[number];
 
 /**
  * What `due_on` sorts as when it is null: Number.MAX_SAFE_INTEGER, after every real date, so that
@@ -325,6 +336,124 @@ export const tasks = sqliteTable(
       sql.raw(taskPriorities.map((priority, index) => `("priority" = '${priority}' AND "priority_rank" = ${index + 1})`).join(' OR ')),
     ),
     check('tasks_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+// CRM: companies, contacts and deals. A contact's company and a deal's owner, company and
+// contacts always belong to the row's own workspace (composite foreign keys on (workspace_id, id)).
+// Each list sorts by an index (workspace_id, sort key, id); each list filter has an index that
+// starts with (workspace_id, filter column).
+
+const nullableTextWithin = (column: string, limit: number) => sql.raw(`"${column}" IS NULL OR length("${column}") <= ${limit}`);
+
+export const companies = sqliteTable(
+  'companies',
+  {
+    id: text('id').primaryKey(), // cmp_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    domain: text('domain'),
+    description: text('description'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('companies_workspace_id_id_unique').on(table.workspaceId, table.id),
+    index('companies_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('companies_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('companies_name_idx').on(table.workspaceId, table.name, table.id),
+    check('companies_name_length', sql.raw(`length("name") BETWEEN 1 AND ${storageLimits.companyName}`)),
+    check('companies_domain_length', nullableTextWithin('domain', storageLimits.companyDomain)),
+    check('companies_description_length', nullableTextWithin('description', storageLimits.companyDescription)),
+    check('companies_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+export const contacts = sqliteTable(
+  'contacts',
+  {
+    id: text('id').primaryKey(), // ctc_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    email: text('email'),
+    phone: text('phone'),
+    companyId: text('company_id'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('contacts_workspace_id_id_unique').on(table.workspaceId, table.id),
+    foreignKey({ columns: [table.workspaceId, table.companyId], foreignColumns: [companies.workspaceId, companies.id] }),
+    index('contacts_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('contacts_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('contacts_name_idx').on(table.workspaceId, table.name, table.id),
+    index('contacts_company_id_idx').on(table.workspaceId, table.companyId, table.createdAt, table.id),
+    check('contacts_name_length', sql.raw(`length("name") BETWEEN 1 AND ${storageLimits.contactName}`)),
+    check('contacts_email_length', nullableTextWithin('email', storageLimits.contactEmail)),
+    check('contacts_phone_length', nullableTextWithin('phone', storageLimits.contactPhone)),
+    check('contacts_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+export const deals = sqliteTable(
+  'deals',
+  {
+    id: text('id').primaryKey(), // del_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    stage: text('stage', { enum: dealStages }).notNull(),
+    amountMinor: integer('amount_minor').notNull(),
+    currency: text('currency').notNull(),
+    ownerId: text('owner_id').notNull(),
+    companyId: text('company_id'),
+    /** JSON array of contact ids, in the order given; deal_contacts holds the same pairs for the foreign keys. */
+    contactIds: text('contact_ids').notNull(),
+    /** YYYY-MM-DD, or null. */
+    expectedCloseOn: text('expected_close_on'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('deals_workspace_id_id_unique').on(table.workspaceId, table.id),
+    foreignKey({ columns: [table.workspaceId, table.ownerId], foreignColumns: [users.workspaceId, users.id] }),
+    foreignKey({ columns: [table.workspaceId, table.companyId], foreignColumns: [companies.workspaceId, companies.id] }),
+    index('deals_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('deals_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('deals_title_idx').on(table.workspaceId, table.title, table.id),
+    index('deals_amount_minor_idx').on(table.workspaceId, table.amountMinor, table.id),
+    index('deals_stage_idx').on(table.workspaceId, table.stage, table.createdAt, table.id),
+    index('deals_owner_id_idx').on(table.workspaceId, table.ownerId, table.createdAt, table.id),
+    index('deals_company_id_idx').on(table.workspaceId, table.companyId, table.createdAt, table.id),
+    check('deals_title_length', sql.raw(`length("title") BETWEEN 1 AND ${storageLimits.dealTitle}`)),
+    check('deals_stage_known', inList('stage', dealStages)),
+    check('deals_amount_minor_not_negative', sql`${table.amountMinor} >= 0`),
+    check('deals_currency_code', sql.raw(`length("currency") = 3 AND upper("currency") = "currency"`)),
+    check('deals_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+/** The contacts of a deal, one row per pair: a contact that a deal lists cannot be deleted. */
+export const dealContacts = sqliteTable(
+  'deal_contacts',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    dealId: text('deal_id').notNull(),
+    contactId: text('contact_id').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.dealId, table.contactId] }),
+    foreignKey({ columns: [table.workspaceId, table.dealId], foreignColumns: [deals.workspaceId, deals.id] }).onDelete('cascade'),
+    foreignKey({ columns: [table.workspaceId, table.contactId], foreignColumns: [contacts.workspaceId, contacts.id] }),
+    index('deal_contacts_contact_id_idx').on(table.workspaceId, table.contactId),
   ],
 );
 

@@ -28,6 +28,9 @@ import { createProjectOpenWorkReader } from './store/projectOpenWork.js';
 import { createAiProvider } from './ai/aiProviders.js';
 import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js';
 import { createProjectStore } from './store/projects.js';
+import { createCompanyStore } from './store/companies.js';
+import { createContactStore } from './store/contacts.js';
+import { createDealStore } from './store/deals.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
 import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
@@ -160,6 +163,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         workspaces,
         tasks: createTaskStore(db, { now }),
         projects: createProjectStore(db, { now }),
+        crm: { companies: createCompanyStore(db, { now }), contacts: createContactStore(db, { now }), deals: createDealStore(db, { now }) },
         webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),

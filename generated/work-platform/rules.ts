@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
@@ -18,6 +18,21 @@ export const operationIds = [
   'getProject',
   'updateProject',
   'deleteProject',
+  'listCompanies',
+  'createCompany',
+  'getCompany',
+  'updateCompany',
+  'deleteCompany',
+  'listContacts',
+  'createContact',
+  'getContact',
+  'updateContact',
+  'deleteContact',
+  'listDeals',
+  'createDeal',
+  'getDeal',
+  'updateDeal',
+  'deleteDeal',
   'getWorkspaceLimits',
   'listWebhooks',
   'createWebhook',
@@ -45,6 +60,8 @@ export const scopeCatalogue = [
   'workspace:read',
   'webhooks:manage',
   'ai:use',
+  'crm:read',
+  'crm:write',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -57,7 +74,9 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "projects:write": "Create, change and delete projects.",
   "workspace:read": "Read the workspace's limits and usage.",
   "webhooks:manage": "Create, change, rotate, replay and delete webhook subscriptions, and read their delivery log.",
-  "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap."
+  "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap.",
+  "crm:read": "Read companies, contacts and deals.",
+  "crm:write": "Create, change and delete companies, contacts and deals."
 };
 
 /** The event types of the `webhooks` section. */
@@ -69,6 +88,16 @@ export const eventTypes = [
   'project.created',
   'project.updated',
   'project.deleted',
+  'company.created',
+  'company.updated',
+  'company.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'deal.created',
+  'deal.updated',
+  'deal.stage_changed',
+  'deal.deleted',
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -86,6 +115,22 @@ export const sortFields = {
     "createdAt",
     "updatedAt",
     "name"
+  ],
+  CompanySort: [
+    "createdAt",
+    "updatedAt",
+    "name"
+  ],
+  ContactSort: [
+    "createdAt",
+    "updatedAt",
+    "name"
+  ],
+  DealSort: [
+    "createdAt",
+    "updatedAt",
+    "title",
+    "amountMinor"
   ]
 } as const;
 
@@ -221,6 +266,14 @@ export const enumValues = {
     "ACTIVE",
     "ARCHIVED"
   ],
+  DealStage: [
+    "lead",
+    "qualified",
+    "proposal",
+    "negotiation",
+    "won",
+    "lost"
+  ],
   "WorkspaceLimits.plan": [
     "free",
     "pro",
@@ -240,7 +293,17 @@ export const enumValues = {
     "task.deleted",
     "project.created",
     "project.updated",
-    "project.deleted"
+    "project.deleted",
+    "company.created",
+    "company.updated",
+    "company.deleted",
+    "contact.created",
+    "contact.updated",
+    "contact.deleted",
+    "deal.created",
+    "deal.updated",
+    "deal.stage_changed",
+    "deal.deleted"
   ],
   "WebhookFields.status": [
     "ACTIVE",
@@ -271,6 +334,19 @@ export const maxLengths = {
   Project: {
     name: 120,
     description: 2000
+  },
+  Company: {
+    name: 200,
+    domain: 253,
+    description: 2000
+  },
+  Contact: {
+    name: 200,
+    email: 254,
+    phone: 40
+  },
+  Deal: {
+    title: 200
   },
   WebhookCreate: {
     url: 2048,

@@ -109,6 +109,162 @@ export interface paths {
         patch: operations["updateProject"];
         trace?: never;
     };
+    "/v1/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List companies
+         * @description The workspace's companies, one page at a time, keyset-paginated (see "Lists and cursors"). `updatedSince` keeps the companies changed at or after that instant; the filter is bound into the cursor like `sort` and `order` (a cursor of another filter answers 422 `cursor-mismatch`).
+         */
+        get: operations["listCompanies"];
+        put?: never;
+        /**
+         * Create a company
+         * @description Creates a company of the workspace and answers 201 with the full company and `Location`. Records a `company.created` event. Accepts `Idempotency-Key`.
+         */
+        post: operations["createCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/companies/{companyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a company
+         * @description One company of the workspace.
+         */
+        get: operations["getCompany"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a company
+         * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
+         */
+        delete: operations["deleteCompany"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a company
+         * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `company.updated`.
+         */
+        patch: operations["updateCompany"];
+        trace?: never;
+    };
+    "/v1/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts
+         * @description The workspace's contacts, one page at a time, keyset-paginated (see "Lists and cursors"). `companyId` keeps the contacts of that company, `updatedSince` those changed at or after that instant; the filters are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         */
+        get: operations["listContacts"];
+        put?: never;
+        /**
+         * Create a contact
+         * @description Creates a contact of the workspace and answers 201 with the full contact and `Location`. A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records a `contact.created` event. Accepts `Idempotency-Key`.
+         */
+        post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{contactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contact
+         * @description One contact of the workspace.
+         */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a contact
+         * @description Deletes the contact; `If-Match` is checked when sent. A contact that a deal lists in `contactIds` answers 409 `contact-has-deals` (take it off those deals first). Records `contact.deleted`.
+         */
+        delete: operations["deleteContact"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a contact
+         * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records `contact.updated`.
+         */
+        patch: operations["updateContact"];
+        trace?: never;
+    };
+    "/v1/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deals
+         * @description The workspace's deals, one page at a time, keyset-paginated (see "Lists and cursors"). `stage`, `ownerId`, `companyId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         */
+        get: operations["listDeals"];
+        put?: never;
+        /**
+         * Create a deal
+         * @description Creates a deal of the workspace and answers 201 with the full deal and `Location`. `ownerId` must be a user of the workspace (else 404 `user-not-found`), `companyId` a company of it (404 `company-not-found`) and each of `contactIds` a contact of it (404 `contact-not-found`). Records a `deal.created` event. Accepts `Idempotency-Key`.
+         */
+        post: operations["createDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{dealId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deal
+         * @description One deal of the workspace.
+         */
+        get: operations["getDeal"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a deal
+         * @description Deletes the deal; `If-Match` is checked when sent. Its company and contacts are kept. Records `deal.deleted`.
+         */
+        delete: operations["deleteDeal"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a deal
+         * @description Changes the given fields; `contactIds` replaces the whole list. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References are checked as on create. Records `deal.updated`, and `deal.stage_changed` as well when `stage` changes (any stage may follow any other, `won` and `lost` included).
+         */
+        patch: operations["updateDeal"];
+        trace?: never;
+    };
     "/v1/workspace/limits": {
         parameters: {
             query?: never;
@@ -544,6 +700,206 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "company.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * company.created
+         * @description A company was created, by createCompany (POST /v1/companies). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onCompanyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "company.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * company.updated
+         * @description A company changed, by updateCompany (PATCH /v1/companies/{companyId}); the object is the company as it is now. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onCompanyUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "company.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * company.deleted
+         * @description A company was deleted, by deleteCompany (DELETE /v1/companies/{companyId}); the object is the company as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onCompanyDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was created, by createContact (POST /v1/contacts). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContactCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact changed, by updateContact (PATCH /v1/contacts/{contactId}), or was detached from its company by deleteCompany; the object is the contact as it is now. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContactUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted
+         * @description A contact was deleted, by deleteContact (DELETE /v1/contacts/{contactId}); the object is the contact as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContactDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.created
+         * @description A deal was created, by createDeal (POST /v1/deals). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onDealCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.updated
+         * @description A deal changed, by updateDeal (PATCH /v1/deals/{dealId}); the object is the deal as it is now. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onDealUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.stage_changed
+         * @description The stage of a deal changed, by updateDeal (PATCH /v1/deals/{dealId}); sent in addition to `deal.updated`, after it. The object is the deal as it is now, with its new `stage`. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onDealStageChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.deleted
+         * @description A deal was deleted, by deleteDeal (DELETE /v1/deals/{dealId}); the object is the deal as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onDealDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -731,6 +1087,200 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description An organisation the workspace sells to or works with (CRM). Contacts may belong to it and deals may name it. */
+        Company: {
+            id: string;
+            /** @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            name: string;
+            /** @description The company's web domain, e.g. `northwind.example`, as given (not checked against DNS); null when unknown. Stored up to 253 characters (longer answers 400). */
+            domain: string | null;
+            /** @description Stored up to 2000 characters (longer answers 400). */
+            description: string | null;
+            /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description `name` is required; `domain` and `description` default to null.
+         * @example {
+         *       "name": "Contoso Ltd",
+         *       "domain": "contoso.example",
+         *       "description": "Regional distributor, renewal due in spring."
+         *     }
+         */
+        CompanyCreate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            name: string;
+            /** @description Stored up to 253 characters (longer answers 400). */
+            domain?: string | null;
+            /** @description Stored up to 2000 characters (longer answers 400). */
+            description?: string | null;
+        };
+        /**
+         * @description The fields to change; omitted fields keep their value, null clears a nullable one. At least one field.
+         * @example {
+         *       "description": "Key account since 2026."
+         *     }
+         */
+        CompanyUpdate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            name?: string;
+            /** @description Stored up to 253 characters (longer answers 400). */
+            domain?: string | null;
+            /** @description Stored up to 2000 characters (longer answers 400). */
+            description?: string | null;
+        };
+        CompanyList: {
+            items: components["schemas"]["Company"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A person the workspace deals with (CRM), optionally at one of its companies. */
+        Contact: {
+            id: string;
+            /** @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            name: string;
+            /**
+             * Format: email
+             * @description An email address, or null. Stored up to 254 characters (longer answers 400). Not unique: two contacts may share one.
+             */
+            email: string | null;
+            /** @description A phone number as given (E.164 such as `+4930123456` is a good choice), or null. Stored up to 40 characters (longer answers 400). */
+            phone: string | null;
+            /** @description The company of the workspace the contact works at, or null. Deleting that company sets it to null. */
+            companyId: string | null;
+            /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description `name` is required; `email`, `phone` and `companyId` default to null. A `companyId` of another workspace answers 404 `company-not-found`.
+         * @example {
+         *       "name": "Dana Whitfield",
+         *       "email": "dana@contoso.example",
+         *       "phone": "+4930123456"
+         *     }
+         */
+        ContactCreate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            name: string;
+            /**
+             * Format: email
+             * @description Stored up to 254 characters (longer answers 400).
+             */
+            email?: string | null;
+            /** @description Stored up to 40 characters (longer answers 400). */
+            phone?: string | null;
+            companyId?: string | null;
+        };
+        /**
+         * @description The fields to change; omitted fields keep their value, null clears a nullable one. At least one field.
+         * @example {
+         *       "phone": "+4930987654"
+         *     }
+         */
+        ContactUpdate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            name?: string;
+            /**
+             * Format: email
+             * @description Stored up to 254 characters (longer answers 400).
+             */
+            email?: string | null;
+            /** @description Stored up to 40 characters (longer answers 400). */
+            phone?: string | null;
+            companyId?: string | null;
+        };
+        ContactList: {
+            items: components["schemas"]["Contact"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A sales opportunity of the workspace (CRM): its value, owner, company and contacts. */
+        Deal: {
+            id: string;
+            /** @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            title: string;
+            stage: components["schemas"]["DealStage"];
+            /** @description The value in the minor unit of `currency` (cents for EUR and USD, whole yen for JPY): 1250000 EUR is 12,500.00 EUR. Integers only, so no rounding ever happens. */
+            amountMinor: number;
+            /** @description ISO 4217 alphabetic code in upper case, e.g. `EUR`, `USD`, `JPY`. Amounts in different currencies are never converted or added up. */
+            currency: string;
+            /** @description The user of the workspace responsible for the deal. */
+            ownerId: string;
+            /** @description A company of the workspace, or null. While a deal names a company, that company cannot be deleted (409 `company-has-deals`). */
+            companyId: string | null;
+            /** @description Contacts of the workspace involved in the deal, in the order given; at most 50. While a deal lists a contact, that contact cannot be deleted (409 `contact-has-deals`). */
+            contactIds: string[];
+            /**
+             * Format: date
+             * @description The calendar day the deal is expected to close (`YYYY-MM-DD`), or null.
+             */
+            expectedCloseOn: string | null;
+            /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Where a deal stands: `lead` → `qualified` → `proposal` → `negotiation`, then `won` or `lost`. Any stage may be set from any other (a lost deal may be reopened); every change records `deal.stage_changed`.
+         * @enum {string}
+         */
+        DealStage: "lead" | "qualified" | "proposal" | "negotiation" | "won" | "lost";
+        /**
+         * @description `title`, `amountMinor`, `currency` and `ownerId` are required. `stage` defaults to `lead`, `companyId` and `expectedCloseOn` to null, `contactIds` to none. A user, company or contact of another workspace answers 404 (`user-not-found`, `company-not-found`, `contact-not-found`).
+         * @example {
+         *       "title": "Contoso annual licence",
+         *       "stage": "qualified",
+         *       "amountMinor": 1250000,
+         *       "currency": "EUR",
+         *       "ownerId": "usr_demoOwnerMara",
+         *       "expectedCloseOn": "2026-12-31"
+         *     }
+         */
+        DealCreate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            title: string;
+            stage?: components["schemas"]["DealStage"];
+            amountMinor: number;
+            currency: string;
+            ownerId: string;
+            companyId?: string | null;
+            contactIds?: string[];
+            /** Format: date */
+            expectedCloseOn?: string | null;
+        };
+        /**
+         * @description The fields to change; omitted fields keep their value, null clears a nullable one, `contactIds` replaces the list. At least one field.
+         * @example {
+         *       "stage": "proposal"
+         *     }
+         */
+        DealUpdate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            title?: string;
+            stage?: components["schemas"]["DealStage"];
+            amountMinor?: number;
+            currency?: string;
+            ownerId?: string;
+            companyId?: string | null;
+            contactIds?: string[];
+            /** Format: date */
+            expectedCloseOn?: string | null;
+        };
+        DealList: {
+            items: components["schemas"]["Deal"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         WorkspaceLimits: {
             workspaceId: string;
             /** @enum {string} */
@@ -799,14 +1349,14 @@ export interface components {
             };
             data: {
                 /** @description The resource after the change (for `*.deleted`, as it was just before). */
-                object: components["schemas"]["Task"] | components["schemas"]["Project"];
+                object: components["schemas"]["Task"] | components["schemas"]["Project"] | components["schemas"]["Company"] | components["schemas"]["Contact"] | components["schemas"]["Deal"];
             };
         };
         /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
          * @enum {string}
          */
-        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted";
+        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted";
         /**
          * @description A webhook subscription: where events of the listed types are POSTed, signed with the
          *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
@@ -1469,6 +2019,32 @@ export interface components {
          */
         ProjectSort: "createdAt" | "updatedAt" | "name";
         /**
+         * @description Field to sort by; ties are broken by `id`.
+         * @example createdAt
+         */
+        CompanySort: "createdAt" | "updatedAt" | "name";
+        /**
+         * @description Field to sort by; ties are broken by `id`.
+         * @example createdAt
+         */
+        ContactSort: "createdAt" | "updatedAt" | "name";
+        /**
+         * @description Field to sort by; ties are broken by `id`. `amountMinor` compares the numbers as they are, whatever their currency (filter on nothing else to compare like with like).
+         * @example createdAt
+         */
+        DealSort: "createdAt" | "updatedAt" | "title" | "amountMinor";
+        /**
+         * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+         * @example 2026-01-01T00:00:00Z
+         */
+        UpdatedSince: string;
+        /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        CompanyIdFilter: string;
+        /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+        OwnerIdFilter: string;
+        /** @description Only the deals in this stage. Bound into the cursor. */
+        DealStageFilter: components["schemas"]["DealStage"];
+        /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
          * @example tsk_cb2s0qa6P7MCQ5zVPMi1
          */
@@ -1478,6 +2054,21 @@ export interface components {
          * @example prj_nBcwBUyM7dVuD0sW71FG
          */
         ProjectId: string;
+        /**
+         * @description The company's id (`cmp_…`). Any other text names no company and answers 404.
+         * @example cmp_iTMZUxei3S5ahxKZT77P
+         */
+        CompanyId: string;
+        /**
+         * @description The contact's id (`ctc_…`). Any other text names no contact and answers 404.
+         * @example ctc_Sswa7QeJgCn9XEmkbDxX
+         */
+        ContactId: string;
+        /**
+         * @description The deal's id (`del_…`). Any other text names no deal and answers 404.
+         * @example del_NooKxNOXNIgBq6X7L7Cf
+         */
+        DealId: string;
         /**
          * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
          * @example whk_Q7mXc2VbN9pLr4TzK8sD
@@ -2089,6 +2680,830 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCompanies: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Field to sort by; ties are broken by `id`.
+                 * @example createdAt
+                 */
+                sort?: components["parameters"]["CompanySort"];
+                /**
+                 * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedSince?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Direction of the sort; the `id` tie-breaker follows it.
+                 * @example desc
+                 */
+                order?: components["parameters"]["Order"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of companies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCompany: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyCreate"];
+            };
+        };
+        responses: {
+            /** @description The created company. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The company's id (`cmp_…`). Any other text names no company and answers 404.
+                 * @example cmp_iTMZUxei3S5ahxKZT77P
+                 */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCompany: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The company's id (`cmp_…`). Any other text names no company and answers 404.
+                 * @example cmp_iTMZUxei3S5ahxKZT77P
+                 */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCompany: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @example "1"
+                 */
+                "If-Match": components["parameters"]["IfMatchRequired"];
+            };
+            path: {
+                /**
+                 * @description The company's id (`cmp_…`). Any other text names no company and answers 404.
+                 * @example cmp_iTMZUxei3S5ahxKZT77P
+                 */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated company. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Field to sort by; ties are broken by `id`.
+                 * @example createdAt
+                 */
+                sort?: components["parameters"]["ContactSort"];
+                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                companyId?: components["parameters"]["CompanyIdFilter"];
+                /**
+                 * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedSince?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Direction of the sort; the `id` tie-breaker follows it.
+                 * @example desc
+                 */
+                order?: components["parameters"]["Order"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreate"];
+            };
+        };
+        responses: {
+            /** @description The created contact. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact's id (`ctc_…`). Any other text names no contact and answers 404.
+                 * @example ctc_Sswa7QeJgCn9XEmkbDxX
+                 */
+                contactId: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The contact's id (`ctc_…`). Any other text names no contact and answers 404.
+                 * @example ctc_Sswa7QeJgCn9XEmkbDxX
+                 */
+                contactId: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateContact: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @example "1"
+                 */
+                "If-Match": components["parameters"]["IfMatchRequired"];
+            };
+            path: {
+                /**
+                 * @description The contact's id (`ctc_…`). Any other text names no contact and answers 404.
+                 * @example ctc_Sswa7QeJgCn9XEmkbDxX
+                 */
+                contactId: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated contact. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeals: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Field to sort by; ties are broken by `id`. `amountMinor` compares the numbers as they are, whatever their currency (filter on nothing else to compare like with like).
+                 * @example createdAt
+                 */
+                sort?: components["parameters"]["DealSort"];
+                /** @description Only the deals in this stage. Bound into the cursor. */
+                stage?: components["parameters"]["DealStageFilter"];
+                /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+                ownerId?: components["parameters"]["OwnerIdFilter"];
+                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                companyId?: components["parameters"]["CompanyIdFilter"];
+                /**
+                 * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedSince?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Direction of the sort; the `id` tie-breaker follows it.
+                 * @example desc
+                 */
+                order?: components["parameters"]["Order"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealCreate"];
+            };
+        };
+        responses: {
+            /** @description The created deal. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The deal's id (`del_…`). Any other text names no deal and answers 404.
+                 * @example del_NooKxNOXNIgBq6X7L7Cf
+                 */
+                dealId: components["parameters"]["DealId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The deal's id (`del_…`). Any other text names no deal and answers 404.
+                 * @example del_NooKxNOXNIgBq6X7L7Cf
+                 */
+                dealId: components["parameters"]["DealId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @example "1"
+                 */
+                "If-Match": components["parameters"]["IfMatchRequired"];
+            };
+            path: {
+                /**
+                 * @description The deal's id (`del_…`). Any other text names no deal and answers 404.
+                 * @example del_NooKxNOXNIgBq6X7L7Cf
+                 */
+                dealId: components["parameters"]["DealId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated deal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deal"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3294,6 +4709,646 @@ export interface operations {
                     type?: "project.deleted";
                     data?: {
                         object?: components["schemas"]["Project"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCompanyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "company.created";
+                    data?: {
+                        object?: components["schemas"]["Company"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCompanyUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "company.updated";
+                    data?: {
+                        object?: components["schemas"]["Company"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCompanyDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "company.deleted";
+                    data?: {
+                        object?: components["schemas"]["Company"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contact.created";
+                    data?: {
+                        object?: components["schemas"]["Contact"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contact.updated";
+                    data?: {
+                        object?: components["schemas"]["Contact"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contact.deleted";
+                    data?: {
+                        object?: components["schemas"]["Contact"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "deal.created";
+                    data?: {
+                        object?: components["schemas"]["Deal"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "deal.updated";
+                    data?: {
+                        object?: components["schemas"]["Deal"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealStageChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "deal.stage_changed";
+                    data?: {
+                        object?: components["schemas"]["Deal"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "deal.deleted";
+                    data?: {
+                        object?: components["schemas"]["Deal"];
                     };
                 };
             };

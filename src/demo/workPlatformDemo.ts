@@ -2,13 +2,16 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // The Work-Platform part of the demo data set: a workspace on the free plan with three projects
 // and over 120 tasks (ties on dueOn, priority, title and createdAt, some without a due date) so that
 // sorting and paging show, users of every role, tokens of every kind, and a second workspace to
-// prove isolation. Ids and content are deterministic; tokens are new on every load.
+// prove isolation, and a small CRM (companies, contacts, deals in every stage). Ids and content are deterministic; tokens are new on every load.
 import { createHash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { RandomBytes } from '../store/ids.js';
 import { issuePersonalAccessToken } from '../auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../store/personalAccessTokens.js';
 import { createProjectStore } from '../store/projects.js';
+import { createCompanyStore } from '../store/companies.js';
+import { createContactStore } from '../store/contacts.js';
+import { createDealStore, type DealStage } from '../store/deals.js';
 import { issueSessionToken } from '../auth/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
@@ -43,7 +46,9 @@ export interface WorkPlatformDemoFixture {
     /** Owner's session token that is valid except that it has expired (an hour ago). */
     expiredSession: string;
   };
-  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; token: string };
+  /** CRM records of the main workspace, in creation order. */
+  crm: { companyIds: string[]; contactIds: string[]; dealIds: string[] };
+  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; companyId: string; contactId: string; dealId: string; token: string };
   /** The ACTIVE webhook subscription of the main workspace (every event type) and its signing secret, new on every load. */
   webhook: { id: string; url: string; secret: string };
   /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
@@ -264,7 +269,7 @@ export function loadWorkPlatformDemo(
       userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
     }
   }
-  for (const table of ['webhook_subscriptions', 'tasks', 'projects']) {
+  for (const table of ['webhook_subscriptions', 'deal_contacts', 'deals', 'contacts', 'companies', 'tasks', 'projects']) {
     db.prepare(`DELETE FROM ${table} WHERE workspace_id IN (?, ?)`).run(...demoIds);
   }
 
@@ -324,6 +329,8 @@ export function loadWorkPlatformDemo(
   clock = start + 41 * day;
   projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
+  const crm = loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
+
   // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
 
@@ -362,6 +369,7 @@ export function loadWorkPlatformDemo(
     plan: workspaceStore.getWorkspace(mainId)!.plan,
     projectId: projectIds[0]!,
     taskIds,
+    crm: crm.main,
     tokens: {
       all: pat(demoUsers.owner.id, mainId, scopeCatalogue).token,
       readOnly: pat(demoUsers.member.id, mainId, ['tasks:read']).token,
@@ -375,11 +383,114 @@ export function loadWorkPlatformDemo(
       workspaceId: demoWorkspaces.other.id,
       projectId: otherProjectId,
       taskId: otherTaskId,
+      companyId: crm.other.companyId,
+      contactId: crm.other.contactId,
+      dealId: crm.other.dealId,
       webhookId: otherDemoWebhook.id,
       token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue).token,
     },
     webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,
     oauthClient: { id: demoOauthClient.id, redirectUri: demoOauthClient.redirectUri, scopes: [...oauthClients.getOauthClient(demoOauthClient.id)!.scopes] },
+  };
+}
+
+const demoCompanies = [
+  { name: 'Contoso Ltd', domain: 'contoso.example', description: 'Regional distributor; renews every spring.' },
+  { name: 'Fabrikam Inc', domain: 'fabrikam.example', description: null },
+  { name: 'Tailspin Toys', domain: 'tailspin.example', description: 'Wants the studio for its holiday campaign.' },
+  { name: 'Adatum Corporation', domain: null, description: null },
+];
+const demoContacts = [
+  { name: 'Dana Whitfield', email: 'dana@contoso.example', phone: '+4930123456', company: 0 },
+  { name: 'Sam Ortiz', email: 'sam@contoso.example', phone: null, company: 0 },
+  { name: 'Priya Nair', email: 'priya@fabrikam.example', phone: '+14155550100', company: 1 },
+  { name: 'Lee Chen', email: 'lee@tailspin.example', phone: null, company: 2 },
+  { name: 'Alex Moreau', email: null, phone: '+33142000000', company: null },
+];
+const demoDeals: { title: string; stage: DealStage; amountMinor: number; currency: string; company: number | null; contacts: number[]; closeInDays: number | null; movesTo?: DealStage }[] = [
+  { title: 'Contoso annual licence', stage: 'lead', amountMinor: 1_250_000, currency: 'EUR', company: 0, contacts: [0, 1], closeInDays: 30, movesTo: 'qualified' },
+  { title: 'Contoso onboarding workshop', stage: 'proposal', amountMinor: 480_000, currency: 'EUR', company: 0, contacts: [0], closeInDays: 12 },
+  { title: 'Fabrikam site relaunch', stage: 'qualified', amountMinor: 3_900_000, currency: 'USD', company: 1, contacts: [2], closeInDays: 60, movesTo: 'negotiation' },
+  { title: 'Fabrikam support plan', stage: 'won', amountMinor: 900_000, currency: 'USD', company: 1, contacts: [2], closeInDays: null },
+  { title: 'Tailspin holiday campaign', stage: 'lead', amountMinor: 2_000_000, currency: 'GBP', company: 2, contacts: [3], closeInDays: 45, movesTo: 'lost' },
+  { title: 'Tailspin mascot redesign', stage: 'negotiation', amountMinor: 750_000, currency: 'GBP', company: 2, contacts: [], closeInDays: 7 },
+  { title: 'Referral from Alex', stage: 'lead', amountMinor: 120_000_000, currency: 'JPY', company: null, contacts: [4], closeInDays: null },
+];
+const dealOwners = [demoUsers.owner.id, demoUsers.admin.id, demoUsers.member.id];
+
+/**
+ * The CRM part: companies, contacts and deals of the main workspace (some deals moved on, so that
+ * stage_changed and versions show) and one of each in the other workspace. The last company,
+ * contact and deal of the main workspace are created last and never changed: the contract's path
+ * examples name them (version 1, no deal names that company or contact), so the Postman
+ * collection can read, update and delete them.
+ */
+function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBytes) {
+  let clock = start + 20 * day;
+  const scripted = () => clock;
+  const companies = createCompanyStore(db, { now: scripted, randomBytes: random });
+  const contacts = createContactStore(db, { now: scripted, randomBytes: random });
+  const deals = createDealStore(db, { now: scripted, randomBytes: random });
+  const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+  const main = demoWorkspaces.main.id;
+  const dayOf = (offset: number) => new Date(start + offset * day).toISOString().slice(0, 10);
+
+  const companyIds = demoCompanies.map((company) => {
+    clock += 3 * 60_000;
+    return companies.createCompany(main, company, owner).id;
+  });
+  const contactIds = demoContacts.map(({ company, ...contact }) => {
+    clock += 2 * 60_000;
+    return contacts.createContact(main, { ...contact, companyId: company === null ? null : companyIds[company]! }, owner).id;
+  });
+  const dealIds = demoDeals.map((deal, index) => {
+    clock += index % 3 === 2 ? 0 : 5 * 60_000;
+    return deals.createDeal(
+      main,
+      {
+        title: deal.title,
+        stage: deal.stage,
+        amountMinor: deal.amountMinor,
+        currency: deal.currency,
+        ownerId: dealOwners[index % dealOwners.length]!,
+        companyId: deal.company === null ? null : companyIds[deal.company]!,
+        contactIds: deal.contacts.map((contact) => contactIds[contact]!),
+        expectedCloseOn: deal.closeInDays === null ? null : dayOf(45 + deal.closeInDays),
+      },
+      owner,
+    ).id;
+  });
+  clock = start + 38 * day;
+  demoDeals.forEach((deal, index) => {
+    if (!deal.movesTo) return;
+    clock += 60 * 60_000;
+    deals.updateDeal(main, dealIds[index]!, { stage: deal.movesTo }, 1, owner);
+  });
+
+  // The contract's examples: a company with one contact and no deal, a contact on no deal, a deal.
+  clock = start + 41 * day;
+  const exampleCompany = companies.createCompany(main, { name: 'Litware Labs', domain: 'litware.example', description: 'Met at a trade fair; no deal yet.' }, owner).id;
+  const detachedOnDelete = contacts.createContact(main, { name: 'Robin Vale', email: 'robin@litware.example', companyId: exampleCompany }, owner).id;
+  const exampleContact = contacts.createContact(main, { name: 'Jordan Blake', email: 'jordan@litware.example', phone: '+442071234567', companyId: exampleCompany }, owner).id;
+  const exampleDeal = deals.createDeal(
+    main,
+    { title: 'Litware pilot', stage: 'lead', amountMinor: 250_000, currency: 'EUR', ownerId: demoUsers.owner.id, expectedCloseOn: dayOf(75) },
+    owner,
+  ).id;
+
+  const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
+  const other = demoWorkspaces.other.id;
+  const otherCompany = companies.createCompany(other, { name: 'Harbor customer', domain: 'customer.harbor.example' }, otherOwner).id;
+  const otherContact = contacts.createContact(other, { name: 'Harbor contact', companyId: otherCompany }, otherOwner).id;
+  const otherDeal = deals.createDeal(
+    other,
+    { title: 'Harbor renewal', amountMinor: 99_00, currency: 'USD', ownerId: demoUsers.otherOwner.id, companyId: otherCompany, contactIds: [otherContact] },
+    otherOwner,
+  ).id;
+
+  return {
+    main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal] },
+    other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal },
   };
 }

@@ -1,7 +1,7 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, sql } from 'drizzle-orm';
-import { oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
+import { deals, oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
 import { compiledStatement, drizzleFor } from './drizzle.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
@@ -46,7 +46,7 @@ export interface UserStore {
   /**
    * Removes the user from its workspace: the user, its personal access tokens and everything the
    * OAuth authorization server issued for it go in one transaction. Refused while tasks are
-   * assigned to the user (they would name a user who no longer exists).
+   * assigned to the user or deals are owned by it (they would name a user who no longer exists).
    */
   deleteUser(id: string): { id: string; workspaceId: string };
 }
@@ -124,6 +124,10 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
           const assigned = tx.select({ count: count() }).from(tasks).where(and(eq(tasks.workspaceId, user.workspaceId), eq(tasks.assigneeId, id))).get()?.count ?? 0;
           if (assigned > 0) {
             throw new StoreError('invalid_argument', `${assigned} task${assigned === 1 ? ' is' : 's are'} assigned to ${id}; assign them to someone else first.`);
+          }
+          const owned = tx.select({ count: count() }).from(deals).where(and(eq(deals.workspaceId, user.workspaceId), eq(deals.ownerId, id))).get()?.count ?? 0;
+          if (owned > 0) {
+            throw new StoreError('invalid_argument', `${owned} deal${owned === 1 ? ' is' : 's are'} owned by ${id}; give them to someone else first.`);
           }
           tx.delete(oauthRecords).where(eq(oauthRecords.accountId, id)).run();
           // The user's personal access tokens go with it (foreign key cascade).

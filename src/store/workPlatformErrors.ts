@@ -2,6 +2,7 @@
 //   not-found               → 404 not-found, code `<entity>-not-found`
 //   version-conflict        → 409 conflict, code `version-conflict`
 //   project-has-tasks       → 409 conflict, code `project-has-tasks`
+//   in-use                  → 409 conflict, code `company-has-deals` / `contact-has-deals`
 //   storage-limit-exceeded  → 400 bad-request (the seed: a value a storage constraint rejects)
 //   invalid-value           → 400 bad-request (a value the store cannot persist; the contract's
 //                             validation normally answers 422 before the store is reached)
@@ -10,15 +11,16 @@
 //   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
 //   webhook-disabled        → 409 conflict, code `webhook-disabled`
 
-export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client';
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal';
 
 /** What carries a `version` and answers `If-Match`. */
-export type VersionedEntity = 'project' | 'task' | 'webhook';
+export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal';
 
 export type WorkPlatformStoreErrorKind =
   | 'not-found'
   | 'version-conflict'
   | 'project-has-tasks'
+  | 'in-use'
   | 'storage-limit-exceeded'
   | 'invalid-value'
   | 'value-refused'
@@ -68,6 +70,21 @@ export class ProjectHasTasksError extends WorkPlatformStoreError {
     readonly taskCount: number,
   ) {
     super(`The project ${projectId} still has ${taskCount} ${taskCount === 1 ? 'task' : 'tasks'}; delete or move them first.`);
+  }
+}
+
+/** A CRM record that deals still name: it cannot be deleted until they no longer do. */
+export class InUseError extends WorkPlatformStoreError {
+  override readonly name = 'InUseError';
+  readonly kind = 'in-use';
+
+  constructor(
+    readonly code: 'company-has-deals' | 'contact-has-deals',
+    readonly id: string,
+    readonly dealCount: number,
+  ) {
+    const entity = code === 'company-has-deals' ? 'company' : 'contact';
+    super(`The ${entity} ${id} is named by ${dealCount} ${dealCount === 1 ? 'deal' : 'deals'}; change or delete ${dealCount === 1 ? 'it' : 'them'} first.`);
   }
 }
 

@@ -5,6 +5,9 @@ import type { AiServices } from './aiCalls.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { ListPageCache } from '../store/listPageCache.js';
+import type { CompanyStore } from '../store/companies.js';
+import type { ContactStore } from '../store/contacts.js';
+import type { DealStore } from '../store/deals.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
@@ -20,6 +23,8 @@ export interface WorkPlatformServices {
   workspaces: WorkspaceStore;
   tasks: TaskStore;
   projects: ProjectStore;
+  /** Companies, contacts and deals. */
+  crm: { companies: CompanyStore; contacts: ContactStore; deals: DealStore };
   /** Webhook subscriptions, their secrets, replays and delivery log. */
   webhooks: WebhookSubscriptions;
   cursors: CursorCodec;

@@ -1,4 +1,4 @@
-import { WorkPlatformStoreError, type ValueRefusedError } from '../store/workPlatformErrors.js';
+import { WorkPlatformStoreError, type InUseError, type ValueRefusedError } from '../store/workPlatformErrors.js';
 import { ApiProblem } from './problems.js';
 
 /** Turns the store's typed refusals into the contract's problems; anything else passes through. */
@@ -11,6 +11,8 @@ export function storeErrorToProblem(error: unknown): unknown {
       return new ApiProblem('conflict', { detail: error.message, code: 'version-conflict', cause: error });
     case 'project-has-tasks':
       return new ApiProblem('conflict', { detail: error.message, code: 'project-has-tasks', cause: error });
+    case 'in-use':
+      return new ApiProblem('conflict', { detail: error.message, code: (error as InUseError).code, cause: error });
     case 'storage-limit-exceeded':
       return new ApiProblem('bad-request', { detail: error.message, code: 'value-too-long', cause: error });
     case 'invalid-value':

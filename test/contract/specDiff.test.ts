@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import type { JsonObject } from '../../scripts/contract/document.js';
 import { formatProblem } from '../../scripts/contract/problems.js';
-import { checkReleases, releaseContracts, releasedFile } from '../../scripts/contract/release.js';
+import { bundledDocument, checkReleases, readReleased, releaseContracts, releasedFile } from '../../scripts/contract/release.js';
 import { diffSpecs, type SpecChange } from '../../scripts/contract/specDiff.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -270,10 +270,24 @@ describe('npm run check:contract against the released snapshot (a temporary copy
     for (const dir of temporaryDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The version the copy's specs carry, released on RELEASED_ON as the baseline of each case; the next major; the entries so far. */
+  let version = '';
+  let nextMajor = '';
+  let entryCount = 0;
+  let releasedOn = '';
+  const RELEASED_ON = '2026-11-30';
+
+  /** A copy of specs/ whose current state is released (whatever the repository has released), so that each case starts from no change. */
   function copyOfSpecs(): string {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-release-'));
     temporaryDirs.push(root);
     fs.cpSync(path.join(REPO_ROOT, 'specs'), path.join(root, 'specs'), { recursive: true });
+    version = (YAML.parse(fs.readFileSync(path.join(root, 'specs/work-platform/openapi.yaml'), 'utf8')) as { info: { version: string } }).info.version;
+    nextMajor = `${Number(version.split('.')[0]) + 1}.0.0`;
+    entryCount = (YAML.parse(fs.readFileSync(path.join(root, 'specs/work-platform/changelog.yaml'), 'utf8')) as { entries: unknown[] }).entries.length;
+    expect(releaseContracts(root, ['work-platform'], RELEASED_ON).problems).toEqual([]);
+    // Released on RELEASED_ON, or earlier when the repository had released this state already.
+    releasedOn = readReleased(root, 'work-platform')!.mark.date;
     return root;
   }
   const edit = (root: string, file: string, change: (text: string) => string) => fs.writeFileSync(path.join(root, file), change(fs.readFileSync(path.join(root, file), 'utf8')));
@@ -290,42 +304,46 @@ describe('npm run check:contract against the released snapshot (a temporary copy
     expect(checkReleases(REPO_ROOT, ['portfolio', 'work-platform'], '2026-12-01').map(formatProblem)).toEqual([]);
   });
 
-  /** Every operation that returns a Task: the task operations and the events whose data is a task or carries one. */
-  const TASK_READERS = ['createTask', 'getTask', 'listTasks', 'onProjectCreated', 'onProjectDeleted', 'onProjectUpdated', 'onTaskCompleted', 'onTaskCreated', 'onTaskDeleted', 'onTaskUpdated', 'updateTask'];
+  /** Every operation that returns a Task: the task operations, and every event (the envelope's `data.object` may be a task). */
+  const eventOperations = Object.values((bundledDocument(REPO_ROOT, 'work-platform').webhooks ?? {}) as Record<string, { post: { operationId: string } }>).map(
+    (event) => event.post.operationId,
+  );
+  const TASK_READERS = ['createTask', 'getTask', 'listTasks', 'updateTask', ...eventOperations].sort();
 
   it('fails on a removed response member without an entry, saying which entry to write and which version to set', () => {
     const root = copyOfSpecs();
     edit(root, 'specs/work-platform/components/schemas/Task.yaml', (text) => text.replace(/\n {2}dueOn:\n(?: {4}.*\n)+/, '\n').replace('priority, dueOn, assigneeId', 'priority, assigneeId'));
     const found = problems(root);
     expect(found).toHaveLength(2);
-    expect(found[0]).toContain('specs/work-platform/changelog.yaml: has no entry since the release of 1.0.0 (2026-11-25) for this change:');
+    expect(found[0]).toContain(`specs/work-platform/changelog.yaml: has no entry since the release of ${version} (${releasedOn}) for this change:`);
     expect(found[0]).toContain(`breaking member-removed at /components/schemas/Task/properties/dueOn (${TASK_READERS.join(', ')}): dueOn (required) → none`);
     expect(found[0]).toContain("- date: '2026-12-01'");
     expect(found[0]).toContain(`affectedOperations: [${TASK_READERS.join(', ')}]`);
-    expect(found[0]).toContain("version: '2.0.0'");
+    expect(found[0]).toContain(`version: '${nextMajor}'`);
     expect(found[0]).toContain("old: 'dueOn (required)'");
     expect(found[0]).toContain('breaking: true');
-    expect(found[1]).toMatch(/^specs\/work-platform\/openapi\.yaml: info\.version: breaking change since the release of 1\.0\.0 without a new major version:/);
-    expect(found[1]).toContain("set info.version to '2.0.0'");
+    expect(found[1]).toContain(`specs/work-platform/openapi.yaml: info.version: breaking change since the release of ${version} without a new major version:`);
+    expect(found[1]).toContain(`set info.version to '${nextMajor}'`);
   });
 
-  it('then asks for breaking: true and the new version in the entry, and passes once info.version is 2.0.0', () => {
+  it('then asks for breaking: true and the new version in the entry, and passes once info.version has the next major', () => {
     const root = copyOfSpecs();
     edit(root, 'specs/work-platform/components/schemas/Task.yaml', (text) => text.replace(/\n {2}dueOn:\n(?: {4}.*\n)+/, '\n').replace('priority, dueOn, assigneeId', 'priority, assigneeId'));
-    appendEntry(root, { date: '2026-12-01', version: '1.0.0', summary: 'Tasks lose dueOn.', affectedOperations: TASK_READERS, old: 'dueOn', new: 'none', breaking: false });
+    appendEntry(root, { date: '2026-12-01', version, summary: 'Tasks lose dueOn.', affectedOperations: TASK_READERS, old: 'dueOn', new: 'none', breaking: false });
     const found = problems(root);
     expect(found).toHaveLength(2);
-    expect(found[0]).toContain("info.version: breaking change since the release of 1.0.0 without a new major version");
+    expect(found[0]).toContain(`info.version: breaking change since the release of ${version} without a new major version`);
     expect(found[1]).toContain('entry "Tasks lose dueOn.": describes a breaking change');
     expect(found[1]).toContain('write breaking: true');
 
-    editChangelog(root, (entries) => Object.assign(entries.at(-1)!, { version: '2.0.0', breaking: true }));
-    edit(root, 'specs/work-platform/openapi.yaml', (text) => text.replace('  version: 1.0.0\n', '  version: 2.0.0\n'));
+    editChangelog(root, (entries) => Object.assign(entries.at(-1)!, { version: nextMajor, breaking: true }));
+    edit(root, 'specs/work-platform/openapi.yaml', (text) => text.replace(`  version: ${version}\n`, `  version: ${nextMajor}\n`));
     expect(problems(root)).toEqual([]);
 
     const released = releaseContracts(root, ['work-platform'], '2026-12-01');
-    expect(released).toEqual({ outcomes: [{ api: 'work-platform', released: { date: '2026-12-01', version: '2.0.0', changelogEntries: 6 } }], problems: [] });
-    expect(JSON.parse(fs.readFileSync(path.join(root, releasedFile('work-platform')), 'utf8'))['x-released']).toEqual({ date: '2026-12-01', version: '2.0.0', changelogEntries: 6 });
+    const mark = { date: '2026-12-01', version: nextMajor, changelogEntries: entryCount + 1 };
+    expect(released).toEqual({ outcomes: [{ api: 'work-platform', released: mark }], problems: [] });
+    expect(JSON.parse(fs.readFileSync(path.join(root, releasedFile('work-platform')), 'utf8'))['x-released']).toEqual(mark);
     expect(problems(root)).toEqual([]);
   });
 
@@ -335,15 +353,16 @@ describe('npm run check:contract against the released snapshot (a temporary copy
     fs.writeFileSync(path.join(root, 'specs/work-platform/paths/changelog-copy.yaml'), fs.readFileSync(path.join(root, 'specs/work-platform/paths/changelog-json.yaml'), 'utf8').replace('operationId: getChangelogJson', 'operationId: getChangelogCopy'));
     expect(problems(root).join('\n')).toContain('operation-added at /paths/~1v1~1changelog-copy.json/get (getChangelogCopy): none → GET /v1/changelog-copy.json (getChangelogCopy)');
 
-    appendEntry(root, { date: '2026-12-01', version: '1.0.0', summary: 'A copy of the changelog.', affectedOperations: ['getChangelogCopy'], old: 'none', new: 'GET /v1/changelog-copy.json', breaking: false });
+    appendEntry(root, { date: '2026-12-01', version, summary: 'A copy of the changelog.', affectedOperations: ['getChangelogCopy'], old: 'none', new: 'GET /v1/changelog-copy.json', breaking: false });
     expect(problems(root)).toEqual([]);
 
-    appendEntry(root, { date: '2026-12-01', version: '1.0.0', summary: 'Half an entry.', affectedOperations: [] });
+    appendEntry(root, { date: '2026-12-01', version, summary: 'Half an entry.', affectedOperations: [] });
+    const half = `specs/work-platform/changelog.yaml: entry ${entryCount + 2} (2026-12-01 "Half an entry."): member`;
     expect(problems(root)).toEqual([
-      'specs/work-platform/changelog.yaml: entry 7 (2026-12-01 "Half an entry."): member `old` is missing',
-      'specs/work-platform/changelog.yaml: entry 7 (2026-12-01 "Half an entry."): member `new` is missing',
-      'specs/work-platform/changelog.yaml: entry 7 (2026-12-01 "Half an entry."): member `breaking` is missing',
-      'specs/work-platform/changelog.yaml: entry 7 (2026-12-01 "Half an entry."): member `affectedOperations` must NOT have fewer than 1 items',
+      `${half} \`old\` is missing`,
+      `${half} \`new\` is missing`,
+      `${half} \`breaking\` is missing`,
+      `${half} \`affectedOperations\` must NOT have fewer than 1 items`,
     ]);
   });
 });

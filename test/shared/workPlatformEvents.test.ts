@@ -20,12 +20,25 @@ describe('recorded events', () => {
     await client.request('PATCH', `/v1/tasks/${task.id}`, { headers: { ...headers, 'if-match': '1' }, body: JSON.stringify({ status: 'DONE' }) });
     await client.request('DELETE', `/v1/tasks/${task.id}`, { headers });
     await client.request('DELETE', `/v1/projects/${project.id}`, { headers });
+    const send = async (method: string, path: string, body?: unknown, ifMatch?: string) =>
+      (await client.request(method, path, { headers: ifMatch ? { ...headers, 'if-match': ifMatch } : headers, body: body === undefined ? undefined : JSON.stringify(body) })).body;
+    const company = await send('POST', '/v1/companies', { name: 'Events Co' });
+    await send('PATCH', `/v1/companies/${company.id}`, { domain: 'events.example' }, '1');
+    const contact = await send('POST', '/v1/contacts', { name: 'Eve Events', companyId: company.id });
+    await send('PATCH', `/v1/contacts/${contact.id}`, { phone: '+1555' }, '1');
+    const deal = await send('POST', '/v1/deals', { title: 'Events deal', amountMinor: 100, currency: 'EUR', ownerId: 'usr_demoOwnerMara', contactIds: [contact.id] });
+    await send('PATCH', `/v1/deals/${deal.id}`, { stage: 'won' }, '1');
+    await send('DELETE', `/v1/deals/${deal.id}`);
+    await send('DELETE', `/v1/contacts/${contact.id}`);
+    await send('DELETE', `/v1/companies/${company.id}`);
 
     const document = client.document as { webhooks: Record<string, unknown> };
     const ajv = createAjv2020({ validateSchema: false });
     ajv.addSchema(document, 'events-contract');
     const rows = t.db.prepare('SELECT type, payload FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string; payload: string }[];
-    expect(rows.map((row) => row.type)).toEqual(['project.created', 'project.updated', 'task.created', 'task.updated', 'task.completed', 'task.deleted', 'project.deleted']);
+    expect(rows.map((row) => row.type)).toEqual(['project.created', 'project.updated', 'task.created', 'task.updated', 'task.completed', 'task.deleted', 'project.deleted',
+      'company.created', 'company.updated', 'contact.created', 'contact.updated', 'deal.created', 'deal.updated', 'deal.stage_changed',
+      'deal.deleted', 'contact.deleted', 'company.deleted']);
     expect(new Set(rows.map((row) => row.type))).toEqual(new Set(Object.keys(document.webhooks)));
     for (const row of rows) {
       const validate = ajv.getSchema(`events-contract#/webhooks/${row.type}/post/requestBody/content/application~1json/schema`)

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createCompanyStore } from '../../src/store/companies.js';
+import { createContactStore } from '../../src/store/contacts.js';
+import { createDealStore } from '../../src/store/deals.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
@@ -27,6 +30,9 @@ function sortsOf(operationId: string): string[] {
 const lists = [
   { resource: 'tasks', sorts: sortsOf('listTasks'), pageSize: 7 },
   { resource: 'projects', sorts: sortsOf('listProjects'), pageSize: 3 },
+  { resource: 'companies', sorts: sortsOf('listCompanies'), pageSize: 3 },
+  { resource: 'contacts', sorts: sortsOf('listContacts'), pageSize: 3 },
+  { resource: 'deals', sorts: sortsOf('listDeals'), pageSize: 2 },
 ] as const;
 
 const PRIORITY_RANK: Record<string, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
@@ -65,6 +71,15 @@ useWorkPlatformTestApp((app) => {
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha', 'Delta', 'Alpha', 'Beta', 'Gamma']) {
     projects.createProject(fx.workspaceId, { name }, owner);
+  }
+  // CRM records at one instant with repeating names, titles and amounts: ties on every CRM sort.
+  const companies = createCompanyStore(t.db, { now: () => instant });
+  const contacts = createContactStore(t.db, { now: () => instant });
+  const deals = createDealStore(t.db, { now: () => instant });
+  for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha']) {
+    companies.createCompany(fx.workspaceId, { name }, owner);
+    contacts.createContact(fx.workspaceId, { name }, owner);
+    deals.createDeal(fx.workspaceId, { title: name, amountMinor: name.length * 100, currency: 'EUR', ownerId: owner.id }, owner);
   }
   // A few tasks in the other workspace, so that it has cursors of its own.
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
@@ -131,7 +146,7 @@ describe.each(lists)('GET /v1/$resource', ({ resource, sorts, pageSize }) => {
   });
 
   it('splits a page inside a run of equal keys and still misses nothing', async () => {
-    const sort = resource === 'tasks' ? 'priority' : 'name';
+    const sort = resource === 'tasks' ? 'priority' : (sorts as readonly string[]).includes('name') ? 'name' : 'title';
     const { pages } = await walk(resource, sort, 'asc', pageSize);
     const splits = pages.slice(1).filter((page, index) => sortKey(page[0]!, sort) === sortKey(pages[index]!.at(-1)!, sort));
     expect(splits.length).toBeGreaterThan(0);

@@ -190,6 +190,9 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     taskId: { collection: 'tasks', prefix: 'tsk', otherId: () => fx.otherWorkspace.taskId },
     projectId: { collection: 'projects', prefix: 'prj', otherId: () => fx.otherWorkspace.projectId },
     webhookId: { collection: 'webhooks', prefix: 'whk', otherId: () => fx.otherWorkspace.webhookId },
+    companyId: { collection: 'companies', prefix: 'cmp', otherId: () => fx.otherWorkspace.companyId },
+    contactId: { collection: 'contacts', prefix: 'ctc', otherId: () => fx.otherWorkspace.contactId },
+    dealId: { collection: 'deals', prefix: 'del', otherId: () => fx.otherWorkspace.dealId },
   };
   const otherIdOf = (name: string) => resources[name]!.otherId();
   // Never issued, same shape and length as the other workspace's ids.
@@ -202,7 +205,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
     const foreignProblem = expectProblem(foreign, 404, 'not-found');
     const missingProblem = expectProblem(missing, 404, 'not-found');
-    expect(foreignProblem.code).toMatch(/^(task|project|webhook)-not-found$/);
+    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal)-not-found$/);
     const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
       withPlaceholders(text, {
         [requestId]: '<request id>',
@@ -297,15 +300,24 @@ it('covers every operation of the contract', () => {
   expect(authenticated.length).toBeGreaterThanOrEqual(11);
   expect(byId.map((operation) => operation.operationId).sort()).toEqual(
     [
+      'deleteCompany',
+      'deleteContact',
+      'deleteDeal',
       'deleteProject',
       'deleteTask',
       'deleteWebhook',
+      'getCompany',
+      'getContact',
+      'getDeal',
       'getProject',
       'getTask',
       'getWebhook',
       'listWebhookDeliveries',
       'replayWebhookEvents',
       'rotateWebhookKey',
+      'updateCompany',
+      'updateContact',
+      'updateDeal',
       'updateProject',
       'updateTask',
       'updateWebhook',

@@ -31,9 +31,9 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
-    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'contactId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
       workspaceId: demoWorkspaces.main.id,
       plan: 'free',

@@ -34,7 +34,7 @@ describe('verifyWebhook accepts', () => {
     expect(event).toStrictEqual(JSON.parse(ENVELOPE_BODY));
     expect(event.id).toBe('evt_01HZX3K9Q2T7V');
     expect(event.actor.kind).toBe('USER');
-    expect(event.data.object.status).toBe('TODO');
+    expect(event.data.object).toMatchObject({ status: 'TODO' });
   });
 
   it('the fixed known header (a change of the algorithm fails here)', () => {

@@ -1,0 +1,66 @@
+// The lists of the CRM stores: keyset pages (see keysetPages.ts) narrowed by optional filters.
+// Each combination of sort, order, page position and given filters is one statement, compiled on
+// first use; a filter is a condition on its own placeholder, so its value is bound, never spliced.
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { compiledStatement, drizzleFor } from './drizzle.js';
+import {
+  checkListOptions,
+  keysetCondition,
+  keysetOrderBy,
+  statementCache,
+  toPageOfKeysetRows,
+  type KeysetListOptions,
+  type KeysetPage,
+  type KeysetRow,
+  type SortKeyDefinition,
+} from './keysetPages.js';
+
+export interface FilteredListDefinition<S extends string, F extends string, R extends KeysetRow, T> {
+  table: SQLiteTable;
+  idColumn: SQLiteColumn;
+  workspaceColumn: SQLiteColumn;
+  /** What a list reads after the id and the sort key, in the order of R. */
+  columns: Record<string, SQLiteColumn>;
+  sortKeys: Record<S, SortKeyDefinition>;
+  /** Each filter's condition, written with `sql.placeholder(<filter name>)`. */
+  filters: Record<F, SQL>;
+  toItem: (row: R) => T;
+}
+
+export type FilteredListOptions<S extends string, F extends string> = KeysetListOptions<S> & Partial<Record<F, string | number>>;
+
+export function filteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
+  db: BetterSqlite3.Database,
+  definition: FilteredListDefinition<S, F, R, T>,
+): (workspaceId: string, options: FilteredListOptions<S, F>) => KeysetPage<T> {
+  const orm = drizzleFor(db);
+  const statements = statementCache<ReturnType<typeof prepare>>();
+  const filterNames = Object.keys(definition.filters) as F[];
+
+  function prepare(sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) {
+    const conditions: SQL[] = [eq(definition.workspaceColumn, sql.placeholder('workspaceId'))];
+    for (const name of given) conditions.push(definition.filters[name]);
+    if (afterPosition) conditions.push(keysetCondition(sortKey, definition.idColumn, order));
+    const query = orm
+      .select({ id: definition.idColumn, sortKey: sql`${sortKey.expression}`, ...definition.columns })
+      .from(definition.table)
+      .where(and(...conditions))
+      .orderBy(...keysetOrderBy(sortKey, definition.idColumn, order))
+      .limit(sql.placeholder('limit'));
+    return compiledStatement<Record<string, unknown>, R>(db, query);
+  }
+
+  return (workspaceId, options) => {
+    const sortKey = checkListOptions(options, definition.sortKeys);
+    const after = options.after ?? null;
+    const given = filterNames.filter((name) => options[name] !== undefined);
+    const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
+      prepare(sortKey, options.order, after !== null, given),
+    );
+    const args: Record<string, unknown> = { workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+    for (const name of given) args[name] = options[name];
+    return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
+  };
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { crmCalls } from '../support/crm.js';
+import type { TestApp } from '../support/testApp.js';
+import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+const crm = crmCalls(() => ({ t, client, fx }));
+
+describe('POST /v1/companies', () => {
+  it('answers 201 with the full company, Location and ETag, and records company.created', async () => {
+    const response = await crm.create('company', { name: 'Contoso West', domain: 'west.contoso.example', description: 'New branch.' });
+    const company = expectSuccess(response, 201);
+    expect(company).toMatchObject({ name: 'Contoso West', domain: 'west.contoso.example', description: 'New branch.', version: 1 });
+    expect(company.id).toMatch(/^cmp_[A-Za-z0-9]{20}$/);
+    expect(company.updatedAt).toBe(company.createdAt);
+    expect(response.headers['location']).toBe(`/v1/companies/${company.id}`);
+    expect(response.headers['etag']).toBe('"1"');
+    expect(eventsAbout(t.db, company.id).map((event) => event.type)).toEqual(['company.created']);
+  });
+
+  it('defaults domain and description to null', async () => {
+    expect(await crm.newCompany({ name: 'Bare' })).toMatchObject({ name: 'Bare', domain: null, description: null });
+  });
+
+  it('answers 422 without a name, with an empty one, or with unknown members', async () => {
+    for (const body of [{}, { name: '' }, { name: 'x', industry: 'toys' }]) {
+      expectProblem(await crm.create('company', body), 422, 'validation');
+    }
+  });
+
+  it('answers 400 value-too-long beyond the storage limits and stores nothing', async () => {
+    const before = (t.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
+    expectProblem(await crm.create('company', { name: 'n'.repeat(201) }), 400, 'bad-request', 'value-too-long');
+    expectProblem(await crm.create('company', { name: 'ok', description: 'd'.repeat(2001) }), 400, 'bad-request', 'value-too-long');
+    expectProblem(await crm.create('company', { name: 'ok', domain: `${'d'.repeat(250)}.com` }), 400, 'bad-request', 'value-too-long');
+    expect((t.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(before);
+    expectSuccess(await crm.create('company', { name: '😀'.repeat(200) }), 201);
+  });
+
+  it('replays the same answer for the same Idempotency-Key', async () => {
+    const first = expectSuccess(await crm.create('company', { name: 'Once' }, { 'idempotency-key': 'crm-company-once' }), 201);
+    const again = await crm.create('company', { name: 'Once' }, { 'idempotency-key': 'crm-company-once' });
+    expect(expectSuccess(again, 201)).toEqual(first);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('answers 403 insufficient-scope to a token with crm:read only', async () => {
+    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expect(problem.requiredScopes).toEqual(['crm:write']);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { crmCalls } from '../support/crm.js';
+import type { TestApp } from '../support/testApp.js';
+import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+const crm = crmCalls(() => ({ t, client, fx }));
+
+describe('POST /v1/deals', () => {
+  it('answers 201 with the full deal, Location and ETag, and records deal.created', async () => {
+    const company = await crm.newCompany();
+    const [a, b] = [await crm.newContact(), await crm.newContact()];
+    const response = await crm.create('deal', {
+      title: 'Big one', stage: 'proposal', amountMinor: 1_250_000, currency: 'EUR', ownerId: 'usr_demoAdminTeo',
+      companyId: company.id, contactIds: [b.id, a.id], expectedCloseOn: '2026-12-31',
+    });
+    const deal = expectSuccess(response, 201);
+    expect(deal).toMatchObject({ title: 'Big one', stage: 'proposal', amountMinor: 1_250_000, currency: 'EUR', ownerId: 'usr_demoAdminTeo', companyId: company.id, contactIds: [b.id, a.id], expectedCloseOn: '2026-12-31', version: 1 });
+    expect(deal.id).toMatch(/^del_[A-Za-z0-9]{20}$/);
+    expect(response.headers['location']).toBe(`/v1/deals/${deal.id}`);
+    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created']);
+  });
+
+  it('defaults stage to lead, companyId and expectedCloseOn to null, contactIds to none', async () => {
+    expect(await crm.newDeal()).toMatchObject({ stage: 'lead', companyId: null, contactIds: [], expectedCloseOn: null });
+  });
+
+  it('answers 422 to a negative or fractional amount, a lower-case currency, an unknown stage, a bad day, a repeated contact', async () => {
+    const base = { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' };
+    for (const change of [{ amountMinor: -1 }, { amountMinor: 1.5 }, { currency: 'eur' }, { currency: 'EURO' }, { stage: 'closed' }, { expectedCloseOn: '2026-13-01' }, { contactIds: [fx.crm.contactIds[0], fx.crm.contactIds[0]] }, { ownerId: undefined }]) {
+      expectProblem(await crm.create('deal', { ...base, ...change }), 422, 'validation');
+    }
+    expectProblem(await crm.create('deal', { ...base, title: 't'.repeat(201) }), 400, 'bad-request', 'value-too-long');
+  });
+
+  it("answers 404 for an owner, company or contact of another workspace, and stores nothing", async () => {
+    const base = { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' };
+    const before = (t.db.prepare('SELECT count(*) AS n FROM deals').get() as { n: number }).n;
+    expectProblem(await crm.create('deal', { ...base, ownerId: 'usr_demoOwnerRuth' }), 404, 'not-found', 'user-not-found');
+    expectProblem(await crm.create('deal', { ...base, companyId: fx.otherWorkspace.companyId }), 404, 'not-found', 'company-not-found');
+    expectProblem(await crm.create('deal', { ...base, contactIds: [fx.crm.contactIds[0], fx.otherWorkspace.contactId] }), 404, 'not-found', 'contact-not-found');
+    expect((t.db.prepare('SELECT count(*) AS n FROM deals').get() as { n: number }).n).toBe(before);
+  });
+
+  it('answers 403 insufficient-scope to a token with crm:read only', async () => {
+    expectProblem(await crm.create('deal', { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' }, {}, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+  });
+});

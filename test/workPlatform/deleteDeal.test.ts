@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { crmCalls } from '../support/crm.js';
+import type { TestApp } from '../support/testApp.js';
+import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+const crm = crmCalls(() => ({ t, client, fx }));
+
+describe('DELETE /v1/deals/{dealId}', () => {
+  it('answers 204, then 404, records deal.deleted, and frees its company and contacts', async () => {
+    const company = await crm.newCompany();
+    const contact = await crm.newContact({ companyId: company.id });
+    const deal = await crm.newDeal({ companyId: company.id, contactIds: [contact.id] });
+    const response = await crm.remove('deal', deal.id);
+    expect(response.status).toBe(204);
+    expectProblem(await crm.get('deal', deal.id), 404, 'not-found', 'deal-not-found');
+    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created', 'deal.deleted']);
+    expect((await crm.remove('contact', contact.id)).status).toBe(204);
+    expect((await crm.remove('company', company.id)).status).toBe(204);
+  });
+
+  it('checks If-Match when sent', async () => {
+    const deal = await crm.newDeal();
+    expectProblem(await crm.remove('deal', deal.id, '"9"'), 409, 'conflict', 'version-conflict');
+    expect((await crm.remove('deal', deal.id, '1')).status).toBe(204);
+  });
+
+  it("answers 404 for another workspace's deal and 403 to a read-only token", async () => {
+    expectProblem(await crm.remove('deal', fx.otherWorkspace.dealId), 404, 'not-found', 'deal-not-found');
+    const deal = await crm.newDeal();
+    expectProblem(await crm.remove('deal', deal.id, undefined, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+  });
+});

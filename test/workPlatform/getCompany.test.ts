@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractClient } from '../support/contractClient.js';
+import { crmCalls } from '../support/crm.js';
+import type { TestApp } from '../support/testApp.js';
+import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+let t: TestApp;
+let client: ContractClient;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+const crm = crmCalls(() => ({ t, client, fx }));
+
+describe('GET /v1/companies/{companyId}', () => {
+  it('answers 200 with the company as created and its version as ETag, to a token with crm:read only', async () => {
+    const company = await crm.newCompany({ name: 'Read me', domain: 'read.example' });
+    const response = await crm.get('company', company.id, makePat(t.db, fx.workspaceId, ['crm:read']));
+    expect(expectSuccess(response, 200)).toEqual(company);
+    expect(response.headers['etag']).toBe('"1"');
+    expect(eventsAbout(t.db, company.id)).toHaveLength(1);
+  });
+
+  it('answers 404 company-not-found for ids of any shape, a contact id included', async () => {
+    for (const id of ['cmp_ZZZZZZZZZZZZZZZZZZZZ', 'hello', fx.crm.contactIds[0]!]) {
+      expectProblem(await crm.get('company', id), 404, 'not-found', 'company-not-found');
+    }
+  });
+
+  it("answers 404 to another workspace's token, and 403 to a token with tasks scopes only", async () => {
+    expectProblem(await crm.get('company', fx.crm.companyIds[0]!, fx.otherWorkspace.token), 404, 'not-found', 'company-not-found');
+    expectProblem(await crm.get('company', fx.crm.companyIds[0]!, makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+  });
+});
