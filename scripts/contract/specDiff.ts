@@ -13,7 +13,7 @@
 // and headers are what a subscriber reads, so they are judged like a response.
 // Schemas reached through a `$ref` are reported at the component's pointer, once, with every operation that uses it.
 
-import { dereference, escapePointerSegment, isJsonObject, listOperations, operationParameters, type JsonObject, type JsonValue } from './document.js';
+import { dereference, escapePointerSegment, isJsonObject, listOperations, operationParameters, pointerOfTarget, type JsonObject, type JsonValue } from './document.js';
 
 export type ChangeKind =
   | 'operation-added'
@@ -70,18 +70,6 @@ function add(collector: Collector, change: Omit<SpecChange, 'operationIds'>, ope
 
 const show = (value: JsonValue | undefined): string => (value === undefined ? 'none' : JSON.stringify(value));
 
-/** The pointer a node stands for: the end of its `$ref` chain, or `at`. */
-function targetPointer(document: JsonObject, node: JsonValue | undefined, at: string): string {
-  const seen = new Set<string>();
-  let current = node;
-  let pointer = at;
-  while (isJsonObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#') && !seen.has(current.$ref)) {
-    seen.add(current.$ref);
-    pointer = current.$ref.slice(1);
-    current = dereference(document, current);
-  }
-  return pointer;
-}
 
 /** The JSON types a schema admits: its `type` plus those of plain `anyOf`/`oneOf` branches; undefined when it says none. */
 function typesOf(document: JsonObject, schema: JsonObject): Set<string> | undefined {
@@ -112,7 +100,7 @@ function propertiesOf(document: JsonObject, schema: JsonObject, at: string): Map
     schema.allOf.forEach((raw, index) => {
       const part = dereference(document, raw);
       if (!isJsonObject(part)) return;
-      const partAt = targetPointer(document, raw, `${at}/allOf/${index}`);
+      const partAt = pointerOfTarget(document, raw, `${at}/allOf/${index}`);
       for (const [name, entry] of propertiesOf(document, part, partAt)) if (!found.has(name)) found.set(name, entry);
     });
   }
@@ -134,8 +122,8 @@ const LOWER_BOUNDS = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'm
 const FORMS = ['pattern', 'format'] as const;
 
 function compareSchema(c: Collector, rawBefore: JsonValue | undefined, rawAfter: JsonValue | undefined, atBefore: string, atAfter: string, direction: Direction, operationId: string, seen: Set<string>): void {
-  const pointerBefore = targetPointer(c.before, rawBefore, atBefore);
-  const pointer = targetPointer(c.after, rawAfter, atAfter);
+  const pointerBefore = pointerOfTarget(c.before, rawBefore, atBefore);
+  const pointer = pointerOfTarget(c.after, rawAfter, atAfter);
   const visit = `${pointerBefore}\u0000${pointer}\u0000${direction}`;
   if (seen.has(visit)) return;
   seen.add(visit);
@@ -320,8 +308,8 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
       const responseBefore = dereference(before, responsesBefore[status]);
       const responseAfter = dereference(after, rawAfter);
       if (!isJsonObject(responseBefore) || !isJsonObject(responseAfter)) continue;
-      const atBefore = targetPointer(before, responsesBefore[status], `${entryBefore.pointer}/responses/${status}`);
-      const atAfter = targetPointer(after, rawAfter, at);
+      const atBefore = pointerOfTarget(before, responsesBefore[status], `${entryBefore.pointer}/responses/${status}`);
+      const atAfter = pointerOfTarget(after, rawAfter, at);
       compareContent(c, responseBefore.content, responseAfter.content, `${atBefore}/content`, `${atAfter}/content`, output, operationId);
     }
   }
