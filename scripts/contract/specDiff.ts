@@ -91,17 +91,28 @@ function typesOf(document: JsonObject, schema: JsonObject): Set<string> | undefi
   return types.size > 0 ? types : undefined;
 }
 
+interface DeclaredMember {
+  node: JsonValue;
+  at: string;
+  /** Further declarations of the member in other `allOf` parts: every one applies (an intersection), in document order. */
+  also: { node: JsonValue; at: string }[];
+}
+
 /** The members a schema declares, from `properties` and those of `allOf` parts. */
-function propertiesOf(document: JsonObject, schema: JsonObject, at: string): Map<string, { node: JsonValue; at: string }> {
-  const found = new Map<string, { node: JsonValue; at: string }>();
+function propertiesOf(document: JsonObject, schema: JsonObject, at: string): Map<string, DeclaredMember> {
+  const found = new Map<string, DeclaredMember>();
   const properties = schema.properties;
-  if (isJsonObject(properties)) for (const [name, node] of Object.entries(properties)) found.set(name, { node, at: `${at}/properties/${escapePointerSegment(name)}` });
+  if (isJsonObject(properties)) for (const [name, node] of Object.entries(properties)) found.set(name, { node, at: `${at}/properties/${escapePointerSegment(name)}`, also: [] });
   if (Array.isArray(schema.allOf)) {
     schema.allOf.forEach((raw, index) => {
       const part = dereference(document, raw);
       if (!isJsonObject(part)) return;
       const partAt = pointerOfTarget(document, raw, `${at}/allOf/${index}`);
-      for (const [name, entry] of propertiesOf(document, part, partAt)) if (!found.has(name)) found.set(name, entry);
+      for (const [name, entry] of propertiesOf(document, part, partAt)) {
+        const known = found.get(name);
+        if (known) known.also.push({ node: entry.node, at: entry.at }, ...entry.also);
+        else found.set(name, entry);
+      }
     });
   }
   return found;
@@ -146,7 +157,8 @@ function compareSchema(c: Collector, rawBefore: JsonValue | undefined, rawAfter:
   if (enumBefore && enumAfter) {
     const keysAfter = new Set(enumAfter.map((value) => JSON.stringify(value)));
     const keysBefore = new Set(enumBefore.map((value) => JSON.stringify(value)));
-    for (const value of enumBefore) if (!keysAfter.has(JSON.stringify(value))) add(c, { kind: 'enum-value-removed', breaking: true, pointer, old: `enum ${show(enumBefore)}`, new: `enum ${show(enumAfter)}` }, operationId);
+    // A value a client may send no longer accepted is breaking; one it may receive no longer sent is not.
+    for (const value of enumBefore) if (!keysAfter.has(JSON.stringify(value))) add(c, { kind: 'enum-value-removed', breaking: request, pointer, old: `enum ${show(enumBefore)}`, new: `enum ${show(enumAfter)}` }, operationId);
     for (const value of enumAfter) if (!keysBefore.has(JSON.stringify(value))) add(c, { kind: 'enum-value-added', breaking: false, pointer, old: `enum ${show(enumBefore)}`, new: `enum ${show(enumAfter)}` }, operationId);
   } else if (!enumBefore && enumAfter) {
     add(c, { kind: 'constraint-narrowed', breaking: request, pointer, old: 'no enum', new: `enum ${show(enumAfter)}` }, operationId);
@@ -194,6 +206,10 @@ function compareSchema(c: Collector, rawBefore: JsonValue | undefined, rawAfter:
     if (!requiredBefore.has(name) && requiredAfter.has(name)) add(c, { kind: 'member-now-required', breaking: request, pointer: entry.at, old: `${name} optional`, new: `${name} required` }, operationId);
     if (requiredBefore.has(name) && !requiredAfter.has(name)) add(c, { kind: 'member-now-optional', breaking: !request, pointer: entry.at, old: `${name} required`, new: `${name} optional` }, operationId);
     compareSchema(c, old.node, entry.node, old.at, entry.at, direction, operationId, seen);
+    // A member declared again in a later allOf part (an event's `data`, narrowed by its own payload part) is compared there too.
+    for (let index = 0; index < Math.min(old.also.length, entry.also.length); index += 1) {
+      compareSchema(c, old.also[index]!.node, entry.also[index]!.node, old.also[index]!.at, entry.also[index]!.at, direction, operationId, seen);
+    }
   }
 
   for (const member of ['items', 'additionalProperties'] as const) {

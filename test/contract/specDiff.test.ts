@@ -132,13 +132,13 @@ describe('diffSpecs: breaking changes', () => {
     expect(summary(diffSpecs(baseSpec(), after))).toEqual([{ kind: 'parameter-removed', breaking: true, operationIds: ['listItems'], pointer: '/paths/~1items/get/parameters/0' }]);
   });
 
-  it('a removed enum value, in a parameter and in a response', () => {
+  it('a removed enum value: breaking in a parameter a client sends, not in a response it receives', () => {
     const after = changed((spec) => {
       spec.paths['/items'].get.parameters[0].schema.enum = ['OPEN'];
       spec.components.schemas.Item.properties.status.enum = ['OPEN'];
     });
     expect(summary(diffSpecs(baseSpec(), after))).toEqual([
-      { kind: 'enum-value-removed', breaking: true, operationIds: ['createItem', 'getItem', 'listItems'], pointer: '/components/schemas/Item/properties/status' },
+      { kind: 'enum-value-removed', breaking: false, operationIds: ['createItem', 'getItem', 'listItems'], pointer: '/components/schemas/Item/properties/status' },
       { kind: 'enum-value-removed', breaking: true, operationIds: ['listItems'], pointer: '/paths/~1items/get/parameters/0/schema' },
     ]);
   });
@@ -198,6 +198,21 @@ describe('diffSpecs: webhooks, which this API sends and a subscriber reads', () 
     const after = withWebhook({ ...payload, properties: { id: { type: 'string' } } });
     expect(summary(diffSpecs(withWebhook(payload), after))).toEqual([
       { kind: 'member-removed', breaking: true, operationIds: ['onItemCreated'], pointer: '/webhooks/item.created/post/requestBody/content/application~1json/schema/properties/title' },
+    ]);
+  });
+
+  it('a member an allOf part declares again (an envelope narrowed by its event) is compared in every part', () => {
+    const envelope = { type: 'object', required: ['data'], properties: { data: { type: 'object' } } };
+    const event = (object: JsonObject): JsonObject => ({ allOf: [envelope, { properties: { data: { type: 'object', properties: { object } } } }] });
+    const before = withWebhook(event({ type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' } } }));
+    const after = withWebhook(event({ type: 'object', properties: { id: { type: 'string' } } }));
+    expect(summary(diffSpecs(before, after))).toEqual([
+      {
+        kind: 'member-removed',
+        breaking: true,
+        operationIds: ['onItemCreated'],
+        pointer: '/webhooks/item.created/post/requestBody/content/application~1json/schema/allOf/1/properties/data/properties/object/properties/title',
+      },
     ]);
   });
 
