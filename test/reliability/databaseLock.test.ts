@@ -1,19 +1,16 @@
 // Another process holds the database's write lock (BEGIN IMMEDIATE, as a long import would) while
 // the real server runs as its own process: reads keep answering, writes answer a declared 503
 // after a short retry that does not freeze the server, and nothing is half-written.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { setTimeout as wait } from 'node:timers/promises';
-import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
+import type { DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
-import { startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, startServerProcess, stopServerProcesses, type ServerProcess, type DemoDatabaseFile } from '../support/serverProcess.js';
 import { bearer } from '../support/testApp.js';
 
-let dataDir: string;
+let database: DemoDatabaseFile;
 let databasePath: string;
 let fixture: DemoFixture;
 let server: ServerProcess;
@@ -22,11 +19,8 @@ let portfolio: ContractClient;
 let locker: BetterSqlite3.Database;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-lock-'));
-  databasePath = path.join(dataDir, 'app.db');
-  const db = openDatabase(databasePath);
-  fixture = loadDemoData(db, Date.now);
-  db.close();
+  database = makeDemoDatabaseFile('contract-api-lock-');
+  ({ databasePath, fixture } = database);
   server = await startServerProcess({ DATABASE_PATH: databasePath, DEMO_DATA: 'off', WEBHOOK_WORKER: 'off' });
   workPlatform = new ContractClient(server.url, 'work-platform', 'Problem');
   portfolio = new ContractClient(server.url);
@@ -37,7 +31,7 @@ afterAll(async () => {
   if (locker?.inTransaction) locker.exec('ROLLBACK');
   locker?.close();
   if (server) expect(await stopServerProcesses([server.child])).toEqual([0]);
-  rmSync(dataDir, { recursive: true, force: true });
+  database?.remove();
 });
 
 const token = () => bearer(fixture.workPlatform.tokens.all);

@@ -3,17 +3,14 @@
 // the repeat gets the declared 409 `idempotent-answer-unavailable` (never a 500), nothing is
 // created twice, and new keys work with the new server key.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
+import type { DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
-import { startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, startServerProcess, stopServerProcesses, type ServerProcess, type DemoDatabaseFile } from '../support/serverProcess.js';
 import { bearer } from '../support/testApp.js';
 
-let dataDir: string;
+let database: DemoDatabaseFile;
 let databasePath: string;
 let fixture: DemoFixture;
 const started: ServerProcess[] = [];
@@ -21,16 +18,13 @@ const started: ServerProcess[] = [];
 const newServerKey = () => randomBytes(32).toString('base64url');
 
 beforeAll(() => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-rotated-key-'));
-  databasePath = path.join(dataDir, 'app.db');
-  const db = openDatabase(databasePath);
-  fixture = loadDemoData(db, Date.now);
-  db.close();
+  database = makeDemoDatabaseFile('contract-api-rotated-key-');
+  ({ databasePath, fixture } = database);
 });
 
 afterAll(async () => {
   await stopServerProcesses(started.map((server) => server.child));
-  rmSync(dataDir, { recursive: true, force: true });
+  database?.remove();
 });
 
 async function start(webhookSecretKey: string): Promise<{ server: ServerProcess; client: ContractClient }> {

@@ -1,33 +1,26 @@
 // SIGTERM with requests in flight on kept-alive connections, against the real server as a child
 // process: every request the server had begun is answered (and says Connection: close), the
 // process exits 0, and every write it answered 201 is there after a restart.
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
-import { openDatabase } from '../../src/store/database.js';
+import type { DemoFixture } from '../../src/demo/demoData.js';
 import { ContractClient } from '../support/contractClient.js';
-import { startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, startServerProcess, stopServerProcesses, type ServerProcess, type DemoDatabaseFile } from '../support/serverProcess.js';
 import { bearer } from '../support/testApp.js';
 
-let dataDir: string;
+let database: DemoDatabaseFile;
 let databasePath: string;
 let fixture: DemoFixture;
 const started: ServerProcess[] = [];
 
 beforeAll(() => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-shutdown-'));
-  databasePath = path.join(dataDir, 'app.db');
-  const db = openDatabase(databasePath);
-  fixture = loadDemoData(db, Date.now);
-  db.close();
+  database = makeDemoDatabaseFile('contract-api-shutdown-');
+  ({ databasePath, fixture } = database);
 });
 
 afterAll(async () => {
   await stopServerProcesses(started.map((server) => server.child));
-  rmSync(dataDir, { recursive: true, force: true });
+  database?.remove();
 });
 
 async function start(): Promise<ServerProcess> {

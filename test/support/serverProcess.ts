@@ -4,6 +4,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
+import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
+
+/** A database file in a temporary folder, holding the demo data, for server processes to share. */
+export interface DemoDatabaseFile {
+  dataDir: string;
+  databasePath: string;
+  fixture: DemoFixture;
+  /** Deletes the folder with the database. */
+  remove(): void;
+}
+
+export function makeDemoDatabaseFile(folderPrefix: string): DemoDatabaseFile {
+  const dataDir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+  const databasePath = path.join(dataDir, 'app.db');
+  const db = openDatabase(databasePath);
+  const fixture = loadDemoData(db, Date.now);
+  db.close();
+  return { dataDir, databasePath, fixture, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
 
 export interface ServerProcess {
   child: ChildProcess;
