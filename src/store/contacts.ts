@@ -7,7 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, dealContacts, storageLimits } from '../../db/schema.js';
 import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor } from './drizzle.js';
+import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
@@ -97,11 +97,7 @@ export function createContactStore(db: BetterSqlite3.Database, options: ContactS
 
   const inWorkspace = and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.id, sql.placeholder('id')));
   const selectOne = orm.select().from(contacts).where(inWorkspace).prepare();
-  const companyExists = orm
-    .select({ id: companies.id })
-    .from(companies)
-    .where(and(eq(companies.workspaceId, sql.placeholder('workspaceId')), eq(companies.id, sql.placeholder('id'))))
-    .prepare();
+  const companyExists = workspaceRowLookup(orm, companies);
   const insert = orm.insert(contacts).values(placeholdersFor(contacts)).prepare();
   const update = orm
     .update(contacts)

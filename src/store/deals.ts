@@ -7,7 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
 import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor } from './drizzle.js';
+import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
@@ -126,15 +126,9 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
 
   const inWorkspace = and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')));
   const selectOne = orm.select().from(deals).where(inWorkspace).prepare();
-  const exists = (table: typeof users | typeof companies | typeof contacts) =>
-    orm
-      .select({ id: table.id })
-      .from(table)
-      .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(table.id, sql.placeholder('id'))))
-      .prepare();
-  const userExists = exists(users);
-  const companyExists = exists(companies);
-  const contactExists = exists(contacts);
+  const userExists = workspaceRowLookup(orm, users);
+  const companyExists = workspaceRowLookup(orm, companies);
+  const contactExists = workspaceRowLookup(orm, contacts);
   const insert = orm.insert(deals).values(placeholdersFor(deals)).prepare();
   const update = orm
     .update(deals)

@@ -4,7 +4,8 @@
 // compiledStatement(): the builder's SQL compiled once by better-sqlite3, without drizzle's
 // per-call binding and per-row mapping. No hand-written SELECT or INSERT column lists.
 import type BetterSqlite3 from 'better-sqlite3';
-import { getTableColumns, Param, Placeholder, sql, type DriverValueEncoder, type Table } from 'drizzle-orm';
+import { and, eq, getTableColumns, Param, Placeholder, sql, type DriverValueEncoder, type Table } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.js';
 
@@ -78,4 +79,19 @@ export function compiledStatement<Args extends object, Row extends readonly unkn
 /** An insert's values: every column of the table bound from the placeholder of the same name. */
 export function placeholdersFor<T extends Table>(table: T): Record<keyof T['$inferInsert'], Placeholder> {
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((name) => [name, sql.placeholder(name)])) as Record<keyof T['$inferInsert'], Placeholder>;
+}
+
+/** A table whose rows belong to a workspace and have an id. */
+type WorkspaceRows = SQLiteTable & { id: SQLiteColumn; workspaceId: SQLiteColumn };
+
+/**
+ * `{ id }` of the row with this id in this workspace, or undefined: what a reference to another
+ * record is checked with (a row of another workspace is as missing as one that never was).
+ */
+export function workspaceRowLookup(orm: AppDatabase, table: WorkspaceRows) {
+  return orm
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(table.id, sql.placeholder('id'))))
+    .prepare();
 }

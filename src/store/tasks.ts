@@ -16,7 +16,7 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from '../../db/schema.js';
-import { drizzleFor, placeholdersFor } from './drizzle.js';
+import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
@@ -158,16 +158,8 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
 
   const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
   const selectOne = orm.select().from(tasks).where(inWorkspace).prepare();
-  const projectExists = orm
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id'))))
-    .prepare();
-  const userExists = orm
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.workspaceId, sql.placeholder('workspaceId')), eq(users.id, sql.placeholder('id'))))
-    .prepare();
+  const projectExists = workspaceRowLookup(orm, projects);
+  const userExists = workspaceRowLookup(orm, users);
   const insert = orm.insert(tasks).values(placeholdersFor(tasks)).prepare();
   const update = orm
     .update(tasks)
