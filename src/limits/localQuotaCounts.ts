@@ -5,9 +5,8 @@
 // shared count by the next call that goes to the database, and by a job every second, so a count
 // is at most about a second behind on other processes and in GET /v1/workspace/limits.
 import { quotaPeriod, type QuotaDecision } from '../store/quotaCounters.js';
+import { LOCAL_COUNT_MS, mayCountAlone } from './localCounting.js';
 
-/** How long this process may count a workspace's quota alone before writing it to the shared count. */
-const LOCAL_COUNT_MS = 100;
 /** Workspaces whose last count this process remembers. */
 const MAX_KNOWN_COUNTS = 10_000;
 /** Unwritten calls of an uncapped quota held at most (a bound on what a crash can lose). */
@@ -40,9 +39,7 @@ export class LocalQuotaCounts {
     const known = this.known.get(keyOf(workspaceId, quotaPeriod(now).period));
     if (!known || now - known.writtenAt >= LOCAL_COUNT_MS || now < known.writtenAt) return false;
     if (limit === null) return known.unwritten < MAX_UNWRITTEN_UNCAPPED;
-    // Up to four processes may each hold this many unwritten calls while the margin still covers them all.
-    const margin = Math.max(10, Math.ceil(limit / 10));
-    return limit - (known.used + known.unwritten + 1) >= margin && known.unwritten + 1 <= Math.floor(margin / 4);
+    return mayCountAlone(limit, known.used + known.unwritten, known.unwritten);
   }
 
   /** Counts the call here; only after mayCountLocally said yes. */

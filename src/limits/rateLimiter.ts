@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { isDatabaseBusy, runInImmediateTransaction } from '../store/database.js';
 import { createRateLimitCounterStore, type RateLimitCounterStore } from '../store/rateLimitCounters.js';
+import { LOCAL_COUNT_MS, mayCountAlone } from './localCounting.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -38,8 +39,6 @@ export interface RateLimiter {
   countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined;
 }
 
-/** How long this process may count a bucket alone before writing it to the shared count. */
-const LOCAL_COUNT_MS = 100;
 
 /** After the write lock was found taken, counts go to `estimate()` for this long before the database is tried again. */
 const LOCKED_RETRY_AFTER_MS = 250;
@@ -98,10 +97,8 @@ export class SqliteRateLimiter implements RateLimiter {
     const now = this.now();
     const windowStart = now - (now % windowMs);
     if (known.windowStart !== windowStart || now - known.writtenAt >= LOCAL_COUNT_MS) return undefined;
-    // Up to four processes may each hold this many unwritten calls while the margin still covers them all.
-    const margin = Math.max(10, Math.ceil(limit / 10));
+    if (!mayCountAlone(limit, known.count + known.unwritten, known.unwritten)) return undefined;
     const counted = known.count + known.unwritten + 1;
-    if (limit - counted < margin || known.unwritten + 1 > Math.floor(margin / 4)) return undefined;
     known.unwritten += 1;
     return decide(counted, limit, windowStart + windowMs, now);
   }
