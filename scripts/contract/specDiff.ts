@@ -6,9 +6,13 @@
 //   (required parameter, required member, required body); an enum value removed; a type removed from a union or
 //   a narrowed constraint (smaller maxLength/maximum/maxItems, larger minLength/minimum/minItems, a new or changed
 //   pattern or format) in a request; a response member removed or no longer required; a new type in a response;
-//   a response status removed.
+//   a response status removed; a response header removed or no longer required; `additionalProperties: false` new
+//   in a request; a `oneOf`/`anyOf` branch removed from a request or added to a response; a security requirement
+//   a caller met before that no longer suffices (a scope or scheme added, an alternative removed, a public
+//   operation made protected).
 // Not breaking: anything added that a client may ignore (an operation, an optional parameter or member, an enum
-// value, a response status, a response member) and a request widened.
+// value, a response status, a response member or header) and a request widened. A path parameter renamed in
+// the same place of the template changes no URL: it is reported, not breaking.
 // The operations of `webhooks` (events this API sends) are compared the other way round: their request body
 // and headers are what a subscriber reads, so they are judged like a response.
 // Schemas reached through a `$ref` are reported at the component's pointer, once, with every operation that uses it.
@@ -22,6 +26,7 @@ export type ChangeKind =
   | 'parameter-added'
   | 'parameter-removed'
   | 'parameter-now-required'
+  | 'parameter-renamed'
   | 'request-body-added'
   | 'request-body-removed'
   | 'request-body-now-required'
@@ -29,6 +34,13 @@ export type ChangeKind =
   | 'response-removed'
   | 'media-type-added'
   | 'media-type-removed'
+  | 'response-header-added'
+  | 'response-header-removed'
+  | 'response-header-now-optional'
+  | 'branch-added'
+  | 'branch-removed'
+  | 'security-narrowed'
+  | 'security-widened'
   | 'member-added'
   | 'member-removed'
   | 'member-now-required'
@@ -212,16 +224,44 @@ function compareSchema(c: Collector, rawBefore: JsonValue | undefined, rawAfter:
     }
   }
 
-  for (const member of ['items', 'additionalProperties'] as const) {
+  for (const member of ['items', 'additionalProperties', 'unevaluatedProperties'] as const) {
     if (isJsonObject(before[member]) && isJsonObject(after[member])) {
       compareSchema(c, before[member], after[member], `${pointerBefore}/${member}`, `${pointer}/${member}`, direction, operationId, seen);
     }
   }
-  for (const union of ['anyOf', 'oneOf'] as const) {
-    const branchesBefore = before[union];
-    const branchesAfter = after[union];
-    if (!Array.isArray(branchesBefore) || !Array.isArray(branchesAfter) || branchesBefore.length !== branchesAfter.length) continue;
-    branchesBefore.forEach((branch, index) => compareSchema(c, branch, branchesAfter[index], `${pointerBefore}/${union}/${index}`, `${pointer}/${union}/${index}`, direction, operationId, seen));
+  for (const member of ['additionalProperties', 'unevaluatedProperties'] as const) {
+    // Absent, `true` or a schema admit other members; `false` admits none: only that step changes what a client may send.
+    const closedBefore = before[member] === false;
+    const closedAfter = after[member] === false;
+    if (closedBefore === closedAfter) continue;
+    add(c, { kind: closedAfter ? 'constraint-narrowed' : 'constraint-widened', breaking: closedAfter && request, pointer, old: `${member}: ${show(before[member])}`, new: `${member}: ${show(after[member])}` }, operationId);
+  }
+  for (const union of ['anyOf', 'oneOf'] as const) compareBranches(c, before[union], after[union], `${pointerBefore}/${union}`, `${pointer}/${union}`, direction, operationId, seen);
+}
+
+/**
+ * The branches of a `oneOf`/`anyOf`, paired by the component they reference or else by position. A branch gone
+ * from a request refuses what a client sent; a branch new in a response is a shape a client has never seen.
+ */
+function compareBranches(c: Collector, rawBefore: JsonValue | undefined, rawAfter: JsonValue | undefined, atBefore: string, atAfter: string, direction: Direction, operationId: string, seen: Set<string>): void {
+  const branchesBefore = Array.isArray(rawBefore) ? rawBefore : [];
+  const branchesAfter = Array.isArray(rawAfter) ? rawAfter : [];
+  if (branchesBefore.length === 0 && branchesAfter.length === 0) return;
+  const keyOf = (branch: JsonValue, index: number) => (isJsonObject(branch) && typeof branch.$ref === 'string' ? `ref ${branch.$ref}` : `at ${index}`);
+  const keyedBefore = new Map(branchesBefore.map((branch, index) => [keyOf(branch, index), index]));
+  const keyedAfter = new Map(branchesAfter.map((branch, index) => [keyOf(branch, index), index]));
+  const label = (branch: JsonValue | undefined, index: number) => (isJsonObject(branch) && typeof branch.$ref === 'string' ? branch.$ref : `branch ${index}`);
+  for (const [key, index] of keyedBefore) {
+    if (keyedAfter.has(key)) continue;
+    add(c, { kind: 'branch-removed', breaking: direction === 'request', pointer: `${atBefore}/${index}`, old: label(branchesBefore[index], index), new: 'none' }, operationId);
+  }
+  for (const [key, index] of keyedAfter) {
+    const indexBefore = keyedBefore.get(key);
+    if (indexBefore === undefined) {
+      add(c, { kind: 'branch-added', breaking: direction === 'response', pointer: `${atAfter}/${index}`, old: 'none', new: label(branchesAfter[index], index) }, operationId);
+      continue;
+    }
+    compareSchema(c, branchesBefore[indexBefore], branchesAfter[index], `${atBefore}/${indexBefore}`, `${atAfter}/${index}`, direction, operationId, seen);
   }
 }
 
@@ -259,6 +299,76 @@ function operationsById(document: JsonObject): Map<string, OperationAt> {
   return byId;
 }
 
+const templateShape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
+
+/** A path parameter is known by its place in the template (a rename keeps the URL); every other by location and name. */
+function parameterKey(path: string, parameter: { in: string; name: string }): string {
+  if (parameter.in !== 'path') return `${parameter.in}:${parameter.name}`;
+  const place = [...path.matchAll(/\{([^}]*)\}/g)].findIndex((match) => match[1] === parameter.name);
+  return place === -1 ? `path:${parameter.name}` : `path:#${place}`;
+}
+
+/** Response headers by lower-cased name: one a client reads may not disappear or stop being sent every time. */
+function compareHeaders(c: Collector, rawBefore: JsonValue | undefined, rawAfter: JsonValue | undefined, atBefore: string, atAfter: string, direction: Direction, operationId: string): void {
+  const byName = (headers: JsonValue | undefined, at: string) =>
+    new Map(Object.entries(isJsonObject(headers) ? headers : {}).map(([name, raw]) => [name.toLowerCase(), { name, raw, at: `${at}/${escapePointerSegment(name)}` }]));
+  const headersBefore = byName(rawBefore, atBefore);
+  const headersAfter = byName(rawAfter, atAfter);
+  const clientReads = direction === 'response';
+  for (const [key, header] of headersBefore) {
+    if (!headersAfter.has(key)) add(c, { kind: 'response-header-removed', breaking: clientReads, pointer: header.at, old: header.name, new: 'none' }, operationId);
+  }
+  for (const [key, header] of headersAfter) {
+    const headerAfter = dereference(c.after, header.raw);
+    const old = headersBefore.get(key);
+    if (!old) {
+      add(c, { kind: 'response-header-added', breaking: false, pointer: header.at, old: 'none', new: header.name }, operationId);
+      continue;
+    }
+    const headerBefore = dereference(c.before, old.raw);
+    if (!isJsonObject(headerBefore) || !isJsonObject(headerAfter)) continue;
+    const atHeaderBefore = pointerOfTarget(c.before, old.raw, old.at);
+    const atHeaderAfter = pointerOfTarget(c.after, header.raw, header.at);
+    if (headerBefore.required === true && headerAfter.required !== true) {
+      add(c, { kind: 'response-header-now-optional', breaking: clientReads, pointer: atHeaderAfter, old: `${header.name} always sent`, new: `${header.name} not always sent` }, operationId);
+    }
+    compareSchema(c, headerBefore.schema, headerAfter.schema, `${atHeaderBefore}/schema`, `${atHeaderAfter}/schema`, direction, operationId, new Set());
+  }
+}
+
+/** One way to authorize a call: each scheme it needs with the scopes it must carry. */
+type SecurityAlternative = Map<string, Set<string>>;
+
+function securityOf(document: JsonObject, operation: JsonObject): SecurityAlternative[] | undefined {
+  const security = operation.security ?? document.security;
+  if (!Array.isArray(security) || security.length === 0) return undefined;
+  return security.filter(isJsonObject).map((requirement) => new Map(Object.entries(requirement).map(([scheme, scopes]) => [scheme, new Set(Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [])])));
+}
+
+const describeSecurity = (alternatives: SecurityAlternative[] | undefined): string =>
+  alternatives === undefined
+    ? 'public'
+    : alternatives
+        .map((alternative) => [...alternative].map(([scheme, scopes]) => (scopes.size > 0 ? `${scheme} [${[...scopes].sort().join(', ')}]` : scheme)).sort().join(' + ') || 'anonymous')
+        .sort()
+        .join(' or ');
+
+/** Whether a caller who met `before` also meets `after`: same or fewer schemes, each with the same or fewer scopes. */
+const stillSatisfied = (before: SecurityAlternative, after: SecurityAlternative): boolean =>
+  [...after].every(([scheme, scopes]) => before.has(scheme) && [...scopes].every((scope) => before.get(scheme)!.has(scope)));
+
+/** Breaking when some caller who was let in before is refused now (a scope or scheme more, an alternative fewer, a public operation protected). */
+function compareSecurity(c: Collector, entryBefore: OperationAt, entryAfter: OperationAt, operationId: string): void {
+  const before = securityOf(c.before, entryBefore.operation);
+  const after = securityOf(c.after, entryAfter.operation);
+  const old = describeSecurity(before);
+  const now = describeSecurity(after);
+  if (old === now) return;
+  const pointer = `${entryAfter.pointer}/security`;
+  const narrowed = after !== undefined && (before === undefined || before.some((alternative) => !after.some((candidate) => stillSatisfied(alternative, candidate))));
+  add(c, { kind: narrowed ? 'security-narrowed' : 'security-widened', breaking: narrowed, pointer, old, new: now }, operationId);
+}
+
 /** Every change from `before` to `after`, sorted by pointer and kind. */
 export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
   const c: Collector = { before, after, changes: new Map() };
@@ -276,13 +386,17 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
       continue;
     }
     const routeBefore = `${entryBefore.method.toUpperCase()} ${entryBefore.path}`;
-    if (routeBefore !== route) add(c, { kind: 'operation-moved', breaking: true, pointer: entryAfter.pointer, old: routeBefore, new: route }, operationId);
+    // `/items/{id}` and `/items/{itemId}` are the same URLs: only the template's shape says where a call goes.
+    if (entryBefore.method !== entryAfter.method || templateShape(entryBefore.path) !== templateShape(entryAfter.path)) {
+      add(c, { kind: 'operation-moved', breaking: true, pointer: entryAfter.pointer, old: routeBefore, new: route }, operationId);
+    }
+    if (!entryAfter.webhook) compareSecurity(c, entryBefore, entryAfter, operationId);
 
     // A webhook's request is what this API sends and the subscriber reads: it is judged like a response.
     const input: Direction = entryAfter.webhook ? 'response' : 'request';
     const output: Direction = entryAfter.webhook ? 'request' : 'response';
-    const parametersBefore = new Map(operationParameters(before, entryBefore).map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
-    const parametersAfter = new Map(operationParameters(after, entryAfter).map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
+    const parametersBefore = new Map(operationParameters(before, entryBefore).map((parameter) => [parameterKey(entryBefore.path, parameter), parameter]));
+    const parametersAfter = new Map(operationParameters(after, entryAfter).map((parameter) => [parameterKey(entryAfter.path, parameter), parameter]));
     for (const [key, parameter] of parametersBefore) {
       if (!parametersAfter.has(key)) add(c, { kind: 'parameter-removed', breaking: true, pointer: parameter.pointer, old: `${parameter.in} parameter ${parameter.name}`, new: 'none' }, operationId);
     }
@@ -293,6 +407,7 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
         add(c, { kind: 'parameter-added', breaking: required && input === 'request', pointer: parameter.pointer, old: 'none', new: `${required ? 'required' : 'optional'} ${parameter.in} parameter ${parameter.name}` }, operationId);
         continue;
       }
+      if (old.name !== parameter.name) add(c, { kind: 'parameter-renamed', breaking: false, pointer: parameter.pointer, old: `path parameter ${old.name}`, new: `path parameter ${parameter.name}` }, operationId);
       if (old.parameter.required !== true && required) add(c, { kind: 'parameter-now-required', breaking: input === 'request', pointer: parameter.pointer, old: `optional ${parameter.name}`, new: `required ${parameter.name}` }, operationId);
       compareSchema(c, old.parameter.schema, parameter.parameter.schema, `${old.pointer}/schema`, `${parameter.pointer}/schema`, input, operationId, new Set());
     }
@@ -327,6 +442,7 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
       const atBefore = pointerOfTarget(before, responsesBefore[status], `${entryBefore.pointer}/responses/${status}`);
       const atAfter = pointerOfTarget(after, rawAfter, at);
       compareContent(c, responseBefore.content, responseAfter.content, `${atBefore}/content`, `${atAfter}/content`, output, operationId);
+      compareHeaders(c, responseBefore.headers, responseAfter.headers, `${atBefore}/headers`, `${atAfter}/headers`, output, operationId);
     }
   }
   return [...c.changes.values()].sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));

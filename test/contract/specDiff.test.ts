@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import type { JsonObject } from '../../scripts/contract/document.js';
+import type { JsonObject, JsonValue } from '../../scripts/contract/document.js';
 import { formatProblem } from '../../scripts/contract/problems.js';
 import { bundledDocument, checkReleases, readReleased, releaseContracts, releasedFile } from '../../scripts/contract/release.js';
 import { diffSpecs, type SpecChange } from '../../scripts/contract/specDiff.js';
@@ -276,6 +276,133 @@ describe('diffSpecs: changes that are not breaking', () => {
       ['type-added', false],
       ['constraint-widened', false],
     ]);
+  });
+});
+
+describe('diffSpecs: response headers, closed requests, union branches, security and path templates', () => {
+  const withRateLimitHeader = (header: JsonObject): JsonObject =>
+    changed((spec) => (spec.paths['/items/{itemId}'].get.responses['200'].headers = { 'RateLimit-Remaining': header }));
+  const rateLimitHeader = { required: true, schema: { type: 'integer', minimum: 0 } };
+
+  it('a response header removed, or no longer always sent, is breaking; one added is not', () => {
+    const before = withRateLimitHeader(rateLimitHeader);
+    const removed = changed((spec) => (spec.paths['/items/{itemId}'].get.responses['200'].headers = {}));
+    expect(summary(diffSpecs(before, removed))).toEqual([
+      { kind: 'response-header-removed', breaking: true, operationIds: ['getItem'], pointer: '/paths/~1items~1{itemId}/get/responses/200/headers/RateLimit-Remaining' },
+    ]);
+    expect(summary(diffSpecs(before, withRateLimitHeader({ schema: rateLimitHeader.schema })))).toEqual([
+      { kind: 'response-header-now-optional', breaking: true, operationIds: ['getItem'], pointer: '/paths/~1items~1{itemId}/get/responses/200/headers/RateLimit-Remaining' },
+    ]);
+    expect(summary(diffSpecs(baseSpec(), before))).toEqual([
+      { kind: 'response-header-added', breaking: false, operationIds: ['getItem'], pointer: '/paths/~1items~1{itemId}/get/responses/200/headers/RateLimit-Remaining' },
+    ]);
+  });
+
+  it("a response header's schema is compared like a response member's, names case-insensitively", () => {
+    const before = withRateLimitHeader(rateLimitHeader);
+    const after = changed((spec) => (spec.paths['/items/{itemId}'].get.responses['200'].headers = { 'ratelimit-remaining': { required: true, schema: { type: ['integer', 'string'] } } }));
+    expect(diffSpecs(before, after).map((change) => [change.kind, change.breaking])).toEqual([
+      ['constraint-widened', false],
+      ['type-added', true],
+    ]);
+  });
+
+  it('additionalProperties: false new in a request body is breaking; dropped from a response is not', () => {
+    const closedRequest = changed((spec) => (spec.paths['/items'].post.requestBody.content['application/json'].schema.additionalProperties = false));
+    expect(summary(diffSpecs(baseSpec(), closedRequest))).toEqual([
+      { kind: 'constraint-narrowed', breaking: true, operationIds: ['createItem'], pointer: '/paths/~1items/post/requestBody/content/application~1json/schema' },
+    ]);
+    const closedResponse = changed((spec) => (spec.components.schemas.Item.additionalProperties = false));
+    expect(diffSpecs(closedResponse, baseSpec()).map((change) => [change.kind, change.breaking])).toEqual([['constraint-widened', false]]);
+    expect(diffSpecs(closedRequest, baseSpec()).map((change) => [change.kind, change.breaking])).toEqual([['constraint-widened', false]]);
+  });
+
+  const withUnion = (branches: JsonValue[]): JsonObject =>
+    changed((spec) => {
+      spec.components.schemas.ByEmail = { type: 'object', required: ['email'], properties: { email: { type: 'string' } } };
+      spec.components.schemas.ByPhone = { type: 'object', required: ['phone'], properties: { phone: { type: 'string' } } };
+      spec.components.schemas.ByHandle = { type: 'object', required: ['handle'], properties: { handle: { type: 'string' } } };
+      spec.paths['/items'].post.requestBody.content['application/json'].schema.properties.contact = { oneOf: branches };
+      spec.components.schemas.Item.properties.contact = { oneOf: branches };
+    });
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+  it('a oneOf branch removed from a request is breaking, from a response not; one added to a response is breaking, to a request not', () => {
+    const two = withUnion([ref('ByEmail'), ref('ByPhone')]);
+    const changes = diffSpecs(two, withUnion([ref('ByEmail')]));
+    expect(changes.map((change) => [change.kind, change.breaking, change.operationIds])).toEqual([
+      ['branch-removed', false, ['createItem', 'getItem', 'listItems']],
+      ['branch-removed', true, ['createItem']],
+    ]);
+    expect(changes[1]).toMatchObject({ old: '#/components/schemas/ByPhone', new: 'none' });
+    expect(diffSpecs(two, withUnion([ref('ByEmail'), ref('ByPhone'), ref('ByHandle')])).map((change) => [change.kind, change.breaking])).toEqual([
+      ['branch-added', true],
+      ['branch-added', false],
+    ]);
+  });
+
+  it('branches are paired by the component they reference, so a reordered union is no change, and a changed branch is compared inside', () => {
+    const two = withUnion([ref('ByEmail'), ref('ByPhone')]);
+    expect(diffSpecs(two, withUnion([ref('ByPhone'), ref('ByEmail')]))).toEqual([]);
+    const inlineBefore = withUnion([{ type: 'string', maxLength: 50 }, { type: 'integer' }]);
+    const inlineAfter = withUnion([{ type: 'string', maxLength: 20 }, { type: 'integer' }]);
+    expect(diffSpecs(inlineBefore, inlineAfter).map((change) => [change.kind, change.breaking, change.old, change.new])).toEqual([
+      ['constraint-narrowed', false, 'maxLength: 50', 'maxLength: 20'],
+      ['constraint-narrowed', true, 'maxLength: 50', 'maxLength: 20'],
+    ]);
+  });
+
+  const withSecurity = (security: JsonValue | undefined): JsonObject =>
+    changed((spec) => {
+      if (security === undefined) delete spec.paths['/items/{itemId}'].get.security;
+      else spec.paths['/items/{itemId}'].get.security = security;
+    });
+  const patOrOauth: JsonValue = [{ bearerAuth: [] }, { oauth2: ['items:read'] }];
+
+  it('a scope added to a requirement, an alternative removed, or a public operation protected is breaking', () => {
+    const before = withSecurity(patOrOauth);
+    const moreScopes = diffSpecs(before, withSecurity([{ bearerAuth: [] }, { oauth2: ['items:read', 'items:admin'] }]));
+    expect(summary(moreScopes)).toEqual([{ kind: 'security-narrowed', breaking: true, operationIds: ['getItem'], pointer: '/paths/~1items~1{itemId}/get/security' }]);
+    expect(moreScopes[0]).toMatchObject({ old: 'bearerAuth or oauth2 [items:read]', new: 'bearerAuth or oauth2 [items:admin, items:read]' });
+    expect(diffSpecs(before, withSecurity([{ bearerAuth: [] }])).map((change) => [change.kind, change.breaking])).toEqual([['security-narrowed', true]]);
+    expect(diffSpecs(withSecurity(undefined), before).map((change) => [change.kind, change.breaking, change.old])).toEqual([['security-narrowed', true, 'public']]);
+  });
+
+  it('a scope dropped, an alternative added or a reordered requirement is not breaking (the reordering is no change at all)', () => {
+    const before = withSecurity([{ bearerAuth: [] }, { oauth2: ['items:read', 'items:list'] }]);
+    expect(diffSpecs(before, withSecurity([{ oauth2: ['items:list', 'items:read'] }, { bearerAuth: [] }]))).toEqual([]);
+    expect(diffSpecs(before, withSecurity(patOrOauth)).map((change) => [change.kind, change.breaking])).toEqual([['security-widened', false]]);
+    expect(diffSpecs(withSecurity([{ bearerAuth: [] }]), withSecurity(patOrOauth)).map((change) => [change.kind, change.breaking])).toEqual([['security-widened', false]]);
+  });
+
+  it('the document-wide requirement applies to operations without their own', () => {
+    const before = changed((spec) => (spec.security = [{ bearerAuth: [] }]));
+    const after = changed((spec) => (spec.security = [{ oauth2: ['items:read'] }]));
+    expect(diffSpecs(before, after).map((change) => [change.kind, change.breaking, change.operationIds])).toEqual([
+      ['security-narrowed', true, ['listItems']],
+      ['security-narrowed', true, ['createItem']],
+      ['security-narrowed', true, ['getItem']],
+    ]);
+  });
+
+  it('a path parameter renamed in the same place of the template is reported, not breaking, and the operation has not moved', () => {
+    const after = changed((spec) => {
+      const item = spec.paths['/items/{itemId}'];
+      item.get.parameters[0].name = 'id';
+      spec.paths['/items/{id}'] = item;
+      delete spec.paths['/items/{itemId}'];
+    });
+    const changes = diffSpecs(baseSpec(), after);
+    expect(summary(changes)).toEqual([{ kind: 'parameter-renamed', breaking: false, operationIds: ['getItem'], pointer: '/paths/~1items~1{id}/get/parameters/0' }]);
+    expect(changes[0]).toMatchObject({ old: 'path parameter itemId', new: 'path parameter id' });
+  });
+
+  it('a path parameter moved to another segment is a moved operation', () => {
+    const after = changed((spec) => {
+      spec.paths['/items/{itemId}/view'] = spec.paths['/items/{itemId}'];
+      delete spec.paths['/items/{itemId}'];
+    });
+    expect(diffSpecs(baseSpec(), after).map((change) => [change.kind, change.breaking])).toEqual([['operation-moved', true]]);
   });
 });
 
