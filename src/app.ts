@@ -49,6 +49,7 @@ import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
+import { createMcpHttpHandler } from './mcp/mcpServer.js';
 
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
@@ -204,6 +205,20 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         claims: { store: idempotencyClaims, leaseMs: Math.max(IDEMPOTENCY_CLAIM_LEASE_MS, 2 * config.ai.timeoutMs) },
       },
     });
+    const mountedWorkPlatform = {
+      api: workPlatformApi,
+      responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
+      errorReply: workPlatform.errorReply,
+    };
+    const agentTools = createMcpHttpHandler({
+      document: workPlatformArtifacts.document,
+      api: mountedWorkPlatform,
+      responseValidation: config.responseValidation,
+      callers,
+      resourceMetadataUrl: `${new URL(publicBaseUrl).origin}/.well-known/oauth-protected-resource`,
+      version: String((workPlatformArtifacts.document as { info?: { version?: unknown } }).info?.version ?? ''),
+      logger: deps.logger,
+    });
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
     const portfolio = portfolioProfile({
       document: portfolioArtifacts.document as Document,
@@ -224,13 +239,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
           errorReply: portfolio.errorReply,
         },
-        {
-          api: workPlatformApi,
-          responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
-          errorReply: workPlatform.errorReply,
-        },
+        mountedWorkPlatform,
       ],
-      handlers: [authorizationServer],
+      handlers: [authorizationServer, agentTools],
       responseValidation: config.responseValidation,
       logger: deps.logger,
       logRequests: config.logRequests,

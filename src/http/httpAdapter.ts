@@ -159,12 +159,13 @@ function isUnderPrefix(path: string, prefix: string): boolean {
   return prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
 }
 
-function checkAgainstContract(
+/** The reply, or the API's 500 in its place when it breaks the contract and validation is enforced (also for tool calls, which reach an API in the process). */
+export function checkAgainstContract(
   reply: Reply,
   operationId: string | undefined,
   requestId: string,
   mounted: MountedApi,
-  options: HttpAdapterOptions,
+  options: Pick<HttpAdapterOptions, 'responseValidation' | 'logger'>,
 ): Reply {
   if (options.responseValidation === 'off' || !operationId) return reply;
   const { headers, body } = serialize(reply, requestId);
@@ -195,7 +196,8 @@ function serialize(reply: Reply, requestId: string): { headers: Record<string, s
   return { headers, body: JSON.stringify(reply.body) };
 }
 
-function writeReply(res: ServerResponse, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
+/** Writes a reply (also for the mounted handlers that answer in the API's own shape). */
+export function writeReply(res: ServerResponse, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
   const { headers, body } = serialize(reply, requestId);
   // While shutting down, a kept-alive connection must not take another request: the client would see it reset.
   if (closeConnection) headers.connection = 'close';

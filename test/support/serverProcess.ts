@@ -151,10 +151,15 @@ function childEnvironment(env: ChildOptions['env']): NodeJS.ProcessEnv {
 
 /** `npm run admin -- <args>` as an operator runs it: src/cli/admin.ts under tsx. */
 export function runAdminCli(args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
+  return runSourceFile('src/cli/admin.ts', args, options);
+}
+
+/** A TypeScript entry point of the repository (`src/…`) run under tsx as its npm script runs it, to its end. */
+export function runSourceFile(file: string, args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', tsxLoaderUrl, path.join(repoRoot, 'src/cli/admin.ts'), ...args],
+      ['--import', tsxLoaderUrl, path.join(repoRoot, file), ...args],
       { cwd: options.cwd ?? repoRoot, env: childEnvironment(options.env) },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) || 1 : 0, stdout, stderr }),
     );

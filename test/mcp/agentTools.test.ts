@@ -1,0 +1,180 @@
+// The agent tool server (MCP), driven by the SDK's own client over both transports against a real
+// server: Streamable HTTP at /mcp, and stdio through `npm run mcp`'s relay in a child process.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAjv2020 } from '../../src/contract/ajv.js';
+import { runSourceFile } from '../support/serverProcess.js';
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import type { TestApp } from '../support/testApp.js';
+import { loadContractDocument } from '../support/contractClient.js';
+import { DEFAULT_PROBLEM_TYPE_BASE } from '../../src/workPlatform/problems.js';
+import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+let t: TestApp;
+let fx: WorkPlatformFixture;
+useWorkPlatformTestApp((app) => ({ t, fx } = app));
+
+const clients: Client[] = [];
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+});
+
+async function connectOverHttp(token: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.app.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(client);
+  return client;
+}
+
+/** The operations a token with these scopes may call, read from the contract (the protected ones whose every required scope is granted). */
+function operationsAllowedTo(scopes: readonly string[]): string[] {
+  const document = loadContractDocument('work-platform') as { paths: Record<string, Record<string, { operationId: string; security?: unknown[]; 'x-required-scopes'?: string[] }>> };
+  const names: string[] = [];
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== 'object' || !operation.operationId || (Array.isArray(operation.security) && operation.security.length === 0)) continue;
+      if ((operation['x-required-scopes'] ?? []).every((scope) => scopes.includes(scope))) names.push(operation.operationId);
+    }
+  }
+  return names.sort();
+}
+
+const problemOf = (result: CallToolResult) => JSON.parse((result.content[0] as { text: string }).text);
+const lineOf = (result: CallToolResult, header: string) =>
+  result.content
+    .flatMap((item) => (item.type === 'text' ? item.text.split('\n') : []))
+    .find((line) => line.startsWith(`${header}: `))
+    ?.slice(header.length + 2);
+
+describe('MCP over Streamable HTTP (/mcp)', () => {
+  it('lists one tool per operation the token may call, named by operationId, with a self-contained input schema', async () => {
+    const allScopes = await connectOverHttp(fx.tokens.all);
+    const { tools } = await allScopes.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(operationsAllowedTo(scopeCatalogue));
+    const ajv = createAjv2020();
+    for (const tool of tools) {
+      expect(JSON.stringify(tool.inputSchema), tool.name).not.toContain('"$ref"');
+      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
+      expect(tool.description, tool.name).toBeTruthy();
+    }
+    const getTask = tools.find((tool) => tool.name === 'getTask')!;
+    expect(getTask.inputSchema.required).toEqual(['taskId']);
+    expect(getTask.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const createTask = tools.find((tool) => tool.name === 'createTask')!;
+    expect(Object.keys(createTask.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['Idempotency-Key', 'body']));
+  });
+
+  it('lists only what a tasks:read token may call', async () => {
+    const readOnly = await connectOverHttp(fx.tokens.readOnly);
+    const names = (await readOnly.listTools()).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(operationsAllowedTo(['tasks:read']));
+    expect(names).toContain('listTasks');
+    expect(names).not.toContain('createTask');
+  });
+
+  it('calls a tool through the API: the answer is the body, as text and structured content', async () => {
+    const client = await connectOverHttp(fx.tokens.all);
+    const result = (await client.callTool({ name: 'listTasks', arguments: { limit: 2, sort: 'createdAt', order: 'asc' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const page = result.structuredContent as { items: { id: string }[]; nextCursor: string | null };
+    expect(page.items.map((task) => task.id)).toEqual(fx.taskIds.slice(0, 2));
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(page);
+  });
+
+  it('creates with a body, then updates with the ETag as If-Match; a stale one is a version-conflict tool error', async () => {
+    const client = await connectOverHttp(fx.tokens.all);
+    const created = (await client.callTool({ name: 'createTask', arguments: { body: { projectId: fx.projectId, title: 'Made by an agent' } } })) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    const task = created.structuredContent as { id: string; version: number; title: string };
+    expect(task.title).toBe('Made by an agent');
+    expect(lineOf(created, 'location')).toBe(`/v1/tasks/${task.id}`);
+    const etag = lineOf(created, 'etag')!;
+    const updated = (await client.callTool({ name: 'updateTask', arguments: { taskId: task.id, 'If-Match': etag, body: { title: 'Renamed by an agent' } } })) as CallToolResult;
+    expect(updated.isError).toBeFalsy();
+    expect((updated.structuredContent as { title: string }).title).toBe('Renamed by an agent');
+    const stale = (await client.callTool({ name: 'updateTask', arguments: { taskId: task.id, 'If-Match': etag, body: { title: 'Lost update' } } })) as CallToolResult;
+    expect(stale.isError).toBe(true);
+    expect(problemOf(stale)).toMatchObject({ status: 409, code: 'version-conflict' });
+  });
+
+  it('answers a call the scopes do not allow with the API\'s insufficient-scope problem, naming the missing scope', async () => {
+    const readOnly = await connectOverHttp(fx.tokens.readOnly);
+    const refused = (await readOnly.callTool({ name: 'createTask', arguments: { body: { projectId: fx.projectId, title: 'Not allowed' } } })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    const problem = problemOf(refused);
+    expect(problem).toMatchObject({ type: `${DEFAULT_PROBLEM_TYPE_BASE}/insufficient-scope`, status: 403, requiredScopes: ['tasks:write'], grantedScopes: ['tasks:read'] });
+    expect(problem.requestId).toMatch(/^req_/);
+  });
+
+  it('answers invalid arguments as tool errors: a validation problem with its errors, an unknown argument, a missing path parameter', async () => {
+    const client = await connectOverHttp(fx.tokens.all);
+    const invalid = (await client.callTool({ name: 'createTask', arguments: { body: { projectId: fx.projectId } } })) as CallToolResult;
+    expect(invalid.isError).toBe(true);
+    const problem = problemOf(invalid);
+    expect(problem.status).toBe(422);
+    expect(problem.errors.map((issue: { path: string }) => issue.path)).toContain('/title');
+    const unknown = (await client.callTool({ name: 'getTask', arguments: { taskId: fx.taskIds[0], verbose: true } })) as CallToolResult;
+    expect(unknown).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('"verbose"') }] });
+    const missing = (await client.callTool({ name: 'getTask', arguments: {} })) as CallToolResult;
+    expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('"taskId"') }] });
+    const gone = (await client.callTool({ name: 'getTask', arguments: { taskId: 'tsk_ZZZZZZZZZZZZZZZZZZZZ' } })) as CallToolResult;
+    expect(problemOf(gone)).toMatchObject({ status: 404, code: 'task-not-found' });
+  });
+
+  it('an unknown tool is a protocol error', async () => {
+    const client = await connectOverHttp(fx.tokens.all);
+    await expect(client.callTool({ name: 'launchRocket', arguments: {} })).rejects.toThrow(/no tool launchRocket/);
+  });
+
+  it('refuses a request without a valid token with 401 problem+json and a WWW-Authenticate naming the resource metadata', async () => {
+    for (const authorization of [undefined, `Bearer ${fx.tokens.revoked}`, 'Bearer nonsense']) {
+      const response = await fetch(new URL('/mcp', t.app.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(response.headers.get('www-authenticate')).toContain('resource_metadata="');
+      expect((await response.json()) as { type: string }).toMatchObject({ type: `${DEFAULT_PROBLEM_TYPE_BASE}/unauthenticated` });
+    }
+    await expect(connectOverHttp(fx.tokens.revoked)).rejects.toThrow(/401/);
+  });
+});
+
+describe('MCP over stdio (npm run mcp, relaying to /mcp)', () => {
+  const relayArgs = ['--import', 'tsx', path.join(REPO_ROOT, 'src/mcp/stdioRelay.ts')];
+
+  it('lists the same tools and calls them through the server', async () => {
+    const client = new Client({ name: 'test-stdio', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [...relayArgs, '--base-url', t.app.url], env: { ...(process.env as Record<string, string>), WORK_PLATFORM_TOKEN: fx.tokens.readOnly }, stderr: 'pipe' }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(operationsAllowedTo(['tasks:read']));
+    const read = (await client.callTool({ name: 'getTask', arguments: { taskId: fx.taskIds[0] } })) as CallToolResult;
+    expect((read.structuredContent as { id: string }).id).toBe(fx.taskIds[0]);
+    const refused = (await client.callTool({ name: 'createProject', arguments: { body: { name: 'No' } } })) as CallToolResult;
+    expect(problemOf(refused)).toMatchObject({ status: 403, requiredScopes: ['projects:write'] });
+  });
+
+  it('exits 1 with a clear message when the server refuses the token, 2 without one, and explains itself with --help', async () => {
+    const refused = await runSourceFile('src/mcp/stdioRelay.ts', ['--base-url', t.app.url], { env: { WORK_PLATFORM_TOKEN: fx.tokens.revoked }, input: '' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('refused WORK_PLATFORM_TOKEN (401)');
+    expect(refused.stdout).toBe('');
+    const missing = await runSourceFile('src/mcp/stdioRelay.ts', [], { env: { WORK_PLATFORM_TOKEN: undefined }, input: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('WORK_PLATFORM_TOKEN is not set');
+    const help = await runSourceFile('src/mcp/stdioRelay.ts', ['--help'], { env: {}, input: '' });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run --silent mcp');
+  });
+});
