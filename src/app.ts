@@ -50,6 +50,7 @@ import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
 import { createMcpHttpHandler } from './mcp/mcpServer.js';
+import { createReferenceAssets } from './http/referenceAssets.js';
 
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
@@ -135,6 +136,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     }
   }
 
+  const referenceAssets = createReferenceAssets();
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
     const planTable = workPlatformPlanTable();
@@ -241,7 +243,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         },
         mountedWorkPlatform,
       ],
-      handlers: [authorizationServer, agentTools],
+      handlers: [authorizationServer, agentTools, referenceAssets],
       responseValidation: config.responseValidation,
       logger: deps.logger,
       logRequests: config.logRequests,

@@ -54,11 +54,13 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, demo: D
     `  public base URL: ${publicBaseUrl}`,
     '',
     'Published Portfolio Read API (/api/v1):',
+    `  reference: ${publicBaseUrl}/api/v1/docs`,
     `  ${publicBaseUrl}/api/v1/openapi.json`,
     `  ${publicBaseUrl}/api/v1/openapi.yaml`,
     `  ${publicBaseUrl}/api/v1/postman.json`,
     '',
     'Work-Platform API (/v1):',
+    `  reference: ${publicBaseUrl}/v1/docs`,
     `  ${publicBaseUrl}/v1/openapi.json  (also openapi.yaml, postman.json, postman-environment.json)`,
     `  agent tools (MCP, Streamable HTTP): ${publicBaseUrl}/mcp  (stdio: WORK_PLATFORM_TOKEN=<token> npm run --silent mcp)`,
     config.webhookWorker

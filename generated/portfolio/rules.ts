@@ -1,10 +1,10 @@
 // Generated from specs/portfolio by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'getPortfolio' | 'getProfile' | 'getOutcomes' | 'getOutcomesBySlug' | 'getPosts' | 'getPostsBySlug' | 'getPages' | 'getPagesBySlug' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson';
+export type OperationId = 'getPortfolio' | 'getProfile' | 'getOutcomes' | 'getOutcomesBySlug' | 'getPosts' | 'getPostsBySlug' | 'getPages' | 'getPagesBySlug' | 'getExperience' | 'getSkills' | 'getStats' | 'getAwards' | 'getEducation' | 'getTestimonials' | 'getLinks' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson' | 'getReferencePage';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
-export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson';
+export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanJson' | 'getChangelogJson' | 'getReferencePage';
 
 /** Every operationId, in the order of the spec. */
 export const operationIds = [
@@ -27,6 +27,7 @@ export const operationIds = [
   'getOpenapiYaml',
   'getPostmanJson',
   'getChangelogJson',
+  'getReferencePage',
 ] as const;
 
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */

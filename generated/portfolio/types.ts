@@ -390,6 +390,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read this API's reference (HTML)
+         * @description This document as a browsable reference page: every operation, schema and error code, rendered in the browser
+         *     by Redoc (2.5, bundled with the server and served from `/assets/`; no CDN, works offline) from
+         *     `/api/v1/openapi.json`. Public; no credential. The page allows scripts and connections to this origin only
+         *     (`Content-Security-Policy`). May be cached for five minutes.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1673,6 +1696,29 @@ export interface operations {
                             breaking: boolean;
                         }[];
                     };
+                };
+            };
+        };
+    };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Scripts, styles, fonts, images and connections from this origin only (inline styles allowed for the renderer). */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

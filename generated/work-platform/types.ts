@@ -558,6 +558,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read this API's reference (HTML)
+         * @description This document as a browsable reference page: every operation, schema, event and problem type, rendered in
+         *     the browser by Redoc (2.5, bundled with the server and served from `/assets/`; no CDN, works offline) from
+         *     `/v1/openapi.json`. Public; no credential. The page allows scripts and connections to this origin only
+         *     (`Content-Security-Policy`). May be cached for five minutes.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "task.created": {
@@ -4261,6 +4284,39 @@ export interface operations {
                             breaking: boolean;
                         }[];
                     };
+                };
+            };
+            /** @description A browser `Origin` outside the allowlist (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Scripts, styles, fonts, images and connections from this origin only (inline styles allowed for the renderer). */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description A browser `Origin` outside the allowlist (`forbidden`). */

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { referencePageHtml } from './referencePage.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
@@ -17,6 +18,8 @@ export interface ServedArtifacts {
   postmanEnvironmentJson: string;
   /** changelog.json as served: every change of the contract, as generated from specs/<api>/changelog.yaml. */
   changelogJson: string;
+  /** The HTML reference page, rendered in the browser from the served openapi.json. */
+  referencePageHtml: string;
   /** The parsed served document (what openapiJson says), for the contract pipeline. */
   document: object;
 }
@@ -103,7 +106,17 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
   const postmanEnvironmentJson = JSON.stringify(environment, null, 2) + '\n';
 
-  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, changelogJson: readGenerated(api, 'changelog.json'), document };
+  const info = (document.info ?? {}) as { title?: unknown };
+  const referencePage = referencePageHtml(String(info.title ?? api), specPathOf(document));
+  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, changelogJson: readGenerated(api, 'changelog.json'), referencePageHtml: referencePage, document };
+}
+
+/** The path the API serves its openapi.json at (the operation `getOpenapiJson`). */
+function specPathOf(document: Record<string, unknown>): string {
+  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, { get?: { operationId?: string } }>)) {
+    if (item.get?.operationId === 'getOpenapiJson') return path;
+  }
+  throw new Error('the document has no getOpenapiJson operation for its reference page to read');
 }
 
 /** The downloads change only with a deployment; five minutes of caching is safe. */

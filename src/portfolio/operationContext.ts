@@ -10,7 +10,7 @@ export type PortfolioOperationId = keyof operations;
 export interface PortfolioServices {
   content: PortfolioReader;
   /** The served downloads, prepared once at start-up. */
-  downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; changelogJson: string };
+  downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; changelogJson: string; referencePageHtml: string };
 }
 
 /** A portfolio handler's context: the key's tenant on every operation that needs a key. */

@@ -33,7 +33,7 @@ export interface WorkPlatformServices {
   planTable: PlanLimitTable;
   /** The month's token calls: the shared count plus the calls this process has counted alone and not yet written. */
   quota: Pick<QuotaCounterStore, 'quotaUsage'>;
-  downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string; changelogJson: string };
+  downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string; changelogJson: string; referencePageHtml: string };
   /** The AI routes: the provider, the price table, the spend ledger and the reads they summarize. */
   ai: AiServices;
 }

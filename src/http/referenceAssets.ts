@@ -1,0 +1,75 @@
+// The scripts of the HTML reference pages, served from this origin so the pages work offline and
+// under a strict Content-Security-Policy: the Redoc standalone bundle (a dependency, read once at
+// start) and the few lines that start it on the page's element.
+
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { REFERENCE_INIT_PATH, REFERENCE_RENDERER_PATH } from '../contract/referencePage.js';
+import type { MountedHandler } from './httpAdapter.js';
+
+/** Renders the spec named by the element's `data-spec`; marks the body when done, so a browser test knows when to look. */
+const INIT_SCRIPT = `(function () {
+  var element = document.getElementById('reference');
+  Redoc.init(element.getAttribute('data-spec'), { hideHostname: false, sortPropsAlphabetically: false, jsonSampleExpandLevel: 2 }, element, function (error) {
+    document.body.setAttribute('data-rendered', error ? 'failed' : 'true');
+  });
+})();
+`;
+
+/** The bundle changes only with the installed package; a day of caching is safe. */
+const ASSET_CACHE = 'public, max-age=86400';
+
+interface Asset {
+  body: Buffer;
+  etag: string;
+}
+
+function asset(body: Buffer, version: string): Asset {
+  return { body, etag: `"${version}-${body.length}"` };
+}
+
+/** The one address outside this server the renderer loads by itself (the logo beside its attribution link), and where it is served here instead. */
+const RENDERER_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const LOCAL_LOGO_PATH = '/assets/redoc-logo.svg';
+const LOCAL_LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="12" height="12" viewBox="0 0 12 12"><circle cx="6" cy="6" r="5" fill="#e5534b"/></svg>\n';
+
+/** The bundle with its logo loaded from this origin: offline, and within the page's img-src 'self'. */
+function rendererBundle(source: string): string {
+  const parts = source.split(RENDERER_LOGO_URL);
+  if (parts.length !== 2) throw new Error(`the reference renderer names ${RENDERER_LOGO_URL} ${parts.length - 1} times, not once: check src/http/referenceAssets.ts against the installed redoc`);
+  return parts.join(LOCAL_LOGO_PATH);
+}
+
+export function createReferenceAssets(): MountedHandler {
+  const require = createRequire(import.meta.url);
+  const rendererVersion = (require('redoc/package.json') as { version: string }).version;
+  const assets = new Map<string, Asset & { contentType: string }>([
+    [REFERENCE_RENDERER_PATH, { ...asset(Buffer.from(rendererBundle(fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8'))), rendererVersion), contentType: 'text/javascript; charset=utf-8' }],
+    [REFERENCE_INIT_PATH, { ...asset(Buffer.from(INIT_SCRIPT), rendererVersion), contentType: 'text/javascript; charset=utf-8' }],
+    [LOCAL_LOGO_PATH, { ...asset(Buffer.from(LOCAL_LOGO), rendererVersion), contentType: 'image/svg+xml' }],
+  ]);
+  return {
+    owns: (path) => assets.has(path),
+    async handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
+      const found = assets.get(req.url!.split('?')[0]!)!;
+      const headers = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { ...headers, allow: 'GET, HEAD', 'content-length': '0' }).end();
+        return;
+      }
+      if (req.headers['if-none-match'] === found.etag) {
+        res.writeHead(304, { ...headers, etag: found.etag, 'cache-control': ASSET_CACHE }).end();
+        return;
+      }
+      res.writeHead(200, {
+        ...headers,
+        'content-type': found.contentType,
+        'content-length': String(found.body.length),
+        'cache-control': ASSET_CACHE,
+        etag: found.etag,
+      });
+      res.end(req.method === 'HEAD' ? undefined : found.body);
+    },
+  };
+}
