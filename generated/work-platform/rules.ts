@@ -327,6 +327,116 @@ export const enumValues = {
   ]
 } as const;
 
+/** The problem types (`x-problem-types` of the Problem schema): status, fixed title and when each is answered, by slug. */
+export const problemTypes = {
+  "bad-request": {
+    "status": 400,
+    "title": "Bad request",
+    "when": "A malformed parameter, header or body (`invalid-json`, `malformed-request`, …)."
+  },
+  "unauthenticated": {
+    "status": 401,
+    "title": "Authentication required",
+    "when": "No token, or one that is unknown, revoked or expired."
+  },
+  "token-expired": {
+    "status": 401,
+    "title": "Session token expired",
+    "when": "A genuine session token past its expiry: refresh it."
+  },
+  "insufficient-scope": {
+    "status": 403,
+    "title": "Insufficient scope",
+    "when": "The token lacks a scope: `requiredScopes`, `grantedScopes`."
+  },
+  "forbidden": {
+    "status": 403,
+    "title": "Forbidden",
+    "when": "A role or browser `Origin` that is not allowed."
+  },
+  "not-found": {
+    "status": 404,
+    "title": "Not found",
+    "when": "No such resource in your workspace, or no such route."
+  },
+  "method-not-allowed": {
+    "status": 405,
+    "title": "Method not allowed",
+    "when": "The path exists; `Allow` lists its methods."
+  },
+  "request-timeout": {
+    "status": 408,
+    "title": "Request timeout",
+    "when": "The request was not sent whole in time; the connection is closed."
+  },
+  "conflict": {
+    "status": 409,
+    "title": "Conflict",
+    "when": "`version-conflict`, a dependent resource, a key in use, … (see `code`)."
+  },
+  "payload-too-large": {
+    "status": 413,
+    "title": "Payload too large",
+    "when": "The body is over 1 MiB."
+  },
+  "unsupported-media-type": {
+    "status": 415,
+    "title": "Unsupported media type",
+    "when": "A body that is not `application/json`."
+  },
+  "validation": {
+    "status": 422,
+    "title": "Validation failed",
+    "when": "The body or a cursor is invalid: one entry per field in `errors`."
+  },
+  "precondition-required": {
+    "status": 428,
+    "title": "Precondition required",
+    "when": "`If-Match` is required on this change."
+  },
+  "rate-limited": {
+    "status": 429,
+    "title": "Rate limit exceeded",
+    "when": "Per-minute allowance used up: `Retry-After`, `rateLimit`."
+  },
+  "quota-exceeded": {
+    "status": 429,
+    "title": "Monthly quota exceeded",
+    "when": "The plan's monthly calls are used up: `quota`."
+  },
+  "ai-spend-cap-exceeded": {
+    "status": 429,
+    "title": "Daily AI spend cap reached",
+    "when": "The workspace's AI spend today reached its cap: `aiSpend`."
+  },
+  "request-header-fields-too-large": {
+    "status": 431,
+    "title": "Request header fields too large",
+    "when": "Headers over the server's limit; the connection is closed."
+  },
+  "internal": {
+    "status": 500,
+    "title": "Internal server error",
+    "when": "Our fault; quote `requestId`."
+  },
+  "ai-provider-error": {
+    "status": 502,
+    "title": "AI provider error",
+    "when": "The AI provider failed or answered unusably."
+  },
+  "unavailable": {
+    "status": 503,
+    "title": "Service unavailable",
+    "when": "The database stayed busy; retry after `Retry-After`."
+  },
+  "ai-provider-timeout": {
+    "status": 504,
+    "title": "AI provider timeout",
+    "when": "The AI provider did not answer in time."
+  }
+} as const;
+export type ProblemSlug = keyof typeof problemTypes;
+
 /** `maxLength` of the string members of the component schemas, by schema and member. */
 export const maxLengths = {
   Task: {

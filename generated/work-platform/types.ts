@@ -927,16 +927,10 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description An RFC 9457 problem. `type` ends with one of these slugs, each with a fixed `title`:
-         *     `bad-request` (400), `unauthenticated` (401), `token-expired` (401), `insufficient-scope` (403),
-         *     `forbidden` (403), `not-found` (404), `method-not-allowed` (405), `conflict` (409),
-         *     `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422),
-         *     `precondition-required` (428), `rate-limited` (429), `quota-exceeded` (429),
-         *     `ai-spend-cap-exceeded` (429), `internal` (500), `ai-provider-error` (502), `unavailable` (503),
-         *     `ai-provider-timeout` (504). Requests refused before any operation is matched also come as problems,
-         *     and their connection is closed: `bad-request` with code `malformed-request` (not valid HTTP),
-         *     `request-timeout` (408, not sent whole within the server's timeouts) and
-         *     `request-header-fields-too-large` (431).
+         * @description An RFC 9457 problem. `type` is `<error type base>/<slug>`, one slug per kind of failure, each with a
+         *     fixed `title` and status: `x-problem-types` lists them (the API's description shows them as a table).
+         *     Requests refused before any operation is matched (`bad-request` with code `malformed-request`,
+         *     `request-timeout`, `request-header-fields-too-large`) also come as problems, and their connection is closed.
          *     Clients branch on the content type, then on `type` and `code`, never on the wording.
          */
         Problem: {

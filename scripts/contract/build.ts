@@ -12,6 +12,7 @@ import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
+import { checkProblemTypes, withProblemTypeTable } from './problemTypes.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
@@ -55,7 +56,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
   }
   return {
     bundled,
-    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
+    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...checkProblemTypes(bundled.document, bundled.rootLabel), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
   };
 }
 
@@ -86,8 +87,9 @@ function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): Contract
 }
 
 /** The generated files of one API from its bundled (and checked) document. */
-export async function renderApi(api: string, document: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
+export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
+  const document = withProblemTypeTable(bundled);
   const info = isJsonObject(document.info) ? document.info : {};
   return [
     { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },

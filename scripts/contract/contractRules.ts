@@ -3,6 +3,7 @@
 // carries no security), the scope catalogue of the security schemes, the event types of the
 // `webhooks` section, and the plans, rate-limit classes and tiers of `x-rate-limits`.
 
+import { problemTypesOf } from './problemTypes.js';
 import { dereference, isJsonObject, isPublicOperation, listOperations, type JsonObject } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
 
@@ -170,6 +171,14 @@ export function renderContractRules(api: string, document: JsonObject): string {
     '/** The string enums of the component schemas: `Schema` for an enum schema, `Schema.member` for an enum member. */',
     `export const enumValues = ${JSON.stringify(enumValuesOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',
+    ...(Object.keys(problemTypesOf(document)).length === 0
+      ? []
+      : [
+          '/** The problem types (`x-problem-types` of the Problem schema): status, fixed title and when each is answered, by slug. */',
+          `export const problemTypes = ${JSON.stringify(problemTypesOf(document), null, 2)} as const;`,
+          'export type ProblemSlug = keyof typeof problemTypes;',
+          '',
+        ]),
     '/** `maxLength` of the string members of the component schemas, by schema and member. */',
     `export const maxLengths = ${JSON.stringify(maxLengthsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')} as const;`,
     '',

@@ -1,37 +1,17 @@
 import type { ErrorObject } from 'ajv';
 import type { components } from '../../generated/work-platform/types.js';
+import { problemTypes } from '../../generated/work-platform/rules.js';
 import { isUnparseableBody, validationIssues, type ValidationIssue } from '../contract/validationIssues.js';
 import type { Reply } from '../contract/reply.js';
 import type { Logger } from '../logger.js';
 import type { CursorError } from '../paging/cursor.js';
 
 /**
- * The closed catalogue of problem types: `type` is `<type base>/<slug>`, and `title` is the same
- * for every problem of a type (RFC 9457 §3.1.3), so clients may show it but branch on `type`.
+ * The closed catalogue of problem types, from the contract (`x-problem-types` of the Problem
+ * schema): `type` is `<type base>/<slug>`, and `title` is the same for every problem of a type
+ * (RFC 9457 §3.1.3), so clients may show it but branch on `type`.
  */
-export const PROBLEM_TYPES = Object.freeze({
-  'bad-request': { status: 400, title: 'Bad request' },
-  unauthenticated: { status: 401, title: 'Authentication required' },
-  'token-expired': { status: 401, title: 'Session token expired' },
-  'insufficient-scope': { status: 403, title: 'Insufficient scope' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  'not-found': { status: 404, title: 'Not found' },
-  'method-not-allowed': { status: 405, title: 'Method not allowed' },
-  conflict: { status: 409, title: 'Conflict' },
-  'request-timeout': { status: 408, title: 'Request timeout' },
-  'payload-too-large': { status: 413, title: 'Payload too large' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
-  validation: { status: 422, title: 'Validation failed' },
-  'precondition-required': { status: 428, title: 'Precondition required' },
-  'rate-limited': { status: 429, title: 'Rate limit exceeded' },
-  'request-header-fields-too-large': { status: 431, title: 'Request header fields too large' },
-  'quota-exceeded': { status: 429, title: 'Monthly quota exceeded' },
-  'ai-spend-cap-exceeded': { status: 429, title: 'Daily AI spend cap reached' },
-  internal: { status: 500, title: 'Internal server error' },
-  'ai-provider-error': { status: 502, title: 'AI provider error' },
-  unavailable: { status: 503, title: 'Service unavailable' },
-  'ai-provider-timeout': { status: 504, title: 'AI provider timeout' },
-} as const satisfies Record<string, { status: number; title: string }>);
+export const PROBLEM_TYPES = Object.freeze(problemTypes);
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;
 

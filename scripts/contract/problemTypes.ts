@@ -1,0 +1,61 @@
+// The problem types of an API: `x-problem-types` of its `Problem` schema (slug → status, title,
+// when), the one list the server's problems, the generated rules, the typed client and the
+// reference page read. The API's description shows them where it says `<!-- problem-types -->`.
+
+import { isJsonObject, type JsonObject } from './document.js';
+import type { ContractProblem } from './problems.js';
+
+export const PROBLEM_TYPES_MARKER = '<!-- problem-types -->';
+
+export interface ProblemType {
+  status: number;
+  title: string;
+  when: string;
+}
+
+function declared(document: JsonObject): JsonObject | undefined {
+  const schemas = isJsonObject(document.components) && isJsonObject(document.components.schemas) ? document.components.schemas : {};
+  const problem = schemas.Problem;
+  return isJsonObject(problem) && isJsonObject(problem['x-problem-types']) ? problem['x-problem-types'] : undefined;
+}
+
+/** The problem types by slug, in the order of the spec; empty when the API declares none. */
+export function problemTypesOf(document: JsonObject): Record<string, ProblemType> {
+  const found: Record<string, ProblemType> = {};
+  for (const [slug, entry] of Object.entries(declared(document) ?? {})) {
+    if (!isJsonObject(entry)) continue;
+    found[slug] = { status: Number(entry.status), title: String(entry.title), when: String(entry.when) };
+  }
+  return found;
+}
+
+export function checkProblemTypes(document: JsonObject, rootLabel: string): ContractProblem[] {
+  const types = declared(document);
+  if (!types) return [];
+  const where = `${rootLabel}#/components/schemas/Problem/x-problem-types`;
+  const problems: ContractProblem[] = [];
+  for (const [slug, entry] of Object.entries(types)) {
+    if (!/^[a-z][a-z0-9-]*$/.test(slug)) problems.push({ file: where, where: slug, message: 'a slug is lower-case letters, digits and hyphens, starting with a letter' });
+    if (!isJsonObject(entry) || !Number.isInteger(entry.status) || (entry.status as number) < 400 || (entry.status as number) > 599 || typeof entry.title !== 'string' || typeof entry.when !== 'string') {
+      problems.push({ file: where, where: slug, message: 'write status (400–599), title (the same for every problem of the type) and when (one sentence)' });
+    }
+  }
+  const description = isJsonObject(document.info) ? document.info.description : undefined;
+  if (typeof description !== 'string' || !description.includes(PROBLEM_TYPES_MARKER)) {
+    problems.push({ file: rootLabel, where: 'info.description', message: `write ${PROBLEM_TYPES_MARKER} on a line of its own where the table of problem types belongs (under "Errors")` });
+  }
+  return problems;
+}
+
+/** The document with the table of problem types in place of the marker in `info.description`. */
+export function withProblemTypeTable(document: JsonObject): JsonObject {
+  const types = problemTypesOf(document);
+  const info = document.info;
+  if (Object.keys(types).length === 0 || !isJsonObject(info) || typeof info.description !== 'string') return document;
+  const table = [
+    '| Problem type (slug) | Status | Title | When |',
+    '|---|---|---|---|',
+    ...Object.entries(types).map(([slug, type]) => `| \`${slug}\` | ${type.status} | ${type.title} | ${type.when} |`),
+  ].join('\n');
+  return { ...document, info: { ...info, description: info.description.replace(PROBLEM_TYPES_MARKER, table) } };
+}
