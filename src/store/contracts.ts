@@ -206,6 +206,7 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
 
   const inWorkspace = and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.id, sql.placeholder('id')));
   const selectOne = orm.select().from(contracts).where(inWorkspace).prepare();
+  // Read as a list row is (id, sort key, columns), so that one mapping serves both.
   const viewOne = compiledStatement<{ workspaceId: string; id: string; asOf: number }, ViewedContractRow>(
     db,
     orm
