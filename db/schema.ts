@@ -457,6 +457,68 @@ export const dealContacts = sqliteTable(
   ],
 );
 
+// Contracts: linked to a company, a deal or both of the row's own workspace (composite foreign
+// keys; a company or deal that a contract names cannot be deleted). `expires_at` is the instant a
+// sent contract expires, 00:00 UTC of the day after `expires_on`, kept beside the day so that reads
+// and the expiry sweep compare integers.
+
+/** The statuses of a contract (the contract's `ContractStatus`). */
+export const contractStatuses = enumValues.ContractStatus;
+export type ContractStatus = (typeof contractStatuses)[number];
+
+export const contractStorageLimits = {
+  title: maxLengths.Contract.title,
+  body: maxLengths.Contract.body,
+} as const;
+
+export const contracts = sqliteTable(
+  'contracts',
+  {
+    id: text('id').primaryKey(), // ctr_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    status: text('status', { enum: contractStatuses }).notNull(),
+    companyId: text('company_id'),
+    dealId: text('deal_id'),
+    amountMinor: integer('amount_minor'),
+    currency: text('currency'),
+    body: text('body'),
+    /** YYYY-MM-DD: the last day a sent contract can be signed. */
+    expiresOn: text('expires_on').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    sentAt: integer('sent_at'),
+    signedAt: integer('signed_at'),
+    declinedAt: integer('declined_at'),
+    expiredAt: integer('expired_at'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('contracts_workspace_id_id_unique').on(table.workspaceId, table.id),
+    foreignKey({ columns: [table.workspaceId, table.companyId], foreignColumns: [companies.workspaceId, companies.id] }),
+    foreignKey({ columns: [table.workspaceId, table.dealId], foreignColumns: [deals.workspaceId, deals.id] }),
+    index('contracts_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('contracts_title_idx').on(table.workspaceId, table.title, table.id),
+    index('contracts_expires_on_idx').on(table.workspaceId, table.expiresOn, table.id),
+    index('contracts_status_idx').on(table.workspaceId, table.status, table.createdAt, table.id),
+    index('contracts_company_id_idx').on(table.workspaceId, table.companyId, table.createdAt, table.id),
+    index('contracts_deal_id_idx').on(table.workspaceId, table.dealId, table.createdAt, table.id),
+    // The expiry sweep: sent contracts by the instant they expire.
+    index('contracts_sent_expires_at_idx').on(table.status, table.expiresAt),
+    check('contracts_title_length', sql.raw(`length("title") BETWEEN 1 AND ${contractStorageLimits.title}`)),
+    check('contracts_body_length', nullableTextWithin('body', contractStorageLimits.body)),
+    check('contracts_status_known', inList('status', contractStatuses)),
+    check('contracts_names_company_or_deal', sql`${table.companyId} IS NOT NULL OR ${table.dealId} IS NOT NULL`),
+    check('contracts_value_complete', sql`(${table.amountMinor} IS NULL) = (${table.currency} IS NULL)`),
+    check('contracts_amount_minor_not_negative', sql`${table.amountMinor} IS NULL OR ${table.amountMinor} >= 0`),
+    check('contracts_currency_code', sql.raw(`"currency" IS NULL OR (length("currency") = 3 AND upper("currency") = "currency")`)),
+    check('contracts_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
 /**
  * The outbox: one row per change, written in the same transaction as the change. `payload` is
  * the whole webhook envelope as JSON; the webhook worker delivers it later.

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
 import { workPlatformPlanTable } from './limits/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
-import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
+import { contractHousekeeping, startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
 import { createIdempotencyClaimStore } from './store/idempotencyClaims.js';
 import { createAiSpendStore } from './store/aiSpend.js';
@@ -31,6 +31,7 @@ import { createProjectStore } from './store/projects.js';
 import { createCompanyStore } from './store/companies.js';
 import { createContactStore } from './store/contacts.js';
 import { createDealStore } from './store/deals.js';
+import { createContractStore } from './store/contracts.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
 import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
@@ -125,6 +126,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
   const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
   const oauthRecords = createOauthRecordStore(db, { now });
+  const contracts = createContractStore(db, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
@@ -167,6 +169,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         tasks: createTaskStore(db, { now }),
         projects: createProjectStore(db, { now }),
         crm: { companies: createCompanyStore(db, { now }), contacts: createContactStore(db, { now }), deals: createDealStore(db, { now }) },
+        contracts,
         webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
@@ -321,6 +324,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
       { name: 'purge-expired-oauth-records', every: '*/10 * * * *', run: () => oauthRecords.purgeExpired() },
       ...webhookHousekeeping(webhookDeliveries, now),
+      ...contractHousekeeping(contracts),
     ],
     deps.logger,
   );

@@ -1,5 +1,6 @@
 import { schedule, type ScheduledTask } from 'node-cron';
 import type { Logger } from './logger.js';
+import type { ContractStore } from './store/contracts.js';
 import { WEBHOOK_LOG_RETENTION_MS, type WebhookDeliveryStore } from './store/webhookDeliveries.js';
 
 export interface Housekeeping {
@@ -46,4 +47,12 @@ export function webhookHousekeeping(store: WebhookDeliveryStore, now: () => numb
     { name: 'purge-webhook-deliveries', every: '23 * * * *', run: () => store.purgeEndedDeliveries(now() - WEBHOOK_LOG_RETENTION_MS) },
     { name: 'purge-outbox-events', every: '29 * * * *', run: () => store.purgeEvents(now() - WEBHOOK_LOG_RETENTION_MS) },
   ];
+}
+
+/**
+ * The contract job, for every server process: record the expiry of sent contracts past their date
+ * (contract.expired each). Reads already show them expired; this writes what they show.
+ */
+export function contractHousekeeping(store: Pick<ContractStore, 'expireOverdueContracts'>): Housekeeping[] {
+  return [{ name: 'expire-overdue-contracts', every: '* * * * *', run: () => store.expireOverdueContracts() }];
 }

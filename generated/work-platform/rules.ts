@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listContracts' | 'createContract' | 'getContract' | 'updateContract' | 'deleteContract' | 'sendContract' | 'signContract' | 'declineContract' | 'withdrawContract' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
@@ -33,6 +33,15 @@ export const operationIds = [
   'getDeal',
   'updateDeal',
   'deleteDeal',
+  'listContracts',
+  'createContract',
+  'getContract',
+  'updateContract',
+  'deleteContract',
+  'sendContract',
+  'signContract',
+  'declineContract',
+  'withdrawContract',
   'getWorkspaceLimits',
   'listWebhooks',
   'createWebhook',
@@ -63,6 +72,8 @@ export const scopeCatalogue = [
   'ai:use',
   'crm:read',
   'crm:write',
+  'contracts:read',
+  'contracts:write',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -77,7 +88,9 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "webhooks:manage": "Create, change, rotate, replay and delete webhook subscriptions, and read their delivery log.",
   "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap.",
   "crm:read": "Read companies, contacts and deals.",
-  "crm:write": "Create, change and delete companies, contacts and deals."
+  "crm:write": "Create, change and delete companies, contacts and deals.",
+  "contracts:read": "Read contracts.",
+  "contracts:write": "Create, change, send, sign, decline, withdraw and delete contracts."
 };
 
 /** The event types of the `webhooks` section. */
@@ -99,6 +112,14 @@ export const eventTypes = [
   'deal.updated',
   'deal.stage_changed',
   'deal.deleted',
+  'contract.created',
+  'contract.updated',
+  'contract.deleted',
+  'contract.sent',
+  'contract.signed',
+  'contract.declined',
+  'contract.withdrawn',
+  'contract.expired',
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -132,6 +153,12 @@ export const sortFields = {
     "updatedAt",
     "title",
     "amountMinor"
+  ],
+  ContractSort: [
+    "createdAt",
+    "updatedAt",
+    "title",
+    "expiresOn"
   ]
 } as const;
 
@@ -275,6 +302,13 @@ export const enumValues = {
     "won",
     "lost"
   ],
+  ContractStatus: [
+    "draft",
+    "sent",
+    "signed",
+    "declined",
+    "expired"
+  ],
   "WorkspaceLimits.plan": [
     "free",
     "pro",
@@ -304,7 +338,15 @@ export const enumValues = {
     "deal.created",
     "deal.updated",
     "deal.stage_changed",
-    "deal.deleted"
+    "deal.deleted",
+    "contract.created",
+    "contract.updated",
+    "contract.deleted",
+    "contract.sent",
+    "contract.signed",
+    "contract.declined",
+    "contract.withdrawn",
+    "contract.expired"
   ],
   "WebhookFields.status": [
     "ACTIVE",
@@ -458,6 +500,10 @@ export const maxLengths = {
   },
   Deal: {
     title: 200
+  },
+  Contract: {
+    title: 200,
+    body: 20000
   },
   WebhookCreate: {
     url: 2048,

@@ -149,7 +149,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a company
-         * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
+         * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). A company that contracts name answers 409 `company-has-contracts` (delete those contracts, or point drafts elsewhere, first; a signed contract keeps its company). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
          */
         delete: operations["deleteCompany"];
         options?: never;
@@ -253,7 +253,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a deal
-         * @description Deletes the deal; `If-Match` is checked when sent. Its company and contacts are kept. Records `deal.deleted`.
+         * @description Deletes the deal; `If-Match` is checked when sent. A deal that contracts name answers 409 `deal-has-contracts` (delete those contracts, or point drafts elsewhere, first). Its company and contacts are kept. Records `deal.deleted`.
          */
         delete: operations["deleteDeal"];
         options?: never;
@@ -263,6 +263,138 @@ export interface paths {
          * @description Changes the given fields; `contactIds` replaces the whole list. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References are checked as on create. Records `deal.updated`, and `deal.stage_changed` as well when `stage` changes (any stage may follow any other, `won` and `lost` included).
          */
         patch: operations["updateDeal"];
+        trace?: never;
+    };
+    "/v1/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contracts
+         * @description The workspaces contracts, one page at a time, keyset-paginated (see "Lists and cursors"). `status`, `companyId`, `dealId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`). Status and `updatedAt` are as of the request: a `sent` contract past its `expiresOn` is listed, filtered and sorted as `expired` (see "Contract lifecycle" on the Contract schema).
+         */
+        get: operations["listContracts"];
+        put?: never;
+        /**
+         * Create a contract
+         * @description Creates a contract of the workspace as a `draft` and answers 201 with the full contract and `Location`. It names a company, a deal, or both (at least one, else 422): `companyId` must be a company of the workspace (404 `company-not-found`) and `dealId` a deal of it (404 `deal-not-found`). With a `dealId` and no `companyId`, the company is taken from the deal (and stays null when the deal has none); with both, the deal must name that company or none (else 422). The company is copied, not followed: a later change of the deals company does not move the contract. `amountMinor` and `currency` come together or not at all (else 422). Records a `contract.created` event. Accepts `Idempotency-Key`.
+         */
+        post: operations["createContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contract
+         * @description One contract of the workspace, as of the request: a `sent` contract past its `expiresOn` reads as `expired` even before the scheduled sweep has recorded it (see the Contract schema).
+         */
+        get: operations["getContract"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a contract
+         * @description Deletes a contract that is `draft`, `declined` or `expired`; `If-Match` is checked when sent. A `sent` contract answers 409 `contract-not-deletable` (withdraw it first) and so does a `signed` one: a signed contract is a record of an agreement and is kept. Records `contract.deleted` (a sent contract past its date records `contract.expired` first).
+         */
+        delete: operations["deleteContract"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a draft contract
+         * @description Changes the given fields of a **draft**; any other status answers 409 `contract-not-editable` (withdraw a sent contract first). Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References and the rules on company, deal and value are checked as on create; a changed `dealId` with no `companyId` in the patch keeps the contracts company when the new deal names it or none, else takes the deals. Records `contract.updated`.
+         */
+        patch: operations["updateContract"];
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a draft contract
+         * @description Moves a `draft` to `sent` and sets `sentAt`: from now on it cannot be edited, only signed, declined, withdrawn or left to expire. `expiresOn` must be today or later (UTC), else 409 `contract-expiry-passed` (change it with PATCH first). Any other status answers 409: `contract-already-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.sent`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         */
+        post: operations["sendContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a sent contract signed
+         * @description Records the counterpartys signature: moves a `sent` contract to `signed` and sets `signedAt`. Only `sent` contracts on or before their `expiresOn` (UTC) can be signed: a draft answers 409 `contract-not-sent`, and the others `contract-already-signed`, `contract-already-declined` or `contract-expired` (also for a sent contract past its date, which is expired from the start of the next UTC day). Records `contract.signed`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         */
+        post: operations["signContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a sent contract declined
+         * @description Records that the counterparty declined: moves a `sent` contract to `declined` and sets `declinedAt`. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.declined`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         */
+        post: operations["declineContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contracts/{contractId}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a sent contract to draft
+         * @description Takes a `sent` contract back to `draft` (the sender recalls it to change it or to delete it); `sentAt` becomes null. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.withdrawn`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         */
+        post: operations["withdrawContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/workspace/limits": {
@@ -923,6 +1055,166 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contract.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.created
+         * @description A contract was created (always as a draft), by createContract (POST /v1/contracts). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.updated
+         * @description A draft contract was changed, by updateContract (PATCH /v1/contracts/{contractId}). Moves of the lifecycle have their own events and do not record this one. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.deleted
+         * @description A contract was deleted, by deleteContract (DELETE /v1/contracts/{contractId}). The object is the contract as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.sent
+         * @description A draft contract was sent, by sendContract (POST /v1/contracts/{contractId}/send). The object has `status: sent` and `sentAt`. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.signed
+         * @description A sent contract was signed, by signContract (POST /v1/contracts/{contractId}/sign). The object has `status: signed` and `signedAt`. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractSigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.declined
+         * @description A sent contract was declined, by declineContract (POST /v1/contracts/{contractId}/decline). The object has `status: declined` and `declinedAt`. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractDeclined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.withdrawn
+         * @description A sent contract was taken back to draft, by withdrawContract (POST /v1/contracts/{contractId}/withdraw). The object has `status: draft` and `sentAt: null`. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractWithdrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contract.expired
+         * @description A sent contract passed its `expiresOn` unsigned. Recorded by the servers contract-expiry sweep (every minute), or by a delete of the contract if that comes first, so it may arrive up to about a minute after `expiredAt`; its `actor` is `{kind: SYSTEM, id: contract-expiry}` when the sweep records it. The object has `status: expired` and `expiredAt` (the start of the UTC day after `expiresOn`). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onContractExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -947,7 +1239,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -1298,6 +1590,115 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description A contract of the workspace, linked to a company, a deal or both, with a lifecycle (see `ContractStatus`).
+         *     Only drafts can be changed (`PATCH`); sending freezes the terms.
+         *
+         *     **Expiry by date.** A `sent` contract may be signed or declined up to and including its
+         *     `expiresOn` (UTC). From 00:00 UTC of the next day it is `expired`: every read (get, list, its
+         *     filters and sorts) shows it so from that instant, with `expiredAt` and `updatedAt` set to that
+         *     instant and `version` one higher, whether or not the server's expiry sweep has recorded it yet.
+         *     The sweep runs every minute; it writes exactly what reads already show and records
+         *     `contract.expired`, so the ETag of an expired contract does not change when it is recorded.
+         *     Signing, declining or withdrawing it answers `409 contract-expired`.
+         */
+        Contract: {
+            id: string;
+            /** @description Stored up to 200 characters: the storage limit, enforced when the contract is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            title: string;
+            status: components["schemas"]["ContractStatus"];
+            /** @description The company that is party to the contract, or null (then `dealId` is set). While a contract names a company, that company cannot be deleted (409 `company-has-contracts`). */
+            companyId: string | null;
+            /** @description The deal the contract closes, or null (then `companyId` is set). While a contract names a deal, that deal cannot be deleted (409 `deal-has-contracts`). */
+            dealId: string | null;
+            /** @description The contract's value in the minor unit of `currency` (as on deals), or null when it states none; null exactly when `currency` is. */
+            amountMinor: number | null;
+            /** @description ISO 4217 alphabetic code in upper case, or null when `amountMinor` is. */
+            currency: string | null;
+            /** @description The terms or notes of the contract as plain text, or null. Stored up to 20,000 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            body: string | null;
+            /**
+             * Format: date
+             * @description The last calendar day (UTC, `YYYY-MM-DD`) on which a sent contract can be signed or declined; from 00:00 UTC of the next day it is `expired`.
+             */
+            expiresOn: string;
+            /**
+             * Format: date-time
+             * @description When it was last sent; null for a draft (a withdrawn contract is a draft again).
+             */
+            sentAt: string | null;
+            /** Format: date-time */
+            signedAt: string | null;
+            /** Format: date-time */
+            declinedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The instant it expired: 00:00 UTC of the day after `expiresOn`.
+             */
+            expiredAt: string | null;
+            /** @description Starts at 1 and grows by one with every change, each move of the lifecycle included; also sent as `ETag`. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Where a contract stands. Only explicit operations move it:
+         *     `draft` —send→ `sent`; `sent` —sign→ `signed`, —decline→ `declined`, —withdraw→ `draft`;
+         *     and `sent` becomes `expired` by date, at the start (00:00 UTC) of the day after its `expiresOn`.
+         *     `signed`, `declined` and `expired` are final. A move the lifecycle does not allow answers
+         *     `409 conflict` with a code that names why: `contract-not-sent`, `contract-already-sent`,
+         *     `contract-already-signed`, `contract-already-declined`, `contract-expired`,
+         *     `contract-expiry-passed`, `contract-not-editable`, `contract-not-deletable`.
+         * @enum {string}
+         */
+        ContractStatus: "draft" | "sent" | "signed" | "declined" | "expired";
+        /**
+         * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (else 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
+         * @example {
+         *       "title": "Contoso annual licence 2027",
+         *       "dealId": "del_rdMzUTfJYc7AN6Hq2e4r",
+         *       "amountMinor": 1250000,
+         *       "currency": "EUR",
+         *       "expiresOn": "2026-12-31"
+         *     }
+         */
+        ContractCreate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            title: string;
+            companyId?: string | null;
+            dealId?: string | null;
+            amountMinor?: number | null;
+            currency?: string | null;
+            /** @description Stored up to 20,000 characters (longer answers 400). */
+            body?: string | null;
+            /** Format: date */
+            expiresOn: string;
+        };
+        /**
+         * @description The fields of a draft to change; omitted fields keep their value, null clears a nullable one. At least one field. The result must still name a company or a deal, and carry `amountMinor` and `currency` together or neither (else 422).
+         * @example {
+         *       "expiresOn": "2027-01-31"
+         *     }
+         */
+        ContractUpdate: {
+            /** @description Stored up to 200 characters (longer answers 400). */
+            title?: string;
+            companyId?: string | null;
+            dealId?: string | null;
+            amountMinor?: number | null;
+            currency?: string | null;
+            /** @description Stored up to 20,000 characters (longer answers 400). */
+            body?: string | null;
+            /** Format: date */
+            expiresOn?: string;
+        };
+        ContractList: {
+            items: components["schemas"]["Contract"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         WorkspaceLimits: {
             workspaceId: string;
             /** @enum {string} */
@@ -1359,21 +1760,21 @@ export interface components {
             /** @description The workspace. */
             tenantId: string;
             actor: {
-                /** @description The user whose token or session made the change. */
+                /** @description For `USER`, the user whose token or session made the change; for `SYSTEM`, the server job that made it (`contract-expiry` for `contract.expired`). */
                 id: string;
                 /** @enum {string} */
-                kind: "USER";
+                kind: "USER" | "SYSTEM";
             };
             data: {
                 /** @description The resource after the change (for `*.deleted`, as it was just before). */
-                object: components["schemas"]["Task"] | components["schemas"]["Project"] | components["schemas"]["Company"] | components["schemas"]["Contact"] | components["schemas"]["Deal"];
+                object: components["schemas"]["Task"] | components["schemas"]["Project"] | components["schemas"]["Company"] | components["schemas"]["Contact"] | components["schemas"]["Deal"] | components["schemas"]["Contract"];
             };
         };
         /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
          * @enum {string}
          */
-        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted";
+        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "contract.sent" | "contract.signed" | "contract.declined" | "contract.withdrawn" | "contract.expired";
         /**
          * @description A webhook subscription: where events of the listed types are POSTed, signed with the
          *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
@@ -1750,7 +2151,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists).; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer. */
+        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists).; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer; `contract-not-sent`, `contract-already-sent`, `contract-already-signed`, `contract-already-declined`, `contract-expired`, `contract-expiry-passed`, `contract-not-editable`, `contract-not-deletable`: the contract's status does not allow this move (see `ContractStatus`), read it to see where it stands; `company-has-contracts`, `deal-has-contracts`: delete the contracts that name it first, or point them elsewhere while they are drafts. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2061,6 +2462,22 @@ export interface components {
         OwnerIdFilter: string;
         /** @description Only the deals in this stage. Bound into the cursor. */
         DealStageFilter: components["schemas"]["DealStage"];
+        /**
+         * @description Field to sort by; ties are broken by `id`. `updatedAt` is as of the request (a contract past its date sorts at its `expiredAt`).
+         * @example createdAt
+         */
+        ContractSort: "createdAt" | "updatedAt" | "title" | "expiresOn";
+        /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
+        ContractStatusFilter: components["schemas"]["ContractStatus"];
+        /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        DealIdFilter: string;
+        /**
+         * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
+         * @example ctr_L1EPcwbFcY6WkwzgTAx2
+         */
+        ContractId: string;
+        /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+        IfMatchTransition: string;
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
          * @example tsk_cb2s0qa6P7MCQ5zVPMi1
@@ -3532,6 +3949,508 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listContracts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Field to sort by; ties are broken by `id`. `updatedAt` is as of the request (a contract past its date sorts at its `expiredAt`).
+                 * @example createdAt
+                 */
+                sort?: components["parameters"]["ContractSort"];
+                /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
+                status?: components["parameters"]["ContractStatusFilter"];
+                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                companyId?: components["parameters"]["CompanyIdFilter"];
+                /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                dealId?: components["parameters"]["DealIdFilter"];
+                /**
+                 * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedSince?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Direction of the sort; the `id` tie-breaker follows it.
+                 * @example desc
+                 */
+                order?: components["parameters"]["Order"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contracts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractCreate"];
+            };
+        };
+        responses: {
+            /** @description The created contract, a draft. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
+                 * @example ctr_L1EPcwbFcY6WkwzgTAx2
+                 */
+                contractId: components["parameters"]["ContractId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
+                 * @example ctr_L1EPcwbFcY6WkwzgTAx2
+                 */
+                contractId: components["parameters"]["ContractId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateContract: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @example "1"
+                 */
+                "If-Match": components["parameters"]["IfMatchRequired"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
+                 * @example ctr_L1EPcwbFcY6WkwzgTAx2
+                 */
+                contractId: components["parameters"]["ContractId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated contract. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                "If-Match"?: components["parameters"]["IfMatchTransition"];
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404. The example names a draft of the demo data.
+                 * @example ctr_pp6jeYbs43SZwRXjYOk3
+                 */
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                "If-Match"?: components["parameters"]["IfMatchTransition"];
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404. The example names a sent contract of the demo data.
+                 * @example ctr_iNy3DXlfKJVbLaFmt5Aa
+                 */
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                "If-Match"?: components["parameters"]["IfMatchTransition"];
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404. The example names a sent contract of the demo data.
+                 * @example ctr_3nKmvRFwgYwV25GWILbX
+                 */
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    withdrawContract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                "If-Match"?: components["parameters"]["IfMatchTransition"];
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404. The example names a sent contract of the demo data.
+                 * @example ctr_vcjkWablDBK5ETrYkitM
+                 */
+                contractId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5399,6 +6318,518 @@ export interface operations {
                     type?: "deal.deleted";
                     data?: {
                         object?: components["schemas"]["Deal"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.created";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.updated";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.deleted";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.sent";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractSigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.signed";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractDeclined: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.declined";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractWithdrawn: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.withdrawn";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "contract.expired";
+                    data?: {
+                        object?: components["schemas"]["Contract"];
                     };
                 };
             };

@@ -7,7 +7,7 @@
 //   a narrowed constraint (smaller maxLength/maximum/maxItems, larger minLength/minimum/minItems, a new or changed
 //   pattern or format) in a request; a response member removed or no longer required; a new type in a response;
 //   a response status removed; a response header removed or no longer required; `additionalProperties: false` new
-//   in a request; a `oneOf`/`anyOf` branch removed from a request or added to a response; a security requirement
+//   in a request; a `oneOf`/`anyOf` branch removed from a request; a security requirement
 //   a caller met before that no longer suffices (a scope or scheme added, an alternative removed, a public
 //   operation made protected).
 // Not breaking: anything added that a client may ignore (an operation, an optional parameter or member, an enum
@@ -241,7 +241,7 @@ function compareSchema(c: Collector, rawBefore: JsonValue | undefined, rawAfter:
 
 /**
  * The branches of a `oneOf`/`anyOf`, paired by the component they reference or else by position. A branch gone
- * from a request refuses what a client sent; a branch new in a response is a shape a client has never seen.
+ * from a request refuses what a client sent; a branch new anywhere is reported, not breaking, like a new enum value.
  */
 function compareBranches(c: Collector, rawBefore: JsonValue | undefined, rawAfter: JsonValue | undefined, atBefore: string, atAfter: string, direction: Direction, operationId: string, seen: Set<string>): void {
   const branchesBefore = Array.isArray(rawBefore) ? rawBefore : [];
@@ -258,7 +258,8 @@ function compareBranches(c: Collector, rawBefore: JsonValue | undefined, rawAfte
   for (const [key, index] of keyedAfter) {
     const indexBefore = keyedBefore.get(key);
     if (indexBefore === undefined) {
-      add(c, { kind: 'branch-added', breaking: direction === 'response', pointer: `${atAfter}/${index}`, old: 'none', new: label(branchesAfter[index], index) }, operationId);
+      // Like an enum value added: a client tolerates a variant it does not know (the rule both specs state).
+      add(c, { kind: 'branch-added', breaking: false, pointer: `${atAfter}/${index}`, old: 'none', new: label(branchesAfter[index], index) }, operationId);
       continue;
     }
     compareSchema(c, branchesBefore[indexBefore], branchesAfter[index], `${atBefore}/${indexBefore}`, `${atAfter}/${index}`, direction, operationId, seen);

@@ -12,6 +12,7 @@ import { createProjectStore } from '../store/projects.js';
 import { createCompanyStore } from '../store/companies.js';
 import { createContactStore } from '../store/contacts.js';
 import { createDealStore, type DealStage } from '../store/deals.js';
+import { createContractStore, type ContractMove, type ContractStore } from '../store/contracts.js';
 import { issueSessionToken } from '../auth/sessionTokens.js';
 import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/tasks.js';
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
@@ -48,7 +49,9 @@ export interface WorkPlatformDemoFixture {
   };
   /** CRM records of the main workspace, in creation order. */
   crm: { companyIds: string[]; contactIds: string[]; dealIds: string[] };
-  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; companyId: string; contactId: string; dealId: string; token: string };
+  /** Contracts of the main workspace: one in each status, and the ones the contract's path examples name. */
+  contracts: DemoContracts;
+  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; companyId: string; contactId: string; dealId: string; contractId: string; token: string };
   /** The ACTIVE webhook subscription of the main workspace (every event type) and its signing secret, new on every load. */
   webhook: { id: string; url: string; secret: string };
   /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
@@ -269,7 +272,7 @@ export function loadWorkPlatformDemo(
       userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
     }
   }
-  for (const table of ['webhook_subscriptions', 'deal_contacts', 'deals', 'contacts', 'companies', 'tasks', 'projects']) {
+  for (const table of ['contracts', 'webhook_subscriptions', 'deal_contacts', 'deals', 'contacts', 'companies', 'tasks', 'projects']) {
     db.prepare(`DELETE FROM ${table} WHERE workspace_id IN (?, ?)`).run(...demoIds);
   }
 
@@ -330,6 +333,7 @@ export function loadWorkPlatformDemo(
   projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
   const crm = loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
+  const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);
 
   // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
@@ -370,6 +374,7 @@ export function loadWorkPlatformDemo(
     projectId: projectIds[0]!,
     taskIds,
     crm: crm.main,
+    contracts: contractIds.main,
     tokens: {
       all: pat(demoUsers.owner.id, mainId, scopeCatalogue).token,
       readOnly: pat(demoUsers.member.id, mainId, ['tasks:read']).token,
@@ -386,6 +391,7 @@ export function loadWorkPlatformDemo(
       companyId: crm.other.companyId,
       contactId: crm.other.contactId,
       dealId: crm.other.dealId,
+      contractId: contractIds.other,
       webhookId: otherDemoWebhook.id,
       token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue).token,
     },
@@ -493,4 +499,84 @@ function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBy
     main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal] },
     other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal },
   };
+}
+
+/** The demo's contracts by what they show (see loadContractDemo). */
+export interface DemoContracts {
+  draft: string;
+  sent: string;
+  signed: string;
+  declined: string;
+  /** Sent, expiresOn 15 days ago: recorded as expired by the sweep at load. */
+  expired: string;
+  /** The draft that the `contractId` example of send names. */
+  toSend: string;
+  /** Sent contracts that the examples of sign, decline and withdraw name. */
+  toSign: string;
+  toDecline: string;
+  toWithdraw: string;
+  /** The draft of the general `contractId` example (get, update, delete): version 1. */
+  example: string;
+}
+
+/**
+ * Contracts of the demo CRM, one in each status. They name demo companies and deals that the
+ * contract's CRM examples do not delete; their own ids come from a seed of their own, so they
+ * stay the same whatever else the demo creates. The contract's `contractId` examples name the last
+ * five: the Postman collection sends, signs, declines and withdraws one each, and reads, updates
+ * and deletes the example draft.
+ */
+function loadContractDemo(
+  db: BetterSqlite3.Database,
+  start: number,
+  now: () => number,
+  main: { companyIds: string[]; dealIds: string[] },
+  other: { companyId: string; dealId: string },
+): { main: DemoContracts; other: string } {
+  let clock = start + 43 * day;
+  const store = createContractStore(db, { now: () => clock, randomBytes: seededRandomBytes('work-platform-contract-demo') });
+  const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+  const workspace = demoWorkspaces.main.id;
+  const dayOf = (offset: number) => new Date(start + offset * day).toISOString().slice(0, 10);
+  const create = (input: Parameters<ContractStore['createContract']>[1]) => {
+    clock += 5 * 60_000;
+    return store.createContract(workspace, input, owner).id;
+  };
+  const move = (id: string, moves: ContractMove[]) => {
+    for (const step of moves) {
+      clock += 60 * 60_000;
+      store.moveContract(workspace, id, step, null, owner);
+    }
+  };
+  const [contoso, fabrikam] = [main.companyIds[0]!, main.companyIds[1]!];
+  const [firstDeal, secondDeal] = [main.dealIds[0]!, main.dealIds[1]!];
+
+  clock = start + 20 * day;
+  const expired = create({ title: 'Fabrikam pilot terms', companyId: fabrikam, expiresOn: dayOf(30), body: 'Pilot for 30 days; offer lapsed unsigned.' });
+  move(expired, ['send']);
+  clock = start + 43 * day;
+  const draft = create({ title: 'Contoso support add-on', companyId: contoso, amountMinor: 480_000, currency: 'EUR', expiresOn: dayOf(90) });
+  const sent = create({ title: 'Contoso master agreement', dealId: firstDeal, amountMinor: 1_250_000, currency: 'EUR', expiresOn: dayOf(75), body: 'Annual licence, 50 seats.' });
+  move(sent, ['send']);
+  const signed = create({ title: 'Fabrikam data processing addendum', companyId: fabrikam, expiresOn: dayOf(60) });
+  move(signed, ['send', 'sign']);
+  const declined = create({ title: 'Second deal: first offer', dealId: secondDeal, amountMinor: 900_000, currency: 'USD', expiresOn: dayOf(70) });
+  move(declined, ['send', 'decline']);
+  const [toSend, toSign, toDecline, toWithdraw] = ['Send example', 'Sign example', 'Decline example', 'Withdraw example'].map((title) =>
+    create({ title, companyId: contoso, expiresOn: dayOf(80) }),
+  ) as [string, string, string, string];
+  move(toSign, ['send']);
+  move(toDecline, ['send']);
+  move(toWithdraw, ['send']);
+  const example = create({ title: 'Example draft', companyId: contoso, expiresOn: dayOf(80) });
+
+  const otherContract = store.createContract(
+    demoWorkspaces.other.id,
+    { title: 'Harbor renewal terms', dealId: other.dealId, expiresOn: dayOf(80) },
+    { id: demoUsers.otherOwner.id, kind: 'USER' },
+  ).id;
+  // The lapsed offer is recorded as expired as the server's sweep would, as of the real now.
+  clock = now();
+  store.expireOverdueContracts();
+  return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract };
 }

@@ -5,7 +5,7 @@ import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
-import { companies, contacts, deals, storageLimits } from '../../db/schema.js';
+import { companies, contacts, contracts, deals, storageLimits } from '../../db/schema.js';
 import { toContact } from './contacts.js';
 import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
 import { drizzleFor, placeholdersFor } from './drizzle.js';
@@ -36,7 +36,7 @@ export interface CompanyStore {
   /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
   updateCompany(workspaceId: string, id: string, patch: UpdateCompanyInput, expectedVersion: number, actor: EventActor): Company;
   /**
-   * Deletes a company that no deal names (else InUseError `company-has-deals`); its contacts lose
+   * Deletes a company that no deal or contract names (else InUseError `company-has-deals`, `company-has-contracts`); its contacts lose
    * their companyId, each with a new version and a contact.updated event. Returns the company as it was.
    */
   deleteCompany(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Company;
@@ -115,6 +115,11 @@ export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyS
     .select({ count: count() })
     .from(deals)
     .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.companyId, sql.placeholder('id'))))
+    .prepare();
+  const countContracts = orm
+    .select({ count: count() })
+    .from(contracts)
+    .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.companyId, sql.placeholder('id'))))
     .prepare();
   const contactsOf = orm
     .select()
@@ -204,6 +209,8 @@ export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyS
         const current = currentRow(workspaceId, id, expectedVersion);
         const dealCount = countDeals.get({ workspaceId, id })?.count ?? 0;
         if (dealCount > 0) throw new InUseError('company-has-deals', id, dealCount);
+        const contractCount = countContracts.get({ workspaceId, id })?.count ?? 0;
+        if (contractCount > 0) throw new InUseError('company-has-contracts', id, contractCount);
         const at = now();
         for (const contact of contactsOf.all({ workspaceId, id })) {
           detachContact.run({ workspaceId, id: contact.id, updatedAt: at });

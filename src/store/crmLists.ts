@@ -22,14 +22,18 @@ export interface FilteredListDefinition<S extends string, F extends string, R ex
   idColumn: SQLiteColumn;
   workspaceColumn: SQLiteColumn;
   /** What a list reads after the id and the sort key, in the order of R. */
-  columns: Record<string, SQLiteColumn>;
+  columns: Record<string, SQLiteColumn | SQL>;
   sortKeys: Record<S, SortKeyDefinition>;
   /** Each filter's condition, written with `sql.placeholder(<filter name>)`. */
   filters: Record<F, SQL>;
   toItem: (row: R) => T;
 }
 
-export type FilteredListOptions<S extends string, F extends string> = KeysetListOptions<S> & Partial<Record<F, string | number>>;
+export type FilteredListOptions<S extends string, F extends string> = KeysetListOptions<S> &
+  Partial<Record<F, string | number>> & {
+    /** Further named values that the definition's columns, sort keys or filters bind (a contract list: the instant it is read at). */
+    bindings?: Record<string, string | number>;
+  };
 
 export function filteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
   db: BetterSqlite3.Database,
@@ -59,7 +63,7 @@ export function filteredKeysetList<S extends string, F extends string, R extends
     const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
       prepare(sortKey, options.order, after !== null, given),
     );
-    const args: Record<string, unknown> = { workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+    const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
     for (const name of given) args[name] = options[name];
     return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
   };

@@ -4,14 +4,14 @@
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, gte, sql } from 'drizzle-orm';
-import { companies, contacts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
+import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { companies, contacts, contracts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
 import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
 import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
-import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
+import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { dealStages, type DealStage };
@@ -39,7 +39,7 @@ export interface DealStore {
    * Records deal.updated, and deal.stage_changed when the stage changes. A patch that changes nothing writes nothing.
    */
   updateDeal(workspaceId: string, id: string, patch: UpdateDealInput, expectedVersion: number, actor: EventActor): Deal;
-  /** Deletes a deal (its company and contacts stay). Returns the deal as it was. */
+  /** Deletes a deal that no contract names (else InUseError `deal-has-contracts`); its company and contacts stay. Returns the deal as it was. */
   deleteDeal(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Deal;
   /** `updatedSince` in milliseconds since the epoch. */
   listDeals(workspaceId: string, options: DealListOptions): KeysetPage<Deal>;
@@ -147,6 +147,11 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
     .where(inWorkspace)
     .prepare();
   const remove = orm.delete(deals).where(inWorkspace).prepare();
+  const countContracts = orm
+    .select({ count: count() })
+    .from(contracts)
+    .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.dealId, sql.placeholder('id'))))
+    .prepare();
   const insertContact = orm.insert(dealContacts).values(placeholdersFor(dealContacts)).prepare();
   const removeContacts = orm
     .delete(dealContacts)
@@ -270,6 +275,8 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
     deleteDeal(workspaceId, id, expectedVersion, actor) {
       return write(() => {
         const current = currentRow(workspaceId, id, expectedVersion);
+        const contractCount = countContracts.get({ workspaceId, id })?.count ?? 0;
+        if (contractCount > 0) throw new InUseError('deal-has-contracts', id, contractCount);
         // deal_contacts rows go with the deal (foreign key cascade).
         remove.run({ workspaceId, id });
         const deal = toDeal(current);

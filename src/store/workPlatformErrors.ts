@@ -2,7 +2,9 @@
 //   not-found               → 404 not-found, code `<entity>-not-found`
 //   version-conflict        → 409 conflict, code `version-conflict`
 //   project-has-tasks       → 409 conflict, code `project-has-tasks`
-//   in-use                  → 409 conflict, code `company-has-deals` / `contact-has-deals`
+//   in-use                  → 409 conflict, code `company-has-deals` / `contact-has-deals` /
+//                             `company-has-contracts` / `deal-has-contracts`
+//   contract-state          → 409 conflict, the code the contract lifecycle gives (ContractStateError)
 //   storage-limit-exceeded  → 400 bad-request (the seed: a value a storage constraint rejects)
 //   invalid-value           → 400 bad-request (a value the store cannot persist; the contract's
 //                             validation normally answers 422 before the store is reached)
@@ -11,10 +13,10 @@
 //   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
 //   webhook-disabled        → 409 conflict, code `webhook-disabled`
 
-export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal';
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal' | 'contract';
 
 /** What carries a `version` and answers `If-Match`. */
-export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal';
+export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal' | 'contract';
 
 export type WorkPlatformStoreErrorKind =
   | 'not-found'
@@ -25,7 +27,8 @@ export type WorkPlatformStoreErrorKind =
   | 'invalid-value'
   | 'value-refused'
   | 'webhook-limit-reached'
-  | 'webhook-disabled';
+  | 'webhook-disabled'
+  | 'contract-state';
 
 export abstract class WorkPlatformStoreError extends Error {
   abstract readonly kind: WorkPlatformStoreErrorKind;
@@ -73,18 +76,42 @@ export class ProjectHasTasksError extends WorkPlatformStoreError {
   }
 }
 
-/** A CRM record that deals still name: it cannot be deleted until they no longer do. */
+/** A CRM record that deals or contracts still name: it cannot be deleted until they no longer do. */
 export class InUseError extends WorkPlatformStoreError {
   override readonly name = 'InUseError';
   readonly kind = 'in-use';
 
   constructor(
-    readonly code: 'company-has-deals' | 'contact-has-deals',
+    readonly code: 'company-has-deals' | 'contact-has-deals' | 'company-has-contracts' | 'deal-has-contracts',
     readonly id: string,
-    readonly dealCount: number,
+    readonly count: number,
   ) {
-    const entity = code === 'company-has-deals' ? 'company' : 'contact';
-    super(`The ${entity} ${id} is named by ${dealCount} ${dealCount === 1 ? 'deal' : 'deals'}; change or delete ${dealCount === 1 ? 'it' : 'them'} first.`);
+    const [entity, named] = code.split('-has-') as [string, string];
+    const noun = count === 1 ? named.replace(/s$/, '') : named;
+    super(`The ${entity} ${id} is named by ${count} ${noun}; change or delete ${count === 1 ? 'it' : 'them'} first.`);
+  }
+}
+
+/** The codes of a move the contract lifecycle does not allow (the contract's `ContractStatus`). */
+export type ContractStateCode =
+  | 'contract-not-sent'
+  | 'contract-already-sent'
+  | 'contract-already-signed'
+  | 'contract-already-declined'
+  | 'contract-expired'
+  | 'contract-expiry-passed'
+  | 'contract-not-editable'
+  | 'contract-not-deletable';
+
+export class ContractStateError extends WorkPlatformStoreError {
+  override readonly name = 'ContractStateError';
+  readonly kind = 'contract-state';
+
+  constructor(
+    readonly code: ContractStateCode,
+    message: string,
+  ) {
+    super(message);
   }
 }
 

@@ -7,6 +7,7 @@ import type { CursorCodec } from '../paging/cursor.js';
 import type { ListPageCache } from '../store/listPageCache.js';
 import type { CompanyStore } from '../store/companies.js';
 import type { ContactStore } from '../store/contacts.js';
+import type { ContractStore } from '../store/contracts.js';
 import type { DealStore } from '../store/deals.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
@@ -25,6 +26,8 @@ export interface WorkPlatformServices {
   projects: ProjectStore;
   /** Companies, contacts and deals. */
   crm: { companies: CompanyStore; contacts: ContactStore; deals: DealStore };
+  /** Contracts and their lifecycle. */
+  contracts: ContractStore;
   /** Webhook subscriptions, their secrets, replays and delivery log. */
   webhooks: WebhookSubscriptions;
   cursors: CursorCodec;

@@ -1,4 +1,4 @@
-import { WorkPlatformStoreError, type InUseError, type ValueRefusedError } from '../store/workPlatformErrors.js';
+import { WorkPlatformStoreError, type ContractStateError, type InUseError, type ValueRefusedError } from '../store/workPlatformErrors.js';
 import { ApiProblem } from './problems.js';
 
 /** Turns the store's typed refusals into the contract's problems; anything else passes through. */
@@ -27,6 +27,8 @@ export function storeErrorToProblem(error: unknown): unknown {
       return new ApiProblem('conflict', { detail: error.message, code: 'webhook-limit-reached', cause: error });
     case 'webhook-disabled':
       return new ApiProblem('conflict', { detail: error.message, code: 'webhook-disabled', cause: error });
+    case 'contract-state':
+      return new ApiProblem('conflict', { detail: error.message, code: (error as ContractStateError).code, cause: error });
     default:
       return error;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
+import { createContractStore } from '../../src/store/contracts.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
@@ -31,6 +32,17 @@ describe('recorded events', () => {
     await send('DELETE', `/v1/deals/${deal.id}`);
     await send('DELETE', `/v1/contacts/${contact.id}`);
     await send('DELETE', `/v1/companies/${company.id}`);
+    const today = new Date().toISOString().slice(0, 10);
+    const signed = await send('POST', '/v1/contracts', { title: 'Events contract', dealId: fx.crm.dealIds[0], expiresOn: '2099-12-31' });
+    await send('PATCH', `/v1/contracts/${signed.id}`, { body: 'Terms' }, '1');
+    for (const move of ['send', 'withdraw', 'send', 'sign']) await send('POST', `/v1/contracts/${signed.id}/${move}`);
+    const declined = await send('POST', '/v1/contracts', { title: 'Declined', companyId: fx.crm.companyIds[0], expiresOn: '2099-12-31' });
+    for (const move of ['send', 'decline']) await send('POST', `/v1/contracts/${declined.id}/${move}`);
+    await send('DELETE', `/v1/contracts/${declined.id}`);
+    const lapsing = await send('POST', '/v1/contracts', { title: 'Lapsing', companyId: fx.crm.companyIds[0], expiresOn: today });
+    await send('POST', `/v1/contracts/${lapsing.id}/send`);
+    // The server's expiry sweep, two days on.
+    createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
 
     const document = client.document as { webhooks: Record<string, unknown> };
     const ajv = createAjv2020({ validateSchema: false });
@@ -38,7 +50,9 @@ describe('recorded events', () => {
     const rows = t.db.prepare('SELECT type, payload FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string; payload: string }[];
     expect(rows.map((row) => row.type)).toEqual(['project.created', 'project.updated', 'task.created', 'task.updated', 'task.completed', 'task.deleted', 'project.deleted',
       'company.created', 'company.updated', 'contact.created', 'contact.updated', 'deal.created', 'deal.updated', 'deal.stage_changed',
-      'deal.deleted', 'contact.deleted', 'company.deleted']);
+      'deal.deleted', 'contact.deleted', 'company.deleted',
+      'contract.created', 'contract.updated', 'contract.sent', 'contract.withdrawn', 'contract.sent', 'contract.signed',
+      'contract.created', 'contract.sent', 'contract.declined', 'contract.deleted', 'contract.created', 'contract.sent', 'contract.expired']);
     expect(new Set(rows.map((row) => row.type))).toEqual(new Set(Object.keys(document.webhooks)));
     for (const row of rows) {
       const validate = ajv.getSchema(`events-contract#/webhooks/${row.type}/post/requestBody/content/application~1json/schema`)

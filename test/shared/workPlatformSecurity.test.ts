@@ -193,6 +193,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     companyId: { collection: 'companies', prefix: 'cmp', otherId: () => fx.otherWorkspace.companyId },
     contactId: { collection: 'contacts', prefix: 'ctc', otherId: () => fx.otherWorkspace.contactId },
     dealId: { collection: 'deals', prefix: 'del', otherId: () => fx.otherWorkspace.dealId },
+    contractId: { collection: 'contracts', prefix: 'ctr', otherId: () => fx.otherWorkspace.contractId },
   };
   const otherIdOf = (name: string) => resources[name]!.otherId();
   // Never issued, same shape and length as the other workspace's ids.
@@ -205,7 +206,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
     const foreignProblem = expectProblem(foreign, 404, 'not-found');
     const missingProblem = expectProblem(missing, 404, 'not-found');
-    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal)-not-found$/);
+    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal|contract)-not-found$/);
     const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
       withPlaceholders(text, {
         [requestId]: '<request id>',
@@ -300,14 +301,17 @@ it('covers every operation of the contract', () => {
   expect(authenticated.length).toBeGreaterThanOrEqual(11);
   expect(byId.map((operation) => operation.operationId).sort()).toEqual(
     [
+      'declineContract',
       'deleteCompany',
       'deleteContact',
+      'deleteContract',
       'deleteDeal',
       'deleteProject',
       'deleteTask',
       'deleteWebhook',
       'getCompany',
       'getContact',
+      'getContract',
       'getDeal',
       'getProject',
       'getTask',
@@ -315,12 +319,16 @@ it('covers every operation of the contract', () => {
       'listWebhookDeliveries',
       'replayWebhookEvents',
       'rotateWebhookKey',
+      'sendContract',
+      'signContract',
       'updateCompany',
       'updateContact',
+      'updateContract',
       'updateDeal',
       'updateProject',
       'updateTask',
       'updateWebhook',
+      'withdrawContract',
     ],
   );
 });

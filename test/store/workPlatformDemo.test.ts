@@ -7,6 +7,7 @@ import { demoUsers, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
 import { openDatabase } from '../../src/store/database.js';
 import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
+import { createContractStore } from '../../src/store/contracts.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
@@ -31,9 +32,9 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'contracts', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
-    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'contactId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'contactId', 'contractId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
       workspaceId: demoWorkspaces.main.id,
       plan: 'free',
@@ -50,6 +51,23 @@ describe('Work-Platform demo data', () => {
       },
     });
     expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
+  });
+
+  it("holds a contract in each status, with the ids the contract's path examples name, the same on every load", () => {
+    const demo = load();
+    const contracts = createContractStore(t.db, { now: clock.now });
+    const statusOf = (id: string) => contracts.getContract(demo.workspaceId, id)!.status;
+    expect(['draft', 'sent', 'signed', 'declined', 'expired'].map((status) => statusOf(demo.contracts[status as 'draft']))).toEqual(['draft', 'sent', 'signed', 'declined', 'expired']);
+    const spec = (name: string) => readFileSync(path.join('specs/work-platform', name), 'utf8');
+    expect(spec('components/parameters/ContractId.yaml')).toContain(`example: ${demo.contracts.example}`);
+    expect(statusOf(demo.contracts.example)).toBe('draft');
+    for (const [move, id, status] of [['send', demo.contracts.toSend, 'draft'], ['sign', demo.contracts.toSign, 'sent'], ['decline', demo.contracts.toDecline, 'sent'], ['withdraw', demo.contracts.toWithdraw, 'sent']] as const) {
+      expect(spec(`paths/contract-${move}.yaml`)).toContain(`example: ${id}`);
+      expect(statusOf(id)).toBe(status);
+    }
+    expect(spec('components/schemas/ContractCreate.yaml')).toContain(`dealId: ${demo.crm.dealIds[0]}`);
+    expect(load().contracts).toEqual(demo.contracts);
+    expect(contracts.getContract(demo.otherWorkspace.workspaceId, demo.otherWorkspace.contractId)!.status).toBe('draft');
   });
 
   it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', () => {

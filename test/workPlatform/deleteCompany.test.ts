@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
+import { contractCalls } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
@@ -10,6 +11,7 @@ let client: ContractClient;
 let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 const crm = crmCalls(() => ({ t, client, fx }));
+const contracts = contractCalls(() => ({ t, client, fx }));
 
 describe('DELETE /v1/companies/{companyId}', () => {
   it('answers 204, then 404, and records company.deleted', async () => {
@@ -37,6 +39,15 @@ describe('DELETE /v1/companies/{companyId}', () => {
     expectProblem(await crm.remove('company', company.id), 409, 'conflict', 'company-has-deals');
     expect(expectSuccess(await crm.get('contact', contact.id), 200).companyId).toBe(company.id);
     expectSuccess(await crm.update('deal', deal.id, { companyId: null }, '1'), 200);
+    expect((await crm.remove('company', company.id)).status).toBe(204);
+  });
+
+  it('answers 409 company-has-contracts while a contract names it, and changes nothing', async () => {
+    const company = await crm.newCompany();
+    const contract = await contracts.newContract({ companyId: company.id });
+    expectProblem(await crm.remove('company', company.id), 409, 'conflict', 'company-has-contracts');
+    expect(expectSuccess(await crm.get('company', company.id), 200).version).toBe(1);
+    expect((await contracts.remove(contract.id)).status).toBe(204);
     expect((await crm.remove('company', company.id)).status).toBe(204);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
+import { contractCalls } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
@@ -10,6 +11,7 @@ let client: ContractClient;
 let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 const crm = crmCalls(() => ({ t, client, fx }));
+const contracts = contractCalls(() => ({ t, client, fx }));
 
 describe('DELETE /v1/deals/{dealId}', () => {
   it('answers 204, then 404, records deal.deleted, and frees its company and contacts', async () => {
@@ -22,6 +24,16 @@ describe('DELETE /v1/deals/{dealId}', () => {
     expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created', 'deal.deleted']);
     expect((await crm.remove('contact', contact.id)).status).toBe(204);
     expect((await crm.remove('company', company.id)).status).toBe(204);
+  });
+
+  it('answers 409 deal-has-contracts while a contract names it, and changes nothing', async () => {
+    const deal = await crm.newDeal();
+    const contract = await contracts.newContract({ companyId: undefined, dealId: deal.id });
+    expectProblem(await crm.remove('deal', deal.id), 409, 'conflict', 'deal-has-contracts');
+    expect(expectSuccess(await crm.get('deal', deal.id), 200).version).toBe(1);
+    expectProblem(await contracts.update(contract.id, { dealId: null }, '1'), 422, 'validation');
+    expectSuccess(await contracts.update(contract.id, { dealId: null, companyId: fx.crm.companyIds[0] }, '1'), 200);
+    expect((await crm.remove('deal', deal.id)).status).toBe(204);
   });
 
   it('checks If-Match when sent', async () => {

@@ -1,0 +1,458 @@
+// Contracts. Every read and write is scoped by workspace; every change bumps `version` by one and
+// records its outbox event in the same transaction.
+//
+// Expiry by date: a sent contract expires at `expires_at` (00:00 UTC of the day after `expires_on`).
+// Reads show it as of the instant they run (`asOf`): a sent row past its instant reads as expired,
+// with `expiredAt` and `updatedAt` at that instant and `version` one higher — exactly the row that
+// recording the expiry writes. The expiry is recorded (with contract.expired) by the sweep
+// `expireOverdueContracts`, or by any write that finds the row overdue before it acts, so what
+// readers saw never changes when it is recorded.
+import type { components } from '../../generated/work-platform/types.js';
+import { sortFields } from '../../generated/work-platform/rules.js';
+import type BetterSqlite3 from 'better-sqlite3';
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { companies, contracts, contractStorageLimits, deals, type ContractStatus } from '../../db/schema.js';
+import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { compiledStatement, drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
+import { createOutboxWriter, type EventActor, type OutboxEventType } from './outboxEvents.js';
+import { ContractStateError, InvalidValueError, NotFoundError, ValueRefusedError, type RefusedValue } from './workPlatformErrors.js';
+import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+
+export type Contract = components['schemas']['Contract'];
+export type CreateContractInput = components['schemas']['ContractCreate'];
+export type UpdateContractInput = components['schemas']['ContractUpdate'];
+
+/** The explicit moves of the lifecycle; expiry is the one move made by date. */
+export type ContractMove = 'send' | 'sign' | 'decline' | 'withdraw';
+
+/** The fields the list sorts by: the contract's `ContractSort` parameter. */
+export const contractSorts = sortFields.ContractSort;
+export type ContractSort = (typeof contractSorts)[number];
+export type ContractListOptions = FilteredListOptions<ContractSort, 'status' | 'companyId' | 'dealId' | 'updatedSince'>;
+
+/** Who records an expiry: no user, the server's sweep. */
+export const contractExpiryActor: EventActor = { id: 'contract-expiry', kind: 'SYSTEM' };
+
+/** Rows the sweep records per transaction, so that it never holds the write lock long. */
+const expiryBatchSize = 500;
+const msPerDay = 86_400_000;
+
+export interface ContractStoreOptions {
+  now?: () => number;
+  randomBytes?: RandomBytes;
+}
+
+export interface ContractStore {
+  createContract(workspaceId: string, input: CreateContractInput, actor: EventActor): Contract;
+  /** As of now; undefined when missing or in another workspace. */
+  getContract(workspaceId: string, id: string): Contract | undefined;
+  /** Changes a draft when `expectedVersion` is current; a patch that changes nothing writes nothing. */
+  updateContract(workspaceId: string, id: string, patch: UpdateContractInput, expectedVersion: number, actor: EventActor): Contract;
+  /** One move of the lifecycle; a move the status does not allow is a ContractStateError. */
+  moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Contract;
+  /** Deletes a draft, declined or expired contract. Returns the contract as it was. */
+  deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Contract;
+  /** As of now; `updatedSince` in milliseconds since the epoch. */
+  listContracts(workspaceId: string, options: ContractListOptions): KeysetPage<Contract>;
+  /** Records the expiry of every sent contract past its date (contract.expired each); returns how many. */
+  expireOverdueContracts(): number;
+}
+
+type ContractRow = typeof contracts.$inferSelect;
+
+function timestampOrNull(ms: number | null): string | null {
+  return ms === null ? null : formatTimestamp(ms);
+}
+
+export function toContract(row: Omit<ContractRow, 'workspaceId' | 'expiresAt'>): Contract {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    companyId: row.companyId,
+    dealId: row.dealId,
+    amountMinor: row.amountMinor,
+    currency: row.currency,
+    body: row.body,
+    expiresOn: row.expiresOn,
+    sentAt: timestampOrNull(row.sentAt),
+    signedAt: timestampOrNull(row.signedAt),
+    declinedAt: timestampOrNull(row.declinedAt),
+    expiredAt: timestampOrNull(row.expiredAt),
+    version: row.version,
+    createdAt: formatTimestamp(row.createdAt),
+    updatedAt: formatTimestamp(row.updatedAt),
+  };
+}
+
+/** The instant a contract expiring after `expiresOn` expires: 00:00 UTC of the next day. */
+export function expiryInstantOf(expiresOn: string): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(expiresOn);
+  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+  const start = Date.UTC(year, month - 1, day);
+  const date = new Date(start);
+  if (!match || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new InvalidValueError('expiresOn', 'must be a calendar day, YYYY-MM-DD.');
+  }
+  return start + msPerDay;
+}
+
+/** The row as recording its expiry leaves it (the same as the reads' view of an overdue row). */
+function expiredRow(row: ContractRow): ContractRow {
+  const instant = Math.max(row.updatedAt, row.expiresAt);
+  return { ...row, status: 'expired', expiredAt: instant, updatedAt: instant, version: row.version + 1 };
+}
+
+// The reads' view as of `asOf`, in SQL: the same rule as expiredRow.
+const asOf = sql.placeholder('asOf');
+const overdue = sql`(${contracts.status} = 'sent' AND ${contracts.expiresAt} <= ${asOf})`;
+const expiryInstant = sql`max(${contracts.updatedAt}, ${contracts.expiresAt})`;
+const statusAsOf = sql<ContractStatus>`CASE WHEN ${overdue} THEN 'expired' ELSE ${contracts.status} END`;
+const updatedAtAsOf = sql<number>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.updatedAt} END`;
+const viewColumns = {
+  title: contracts.title,
+  status: statusAsOf,
+  companyId: contracts.companyId,
+  dealId: contracts.dealId,
+  amountMinor: contracts.amountMinor,
+  currency: contracts.currency,
+  body: contracts.body,
+  expiresOn: contracts.expiresOn,
+  sentAt: contracts.sentAt,
+  signedAt: contracts.signedAt,
+  declinedAt: contracts.declinedAt,
+  expiredAt: sql<number | null>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.expiredAt} END`,
+  version: sql<number>`${contracts.version} + CASE WHEN ${overdue} THEN 1 ELSE 0 END`,
+  createdAt: contracts.createdAt,
+  updatedAt: updatedAtAsOf,
+};
+
+type ViewedContractRow = [
+  id: string,
+  sortKey: string | number,
+  title: string,
+  status: ContractStatus,
+  companyId: string | null,
+  dealId: string | null,
+  amountMinor: number | null,
+  currency: string | null,
+  body: string | null,
+  expiresOn: string,
+  sentAt: number | null,
+  signedAt: number | null,
+  declinedAt: number | null,
+  expiredAt: number | null,
+  version: number,
+  createdAt: number,
+  updatedAt: number,
+];
+
+function viewed([id, , title, status, companyId, dealId, amountMinor, currency, body, expiresOn, sentAt, signedAt, declinedAt, expiredAt, version, createdAt, updatedAt]: ViewedContractRow): Contract {
+  return toContract({ id, title, status, companyId, dealId, amountMinor, currency, body, expiresOn, sentAt, signedAt, declinedAt, expiredAt, version, createdAt, updatedAt });
+}
+
+const sortKeys: Record<ContractSort, SortKeyDefinition> = {
+  createdAt: { expression: contracts.createdAt, keyType: 'number' },
+  updatedAt: { expression: updatedAtAsOf, keyType: 'number' },
+  title: { expression: contracts.title, keyType: 'string' },
+  expiresOn: { expression: contracts.expiresOn, keyType: 'string' },
+};
+
+const constraintFields: ConstraintFields = {
+  contracts_title_length: { field: 'title', limit: contractStorageLimits.title },
+  contracts_body_length: { field: 'body', limit: contractStorageLimits.body },
+};
+
+function checkContractValues(input: UpdateContractInput): void {
+  if (input.title !== undefined) checkText('title', input.title, contractStorageLimits.title, { allowEmpty: false });
+  if (input.body !== undefined && input.body !== null) checkText('body', input.body, contractStorageLimits.body, { allowEmpty: true });
+  if (input.amountMinor !== undefined && input.amountMinor !== null && (!Number.isSafeInteger(input.amountMinor) || input.amountMinor < 0)) {
+    throw new InvalidValueError('amountMinor', 'must be a whole number from 0 to 2^53 - 1.');
+  }
+  if (input.currency !== undefined && input.currency !== null && !/^[A-Z]{3}$/.test(input.currency)) {
+    throw new InvalidValueError('currency', 'must be three capital letters.');
+  }
+  if (input.expiresOn !== undefined) expiryInstantOf(input.expiresOn);
+}
+
+/** Why a status refuses a move that needs a sent contract (sign, decline, withdraw), or a send. */
+function refusalOf(status: ContractStatus, move: ContractMove): ContractStateError | undefined {
+  const refusals: Record<ContractStatus, [code: ContractStateError['code'], reason: string] | undefined> = {
+    draft: move === 'send' ? undefined : ['contract-not-sent', 'is a draft; send it first'],
+    sent: move === 'send' ? ['contract-already-sent', 'has already been sent'] : undefined,
+    signed: ['contract-already-signed', 'has already been signed'],
+    declined: ['contract-already-declined', 'has already been declined'],
+    expired: ['contract-expired', 'has expired'],
+  };
+  const refusal = refusals[status];
+  return refusal ? new ContractStateError(refusal[0], `The contract ${refusal[1]}; it cannot be ${movedWord[move]}.`) : undefined;
+}
+
+const movedWord: Record<ContractMove, string> = { send: 'sent', sign: 'signed', decline: 'declined', withdraw: 'withdrawn' };
+const moveEvents: Record<ContractMove, OutboxEventType> = {
+  send: 'contract.sent',
+  sign: 'contract.signed',
+  decline: 'contract.declined',
+  withdraw: 'contract.withdrawn',
+};
+
+export function createContractStore(db: BetterSqlite3.Database, options: ContractStoreOptions = {}): ContractStore {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const orm = drizzleFor(db);
+  const outbox = createOutboxWriter(db, randomBytes);
+
+  const inWorkspace = and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.id, sql.placeholder('id')));
+  const selectOne = orm.select().from(contracts).where(inWorkspace).prepare();
+  // Read as a list row is (id, sort key, columns), so that one mapping serves both.
+  const viewOne = compiledStatement<{ workspaceId: string; id: string; asOf: number }, ViewedContractRow>(
+    db,
+    orm
+      .select({ id: contracts.id, sortKey: contracts.createdAt, ...viewColumns })
+      .from(contracts)
+      .where(inWorkspace),
+  );
+  const companyExists = workspaceRowLookup(orm, companies);
+  const companyOfDeal = orm
+    .select({ companyId: deals.companyId })
+    .from(deals)
+    .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id'))))
+    .prepare();
+  const insert = orm.insert(contracts).values(placeholdersFor(contracts)).prepare();
+  const update = orm
+    .update(contracts)
+    .set({
+      title: sql`${sql.placeholder('title')}`,
+      status: sql`${sql.placeholder('status')}`,
+      companyId: sql`${sql.placeholder('companyId')}`,
+      dealId: sql`${sql.placeholder('dealId')}`,
+      amountMinor: sql`${sql.placeholder('amountMinor')}`,
+      currency: sql`${sql.placeholder('currency')}`,
+      body: sql`${sql.placeholder('body')}`,
+      expiresOn: sql`${sql.placeholder('expiresOn')}`,
+      expiresAt: sql`${sql.placeholder('expiresAt')}`,
+      sentAt: sql`${sql.placeholder('sentAt')}`,
+      signedAt: sql`${sql.placeholder('signedAt')}`,
+      declinedAt: sql`${sql.placeholder('declinedAt')}`,
+      expiredAt: sql`${sql.placeholder('expiredAt')}`,
+      version: sql`${sql.placeholder('version')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(inWorkspace)
+    .prepare();
+  const remove = orm.delete(contracts).where(inWorkspace).prepare();
+  const overdueRows = orm
+    .select()
+    .from(contracts)
+    .where(and(eq(contracts.status, 'sent'), lte(contracts.expiresAt, sql.placeholder('asOf'))))
+    .orderBy(asc(contracts.expiresAt), asc(contracts.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+
+  const list = filteredKeysetList(db, {
+    table: contracts,
+    idColumn: contracts.id,
+    workspaceColumn: contracts.workspaceId,
+    columns: viewColumns,
+    sortKeys,
+    filters: {
+      status: sql`${statusAsOf} = ${sql.placeholder('status')}`,
+      companyId: eq(contracts.companyId, sql.placeholder('companyId')),
+      dealId: eq(contracts.dealId, sql.placeholder('dealId')),
+      updatedSince: sql`${updatedAtAsOf} >= ${sql.placeholder('updatedSince')}`,
+    },
+    toItem: viewed,
+  });
+
+  const write = immediateWriter(orm, constraintFields);
+
+  /** Records the expiry of an overdue sent row (contract.expired); any other row as it is. */
+  function caughtUp(workspaceId: string, row: ContractRow, at: number): ContractRow {
+    if (row.status !== 'sent' || row.expiresAt > at) return row;
+    const next = expiredRow(row);
+    update.run(next);
+    outbox.record(workspaceId, 'contract.expired', contractExpiryActor, at, toContract(next));
+    return next;
+  }
+
+  /** The row a change applies to, its expiry recorded first, at the version expected (when one is). */
+  function currentRow(workspaceId: string, id: string, expectedVersion: number | null, at: number): ContractRow {
+    const row = versionedRow('contract', id, selectOne.get({ workspaceId, id }), null);
+    return versionedRow('contract', id, caughtUp(workspaceId, row, at), expectedVersion);
+  }
+
+  /**
+   * The company and deal of a contract that names `next.dealId`/`next.companyId`: both must be of
+   * the workspace, at least one given; a deal's company fills a company not given, and a company
+   * given must be the deal's when the deal has one.
+   */
+  function resolveParties(workspaceId: string, next: ContractRow, companyGiven: boolean): void {
+    if (next.companyId === null && next.dealId === null) {
+      throw new ValueRefusedError([{ path: '/companyId', code: 'invalid_format', message: 'or dealId is required: a contract names a company, a deal or both' }]);
+    }
+    if (next.dealId !== null) {
+      const deal = companyOfDeal.get({ workspaceId, id: next.dealId });
+      if (!deal) throw new NotFoundError('deal', next.dealId);
+      if (deal.companyId !== null && next.companyId !== deal.companyId) {
+        if (companyGiven) {
+          throw new ValueRefusedError([
+            { path: '/companyId', code: 'invalid_format', message: `must be ${deal.companyId}, the company of deal ${next.dealId}, or be left out` },
+          ]);
+        }
+        next.companyId = deal.companyId;
+      }
+    }
+    if (next.companyId !== null && !companyExists.get({ workspaceId, id: next.companyId })) throw new NotFoundError('company', next.companyId);
+  }
+
+  function checkValue(row: ContractRow): void {
+    const refused: RefusedValue[] = [];
+    if (row.amountMinor !== null && row.currency === null) refused.push({ path: '/currency', code: 'invalid_format', message: 'is required with amountMinor' });
+    if (row.amountMinor === null && row.currency !== null) refused.push({ path: '/amountMinor', code: 'invalid_format', message: 'is required with currency' });
+    if (refused.length > 0) throw new ValueRefusedError(refused);
+  }
+
+  function recordExpiries(): number {
+    return write(() => {
+      const at = now();
+      const rows = overdueRows.all({ asOf: at, limit: expiryBatchSize });
+      for (const row of rows) caughtUp(row.workspaceId, row, at);
+      return rows.length;
+    });
+  }
+
+  return {
+    createContract(workspaceId, input, actor) {
+      for (const name of ['title', 'expiresOn'] as const) {
+        if (input[name] === undefined) throw new InvalidValueError(name, 'is required.');
+      }
+      checkContractValues(input);
+      const at = now();
+      const row: ContractRow = {
+        id: newId('ctr', randomBytes),
+        workspaceId,
+        title: input.title,
+        status: 'draft',
+        companyId: input.companyId ?? null,
+        dealId: input.dealId ?? null,
+        amountMinor: input.amountMinor ?? null,
+        currency: input.currency ?? null,
+        body: input.body ?? null,
+        expiresOn: input.expiresOn,
+        expiresAt: expiryInstantOf(input.expiresOn),
+        sentAt: null,
+        signedAt: null,
+        declinedAt: null,
+        expiredAt: null,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      checkValue(row);
+      return write(() => {
+        resolveParties(workspaceId, row, input.companyId !== undefined && input.companyId !== null);
+        insert.run(row);
+        const contract = toContract(row);
+        outbox.record(workspaceId, 'contract.created', actor, at, contract);
+        return contract;
+      });
+    },
+
+    getContract(workspaceId, id) {
+      const row = viewOne.row({ workspaceId, id, asOf: now() });
+      return row ? viewed(row) : undefined;
+    },
+
+    updateContract(workspaceId, id, patch, expectedVersion, actor) {
+      checkContractValues(patch);
+      return write(() => {
+        const at = now();
+        const current = currentRow(workspaceId, id, expectedVersion, at);
+        if (current.status !== 'draft') {
+          throw new ContractStateError('contract-not-editable', `The contract is ${current.status}; only drafts can be changed${current.status === 'sent' ? ' (withdraw it first)' : ''}.`);
+        }
+        const next: ContractRow = {
+          ...current,
+          title: patch.title ?? current.title,
+          companyId: patch.companyId === undefined ? current.companyId : patch.companyId,
+          dealId: patch.dealId === undefined ? current.dealId : patch.dealId,
+          amountMinor: patch.amountMinor === undefined ? current.amountMinor : patch.amountMinor,
+          currency: patch.currency === undefined ? current.currency : patch.currency,
+          body: patch.body === undefined ? current.body : patch.body,
+          expiresOn: patch.expiresOn ?? current.expiresOn,
+        };
+        next.expiresAt = expiryInstantOf(next.expiresOn);
+        checkValue(next);
+        if (next.companyId !== current.companyId || next.dealId !== current.dealId) {
+          resolveParties(workspaceId, next, patch.companyId !== undefined && patch.companyId !== null);
+        }
+        const fields = ['title', 'companyId', 'dealId', 'amountMinor', 'currency', 'body', 'expiresOn'] as const;
+        if (!fields.some((name) => next[name] !== current[name])) return toContract(current);
+        next.version = current.version + 1;
+        next.updatedAt = at;
+        update.run(next);
+        const contract = toContract(next);
+        outbox.record(workspaceId, 'contract.updated', actor, at, contract);
+        return contract;
+      });
+    },
+
+    moveContract(workspaceId, id, move, expectedVersion, actor) {
+      return write(() => {
+        const at = now();
+        const current = currentRow(workspaceId, id, expectedVersion, at);
+        const refusal = refusalOf(current.status, move);
+        if (refusal) throw refusal;
+        if (move === 'send' && current.expiresAt <= at) {
+          throw new ContractStateError(
+            'contract-expiry-passed',
+            `The contract's expiresOn (${current.expiresOn}) is before today (UTC); change it before sending.`,
+          );
+        }
+        const next: ContractRow = { ...current, version: current.version + 1, updatedAt: at };
+        if (move === 'send') Object.assign(next, { status: 'sent', sentAt: at });
+        if (move === 'sign') Object.assign(next, { status: 'signed', signedAt: at });
+        if (move === 'decline') Object.assign(next, { status: 'declined', declinedAt: at });
+        if (move === 'withdraw') Object.assign(next, { status: 'draft', sentAt: null });
+        update.run(next);
+        const contract = toContract(next);
+        outbox.record(workspaceId, moveEvents[move], actor, at, contract);
+        return contract;
+      });
+    },
+
+    deleteContract(workspaceId, id, expectedVersion, actor) {
+      return write(() => {
+        const at = now();
+        const current = currentRow(workspaceId, id, expectedVersion, at);
+        if (current.status === 'sent' || current.status === 'signed') {
+          throw new ContractStateError(
+            'contract-not-deletable',
+            current.status === 'sent'
+              ? 'The contract has been sent; withdraw it before deleting it.'
+              : 'The contract has been signed; a signed contract is kept as the record of the agreement.',
+          );
+        }
+        remove.run({ workspaceId, id });
+        const contract = toContract(current);
+        outbox.record(workspaceId, 'contract.deleted', actor, at, contract);
+        return contract;
+      });
+    },
+
+    listContracts(workspaceId, listOptions) {
+      return list(workspaceId, { ...listOptions, bindings: { asOf: now() } });
+    },
+
+    expireOverdueContracts() {
+      let recorded = 0;
+      for (;;) {
+        const batch = recordExpiries();
+        recorded += batch;
+        if (batch < expiryBatchSize) return recorded;
+      }
+    },
+  };
+}
