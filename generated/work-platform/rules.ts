@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listConnectorKinds' | 'listConnectors' | 'createConnector' | 'importIssues' | 'connectConnector' | 'disconnectConnector' | 'getConnector' | 'deleteConnector' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
@@ -33,6 +33,14 @@ export const operationIds = [
   'getDeal',
   'updateDeal',
   'deleteDeal',
+  'listConnectorKinds',
+  'listConnectors',
+  'createConnector',
+  'importIssues',
+  'connectConnector',
+  'disconnectConnector',
+  'getConnector',
+  'deleteConnector',
   'getWorkspaceLimits',
   'listWebhooks',
   'createWebhook',
@@ -62,6 +70,8 @@ export const scopeCatalogue = [
   'ai:use',
   'crm:read',
   'crm:write',
+  'connectors:read',
+  'connectors:manage',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -76,7 +86,9 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "webhooks:manage": "Create, change, rotate, replay and delete webhook subscriptions, and read their delivery log.",
   "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap.",
   "crm:read": "Read companies, contacts and deals.",
-  "crm:write": "Create, change and delete companies, contacts and deals."
+  "crm:write": "Create, change and delete companies, contacts and deals.",
+  "connectors:read": "See the workspace's connectors and their status (never their credentials), and import through them with tasks:write.",
+  "connectors:manage": "Create, connect, disconnect and delete the workspace's connectors, giving them credentials for outside services."
 };
 
 /** The event types of the `webhooks` section. */
@@ -98,6 +110,11 @@ export const eventTypes = [
   'deal.updated',
   'deal.stage_changed',
   'deal.deleted',
+  'connector.created',
+  'connector.connected',
+  'connector.expired',
+  'connector.disconnected',
+  'connector.deleted',
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -131,6 +148,11 @@ export const sortFields = {
     "updatedAt",
     "title",
     "amountMinor"
+  ],
+  ConnectorSort: [
+    "createdAt",
+    "updatedAt",
+    "name"
   ]
 } as const;
 
@@ -274,6 +296,23 @@ export const enumValues = {
     "won",
     "lost"
   ],
+  ConnectorKindId: [
+    "github"
+  ],
+  ConnectorStatus: [
+    "not_connected",
+    "connected",
+    "expired",
+    "disconnected"
+  ],
+  "IssueImportRequest.state": [
+    "open",
+    "all"
+  ],
+  "IssueImport.state": [
+    "open",
+    "all"
+  ],
   "WorkspaceLimits.plan": [
     "free",
     "pro",
@@ -303,7 +342,12 @@ export const enumValues = {
     "deal.created",
     "deal.updated",
     "deal.stage_changed",
-    "deal.deleted"
+    "deal.deleted",
+    "connector.created",
+    "connector.connected",
+    "connector.expired",
+    "connector.disconnected",
+    "connector.deleted"
   ],
   "WebhookFields.status": [
     "ACTIVE",
@@ -347,6 +391,12 @@ export const maxLengths = {
   },
   Deal: {
     title: 200
+  },
+  Connector: {
+    name: 120
+  },
+  ConnectorConnection: {
+    token: 1000
   },
   WebhookCreate: {
     url: 2048,

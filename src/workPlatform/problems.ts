@@ -29,8 +29,10 @@ export const PROBLEM_TYPES = Object.freeze({
   'ai-spend-cap-exceeded': { status: 429, title: 'Daily AI spend cap reached' },
   internal: { status: 500, title: 'Internal server error' },
   'ai-provider-error': { status: 502, title: 'AI provider error' },
+  'connector-provider-error': { status: 502, title: 'Connector provider error' },
   unavailable: { status: 503, title: 'Service unavailable' },
   'ai-provider-timeout': { status: 504, title: 'AI provider timeout' },
+  'connector-provider-timeout': { status: 504, title: 'Connector provider timeout' },
 } as const satisfies Record<string, { status: number; title: string }>);
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;
@@ -43,7 +45,7 @@ export const DEFAULT_PROBLEM_TYPE_BASE = 'https://errors.work-platform.example/p
 /** What an unexpected error says: the cause stays in the log, under the request id. */
 export const INTERNAL_DETAIL = 'An unexpected error occurred. Quote the request id when reporting it.';
 
-const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota', 'aiSpend'] as const;
+const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota', 'aiSpend', 'connectorId'] as const;
 
 /** The extension members the contract's Problem schema declares, and only those. */
 export type ProblemExtensions = Pick<components['schemas']['Problem'], (typeof EXTENSION_MEMBERS)[number]>;

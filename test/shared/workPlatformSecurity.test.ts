@@ -193,6 +193,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     companyId: { collection: 'companies', prefix: 'cmp', otherId: () => fx.otherWorkspace.companyId },
     contactId: { collection: 'contacts', prefix: 'ctc', otherId: () => fx.otherWorkspace.contactId },
     dealId: { collection: 'deals', prefix: 'del', otherId: () => fx.otherWorkspace.dealId },
+    connectorId: { collection: 'connectors', prefix: 'con', otherId: () => fx.otherWorkspace.connectorId },
   };
   const otherIdOf = (name: string) => resources[name]!.otherId();
   // Never issued, same shape and length as the other workspace's ids.
@@ -205,7 +206,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
     const foreignProblem = expectProblem(foreign, 404, 'not-found');
     const missingProblem = expectProblem(missing, 404, 'not-found');
-    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal)-not-found$/);
+    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal|connector)-not-found$/);
     const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
       withPlaceholders(text, {
         [requestId]: '<request id>',
