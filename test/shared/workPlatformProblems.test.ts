@@ -51,6 +51,8 @@ describe('PROBLEM_TYPES', () => {
       'ai-provider-error': [502, 'AI provider error'],
       unavailable: [503, 'Service unavailable'],
       'ai-provider-timeout': [504, 'AI provider timeout'],
+      'connector-provider-error': [502, 'Connector provider error'],
+      'connector-provider-timeout': [504, 'Connector provider timeout'],
       'request-timeout': [408, 'Request timeout'],
       'request-header-fields-too-large': [431, 'Request header fields too large'],
     });

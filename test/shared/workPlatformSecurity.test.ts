@@ -301,18 +301,23 @@ it('covers every operation of the contract', () => {
   expect(authenticated.length).toBeGreaterThanOrEqual(11);
   expect(byId.map((operation) => operation.operationId).sort()).toEqual(
     [
+      'connectConnector',
       'deleteCompany',
+      'deleteConnector',
       'deleteContact',
       'deleteDeal',
       'deleteProject',
       'deleteTask',
       'deleteWebhook',
+      'disconnectConnector',
       'getCompany',
+      'getConnector',
       'getContact',
       'getDeal',
       'getProject',
       'getTask',
       'getWebhook',
+      'importIssues',
       'listWebhookDeliveries',
       'replayWebhookEvents',
       'rotateWebhookKey',
