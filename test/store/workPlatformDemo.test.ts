@@ -31,9 +31,9 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'connectors', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
-    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'contactId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'connectorId', 'contactId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
       workspaceId: demoWorkspaces.main.id,
       plan: 'free',
@@ -50,6 +50,24 @@ describe('Work-Platform demo data', () => {
       },
     });
     expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
+  });
+
+  it('holds one GitHub connector in each status in the main workspace (the connected one sealed, never in clear), and one never connected in the other', () => {
+    const demo = load();
+    const rows = t.db.prepare('SELECT id, workspace_id AS workspaceId, status, sealed_credential AS sealed, credential_expires_at AS expiresAt FROM connectors ORDER BY id').all() as { id: string; workspaceId: string; status: string; sealed: string | null; expiresAt: number | null }[];
+    expect(rows.map(({ id, workspaceId, status }) => [id, workspaceId, status])).toEqual([
+      [demo.otherWorkspace.connectorId, demoWorkspaces.other.id, 'not_connected'],
+      [demo.connectors.connected, demo.workspaceId, 'connected'],
+      [demo.connectors.expired, demo.workspaceId, 'connected'],
+      [demo.connectors.disconnected, demo.workspaceId, 'disconnected'],
+    ]);
+    // The expired one is stored connected with an expiry long past: it shows (and answers) as expired.
+    expect(rows[2]!.expiresAt).toBeLessThan(clock.now());
+    expect(rows[1]!.sealed).toMatch(/^v1\./);
+    expect(JSON.stringify(rows)).not.toContain('ghp_');
+    // Loading again replaces them: still four.
+    load();
+    expect((t.db.prepare('SELECT count(*) AS n FROM connectors').get() as { n: number }).n).toBe(4);
   });
 
   it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', () => {
