@@ -519,6 +519,83 @@ export const contracts = sqliteTable(
   ],
 );
 
+// Connectors: a workspace's connections to outside services (one row per connector, several of a
+// kind allowed), and the GitHub issues imported as tasks. The credential is stored only sealed
+// (AES-256-GCM with the webhook secrets' key, see src/webhooks/secretBox.ts) and only while
+// it may still be used: `not_connected` and `disconnected` rows hold none.
+
+/** The kinds of the connector catalogue (the contract's `ConnectorKindId`). */
+export const connectorKinds = enumValues.ConnectorKindId;
+export type ConnectorKind = (typeof connectorKinds)[number];
+/** The stored statuses (the contract's `ConnectorStatus`); `expired` is also shown for a `connected` row whose expiry has passed. */
+export const connectorStatuses = enumValues.ConnectorStatus;
+export type ConnectorStatus = (typeof connectorStatuses)[number];
+
+export const connectors = sqliteTable(
+  'connectors',
+  {
+    id: text('id').primaryKey(), // con_…
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: connectorKinds }).notNull(),
+    name: text('name').notNull(),
+    status: text('status', { enum: connectorStatuses }).notNull(),
+    /** The credential sealed with the connector id as context; never the credential itself. */
+    sealedCredential: text('sealed_credential'),
+    /** The credential's last 4 characters, shown to tell credentials apart. */
+    credentialHint: text('credential_hint'),
+    credentialExpiresAt: integer('credential_expires_at'),
+    /** The account the credential acts as (GitHub: the login of GET /user). */
+    accountLogin: text('account_login'),
+    connectedAt: integer('connected_at'),
+    disconnectedAt: integer('disconnected_at'),
+    expiredAt: integer('expired_at'),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('connectors_workspace_id_id_unique').on(table.workspaceId, table.id),
+    index('connectors_created_at_idx').on(table.workspaceId, table.createdAt, table.id),
+    index('connectors_updated_at_idx').on(table.workspaceId, table.updatedAt, table.id),
+    index('connectors_name_idx').on(table.workspaceId, table.name, table.id),
+    index('connectors_kind_idx').on(table.workspaceId, table.kind, table.createdAt, table.id),
+    check('connectors_kind_known', inList('kind', connectorKinds)),
+    check('connectors_status_known', inList('status', connectorStatuses)),
+    check('connectors_name_length', sql.raw(`length("name") BETWEEN 1 AND ${maxLengths.Connector.name}`)),
+    check(
+      'connectors_credential_while_usable',
+      sql.raw(`("status" = 'connected' AND "sealed_credential" IS NOT NULL) OR ("status" IN ('not_connected', 'disconnected') AND "sealed_credential" IS NULL) OR "status" = 'expired'`),
+    ),
+    check('connectors_version_positive', sql`${table.version} >= 1`),
+  ],
+);
+
+/**
+ * One row per GitHub issue imported into a workspace (keyed by GitHub's issue id, which survives a
+ * repository rename), naming its task, and the issue's title and state as last imported: a
+ * re-import changes the task only where the issue changed on GitHub since.
+ */
+export const importedIssues = sqliteTable(
+  'imported_issues',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    issueId: integer('issue_id').notNull(),
+    /** `owner/name` as GitHub spelled it at the last import. */
+    repository: text('repository').notNull(),
+    issueNumber: integer('issue_number').notNull(),
+    /** The task made from it; it may have been deleted since (then it is not made again). */
+    taskId: text('task_id').notNull(),
+    issueTitle: text('issue_title').notNull(),
+    issueState: text('issue_state', { enum: ['open', 'closed'] }).notNull(),
+    importedAt: integer('imported_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workspaceId, table.issueId] }), check('imported_issues_state_known', inList('issue_state', ['open', 'closed']))],
+);
+
 /**
  * The outbox: one row per change, written in the same transaction as the change. `payload` is
  * the whole webhook envelope as JSON; the webhook worker delivers it later.

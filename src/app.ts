@@ -32,6 +32,9 @@ import { createCompanyStore } from './store/companies.js';
 import { createContactStore } from './store/contacts.js';
 import { createDealStore } from './store/deals.js';
 import { createContractStore } from './store/contracts.js';
+import { createConnectorStore } from './store/connectors.js';
+import { createImportedIssueStore } from './store/importedIssues.js';
+import { createGithubClient } from './connectors/githubClient.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
 import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
@@ -187,6 +190,12 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
           prices: config.ai.prices,
           spend: createAiSpendStore(db, { now }),
           openWork: createProjectOpenWorkReader(db),
+        },
+        connectors: {
+          store: createConnectorStore(db, { now }),
+          importedIssues: createImportedIssueStore(db, { now }),
+          github: createGithubClient({ baseUrl: config.connectors.githubApiBaseUrl, timeoutMs: config.connectors.timeoutMs }),
+          secretBox: webhookSecrets,
         },
       },
       scopeCatalogue,

@@ -44,6 +44,15 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeaderBytes: number; maxConnections: number };
   /** The AI routes: which provider answers them, and the price table their spend is charged by. */
   ai: AiConfig;
+  /** The services connectors talk to. */
+  connectors: ConnectorsConfig;
+}
+
+export interface ConnectorsConfig {
+  /** GitHub's REST API, e.g. https://api.github.com (no trailing slash). */
+  githubApiBaseUrl: string;
+  /** How long one request to a connected service may take. */
+  timeoutMs: number;
 }
 
 export type AiProviderName = 'offline' | 'openai-compatible';
@@ -169,6 +178,12 @@ export const ENVIRONMENT_VARIABLES = [
     description:
       'Private EC P-256 key (a JWK as JSON) of the OAuth authorization server, published at /oauth/jwks. Access tokens are opaque and never signed; the library needs a key of its own. Shared by every server process.',
   },
+  {
+    name: 'GITHUB_API_BASE_URL',
+    default: 'https://api.github.com',
+    description: 'GitHub REST API base of the github connectors (GitHub Enterprise Server: https://<host>/api/v3). Their tokens are sent only to this origin.',
+  },
+  { name: 'CONNECTOR_TIMEOUT_MS', default: '10000', description: 'How long one request of a connector to its service may take (connect, send, whole answer); then 504 connector-provider-timeout.' },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -232,6 +247,12 @@ function aiConfig(env: NodeJS.ProcessEnv): AiConfig {
   };
 }
 
+function connectorsConfig(env: NodeJS.ProcessEnv): ConnectorsConfig {
+  const githubApiBaseUrl = (env.GITHUB_API_BASE_URL || 'https://api.github.com').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(githubApiBaseUrl)) throw new ConfigError(`GITHUB_API_BASE_URL must be an http(s) URL, got "${env.GITHUB_API_BASE_URL}"`);
+  return { githubApiBaseUrl, timeoutMs: positiveInteger('CONNECTOR_TIMEOUT_MS', env.CONNECTOR_TIMEOUT_MS, 10_000) };
+}
+
 function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['on', '1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -287,5 +308,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthSigningJwk: env.OAUTH_SIGNING_JWK || undefined,
     dataDirectory: path.dirname(databasePath),
     ai: aiConfig(env),
+    connectors: connectorsConfig(env),
   };
 }

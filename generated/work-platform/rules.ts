@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listContracts' | 'createContract' | 'getContract' | 'updateContract' | 'deleteContract' | 'sendContract' | 'signContract' | 'declineContract' | 'withdrawContract' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listContracts' | 'createContract' | 'getContract' | 'updateContract' | 'deleteContract' | 'sendContract' | 'signContract' | 'declineContract' | 'withdrawContract' | 'listConnectorKinds' | 'listConnectors' | 'createConnector' | 'importIssues' | 'connectConnector' | 'disconnectConnector' | 'getConnector' | 'deleteConnector' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
@@ -42,6 +42,14 @@ export const operationIds = [
   'signContract',
   'declineContract',
   'withdrawContract',
+  'listConnectorKinds',
+  'listConnectors',
+  'createConnector',
+  'importIssues',
+  'connectConnector',
+  'disconnectConnector',
+  'getConnector',
+  'deleteConnector',
   'getWorkspaceLimits',
   'listWebhooks',
   'createWebhook',
@@ -74,6 +82,8 @@ export const scopeCatalogue = [
   'crm:write',
   'contracts:read',
   'contracts:write',
+  'connectors:read',
+  'connectors:manage',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -90,7 +100,9 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "crm:read": "Read companies, contacts and deals.",
   "crm:write": "Create, change and delete companies, contacts and deals.",
   "contracts:read": "Read contracts.",
-  "contracts:write": "Create, change, send, sign, decline, withdraw and delete contracts."
+  "contracts:write": "Create, change, send, sign, decline, withdraw and delete contracts.",
+  "connectors:read": "See the workspace's connectors and their status (never their credentials), and import through them with tasks:write.",
+  "connectors:manage": "Create, connect, disconnect and delete the workspace's connectors, giving them credentials for outside services."
 };
 
 /** The event types of the `webhooks` section. */
@@ -120,6 +132,11 @@ export const eventTypes = [
   'contract.declined',
   'contract.withdrawn',
   'contract.expired',
+  'connector.created',
+  'connector.connected',
+  'connector.expired',
+  'connector.disconnected',
+  'connector.deleted',
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -159,6 +176,11 @@ export const sortFields = {
     "updatedAt",
     "title",
     "expiresOn"
+  ],
+  ConnectorSort: [
+    "createdAt",
+    "updatedAt",
+    "name"
   ]
 } as const;
 
@@ -309,6 +331,23 @@ export const enumValues = {
     "declined",
     "expired"
   ],
+  ConnectorKindId: [
+    "github"
+  ],
+  ConnectorStatus: [
+    "not_connected",
+    "connected",
+    "expired",
+    "disconnected"
+  ],
+  "IssueImportRequest.state": [
+    "open",
+    "all"
+  ],
+  "IssueImport.state": [
+    "open",
+    "all"
+  ],
   "WorkspaceLimits.plan": [
     "free",
     "pro",
@@ -346,7 +385,12 @@ export const enumValues = {
     "contract.signed",
     "contract.declined",
     "contract.withdrawn",
-    "contract.expired"
+    "contract.expired",
+    "connector.created",
+    "connector.connected",
+    "connector.expired",
+    "connector.disconnected",
+    "connector.deleted"
   ],
   "WebhookFields.status": [
     "ACTIVE",
@@ -475,6 +519,16 @@ export const problemTypes = {
     "status": 504,
     "title": "AI provider timeout",
     "when": "The AI provider did not answer in time."
+  },
+  "connector-provider-error": {
+    "status": 502,
+    "title": "Connector provider error",
+    "when": "The connected service failed or answered unusably (never its wording, address or credential)."
+  },
+  "connector-provider-timeout": {
+    "status": 504,
+    "title": "Connector provider timeout",
+    "when": "The connected service did not answer in time."
   }
 } as const;
 export type ProblemSlug = keyof typeof problemTypes;
@@ -504,6 +558,12 @@ export const maxLengths = {
   Contract: {
     title: 200,
     body: 20000
+  },
+  Connector: {
+    name: 120
+  },
+  ConnectorConnection: {
+    token: 1000
   },
   WebhookCreate: {
     url: 2048,

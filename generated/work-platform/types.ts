@@ -397,6 +397,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connector-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connector catalogue
+         * @description The kinds of connector this server can connect a workspace to, with what each can do and the
+         *     credential it takes. Only kinds that work end to end are listed (today `github`: import a
+         *     repository's issues as tasks); a kind that cannot do anything yet would be listed with
+         *     `available: false`. The catalogue is the same for every workspace; its connectors are at
+         *     `GET /v1/connectors`.
+         */
+        get: operations["listConnectorKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connectors
+         * @description The workspace's connectors with their connection status, one page at a time, keyset-paginated
+         *     (see "Lists and cursors"). `kind` and `updatedSince` narrow the list; they are bound into the
+         *     cursor like `sort` and `order`. A `connected` connector whose credential's expiry has passed is
+         *     listed as `expired`.
+         */
+        get: operations["listConnectors"];
+        put?: never;
+        /**
+         * Create a connector
+         * @description Creates a connector of a catalogue kind and answers 201 with it and `Location`. It starts
+         *     `not_connected`: give it a credential with `PUT /v1/connectors/{connectorId}/connection`. A
+         *     workspace may have several connectors of one kind (one per GitHub organization, say). Records
+         *     `connector.created`. Accepts `Idempotency-Key`.
+         */
+        post: operations["createConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connectors/{connectorId}/issue-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a repository's issues as tasks
+         * @description Reads the issues of a GitHub repository through a `github` connector and makes each a task of
+         *     `projectId` (title cut to 200 characters, status `TODO`, or `DONE` for a closed issue, priority
+         *     `MEDIUM`), answering 200 with what it did. It reads `GET /repos/{owner}/{repo}/issues` of GitHub's
+         *     REST API (100 per page, most recently updated first, following the `Link` header's `next`), at
+         *     most 500 issues and pull requests per import (`truncated` says when there were more); pull
+         *     requests are skipped. Every GitHub request is made before anything is written; then every task
+         *     is created or changed in one transaction, with its `task.created`, `task.updated` and
+         *     `task.completed` events.
+         *
+         *     **Importing again never duplicates**: an issue becomes at most one task per workspace (whichever
+         *     project or connector imports it). A later import changes that task only where the issue changed
+         *     on GitHub since the last import: a new title replaces the task's title, a closed issue makes it
+         *     `DONE`, a reopened one `TODO`; changes made here otherwise stand. A task deleted since is not
+         *     made again.
+         *
+         *     A connector that is `not_connected` or `disconnected` answers `409 conflict`, code
+         *     `connector-not-connected`; one whose credential has expired answers `409 conflict`, code
+         *     `connector-reconnect-required`, and so does one whose credential GitHub refuses (401): it becomes
+         *     `expired` then (recording `connector.expired`). Both name `connectorId`. A repository GitHub does
+         *     not show to the credential answers `404 not-found`, code `repository-not-found`; a project of
+         *     another workspace `404`, code `project-not-found`. Other GitHub failures answer `502` or `504`
+         *     and write nothing. Accepts `Idempotency-Key` (a replay reads nothing from GitHub).
+         */
+        post: operations["importIssues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connectors/{connectorId}/connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect a connector
+         * @description Gives the connector a credential (connects or reconnects it) and answers 200 with the connector,
+         *     now `connected`. The credential is first checked with the service: for `github`,
+         *     `GET {GITHUB_API_BASE_URL}/user` with `Authorization: Bearer <token>` must answer 200; its `login`
+         *     becomes `accountLogin`, and the token's announced expiry `credentialExpiresAt` unless `expiresAt` is
+         *     given. A token GitHub refuses (401) answers `422 validation` (code `credential-refused`) and
+         *     changes nothing; an `expiresAt` in the past answers `422 validation`. The credential is stored only
+         *     encrypted (AES-256-GCM) and replaces any earlier one; it is never returned or logged. Records
+         *     `connector.connected`. The check runs outside any lock; a connector changed meanwhile (deleted)
+         *     answers as it is then. No `If-Match`: connecting is the same whatever the version.
+         */
+        put: operations["connectConnector"];
+        post?: never;
+        /**
+         * Disconnect a connector
+         * @description Erases the connector's credential and answers 200 with the connector, now `disconnected`
+         *     (a connector that holds no credential answers as it is, unchanged). Operations that use it then
+         *     answer `409 conflict`, code `connector-not-connected`. The credential is not revoked at the
+         *     service: revoke it there too if it may have leaked. Records `connector.disconnected` when it was
+         *     `connected` or `expired`.
+         */
+        delete: operations["disconnectConnector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connectors/{connectorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a connector
+         * @description One connector of the workspace and where its connection stands; never its credential (only
+         *     `credentialHint`).
+         */
+        get: operations["getConnector"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a connector
+         * @description Deletes the connector and erases its credential; `If-Match` is checked when sent. Tasks it
+         *     imported stay, and so does the record of which issue each came from, so importing the same
+         *     repository through another connector updates them instead of making them again. Records
+         *     `connector.deleted`.
+         */
+        delete: operations["deleteConnector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspace/limits": {
         parameters: {
             query?: never;
@@ -1215,6 +1374,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "connector.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connector.created
+         * @description A connector was created (not yet connected), by createConnector (POST /v1/connectors). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onConnectorCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connector.connected
+         * @description A connector was given a credential that the service accepted, by connectConnector (PUT /v1/connectors/{connectorId}/connection); sent on every reconnection too. The object never holds the credential. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onConnectorConnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connector.expired
+         * @description A connector became `expired`, found by importIssues (POST /v1/connectors/{connectorId}/issue-imports) when its credentials expiry had passed or GitHub refused the credential (401). A connector whose expiry passes while nobody uses it shows `expired` at once but records this event only when an operation finds it. Connect it again. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onConnectorExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connector.disconnected
+         * @description A connectors credential was erased, by disconnectConnector (DELETE /v1/connectors/{connectorId}/connection). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onConnectorDisconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connector.deleted
+         * @description A connector was deleted, by deleteConnector (DELETE /v1/connectors/{connectorId}). The object is the connector as it was. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         */
+        post: operations["onConnectorDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1239,7 +1498,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -1250,6 +1509,8 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimitProblemMember"];
             quota?: components["schemas"]["QuotaProblemMember"];
             aiSpend?: components["schemas"]["AiSpendProblemMember"];
+            /** @description On the connector cases (`409` `connector-not-connected` and `connector-reconnect-required`, `502`, `504`): the connector (`GET /v1/connectors/{connectorId}`) an administrator must connect again, or whose service failed. */
+            connectorId?: string;
         };
         ValidationIssue: {
             /** @description A JSON pointer into the request body (`/title`), or `?name` for a query parameter (`?limit`), or the header name for a header. */
@@ -1699,6 +1960,154 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description A kind of the connector catalogue (`GET /v1/connector-kinds`). Only kinds that work end to end are listed; today that is `github`.
+         * @enum {string}
+         */
+        ConnectorKindId: "github";
+        /** @description A kind of connector the server can connect a workspace to, and what a connector of that kind can do. */
+        ConnectorKind: {
+            id: components["schemas"]["ConnectorKindId"];
+            name: string;
+            description: string;
+            /** @description Whether connectors of this kind can be created and connected on this server. A kind that cannot do anything yet is listed as `false`, never as working. */
+            available: boolean;
+            /** @description The operations a connected connector of this kind serves: `issue-import` is `POST /v1/connectors/{connectorId}/issue-imports`. */
+            capabilities: "issue-import"[];
+            /** @description What `PUT /v1/connectors/{connectorId}/connection` takes for this kind. */
+            credential: {
+                /** @enum {string} */
+                type: "token";
+                description: string;
+            };
+        };
+        /** @description The whole catalogue, in one answer: it is a short fixed list, so it is not paged. */
+        ConnectorKindList: {
+            items: components["schemas"]["ConnectorKind"][];
+        };
+        /**
+         * @description Where a connector's connection stands:
+         *     `not_connected`: created, never given a credential; `connected`: a credential is stored and
+         *     nothing has shown it to be unusable; `expired`: the credential's expiry has passed, or the
+         *     service refused it (GitHub answered 401), and it was kept for nothing: connect again;
+         *     `disconnected`: an administrator disconnected it and the credential was erased.
+         *     Operations that use a connector answer `409 conflict` with code `connector-not-connected`
+         *     (`not_connected`, `disconnected`) or `connector-reconnect-required` (`expired`).
+         * @enum {string}
+         */
+        ConnectorStatus: "not_connected" | "connected" | "expired" | "disconnected";
+        /** @description A connector of the workspace: one connection to an outside service, of a kind of the catalogue. A workspace may have several of a kind (say, one per GitHub organization). Its id is the `connectorId` that the `409` connector problems name. The credential is never returned: `credentialHint` shows its last 4 characters. */
+        Connector: {
+            id: string;
+            kind: components["schemas"]["ConnectorKindId"];
+            /** @description What the workspace calls it, e.g. `GitHub (acme org)`. Stored up to 120 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            name: string;
+            status: components["schemas"]["ConnectorStatus"];
+            /** @description The account the credential acts as (GitHub: the `login` of `GET /user`, read when connecting); null without a credential. */
+            accountLogin: string | null;
+            /** @description The last 4 characters of the stored credential, after `…`; null when none is stored. The credential itself is never returned and never logged. */
+            credentialHint: string | null;
+            /**
+             * Format: date-time
+             * @description When the credential stops working: the `expiresAt` given when connecting, else the expiry GitHub announced for the token (`GitHub-Authentication-Token-Expiration`), else null (no known expiry). From then on `status` is `expired`.
+             */
+            credentialExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last connected; null if never.
+             */
+            connectedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last disconnected, while it is `disconnected`; else null.
+             */
+            disconnectedAt: string | null;
+            /**
+             * Format: date-time
+             * @description While it is `expired`: when the expiry passed or the service refused the credential; else null.
+             */
+            expiredAt: string | null;
+            /** @description Starts at 1 and grows by one with every change (connect, disconnect, expiry found); also sent as `ETag`. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A new connector starts `not_connected`; give it a credential with `PUT /v1/connectors/{connectorId}/connection`.
+         * @example {
+         *       "kind": "github",
+         *       "name": "GitHub (Northwind org)"
+         *     }
+         */
+        ConnectorCreate: {
+            kind: components["schemas"]["ConnectorKindId"];
+            /** @description Stored up to 120 characters (longer answers 400). */
+            name: string;
+        };
+        ConnectorList: {
+            items: components["schemas"]["Connector"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description The credential of a connection. For `github`: a personal access token (classic or fine-grained) or an OAuth token with read access to the repositories' issues. It is checked with GitHub (`GET /user`) before it is stored, stored only encrypted (AES-256-GCM), and never returned or logged.
+         * @example {
+         *       "token": "ghp_demoPlaceholderTokenNotValidOnGitHub0001"
+         *     }
+         */
+        ConnectorConnection: {
+            token: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working, if you know it; when left out, the expiry GitHub announces for the token is used (none for a classic token without expiry). It must lie in the future.
+             */
+            expiresAt?: string | null;
+        };
+        /**
+         * @description Which repository's issues become tasks of which project.
+         * @example {
+         *       "repository": "northwind/website",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "state": "open"
+         *     }
+         */
+        IssueImportRequest: {
+            /** @description `owner/name` of a GitHub repository the connector's credential can read. */
+            repository: string;
+            /** @description The project of this workspace that new tasks go to. */
+            projectId: string;
+            /**
+             * @description `open`: open issues only; `all`: closed ones too (they become `DONE` tasks).
+             * @default open
+             * @enum {string}
+             */
+            state: "open" | "all";
+        };
+        /** @description What an import did. Every issue read is counted once in `created`, `updated`, `unchanged` or `skipped`; pull requests (which GitHub lists among issues) are counted apart and never imported. */
+        IssueImport: {
+            connectorId: string;
+            repository: string;
+            projectId: string;
+            /** @enum {string} */
+            state: "open" | "all";
+            /** @description Issues read from GitHub (pull requests not included). */
+            issuesRead: number;
+            /** @description New tasks, one per issue never imported into this workspace before. */
+            created: number;
+            /** @description Tasks of earlier imports changed because their issue changed on GitHub since: a new title, or closed (task `DONE`) or reopened (task `TODO`). */
+            updated: number;
+            /** @description Issues imported before that did not change on GitHub since (their tasks keep any change made here). */
+            unchanged: number;
+            /** @description Issues imported before whose task was deleted since; they are not made again. */
+            skipped: number;
+            pullRequestsSkipped: number;
+            /** @description True when the repository has more issues and pull requests than one import reads (`maxIssues`): the most recently updated are read first, so the issues left out are those untouched the longest. */
+            truncated: boolean;
+            /** @description The most issues and pull requests one import reads (500). */
+            maxIssues: number;
+        };
         WorkspaceLimits: {
             workspaceId: string;
             /** @enum {string} */
@@ -1767,14 +2176,14 @@ export interface components {
             };
             data: {
                 /** @description The resource after the change (for `*.deleted`, as it was just before). */
-                object: components["schemas"]["Task"] | components["schemas"]["Project"] | components["schemas"]["Company"] | components["schemas"]["Contact"] | components["schemas"]["Deal"] | components["schemas"]["Contract"];
+                object: components["schemas"]["Task"] | components["schemas"]["Project"] | components["schemas"]["Company"] | components["schemas"]["Contact"] | components["schemas"]["Deal"] | components["schemas"]["Contract"] | components["schemas"]["Connector"];
             };
         };
         /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
          * @enum {string}
          */
-        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "contract.sent" | "contract.signed" | "contract.declined" | "contract.withdrawn" | "contract.expired";
+        WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "contract.sent" | "contract.signed" | "contract.declined" | "contract.withdrawn" | "contract.expired" | "connector.created" | "connector.connected" | "connector.expired" | "connector.disconnected" | "connector.deleted";
         /**
          * @description A webhook subscription: where events of the listed types are POSTed, signed with the
          *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
@@ -2151,7 +2560,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists).; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer; `contract-not-sent`, `contract-already-sent`, `contract-already-signed`, `contract-already-declined`, `contract-expired`, `contract-expiry-passed`, `contract-not-editable`, `contract-not-deletable`: the contract's status does not allow this move (see `ContractStatus`), read it to see where it stands; `company-has-contracts`, `deal-has-contracts`: delete the contracts that name it first, or point them elsewhere while they are drafts. */
+        /** @description `version-conflict`: `If-Match` names an older version (re-read, merge, retry); `project-has-tasks`: delete or move the tasks first; `idempotency-key-reused`: the key was used for another operation; `idempotent-answer-unavailable`: the first request with this `Idempotency-Key` was carried out, but its stored answer can no longer be decrypted because the server's encryption key was replaced since; do not repeat the request with a new key, read the resource instead (it exists).; `idempotency-key-in-use` (AI routes): the first request with the key is still waiting for the model, retry shortly to get its answer; `contract-not-sent`, `contract-already-sent`, `contract-already-signed`, `contract-already-declined`, `contract-expired`, `contract-expiry-passed`, `contract-not-editable`, `contract-not-deletable`: the contract's status does not allow this move (see `ContractStatus`), read it to see where it stands; `company-has-contracts`, `deal-has-contracts`: delete the contracts that name it first, or point them elsewhere while they are drafts; `connector-not-connected` (the connector named by `connectorId` was never connected or was disconnected) and `connector-reconnect-required` (its credential expired or was refused): an administrator connects it again (`PUT /v1/connectors/{connectorId}/connection`); the caller's token is fine, do not retry before. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2412,6 +2821,48 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `connector-provider-error`: the connected service failed in a way the credential does not explain, and nothing was written. `code` says how: `provider-status` (it answered an error status other than 401 and 404, e.g. 5xx, or 403 for its own rate limit), `provider-malformed-answer` (its answer was not what its API documents, or too large), `provider-unreachable` (no connection). The service's own words, its address and the credential are logged under `requestId`, never sent. Retry later. */
+        ConnectorProviderError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/connector-provider-error",
+                 *       "title": "Connector provider error",
+                 *       "status": 502,
+                 *       "detail": "GitHub answered with an error; nothing was imported. Retry later, quoting the request id if it persists.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "code": "provider-status",
+                 *       "connectorId": "con_demoNorthwindGithub01"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `connector-provider-timeout` (code `provider-timeout`): the connected service did not answer one request within the deployment's time limit (10 seconds unless configured otherwise); nothing was written. Retry later. */
+        ConnectorProviderTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/connector-provider-timeout",
+                 *       "title": "Connector provider timeout",
+                 *       "status": 504,
+                 *       "detail": "GitHub did not answer in time; nothing was imported. Retry later.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "code": "provider-timeout",
+                 *       "connectorId": "con_demoNorthwindGithub01"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2503,6 +2954,18 @@ export interface components {
          * @example del_NooKxNOXNIgBq6X7L7Cf
          */
         DealId: string;
+        /**
+         * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+         * @example con_demoNorthwindGithub01
+         */
+        ConnectorId: string;
+        /**
+         * @description Field to sort by; ties are broken by `id`.
+         * @example createdAt
+         */
+        ConnectorSort: "createdAt" | "updatedAt" | "name";
+        /** @description Only connectors of this kind. */
+        ConnectorKindFilter: components["schemas"]["ConnectorKindId"];
         /**
          * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
          * @example whk_Q7mXc2VbN9pLr4TzK8sD
@@ -4445,6 +4908,421 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Contract"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listConnectorKinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorKindList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listConnectors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Field to sort by; ties are broken by `id`.
+                 * @example createdAt
+                 */
+                sort?: components["parameters"]["ConnectorSort"];
+                /** @description Only connectors of this kind. */
+                kind?: components["parameters"]["ConnectorKindFilter"];
+                /**
+                 * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedSince?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Page size, an integer from 1 to 100 in plain decimal digits.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Direction of the sort; the `id` tie-breaker follows it.
+                 * @example desc
+                 */
+                order?: components["parameters"]["Order"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connectors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorCreate"];
+            };
+        };
+        responses: {
+            /** @description The created connector. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importIssues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+                 * @example con_demoNorthwindGithub01
+                 */
+                connectorId: components["parameters"]["ConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the import did. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ConnectorProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ConnectorProviderTimeout"];
+        };
+    };
+    connectConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+                 * @example con_demoNorthwindGithub01
+                 */
+                connectorId: components["parameters"]["ConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorConnection"];
+            };
+        };
+        responses: {
+            /** @description The connector, connected. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ConnectorProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ConnectorProviderTimeout"];
+        };
+    };
+    disconnectConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+                 * @example con_demoNorthwindGithub01
+                 */
+                connectorId: components["parameters"]["ConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connector, disconnected. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+                 * @example con_demoNorthwindGithub01
+                 */
+                connectorId: components["parameters"]["ConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connector. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteConnector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                "If-Match"?: components["parameters"]["IfMatchOptional"];
+            };
+            path: {
+                /**
+                 * @description The connector's id (`con_…`), as `GET /v1/connectors` lists it and as the `409` connector problems name it in `connectorId`. Any other text names no connector and answers 404.
+                 * @example con_demoNorthwindGithub01
+                 */
+                connectorId: components["parameters"]["ConnectorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -6830,6 +7708,326 @@ export interface operations {
                     type?: "contract.expired";
                     data?: {
                         object?: components["schemas"]["Contract"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectorCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "connector.created";
+                    data?: {
+                        object?: components["schemas"]["Connector"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectorConnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "connector.connected";
+                    data?: {
+                        object?: components["schemas"]["Connector"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectorExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "connector.expired";
+                    data?: {
+                        object?: components["schemas"]["Connector"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectorDisconnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "connector.disconnected";
+                    data?: {
+                        object?: components["schemas"]["Connector"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried on the schedule. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectorDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Svc-Signature": components["parameters"]["SvcSignature"];
+                /**
+                 * @description The same `t` on its own; a fresh one for every attempt.
+                 * @example 1795426920
+                 */
+                "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
+                /**
+                 * @description The event id (`evt_…`), the same for every attempt and replay of the event.
+                 * @example evt_Qm3vX9a1b2c3d4e5f6g7
+                 */
+                "Svc-Event-Id": components["parameters"]["SvcEventId"];
+                /**
+                 * @description The event type, as in the body.
+                 * @example task.created
+                 */
+                "Svc-Event-Type": components["parameters"]["SvcEventType"];
+                /**
+                 * @description The id of this delivery (a replay makes a new one).
+                 * @example dlv_8f7e6d5c4b3a29180716
+                 */
+                "Svc-Delivery-Id": components["parameters"]["SvcDeliveryId"];
+                /**
+                 * @description The subscription this delivery is for.
+                 * @example whk_1a2b3c4d5e6f7g8h9i0j
+                 */
+                "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
+                /**
+                 * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 * @example ContractApiServer-Webhooks/2.0
+                 */
+                "User-Agent": components["parameters"]["SvcUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"] & {
+                    /** @constant */
+                    type?: "connector.deleted";
+                    data?: {
+                        object?: components["schemas"]["Connector"];
                     };
                 };
             };

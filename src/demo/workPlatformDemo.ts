@@ -22,6 +22,8 @@ import type { SecretBox } from '../webhooks/secretBox.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
 import { registerOauthClient } from '../auth/oauth/clientRegistration.js';
 import { createOauthClientStore } from '../store/oauthClients.js';
+import { createConnectorStore } from '../store/connectors.js';
+import { sealCredential } from '../workPlatform/connectorCalls.js';
 
 export interface WorkPlatformDemoFixture {
   /** The main demo workspace (plan free). */
@@ -51,7 +53,9 @@ export interface WorkPlatformDemoFixture {
   crm: { companyIds: string[]; contactIds: string[]; dealIds: string[] };
   /** Contracts of the main workspace: one in each status, and the ones the contract's path examples name. */
   contracts: DemoContracts;
-  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; companyId: string; contactId: string; dealId: string; contractId: string; token: string };
+  otherWorkspace: { workspaceId: string; projectId: string; taskId: string; webhookId: string; companyId: string; contactId: string; dealId: string; contractId: string; connectorId: string; token: string };
+  /** GitHub connectors of the main workspace, one in each status (see demoConnectors). */
+  connectors: { connected: string; expired: string; disconnected: string };
   /** The ACTIVE webhook subscription of the main workspace (every event type) and its signing secret, new on every load. */
   webhook: { id: string; url: string; secret: string };
   /** An origin on the default CORS allowlist (CORS_ALLOWED_ORIGINS). */
@@ -335,6 +339,8 @@ export function loadWorkPlatformDemo(
   const crm = loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
   const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);
 
+  const connectors = loadConnectorDemo(db, start, webhookSecretBox);
+
   // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
 
@@ -392,9 +398,11 @@ export function loadWorkPlatformDemo(
       contactId: crm.other.contactId,
       dealId: crm.other.dealId,
       contractId: contractIds.other,
+      connectorId: connectors.other,
       webhookId: otherDemoWebhook.id,
       token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue).token,
     },
+    connectors: connectors.main,
     webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,
     oauthClient: { id: demoOauthClient.id, redirectUri: demoOauthClient.redirectUri, scopes: [...oauthClients.getOauthClient(demoOauthClient.id)!.scopes] },
@@ -579,4 +587,43 @@ function loadContractDemo(
   clock = now();
   store.expireOverdueContracts();
   return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract };
+}
+
+/**
+ * The demo's connectors: three GitHub connectors of the main workspace, one in each status, so
+ * that each connector case can be called with the demo token. The `connected` one holds a
+ * placeholder token (GitHub refuses it: an import through it against the real GitHub answers
+ * `409 connector-reconnect-required` and turns it `expired`, the live path of that case; the tests
+ * point it at a local server that accepts it). The `expired` one's token expired 15 days into the
+ * timeline; the `disconnected` one was connected, then disconnected. The other workspace has one
+ * connector, never connected. The connected one's id is the contract's `connectorId` example.
+ */
+export const demoConnectors = {
+  connected: { id: 'con_demoNorthwindGithub01', name: 'GitHub (Northwind org)', login: 'northwind-demo', token: 'ghp_demoPlaceholderTokenNotValidOnGitHub0001' },
+  expired: { id: 'con_demoNorthwindGithub02', name: 'GitHub (legacy account)', login: 'mara-legacy', token: 'ghp_demoPlaceholderTokenExpired0000000002' },
+  disconnected: { id: 'con_demoNorthwindGithub03', name: 'GitHub (former contractor)', login: 'contractor-demo', token: 'ghp_demoPlaceholderTokenDisconnected00003' },
+  other: { id: 'con_demoHarborLabsGithub', name: 'GitHub (Harbor Labs)' },
+} as const;
+
+function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox: SecretBox) {
+  db.prepare('DELETE FROM connectors WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
+  db.prepare('DELETE FROM imported_issues WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
+  let clock = start + 10 * day;
+  const connectors = createConnectorStore(db, { now: () => clock, randomBytes: seededRandomBytes('work-platform-connector-demo') });
+  const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+  const main = demoWorkspaces.main.id;
+  const connect = (demo: { id: string; login: string; token: string }, expiresAt: number | null) =>
+    connectors.connect(main, demo.id, { sealed: sealCredential(secretBox, demo.id, demo.token), hint: demo.token.slice(-4), expiresAt, accountLogin: demo.login }, owner);
+  for (const demo of [demoConnectors.connected, demoConnectors.expired, demoConnectors.disconnected]) {
+    clock += 60_000;
+    connectors.createConnector(main, { kind: 'github', name: demo.name }, owner, { id: demo.id });
+    connect(demo, demo === demoConnectors.expired ? start + 15 * day : null);
+  }
+  clock = start + 30 * day;
+  connectors.disconnect(main, demoConnectors.disconnected.id, owner);
+  connectors.createConnector(demoWorkspaces.other.id, { kind: 'github', name: demoConnectors.other.name }, { id: demoUsers.otherOwner.id, kind: 'USER' }, { id: demoConnectors.other.id });
+  return {
+    main: { connected: demoConnectors.connected.id, expired: demoConnectors.expired.id, disconnected: demoConnectors.disconnected.id },
+    other: demoConnectors.other.id,
+  };
 }

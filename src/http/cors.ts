@@ -19,7 +19,7 @@ export interface CorsPolicy {
   check(method: string, headers: Record<string, string | string[] | undefined>): CorsDecision;
 }
 
-export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'X-Request-Id'] as const;
 

@@ -13,10 +13,10 @@
 //   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
 //   webhook-disabled        → 409 conflict, code `webhook-disabled`
 
-export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal' | 'contract';
+export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal' | 'contract' | 'connector' | 'repository';
 
 /** What carries a `version` and answers `If-Match`. */
-export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal' | 'contract';
+export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal' | 'contract' | 'connector';
 
 export type WorkPlatformStoreErrorKind =
   | 'not-found'

@@ -2,6 +2,7 @@ import type { PublicOperationId } from '../../generated/work-platform/rules.js';
 import type { operations } from '../../generated/work-platform/types.js';
 import type { OperationContext, OperationReply, TwoPhaseHandler } from '../contract/operationContext.js';
 import type { AiServices } from './aiCalls.js';
+import type { ConnectorServices } from './connectorCalls.js';
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { ListPageCache } from '../store/listPageCache.js';
@@ -39,6 +40,8 @@ export interface WorkPlatformServices {
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string; changelogJson: string; referencePageHtml: string };
   /** The AI routes: the provider, the price table, the spend ledger and the reads they summarize. */
   ai: AiServices;
+  /** Connectors: their store, the imported issues, the GitHub client and the box their credentials are sealed with. */
+  connectors: ConnectorServices;
 }
 
 /** A Work-Platform handler's context: the authenticated caller (with its workspace) on every operation that needs a token. */

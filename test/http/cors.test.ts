@@ -112,7 +112,7 @@ describe('CORS: preflights from allowed origins', () => {
       kind: 'preflight',
       headers: {
         'access-control-allow-origin': APP,
-        'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+        'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
         'access-control-allow-headers': ALL_ALLOWED_HEADERS,
         'access-control-max-age': '600',
         vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
@@ -147,7 +147,7 @@ describe('CORS: preflights from allowed origins', () => {
   it('answers the same fixed method list whatever method is requested (the browser enforces it)', () => {
     const decision = policy.check('options', { origin: APP, 'access-control-request-method': 'PUT' });
     expect(decision.kind).toBe('preflight');
-    expect(decision.headers['access-control-allow-methods']).toBe('GET, POST, PATCH, DELETE, OPTIONS');
+    expect(decision.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS');
   });
 
   it('never sets Access-Control-Allow-Credentials or *', () => {

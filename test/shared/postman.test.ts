@@ -3,16 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractClient } from '../support/contractClient.js';
 import { contractOperations } from '../support/operations.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { makeIssues, startGithubApiServer, type GithubApiServer } from '../support/githubApiServer.js';
 
 /** Each API's Postman collection, as served, runs in newman against the demo server: one request and one passing status assertion per operation of the contract. */
 let t: TestApp;
 let client: ContractClient;
+let github: GithubApiServer;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The collection's issue import reads the example repository from a local GitHub.
+  github = await startGithubApiServer();
+  github.setRepository('northwind/website', makeIssues(3));
+  t = await startTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl } });
   client = new ContractClient(t.app.url, 'work-platform', 'Problem');
 });
 afterAll(async () => {
   await t?.close();
+  await github?.close();
 });
 
 describe('the Work-Platform downloads', () => {

@@ -1,16 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { createContractStore } from '../../src/store/contracts.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import { jsonHeaders } from '../support/workPlatform.js';
+import { startGithubApiServer } from '../support/githubApiServer.js';
 
 /** The outbox records exactly what the contract's `webhooks` section promises subscribers. */
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+// connector.connected needs a GitHub that accepts the token.
+const github = await startGithubApiServer();
+afterAll(() => github.close());
+useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { env: { GITHUB_API_BASE_URL: github.baseUrl } });
 
 describe('recorded events', () => {
   it('match the webhook schema of their type, for every event type of the catalogue', async () => {
@@ -43,6 +47,11 @@ describe('recorded events', () => {
     await send('POST', `/v1/contracts/${lapsing.id}/send`);
     // The server's expiry sweep, two days on.
     createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
+    const connector = await send('POST', '/v1/connectors', { kind: 'github', name: 'Events GitHub' });
+    await send('PUT', `/v1/connectors/${connector.id}/connection`, { token: 'ghp_eventsToken0001' });
+    await send('DELETE', `/v1/connectors/${connector.id}/connection`);
+    await send('DELETE', `/v1/connectors/${connector.id}`);
+    await send('POST', `/v1/connectors/${fx.connectors.expired}/issue-imports`, { repository: 'acme/events', projectId: fx.projectId });
 
     const document = client.document as { webhooks: Record<string, unknown> };
     const ajv = createAjv2020({ validateSchema: false });
@@ -52,7 +61,8 @@ describe('recorded events', () => {
       'company.created', 'company.updated', 'contact.created', 'contact.updated', 'deal.created', 'deal.updated', 'deal.stage_changed',
       'deal.deleted', 'contact.deleted', 'company.deleted',
       'contract.created', 'contract.updated', 'contract.sent', 'contract.withdrawn', 'contract.sent', 'contract.signed',
-      'contract.created', 'contract.sent', 'contract.declined', 'contract.deleted', 'contract.created', 'contract.sent', 'contract.expired']);
+      'contract.created', 'contract.sent', 'contract.declined', 'contract.deleted', 'contract.created', 'contract.sent', 'contract.expired',
+      'connector.created', 'connector.connected', 'connector.disconnected', 'connector.deleted', 'connector.expired']);
     expect(new Set(rows.map((row) => row.type))).toEqual(new Set(Object.keys(document.webhooks)));
     for (const row of rows) {
       const validate = ajv.getSchema(`events-contract#/webhooks/${row.type}/post/requestBody/content/application~1json/schema`)

@@ -194,6 +194,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     contactId: { collection: 'contacts', prefix: 'ctc', otherId: () => fx.otherWorkspace.contactId },
     dealId: { collection: 'deals', prefix: 'del', otherId: () => fx.otherWorkspace.dealId },
     contractId: { collection: 'contracts', prefix: 'ctr', otherId: () => fx.otherWorkspace.contractId },
+    connectorId: { collection: 'connectors', prefix: 'con', otherId: () => fx.otherWorkspace.connectorId },
   };
   const otherIdOf = (name: string) => resources[name]!.otherId();
   // Never issued, same shape and length as the other workspace's ids.
@@ -206,7 +207,7 @@ describe.each(byId)("$operationId ($method $template) with another workspace's i
     const missing = await call(operation, bearer(fx.tokens.all), pathWith(missingIdOf));
     const foreignProblem = expectProblem(foreign, 404, 'not-found');
     const missingProblem = expectProblem(missing, 404, 'not-found');
-    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal|contract)-not-found$/);
+    expect(foreignProblem.code).toMatch(/^(task|project|webhook|company|contact|deal|contract|connector)-not-found$/);
     const normalize = (text: string, requestId: string, idOf: (name: string) => string) =>
       withPlaceholders(text, {
         [requestId]: '<request id>',
@@ -301,21 +302,26 @@ it('covers every operation of the contract', () => {
   expect(authenticated.length).toBeGreaterThanOrEqual(11);
   expect(byId.map((operation) => operation.operationId).sort()).toEqual(
     [
+      'connectConnector',
       'declineContract',
       'deleteCompany',
+      'deleteConnector',
       'deleteContact',
       'deleteContract',
       'deleteDeal',
       'deleteProject',
       'deleteTask',
       'deleteWebhook',
+      'disconnectConnector',
       'getCompany',
+      'getConnector',
       'getContact',
       'getContract',
       'getDeal',
       'getProject',
       'getTask',
       'getWebhook',
+      'importIssues',
       'listWebhookDeliveries',
       'replayWebhookEvents',
       'rotateWebhookKey',

@@ -32,9 +32,9 @@ const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTask
 describe('Work-Platform demo data', () => {
   it('returns exactly the fixture members of the issue', () => {
     const demo = load();
-    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'contracts', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
+    expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'connectors', 'contracts', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
-    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'contactId', 'contractId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
+    expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'connectorId', 'contactId', 'contractId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
     expect(demo).toMatchObject({
       workspaceId: demoWorkspaces.main.id,
       plan: 'free',
@@ -68,6 +68,24 @@ describe('Work-Platform demo data', () => {
     expect(spec('components/schemas/ContractCreate.yaml')).toContain(`dealId: ${demo.crm.dealIds[0]}`);
     expect(load().contracts).toEqual(demo.contracts);
     expect(contracts.getContract(demo.otherWorkspace.workspaceId, demo.otherWorkspace.contractId)!.status).toBe('draft');
+  });
+
+  it('holds one GitHub connector in each status in the main workspace (the connected one sealed, never in clear), and one never connected in the other', () => {
+    const demo = load();
+    const rows = t.db.prepare('SELECT id, workspace_id AS workspaceId, status, sealed_credential AS sealed, credential_expires_at AS expiresAt FROM connectors ORDER BY id').all() as { id: string; workspaceId: string; status: string; sealed: string | null; expiresAt: number | null }[];
+    expect(rows.map(({ id, workspaceId, status }) => [id, workspaceId, status])).toEqual([
+      [demo.otherWorkspace.connectorId, demoWorkspaces.other.id, 'not_connected'],
+      [demo.connectors.connected, demo.workspaceId, 'connected'],
+      [demo.connectors.expired, demo.workspaceId, 'connected'],
+      [demo.connectors.disconnected, demo.workspaceId, 'disconnected'],
+    ]);
+    // The expired one is stored connected with an expiry long past: it shows (and answers) as expired.
+    expect(rows[2]!.expiresAt).toBeLessThan(clock.now());
+    expect(rows[1]!.sealed).toMatch(/^v1\./);
+    expect(JSON.stringify(rows)).not.toContain('ghp_');
+    // Loading again replaces them: still four.
+    load();
+    expect((t.db.prepare('SELECT count(*) AS n FROM connectors').get() as { n: number }).n).toBe(4);
   });
 
   it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', () => {

@@ -52,6 +52,8 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
       PORTFOLIO_RATE_LIMIT: '1000000',
       // The API suites do not deliver webhooks; the webhook suites turn the worker on or build one.
       WEBHOOK_WORKER: 'off',
+      // Connector calls never leave the machine: nothing listens on port 9, so they fail at once (suites that use GitHub start a local one).
+      GITHUB_API_BASE_URL: 'http://127.0.0.1:9',
       ...options.env,
     }),
     ...options.config,
