@@ -30,6 +30,7 @@ import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js'
 import { createProjectStore } from './store/projects.js';
 import { createCompanyStore } from './store/companies.js';
 import { createContactStore } from './store/contacts.js';
+import { createAnalyticsStore } from './store/analytics.js';
 import { createDealStore } from './store/deals.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
@@ -164,6 +165,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         tasks: createTaskStore(db, { now }),
         projects: createProjectStore(db, { now }),
         crm: { companies: createCompanyStore(db, { now }), contacts: createContactStore(db, { now }), deals: createDealStore(db, { now }) },
+        analytics: createAnalyticsStore(db),
         webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),

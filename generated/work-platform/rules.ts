@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'getWorkspaceLimits' | 'getTaskThroughput' | 'getTaskCycleTime' | 'getOverdueTasks' | 'getDealPipeline' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson';
@@ -34,6 +34,10 @@ export const operationIds = [
   'updateDeal',
   'deleteDeal',
   'getWorkspaceLimits',
+  'getTaskThroughput',
+  'getTaskCycleTime',
+  'getOverdueTasks',
+  'getDealPipeline',
   'listWebhooks',
   'createWebhook',
   'getWebhook',
@@ -62,6 +66,7 @@ export const scopeCatalogue = [
   'ai:use',
   'crm:read',
   'crm:write',
+  'analytics:read',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -76,7 +81,8 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "webhooks:manage": "Create, change, rotate, replay and delete webhook subscriptions, and read their delivery log.",
   "ai:use": "Call the AI routes; each call is charged against the workspace's daily AI spend cap.",
   "crm:read": "Read companies, contacts and deals.",
-  "crm:write": "Create, change and delete companies, contacts and deals."
+  "crm:write": "Create, change and delete companies, contacts and deals.",
+  "analytics:read": "Read aggregates of the workspace's tasks and deals (counts, cycle times, pipeline value)."
 };
 
 /** The event types of the `webhooks` section. */
@@ -273,6 +279,11 @@ export const enumValues = {
     "negotiation",
     "won",
     "lost"
+  ],
+  AnalyticsBucketSize: [
+    "day",
+    "week",
+    "month"
   ],
   "WorkspaceLimits.plan": [
     "free",

@@ -8,6 +8,7 @@ import type { ListPageCache } from '../store/listPageCache.js';
 import type { CompanyStore } from '../store/companies.js';
 import type { ContactStore } from '../store/contacts.js';
 import type { DealStore } from '../store/deals.js';
+import type { AnalyticsStore } from '../store/analytics.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
@@ -25,6 +26,8 @@ export interface WorkPlatformServices {
   projects: ProjectStore;
   /** Companies, contacts and deals. */
   crm: { companies: CompanyStore; contacts: ContactStore; deals: DealStore };
+  /** Read-only aggregates of tasks and deals (/v1/analytics). */
+  analytics: AnalyticsStore;
   /** Webhook subscriptions, their secrets, replays and delivery log. */
   webhooks: WebhookSubscriptions;
   cursors: CursorCodec;
