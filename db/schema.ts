@@ -315,6 +315,12 @@ export const tasks = sqliteTable(
     version: integer('version').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * When the task last moved to DONE (its creation time when created DONE); null while it is not
+     * DONE. Set and cleared by the store in the same update as the status. Tasks that were DONE
+     * before the column existed are backfilled from updated_at at open (backfillTaskCompletions).
+     */
+    completedAt: integer('completed_at'),
   },
   (table) => [
     // A task's project and assignee always belong to the task's own workspace. The project
@@ -329,6 +335,20 @@ export const tasks = sqliteTable(
     index('tasks_title_idx').on(table.workspaceId, table.title, table.id),
     index('tasks_priority_rank_idx').on(table.workspaceId, table.priorityRank, table.id),
     index('tasks_due_on_idx').on(table.workspaceId, dueOnSortExpression, table.id),
+    // Analytics (src/store/analytics.ts): covering indexes, so an aggregate over a date range reads
+    // the index alone. Completions per bucket and cycle times scan (workspace_id, completed_at);
+    // overdue counts scan (workspace_id, due_on) and read creation, completion, priority and project beside it.
+    index('tasks_completed_at_idx')
+      .on(table.workspaceId, table.completedAt, table.createdAt, table.projectId)
+      .where(sql`${table.completedAt} IS NOT NULL`),
+    index('tasks_due_on_analytics_idx')
+      .on(table.workspaceId, table.dueOn, table.completedAt, table.createdAt, table.priority, table.projectId)
+      .where(sql`${table.dueOn} IS NOT NULL`),
+    // Empty once every DONE task has its completed_at: it lets the backfill at open find the rows
+    // left to fill without scanning the table.
+    index('tasks_done_without_completed_at_idx')
+      .on(table.workspaceId)
+      .where(sql`${table.status} = 'DONE' AND ${table.completedAt} IS NULL`),
     check('tasks_title_length', sql.raw(`length("title") BETWEEN 1 AND ${storageLimits.taskTitle}`)),
     check('tasks_status_known', inList('status', taskStatuses)),
     check(
@@ -433,6 +453,8 @@ export const deals = sqliteTable(
     index('deals_stage_idx').on(table.workspaceId, table.stage, table.createdAt, table.id),
     index('deals_owner_id_idx').on(table.workspaceId, table.ownerId, table.createdAt, table.id),
     index('deals_company_id_idx').on(table.workspaceId, table.companyId, table.createdAt, table.id),
+    // The pipeline analytics (src/store/analytics.ts) read deals created in a date range from this index alone.
+    index('deals_pipeline_idx').on(table.workspaceId, table.createdAt, table.stage, table.currency, table.amountMinor, table.ownerId),
     check('deals_title_length', sql.raw(`length("title") BETWEEN 1 AND ${storageLimits.dealTitle}`)),
     check('deals_stage_known', inList('stage', dealStages)),
     check('deals_amount_minor_not_negative', sql`${table.amountMinor} >= 0`),

@@ -30,6 +30,7 @@ import { createPersonalAccessTokenStore } from './store/personalAccessTokens.js'
 import { createProjectStore } from './store/projects.js';
 import { createCompanyStore } from './store/companies.js';
 import { createContactStore } from './store/contacts.js';
+import { createAnalyticsStore } from './store/analytics.js';
 import { createDealStore } from './store/deals.js';
 import { createContractStore } from './store/contracts.js';
 import { createConnectorStore } from './store/connectors.js';
@@ -173,6 +174,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         projects: createProjectStore(db, { now }),
         crm: { companies: createCompanyStore(db, { now }), contacts: createContactStore(db, { now }), deals: createDealStore(db, { now }) },
         contracts,
+        analytics: createAnalyticsStore(db),
         webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),

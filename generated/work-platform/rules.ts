@@ -1,7 +1,7 @@
 // Generated from specs/work-platform by npm run build:contract — do not edit.
 
 /** Every operation of the API, by operationId. */
-export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listContracts' | 'createContract' | 'getContract' | 'updateContract' | 'deleteContract' | 'sendContract' | 'signContract' | 'declineContract' | 'withdrawContract' | 'listConnectorKinds' | 'listConnectors' | 'createConnector' | 'importIssues' | 'connectConnector' | 'disconnectConnector' | 'getConnector' | 'deleteConnector' | 'getWorkspaceLimits' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
+export type OperationId = 'listTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask' | 'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject' | 'listCompanies' | 'createCompany' | 'getCompany' | 'updateCompany' | 'deleteCompany' | 'listContacts' | 'createContact' | 'getContact' | 'updateContact' | 'deleteContact' | 'listDeals' | 'createDeal' | 'getDeal' | 'updateDeal' | 'deleteDeal' | 'listContracts' | 'createContract' | 'getContract' | 'updateContract' | 'deleteContract' | 'sendContract' | 'signContract' | 'declineContract' | 'withdrawContract' | 'listConnectorKinds' | 'listConnectors' | 'createConnector' | 'importIssues' | 'connectConnector' | 'disconnectConnector' | 'getConnector' | 'deleteConnector' | 'getWorkspaceLimits' | 'getTaskThroughput' | 'getTaskCycleTime' | 'getOverdueTasks' | 'getDealPipeline' | 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'rotateWebhookKey' | 'replayWebhookEvents' | 'listWebhookDeliveries' | 'draftTasks' | 'summarizeProject' | 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
 
 /** Operations declared with `security: []`: their handlers get no caller. */
 export type PublicOperationId = 'getOpenapiJson' | 'getOpenapiYaml' | 'getPostmanCollection' | 'getPostmanEnvironment' | 'getChangelogJson' | 'getReferencePage';
@@ -51,6 +51,10 @@ export const operationIds = [
   'getConnector',
   'deleteConnector',
   'getWorkspaceLimits',
+  'getTaskThroughput',
+  'getTaskCycleTime',
+  'getOverdueTasks',
+  'getDealPipeline',
   'listWebhooks',
   'createWebhook',
   'getWebhook',
@@ -84,6 +88,7 @@ export const scopeCatalogue = [
   'contracts:write',
   'connectors:read',
   'connectors:manage',
+  'analytics:read',
 ] as const;
 
 export type Scope = (typeof scopeCatalogue)[number];
@@ -102,7 +107,8 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "contracts:read": "Read contracts.",
   "contracts:write": "Create, change, send, sign, decline, withdraw and delete contracts.",
   "connectors:read": "See the workspace's connectors and their status (never their credentials), and import through them with tasks:write.",
-  "connectors:manage": "Create, connect, disconnect and delete the workspace's connectors, giving them credentials for outside services."
+  "connectors:manage": "Create, connect, disconnect and delete the workspace's connectors, giving them credentials for outside services.",
+  "analytics:read": "Read aggregates of the workspace's tasks and deals (counts, cycle times, pipeline value)."
 };
 
 /** The event types of the `webhooks` section. */
@@ -347,6 +353,11 @@ export const enumValues = {
   "IssueImport.state": [
     "open",
     "all"
+  ],
+  AnalyticsBucketSize: [
+    "day",
+    "week",
+    "month"
   ],
   "WorkspaceLimits.plan": [
     "free",

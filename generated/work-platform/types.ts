@@ -576,6 +576,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/tasks/throughput": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tasks created and completed per bucket
+         * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class.
+         */
+        get: operations["getTaskThroughput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/tasks/cycle-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cycle time of completed tasks per bucket
+         * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         */
+        get: operations["getTaskCycleTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/tasks/overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Overdue tasks now and at the end of each bucket
+         * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         */
+        get: operations["getOverdueTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/deals/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deal pipeline value by stage and currency per bucket
+         * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class.
+         */
+        get: operations["getDealPipeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1558,6 +1638,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the task last moved to `DONE` (its creation time when it was created `DONE`); null while its status is anything else. Set and cleared in the same change as `status`: a task that leaves `DONE` loses it, and gets a new one when it is done again. Tasks that were `DONE` before this member existed (1.2.0) carry the time of their last change. What the task analytics count as a completion.
+             */
+            completedAt: string | null;
         };
         /**
          * @description `TODO` → `IN_PROGRESS` → `DONE`, with `BLOCKED` for work that waits on something. Any status may be set from any other; a change to `DONE` also emits `task.completed`.
@@ -2107,6 +2192,262 @@ export interface components {
             truncated: boolean;
             /** @description The most issues and pull requests one import reads (500). */
             maxIssues: number;
+        };
+        /**
+         * @description A UTC calendar `day`; an ISO `week`, Monday to Monday; a calendar `month`.
+         * @default day
+         * @enum {string}
+         */
+        AnalyticsBucketSize: "day" | "week" | "month";
+        /**
+         * @description Tasks created and completed per bucket. Every bucket of the range is listed, in order, empty ones with zeros.
+         * @example {
+         *       "from": "2026-11-02",
+         *       "to": "2026-11-16",
+         *       "bucket": "week",
+         *       "projectId": null,
+         *       "totals": {
+         *         "created": 9,
+         *         "completed": 5
+         *       },
+         *       "buckets": [
+         *         {
+         *           "start": "2026-11-02",
+         *           "end": "2026-11-09",
+         *           "created": 4,
+         *           "completed": 2
+         *         },
+         *         {
+         *           "start": "2026-11-09",
+         *           "end": "2026-11-16",
+         *           "created": 5,
+         *           "completed": 3
+         *         }
+         *       ]
+         *     }
+         */
+        TaskThroughput: {
+            /**
+             * Format: date
+             * @description The first day of the range, as asked (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The day after the range, as asked (exclusive).
+             */
+            to: string;
+            bucket: components["schemas"]["AnalyticsBucketSize"];
+            /** @description The project filter, or null for the whole workspace. */
+            projectId: string | null;
+            totals: {
+                created: number;
+                completed: number;
+            };
+            buckets: {
+                /**
+                 * Format: date
+                 * @description The first day of the bucket (inclusive): a calendar boundary, or `from` for a first bucket cut by the range.
+                 */
+                start: string;
+                /**
+                 * Format: date
+                 * @description The day after the bucket (exclusive): a calendar boundary, or `to` for a last bucket cut by the range.
+                 */
+                end: string;
+                /** @description Tasks whose `createdAt` falls in the bucket. */
+                created: number;
+                /** @description Tasks whose `completedAt` falls in the bucket. */
+                completed: number;
+            }[];
+        };
+        /** @description Cycle times (`completedAt` − `createdAt`) of a set of completed tasks, in seconds (rounded to the nearest second). The statistics are null when the set is empty. */
+        CycleTimeStatistics: {
+            /** @description How many tasks the statistics are over. */
+            completed: number;
+            meanSeconds: number | null;
+            /** @description Nearest-rank 50th percentile (the lower middle value of an even count). */
+            medianSeconds: number | null;
+            /** @description Nearest-rank 90th percentile. */
+            p90Seconds: number | null;
+            maxSeconds: number | null;
+        };
+        /**
+         * @description Cycle times of the tasks completed in each bucket and in the whole range. Every bucket of the range is listed, in order; an empty one has `completed: 0` and null statistics.
+         * @example {
+         *       "from": "2026-11-01",
+         *       "to": "2026-12-01",
+         *       "bucket": "month",
+         *       "projectId": null,
+         *       "overall": {
+         *         "completed": 3,
+         *         "meanSeconds": 172800,
+         *         "medianSeconds": 86400,
+         *         "p90Seconds": 345600,
+         *         "maxSeconds": 345600
+         *       },
+         *       "buckets": [
+         *         {
+         *           "start": "2026-11-01",
+         *           "end": "2026-12-01",
+         *           "cycleTime": {
+         *             "completed": 3,
+         *             "meanSeconds": 172800,
+         *             "medianSeconds": 86400,
+         *             "p90Seconds": 345600,
+         *             "maxSeconds": 345600
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TaskCycleTime: {
+            /**
+             * Format: date
+             * @description The first day of the range, as asked (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The day after the range, as asked (exclusive).
+             */
+            to: string;
+            bucket: components["schemas"]["AnalyticsBucketSize"];
+            /** @description The project filter, or null for the whole workspace. */
+            projectId: string | null;
+            overall: components["schemas"]["CycleTimeStatistics"];
+            buckets: {
+                /**
+                 * Format: date
+                 * @description The first day of the bucket (inclusive): a calendar boundary, or `from` for a first bucket cut by the range.
+                 */
+                start: string;
+                /**
+                 * Format: date
+                 * @description The day after the bucket (exclusive): a calendar boundary, or `to` for a last bucket cut by the range.
+                 */
+                end: string;
+                cycleTime: components["schemas"]["CycleTimeStatistics"];
+            }[];
+        };
+        /**
+         * @description Overdue tasks now, and at the end of each bucket of the range (every bucket listed, in order).
+         * @example {
+         *       "from": "2026-11-02",
+         *       "to": "2026-11-16",
+         *       "bucket": "week",
+         *       "projectId": null,
+         *       "asOf": "2026-11-12T09:30:00.000Z",
+         *       "current": {
+         *         "total": 3,
+         *         "byPriority": {
+         *           "LOW": 0,
+         *           "MEDIUM": 1,
+         *           "HIGH": 2
+         *         }
+         *       },
+         *       "buckets": [
+         *         {
+         *           "start": "2026-11-02",
+         *           "end": "2026-11-09",
+         *           "overdue": 2
+         *         },
+         *         {
+         *           "start": "2026-11-09",
+         *           "end": "2026-11-16",
+         *           "overdue": 3
+         *         }
+         *       ]
+         *     }
+         */
+        OverdueTasks: {
+            /**
+             * Format: date
+             * @description The first day of the range, as asked (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The day after the range, as asked (exclusive).
+             */
+            to: string;
+            bucket: components["schemas"]["AnalyticsBucketSize"];
+            /** @description The project filter, or null for the whole workspace. */
+            projectId: string | null;
+            /**
+             * Format: date-time
+             * @description The instant "now" of this answer.
+             */
+            asOf: string;
+            /** @description Tasks overdue at `asOf`: not `DONE`, with a `dueOn` before `asOf`. */
+            current: {
+                total: number;
+                byPriority: {
+                    LOW: number;
+                    MEDIUM: number;
+                    HIGH: number;
+                };
+            };
+            buckets: {
+                /**
+                 * Format: date
+                 * @description The first day of the bucket (inclusive): a calendar boundary, or `from` for a first bucket cut by the range.
+                 */
+                start: string;
+                /**
+                 * Format: date
+                 * @description The day after the bucket (exclusive): a calendar boundary, or `to` for a last bucket cut by the range.
+                 */
+                end: string;
+                /** @description Tasks overdue at the end of the bucket, or at `asOf` when the bucket ends later. */
+                overdue: number;
+            }[];
+        };
+        /** @description The deals of one stage: how many, and their summed amounts, one per currency. */
+        PipelineStageValue: {
+            stage: components["schemas"]["DealStage"];
+            deals: number;
+            /** @description One entry per currency the stage's deals are in, ordered by currency code; empty when there are none. Never summed across currencies. */
+            amounts: {
+                /** @description ISO 4217 code. */
+                currency: string;
+                deals: number;
+                /** @description The sum of the deals' `amountMinor` in this currency's minor unit, as a decimal string: exact at any size (a sum may exceed what a JSON number holds exactly). */
+                amountMinor: string;
+            }[];
+        };
+        /** @description Deals created per bucket by their current stage and by currency. Every bucket of the range is listed, in order, and every stage in each bucket, in the order of `DealStage`. */
+        DealPipeline: {
+            /**
+             * Format: date
+             * @description The first day of the range, as asked (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The day after the range, as asked (exclusive).
+             */
+            to: string;
+            bucket: components["schemas"]["AnalyticsBucketSize"];
+            /** @description The owner filter, or null for every owner. */
+            ownerId: string | null;
+            /** @description The deals created in the whole range, per stage. */
+            totals: components["schemas"]["PipelineStageValue"][];
+            buckets: {
+                /**
+                 * Format: date
+                 * @description The first day of the bucket (inclusive): a calendar boundary, or `from` for a first bucket cut by the range.
+                 */
+                start: string;
+                /**
+                 * Format: date
+                 * @description The day after the bucket (exclusive): a calendar boundary, or `to` for a last bucket cut by the range.
+                 */
+                end: string;
+                /** @description Deals created in the bucket, all stages and currencies. */
+                deals: number;
+                stages: components["schemas"]["PipelineStageValue"][];
+            }[];
         };
         WorkspaceLimits: {
             workspaceId: string;
@@ -2929,6 +3270,25 @@ export interface components {
         ContractId: string;
         /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
         IfMatchTransition: string;
+        /**
+         * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
+         * @example 2026-09-01
+         */
+        AnalyticsFrom: string;
+        /**
+         * @description The day after the range (UTC), exclusive: the range ends at its midnight. Must be after `from`; `from=2026-09-01&to=2026-12-01` is September to November.
+         * @example 2026-12-01
+         */
+        AnalyticsTo: string;
+        /**
+         * @description The size of a bucket: a UTC calendar `day`, an ISO `week` (Monday 00:00 to Monday 00:00, UTC) or a calendar `month` (UTC). At most 366 buckets per request.
+         * @example week
+         */
+        AnalyticsBucket: components["schemas"]["AnalyticsBucketSize"];
+        /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+        AnalyticsProjectFilter: string;
+        /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+        AnalyticsOwnerFilter: string;
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
          * @example tsk_cb2s0qa6P7MCQ5zVPMi1
@@ -5367,6 +5727,238 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTaskThroughput: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
+                 * @example 2026-09-01
+                 */
+                from: components["parameters"]["AnalyticsFrom"];
+                /**
+                 * @description The day after the range (UTC), exclusive: the range ends at its midnight. Must be after `from`; `from=2026-09-01&to=2026-12-01` is September to November.
+                 * @example 2026-12-01
+                 */
+                to: components["parameters"]["AnalyticsTo"];
+                /**
+                 * @description The size of a bucket: a UTC calendar `day`, an ISO `week` (Monday 00:00 to Monday 00:00, UTC) or a calendar `month` (UTC). At most 366 buckets per request.
+                 * @example week
+                 */
+                bucket?: components["parameters"]["AnalyticsBucket"];
+                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                projectId?: components["parameters"]["AnalyticsProjectFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created and completed tasks per bucket. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskThroughput"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTaskCycleTime: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
+                 * @example 2026-09-01
+                 */
+                from: components["parameters"]["AnalyticsFrom"];
+                /**
+                 * @description The day after the range (UTC), exclusive: the range ends at its midnight. Must be after `from`; `from=2026-09-01&to=2026-12-01` is September to November.
+                 * @example 2026-12-01
+                 */
+                to: components["parameters"]["AnalyticsTo"];
+                /**
+                 * @description The size of a bucket: a UTC calendar `day`, an ISO `week` (Monday 00:00 to Monday 00:00, UTC) or a calendar `month` (UTC). At most 366 buckets per request.
+                 * @example week
+                 */
+                bucket?: components["parameters"]["AnalyticsBucket"];
+                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                projectId?: components["parameters"]["AnalyticsProjectFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cycle times per bucket. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskCycleTime"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOverdueTasks: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
+                 * @example 2026-09-01
+                 */
+                from: components["parameters"]["AnalyticsFrom"];
+                /**
+                 * @description The day after the range (UTC), exclusive: the range ends at its midnight. Must be after `from`; `from=2026-09-01&to=2026-12-01` is September to November.
+                 * @example 2026-12-01
+                 */
+                to: components["parameters"]["AnalyticsTo"];
+                /**
+                 * @description The size of a bucket: a UTC calendar `day`, an ISO `week` (Monday 00:00 to Monday 00:00, UTC) or a calendar `month` (UTC). At most 366 buckets per request.
+                 * @example week
+                 */
+                bucket?: components["parameters"]["AnalyticsBucket"];
+                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                projectId?: components["parameters"]["AnalyticsProjectFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Overdue counts now and per bucket. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverdueTasks"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDealPipeline: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
+                 * @example 2026-09-01
+                 */
+                from: components["parameters"]["AnalyticsFrom"];
+                /**
+                 * @description The day after the range (UTC), exclusive: the range ends at its midnight. Must be after `from`; `from=2026-09-01&to=2026-12-01` is September to November.
+                 * @example 2026-12-01
+                 */
+                to: components["parameters"]["AnalyticsTo"];
+                /**
+                 * @description The size of a bucket: a UTC calendar `day`, an ISO `week` (Monday 00:00 to Monday 00:00, UTC) or a calendar `month` (UTC). At most 366 buckets per request.
+                 * @example week
+                 */
+                bucket?: components["parameters"]["AnalyticsBucket"];
+                /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+                ownerId?: components["parameters"]["AnalyticsOwnerFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pipeline value per bucket, stage and currency. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Class": components["headers"]["X-RateLimit-Class"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Window-Ms": components["headers"]["X-RateLimit-Window-Ms"];
+                    "X-RateLimit-Tier": components["headers"]["X-RateLimit-Tier"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealPipeline"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -10,7 +10,7 @@ import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
-import { seedBenchData, type BenchData } from './seed.js';
+import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 
@@ -27,6 +27,11 @@ is measured on both, and the growth table (first and deep page at each size) on 
 
 Then measures the cost of one request inside openapi-backend (no HTTP) for synthetic APIs of 20 to
 500 operations, with the precompiled router and with openapi-backend's stock router put back.
+
+Then the analytics phase: one workspace of 100,000 tasks and 20,000 deals (--quick: 20,000 and
+4,000) created over 425 days; each /v1/analytics call over a 90-day range by day and a one-year
+range by week, beside GET /v1/tasks?limit=50 of the same workspace (no list pages kept) as the
+reference measured in the same run.
 
 Then commits N task.created events (--webhook-events, default 5,000) for a local receiver that
 verifies every signature, and measures deliveries per second of the real worker and the latency
@@ -200,6 +205,40 @@ async function cursorAt(baseUrl: string, token: string, depth: number): Promise<
 
 const NOT_KEPT = 'LIST_PAGE_CACHE_PAGES=0';
 
+interface AnalyticsMeasured extends Measured {
+  range: string;
+}
+
+/**
+ * Each analytics call over 90 days by day and a year by week, after the reference: the first page
+ * of the same workspace's tasks, read from SQLite on every request. Every call is checked to answer
+ * 200 with the buckets asked for before it is loaded.
+ */
+async function measureAnalytics(serverUrl: string, uncachedUrl: string, workspace: AnalyticsBenchWorkspace, settings: Settings): Promise<AnalyticsMeasured[]> {
+  const headers = { authorization: `Bearer ${workspace.token}` };
+  const ranges = [
+    { label: '90 days by day', query: 'from=2025-10-01&to=2025-12-30&bucket=day', buckets: 90 },
+    { label: '1 year by week', query: 'from=2025-02-03&to=2026-02-02&bucket=week', buckets: 52 },
+  ];
+  const calls = ['tasks/throughput', 'tasks/cycle-time', 'tasks/overdue', 'deals/pipeline'];
+  const measured: AnalyticsMeasured[] = [];
+  process.stdout.write(`  analytics reference: GET /v1/tasks?limit=50 (${workspace.taskCount.toLocaleString('en')} rows; ${NOT_KEPT})...\n`);
+  const reference = await measure({ name: `reference: GET /v1/tasks?limit=50 (${NOT_KEPT})`, url: `${uncachedUrl}/v1/tasks?limit=50`, headers }, settings);
+  measured.push({ ...reference, range: 'first page' });
+  for (const call of calls) {
+    for (const range of ranges) {
+      const url = `${serverUrl}/v1/analytics/${call}?${range.query}`;
+      const response = await fetch(url, { headers });
+      const body = (await response.json()) as { buckets?: unknown[] };
+      if (response.status !== 200 || body.buckets?.length !== range.buckets) throw new Error(`GET ${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      const name = `GET /v1/analytics/${call}`;
+      process.stdout.write(`  ${name} (${range.label})...\n`);
+      measured.push({ ...(await measure({ name, url, headers }, settings)), range: range.label });
+    }
+  }
+  return measured;
+}
+
 const ratio = (value: number, reference: number) => (reference > 0 ? value / reference : 0);
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
@@ -228,6 +267,8 @@ async function main(): Promise<void> {
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();
     const bench: BenchData = seedBenchData(db, sizes, demo.portfolio.tenantId);
+    const analyticsWorkspace = settings.quick ? seedAnalyticsWorkspace(db, 20_000, 4_000) : seedAnalyticsWorkspace(db, 100_000, 20_000);
+    db.pragma('optimize');
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
@@ -284,6 +325,7 @@ async function main(): Promise<void> {
       const deep = await measure({ name: 'deep', url: `${uncached.url}/v1/tasks?limit=50&cursor=${encodeURIComponent(cursor)}`, headers }, settings);
       growth.push({ rows: workspace.taskCount, first, deep, deepDepth: depth });
     }
+    const analytics = await measureAnalytics(server.url, uncached.url, analyticsWorkspace, settings);
     const serverRssMb = rssMegabytes(server.child.pid!);
     if (settings.cpuProfileDir) {
       // A graceful stop, so that node writes the profile.
@@ -332,6 +374,15 @@ async function main(): Promise<void> {
       '|---:|---:|---:|',
       ...routing.map(({ operations, stockMicroseconds, precompiledMicroseconds }) => `| ${operations} | ${stockMicroseconds} | ${precompiledMicroseconds} |`),
       '',
+      `Analytics: one workspace of ${analyticsWorkspace.taskCount.toLocaleString('en')} tasks and ${analyticsWorkspace.dealCount.toLocaleString('en')} deals created over 425 days; the reference is GET /v1/tasks?limit=50 of that workspace with no list pages kept.`,
+      '',
+      '| Call | range | req/s | p50 ms | p99 ms | mean ms | mean × reference | non-2xx |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
+      ...analytics.map(
+        (result) =>
+          `| ${result.name} | ${result.range} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${result.meanMs} | ${fixed(ratio(result.meanMs, analytics[0]!.meanMs))} | ${result.non2xx + result.errors} |`,
+      ),
+      '',
       `Webhooks: ${webhooks.events.toLocaleString('en')} events delivered and acknowledged at ${webhooks.deliveriesPerSecond} per second (one worker, durable state in SQLite, every signature verified by the receiver; ${webhooks.refused} refused); commit → receipt over ${webhooks.latencyEvents} events committed one at a time: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms.`,
       '',
     ];
@@ -365,7 +416,7 @@ async function main(): Promise<void> {
     }
     lines.push('');
     process.stdout.write(lines.join('\n') + '\n');
-    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, serverRssMb, routing, webhooks, goals }, null, 2) + '\n');
+    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, goals }, null, 2) + '\n');
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {
     cleanUp();

@@ -86,11 +86,16 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
     const parameter = pathValues.get(name) ?? {};
     return { key: name, value: parameterValue(parameter), description: descriptionOf(parameter) };
   });
+  // Query and header parameters (an idempotency key, say) go in with their example; only required ones are enabled.
   const query = parameters
     .filter((p) => p.in === 'query')
-    .map((p) => ({ key: p.name, value: parameterValue(p.parameter), disabled: true, description: descriptionOf(p.parameter) }));
+    .map((p) => ({
+      key: p.name,
+      value: parameterValue(p.parameter),
+      ...(p.parameter.required === true ? {} : { disabled: true }),
+      description: descriptionOf(p.parameter),
+    }));
 
-  // Header parameters (an idempotency key, say) go in with their example; only required ones are enabled.
   const header = parameters
     .filter((p) => p.in === 'header')
     .map((p) => ({

@@ -340,6 +340,7 @@ export function loadWorkPlatformDemo(
   const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);
 
   const connectors = loadConnectorDemo(db, start, webhookSecretBox);
+  taskIds.push(...loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo')));
 
   // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
@@ -626,4 +627,61 @@ function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox:
     main: { connected: demoConnectors.connected.id, expired: demoConnectors.expired.id, disconnected: demoConnectors.disconnected.id },
     other: demoConnectors.other.id,
   };
+}
+
+/**
+ * Six weeks of steady work, so that /v1/analytics shows something on every day: one to three
+ * tasks created per day in the last project, most of them done one to six days later (never after
+ * today's midnight), some left open past their due date; and a deal or two a week in three
+ * currencies and every stage. Its own random stream, so the ids above stay as they were.
+ */
+function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId: string, random: RandomBytes): string[] {
+  let clock = start;
+  const scripted = () => clock;
+  const tasks = createTaskStore(db, { now: scripted, randomBytes: random });
+  const deals = createDealStore(db, { now: scripted, randomBytes: random });
+  const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
+  const main = demoWorkspaces.main.id;
+  const today = start + 45 * day;
+  const created: { id: string; doneAt: number | null }[] = [];
+  for (let offset = 3; offset < 45; offset += 1) {
+    for (let copy = 0; copy < 1 + ((offset * 7 + copy) % 3); copy += 1) {
+      clock = start + offset * day + (9 + copy * 3) * hour * 1000;
+      const serial = created.length;
+      const task = tasks.createTask(
+        main,
+        {
+          projectId,
+          title: `Weekly operations item ${serial + 1}`,
+          priority: priorities[serial % priorities.length]!,
+          dueOn: serial % 4 === 3 ? null : new Date(clock + (2 + (serial % 5)) * day).toISOString(),
+          assigneeId: assigneeCycle[serial % assigneeCycle.length]!,
+        },
+        owner,
+      );
+      const doneAt = serial % 5 === 4 ? null : clock + (1 + (serial % 6)) * day + (serial % 7) * hour * 1000;
+      created.push({ id: task.id, doneAt: doneAt !== null && doneAt <= today ? doneAt : null });
+    }
+  }
+  for (const { id, doneAt } of [...created].filter((task) => task.doneAt !== null).sort((a, b) => a.doneAt! - b.doneAt!)) {
+    clock = doneAt!;
+    tasks.updateTask(main, id, { status: 'DONE' }, 1, owner);
+  }
+  const currencies = ['EUR', 'USD', 'GBP'];
+  const stages: DealStage[] = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];
+  for (let serial = 0; serial < 16; serial += 1) {
+    clock = start + (3 + serial * 2.6) * day + 14 * hour * 1000;
+    deals.createDeal(
+      main,
+      {
+        title: `Renewal ${serial + 1}`,
+        stage: stages[serial % stages.length]!,
+        amountMinor: 150_000 + ((serial * 37_000) % 900_000),
+        currency: currencies[serial % currencies.length]!,
+        ownerId: dealOwners[serial % dealOwners.length]!,
+      },
+      owner,
+    );
+  }
+  return created.map((task) => task.id);
 }

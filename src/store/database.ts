@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../db/schema.js';
+import { backfillTaskCompletions } from './tasks.js';
 
 /** The committed drizzle-kit migrations, found from this file rather than from the working directory. */
 export const migrationsFolder = fileURLToPath(new URL('../../db/migrations', import.meta.url));
@@ -34,6 +35,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
     db.pragma('synchronous = NORMAL');
     applyMigrations(db);
     checkRevisionTriggers(db);
+    backfillTaskCompletions(db);
     // better-sqlite3 waits for a lock synchronously: a serving process keeps the wait short and
     // retries without blocking (src/contract/databaseBusy.ts), so one writer elsewhere cannot freeze it.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? MIGRATION_BUSY_TIMEOUT_MS}`);

@@ -71,6 +71,8 @@ type TaskFields = Omit<TaskRow, 'workspaceId' | 'priorityRank'>;
 
 export function toTask(row: TaskFields): Task {
   const createdAt = formatTimestamp(row.createdAt);
+  // Most tasks were never changed after creation.
+  const updatedAt = row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt);
   return {
     id: row.id,
     projectId: row.projectId,
@@ -81,8 +83,8 @@ export function toTask(row: TaskFields): Task {
     assigneeId: row.assigneeId,
     version: row.version,
     createdAt,
-    // Most tasks were never changed after creation.
-    updatedAt: row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt),
+    updatedAt,
+    completedAt: row.completedAt === null ? null : row.completedAt === row.updatedAt ? updatedAt : formatTimestamp(row.completedAt),
   };
 }
 
@@ -97,6 +99,7 @@ export const listedTaskColumns = {
   version: tasks.version,
   createdAt: tasks.createdAt,
   updatedAt: tasks.updatedAt,
+  completedAt: tasks.completedAt,
 };
 type ListedTaskRow = [
   id: string,
@@ -110,10 +113,11 @@ type ListedTaskRow = [
   version: number,
   createdAt: number,
   updatedAt: number,
+  completedAt: number | null,
 ];
 
-function listedTask([id, , projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt]: ListedTaskRow): Task {
-  return toTask({ id, projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt });
+function listedTask([id, , projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt, completedAt]: ListedTaskRow): Task {
+  return toTask({ id, projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt, completedAt });
 }
 
 /** LOW = 1, MEDIUM = 2, HIGH = 3: what the priority sort orders by. */
@@ -173,6 +177,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       assigneeId: sql`${sql.placeholder('assigneeId')}`,
       version: sql`${sql.placeholder('version')}`,
       updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      completedAt: sql`${sql.placeholder('completedAt')}`,
     })
     .where(inWorkspace)
     .prepare();
@@ -225,6 +230,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
         version: 1,
         createdAt: at,
         updatedAt: at,
+        completedAt: input.status === 'DONE' ? at : null,
       };
       return write(() => {
         checkReferences(workspaceId, row);
@@ -260,6 +266,8 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
         checkReferences(workspaceId, next, current);
         next.version = current.version + 1;
         next.updatedAt = now();
+        // Moving to DONE stamps the completion; leaving DONE clears it; staying DONE keeps it.
+        next.completedAt = next.status !== 'DONE' ? null : current.status === 'DONE' ? current.completedAt : next.updatedAt;
         update.run(next);
         const task = toTask(next);
         outbox.record(workspaceId, 'task.updated', actor, next.updatedAt, task);
@@ -288,4 +296,20 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       return toPageOfKeysetRows(rows, options.limit, listedTask);
     },
   };
+}
+
+/**
+ * Gives every DONE task without a completion time its last change's time, and answers how many it
+ * filled. The data step of the migration that added completed_at (drizzle-kit generates schema
+ * changes only): openDatabase() runs it after the migrations, every time, so a database migrated by
+ * a process that stopped before the step is filled by the next one. Once filled it finds nothing
+ * through the empty partial index tasks_done_without_completed_at_idx, without reading the table.
+ */
+export function backfillTaskCompletions(db: BetterSqlite3.Database): number {
+  return drizzleFor(db)
+    .update(tasks)
+    .set({ completedAt: sql`${tasks.updatedAt}` })
+    // Literal 'DONE' and IS NULL: the partial index's own terms, so SQLite uses it.
+    .where(sql`${tasks.status} = 'DONE' AND ${tasks.completedAt} IS NULL`)
+    .run().changes;
 }

@@ -10,6 +10,7 @@ import type { CompanyStore } from '../store/companies.js';
 import type { ContactStore } from '../store/contacts.js';
 import type { ContractStore } from '../store/contracts.js';
 import type { DealStore } from '../store/deals.js';
+import type { AnalyticsStore } from '../store/analytics.js';
 import type { ProjectStore } from '../store/projects.js';
 import type { QuotaCounterStore } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
@@ -29,6 +30,8 @@ export interface WorkPlatformServices {
   crm: { companies: CompanyStore; contacts: ContactStore; deals: DealStore };
   /** Contracts and their lifecycle. */
   contracts: ContractStore;
+  /** Read-only aggregates of tasks and deals (/v1/analytics). */
+  analytics: AnalyticsStore;
   /** Webhook subscriptions, their secrets, replays and delivery log. */
   webhooks: WebhookSubscriptions;
   cursors: CursorCodec;

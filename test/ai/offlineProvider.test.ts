@@ -61,6 +61,7 @@ function task(overrides: Partial<Task>): Task {
     version: 1,
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
+    completedAt: null,
     ...overrides,
   };
 }

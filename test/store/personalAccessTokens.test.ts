@@ -22,7 +22,7 @@ const patRow = (id: string) => t.db.prepare('SELECT * FROM personal_access_token
 
 describe('scope catalogue', () => {
   it("lists the contract's scopes", () => {
-    expect(scopeCatalogue).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage', 'ai:use', 'crm:read', 'crm:write', 'contracts:read', 'contracts:write', 'connectors:read', 'connectors:manage']);
+    expect(scopeCatalogue).toEqual(['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage', 'ai:use', 'crm:read', 'crm:write', 'contracts:read', 'contracts:write', 'connectors:read', 'connectors:manage', 'analytics:read']);
   });
 
   it('normalizes to catalogue order without duplicates and refuses unknown names', () => {

@@ -1,9 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProjectStore } from '../../src/store/projects.js';
-import { createTaskStore, priorityRank, taskSorts, type Task, type TaskSort, type TaskStore } from '../../src/store/tasks.js';
+import { backfillTaskCompletions, createTaskStore, priorityRank, taskSorts, type Task, type TaskSort, type TaskStore } from '../../src/store/tasks.js';
 import { InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError } from '../../src/store/workPlatformErrors.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
+import { openDatabase } from '../../src/store/database.js';
 import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
 
 let t: TempDatabase;
@@ -51,6 +52,7 @@ describe('task store: create and read', () => {
       version: 1,
       createdAt: '2026-11-23T09:41:00.000Z',
       updatedAt: '2026-11-23T09:41:00.000Z',
+      completedAt: null,
     });
     expect(store.getTask(workspace.workspaceId, task.id)).toEqual(task);
     const [event] = taskEvents();
@@ -379,5 +381,67 @@ describe('task store: keyset listing', () => {
       }
     }
     db.prepare = prepare;
+  });
+});
+
+describe('task store: completion time', () => {
+  it('stamps completedAt when a task moves to DONE, keeps it while DONE, clears it when it leaves DONE', () => {
+    const task = create();
+    expect(task.completedAt).toBeNull();
+    clock.advance(60_000);
+    const done = store.updateTask(workspace.workspaceId, task.id, { status: 'DONE' }, 1, workspace.actor);
+    expect(done.completedAt).toBe(done.updatedAt);
+    expect(done.completedAt).toBe(new Date(clock.now()).toISOString());
+    clock.advance(60_000);
+    const renamed = store.updateTask(workspace.workspaceId, task.id, { title: 'Still done' }, 2, workspace.actor);
+    expect(renamed.completedAt).toBe(done.completedAt);
+    clock.advance(60_000);
+    const reopened = store.updateTask(workspace.workspaceId, task.id, { status: 'IN_PROGRESS' }, 3, workspace.actor);
+    expect(reopened.completedAt).toBeNull();
+    clock.advance(60_000);
+    const doneAgain = store.updateTask(workspace.workspaceId, task.id, { status: 'DONE' }, 4, workspace.actor);
+    expect(doneAgain.completedAt).toBe(new Date(clock.now()).toISOString());
+    expect(store.getTask(workspace.workspaceId, task.id)).toEqual(doneAgain);
+    // The event payloads carry it too.
+    expect(JSON.parse(taskEvents().at(-1)!.payload).data.object.completedAt).toBe(doneAgain.completedAt);
+  });
+
+  it('gives a task created DONE its creation time', () => {
+    const task = create({ status: 'DONE' });
+    expect(task.completedAt).toBe(task.createdAt);
+  });
+
+  it('fills completedAt of DONE tasks written without it from updated_at when the database is opened, through the empty partial index', () => {
+    const done = create();
+    clock.advance(5000);
+    store.updateTask(workspace.workspaceId, done.id, { status: 'DONE' }, 1, workspace.actor);
+    const open = create();
+    // As a database migrated from before completed_at holds them: DONE without a completion time.
+    t.db.prepare('UPDATE tasks SET completed_at = NULL, updated_at = ? WHERE id = ?').run(Date.UTC(2026, 5, 1), done.id);
+    // The statement the backfill runs finds its rows through the partial index, not a table scan.
+    const statements: string[] = [];
+    const db = t.db as BetterSqlite3.Database & { prepare: BetterSqlite3.Database['prepare'] };
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((source: string) => {
+      statements.push(source);
+      return prepare(source);
+    }) as typeof db.prepare;
+    t.db.exec('SAVEPOINT look');
+    backfillTaskCompletions(t.db);
+    t.db.exec('ROLLBACK TO look; RELEASE look');
+    db.prepare = prepare;
+    const update = statements.find((source) => source.startsWith('update'))!;
+    const plan = (prepare(`EXPLAIN QUERY PLAN ${update}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
+    expect(plan).toContain('USING INDEX tasks_done_without_completed_at_idx');
+    t.db.close();
+    const reopened = openDatabase(t.path);
+    try {
+      const rows = createTaskStore(reopened);
+      expect(rows.getTask(workspace.workspaceId, done.id)?.completedAt).toBe('2026-06-01T00:00:00.000Z');
+      expect(rows.getTask(workspace.workspaceId, open.id)?.completedAt).toBeNull();
+      expect(backfillTaskCompletions(reopened)).toBe(0);
+    } finally {
+      reopened.close();
+    }
   });
 });

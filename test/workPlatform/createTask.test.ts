@@ -27,6 +27,7 @@ describe('POST /v1/tasks', () => {
       version: 1,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      completedAt: null,
     });
     expect(task.createdAt).toBe(task.updatedAt);
     expect(Date.parse(task.createdAt)).toBeGreaterThanOrEqual(before - 1);

@@ -26,6 +26,15 @@ describe('PATCH /v1/tasks/{taskId}', () => {
     expect(Date.parse(quoted.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(quoted.body.createdAt));
   });
 
+  it('stamps completedAt when the status becomes DONE and clears it when it leaves DONE', async () => {
+    const task = await newTask();
+    const done = expectSuccess(await updateTask(task.id, { status: 'DONE' }, '1'), 200);
+    expect(done.completedAt).toBe(done.updatedAt);
+    const reopened = expectSuccess(await updateTask(task.id, { status: 'TODO' }, '2'), 200);
+    expect(reopened.completedAt).toBeNull();
+    expect(expectSuccess(await getTask(task.id), 200).completedAt).toBeNull();
+  });
+
   it('clears nullable fields with null', async () => {
     const created = expectSuccess(await createTask({ projectId: fx.projectId, title: 'Due', dueOn: '2026-12-24T00:00:00.000Z', assigneeId: demoUsers.admin.id }), 201);
     const updated = expectSuccess(await updateTask(created.id, { dueOn: null, assigneeId: null }, '1'), 200);
