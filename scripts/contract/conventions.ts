@@ -91,6 +91,36 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     checkParameters(document, entry, report);
     checkResponses(document, entry, report);
   }
+  problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operation.operationId).filter((id): id is string => typeof id === 'string'))));
+  return problems;
+}
+
+/** `job:<name>`: an event a scheduled job of the server records, not an operation. */
+const JOB_SOURCE = /^job:[a-z][a-z0-9-]*$/;
+
+/**
+ * Every event of `webhooks` says what records it in `x-emitted-by`: operationIds of `paths`, or
+ * `job:<name>` for a scheduled job. Subscribers read it in the reference; the events suite checks
+ * each recorded event against it.
+ */
+function checkEventSources(bundled: BundledSpec, operationIds: ReadonlySet<string>): ContractProblem[] {
+  const { document } = bundled;
+  if (!isJsonObject(document.webhooks)) return [];
+  const problems: ContractProblem[] = [];
+  for (const entry of listOperations({ ...document, paths: document.webhooks })) {
+    const at = entry.pointer.replace(/^\/paths\//, '/webhooks/');
+    const report = (message: string) => problems.push({ file: sourceFileOf(bundled, at), where: `webhook ${entry.path}`, message });
+    const sources = entry.operation['x-emitted-by'];
+    if (!Array.isArray(sources) || sources.length === 0) {
+      report('missing x-emitted-by; add `x-emitted-by: [<operationId>, ...]` naming every operation (or `job:<name>`) that records this event');
+      continue;
+    }
+    for (const source of sources) {
+      if (typeof source !== 'string' || !(operationIds.has(source) || JOB_SOURCE.test(source))) {
+        report(`x-emitted-by names ${JSON.stringify(source)}, which is neither an operationId of paths nor job:<name>`);
+      }
+    }
+  }
   return problems;
 }
 

@@ -458,6 +458,37 @@ describe('convention checks', () => {
     expect(fs.existsSync(path.join(root, 'generated'))).toBe(false);
   });
 
+  it('wants every event to name what records it (x-emitted-by: operationIds or job:<name>)', async () => {
+    const withEvents = (created: string, deleted: string) =>
+      GOOD_ROOT +
+      `webhooks:
+  item.created:
+    post:
+      operationId: onItemCreated
+      summary: item.created${created}
+      responses: {'204': {description: received}}
+  item.deleted:
+    post:
+      operationId: onItemDeleted
+      summary: item.deleted${deleted}
+      responses: {'204': {description: received}}
+`;
+    const problemsOf = async (root: string) =>
+      buildContracts(root).then(
+        () => [] as string[],
+        (caught: unknown) => (caught as ContractBuildError).problems.map(formatProblem),
+      );
+    const bad = await problemsOf(writeTempRepo(tinySpec({ 'specs/tiny/openapi.yaml': withEvents('', '\n      x-emitted-by: [deleteItem, job:Nightly]') })));
+    expect(bad).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/webhook item\.created: missing x-emitted-by/),
+        expect.stringMatching(/webhook item\.deleted: x-emitted-by names "deleteItem", which is neither/),
+        expect.stringMatching(/webhook item\.deleted: x-emitted-by names "job:Nightly", which is neither/),
+      ]),
+    );
+    expect(await problemsOf(writeTempRepo(tinySpec({ 'specs/tiny/openapi.yaml': withEvents('\n      x-emitted-by: [getItem]', '\n      x-emitted-by: [job:nightly-purge]') })))).toEqual([]);
+  });
+
   it('names the shared component file when the problem is in a component', () => {
     const root = writeTempRepo(
       tinySpec({

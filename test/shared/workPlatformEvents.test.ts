@@ -17,16 +17,27 @@ afterAll(() => github.close());
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { env: { GITHUB_API_BASE_URL: github.baseUrl } });
 
 describe('recorded events', () => {
-  it('match the webhook schema of their type, for every event type of the catalogue', async () => {
+  it('match the webhook schema of their type, for every event type of the catalogue, and come from what x-emitted-by names', async () => {
     const headers = jsonHeaders(fx.tokens.all);
-    const project = (await client.request('POST', '/v1/projects', { headers, body: JSON.stringify({ name: 'Events' }) })).body;
-    await client.request('PATCH', `/v1/projects/${project.id}`, { headers: { ...headers, 'if-match': '1' }, body: JSON.stringify({ description: 'x' }) });
-    const task = (await client.request('POST', '/v1/tasks', { headers, body: JSON.stringify({ projectId: project.id, title: 'Emit' }) })).body;
-    await client.request('PATCH', `/v1/tasks/${task.id}`, { headers: { ...headers, 'if-match': '1' }, body: JSON.stringify({ status: 'DONE' }) });
-    await client.request('DELETE', `/v1/tasks/${task.id}`, { headers });
-    await client.request('DELETE', `/v1/projects/${project.id}`, { headers });
-    const send = async (method: string, path: string, body?: unknown, ifMatch?: string) =>
-      (await client.request(method, path, { headers: ifMatch ? { ...headers, 'if-match': ifMatch } : headers, body: body === undefined ? undefined : JSON.stringify(body) })).body;
+    /** What recorded each event: the operation a call was routed to, or the job run in its place. */
+    const recordedBy: { type: string; source: string }[] = [];
+    let lastRowid = (t.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM events').get() as { last: number }).last;
+    const attribute = (source: string) => {
+      const rows = t.db.prepare('SELECT rowid, type FROM events WHERE rowid > ? AND workspace_id = ? ORDER BY rowid').all(lastRowid, fx.workspaceId) as { rowid: number; type: string }[];
+      for (const row of rows) recordedBy.push({ type: row.type, source });
+      lastRowid = (t.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM events').get() as { last: number }).last;
+    };
+    const send = async (method: string, path: string, body?: unknown, ifMatch?: string) => {
+      const response = await client.request(method, path, { headers: ifMatch ? { ...headers, 'if-match': ifMatch } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      attribute(response.operationId ?? `${method} ${path}`);
+      return response.body;
+    };
+    const project = await send('POST', '/v1/projects', { name: 'Events' });
+    await send('PATCH', `/v1/projects/${project.id}`, { description: 'x' }, '1');
+    const task = await send('POST', '/v1/tasks', { projectId: project.id, title: 'Emit' });
+    await send('PATCH', `/v1/tasks/${task.id}`, { status: 'DONE' }, '1');
+    await send('DELETE', `/v1/tasks/${task.id}`);
+    await send('DELETE', `/v1/projects/${project.id}`);
     const company = await send('POST', '/v1/companies', { name: 'Events Co' });
     await send('PATCH', `/v1/companies/${company.id}`, { domain: 'events.example' }, '1');
     const contact = await send('POST', '/v1/contacts', { name: 'Eve Events', companyId: company.id });
@@ -47,13 +58,18 @@ describe('recorded events', () => {
     await send('POST', `/v1/contracts/${lapsing.id}/send`);
     // The server's expiry sweep, two days on.
     createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
+    attribute('job:expire-overdue-contracts');
     const connector = await send('POST', '/v1/connectors', { kind: 'github', name: 'Events GitHub' });
     await send('PUT', `/v1/connectors/${connector.id}/connection`, { token: 'ghp_eventsToken0001' });
     await send('DELETE', `/v1/connectors/${connector.id}/connection`);
     await send('DELETE', `/v1/connectors/${connector.id}`);
     await send('POST', `/v1/connectors/${fx.connectors.expired}/issue-imports`, { repository: 'acme/events', projectId: fx.projectId });
 
-    const document = client.document as { webhooks: Record<string, unknown> };
+    const document = client.document as { webhooks: Record<string, { post: { 'x-emitted-by': string[] } }> };
+    expect(recordedBy.filter(({ type, source }) => !document.webhooks[type]!.post['x-emitted-by'].includes(source))).toEqual([]);
+    expect(recordedBy.map(({ type }) => type)).toEqual(
+      (t.db.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string }[]).map((row) => row.type),
+    );
     const ajv = createAjv2020({ validateSchema: false });
     ajv.addSchema(document, 'events-contract');
     const rows = t.db.prepare('SELECT type, payload FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string; payload: string }[];
