@@ -1,5 +1,7 @@
 // UTC days: the spend cap counts per UTC day, and relative due dates count from the request's UTC day.
 
+import { utcDayStart } from '../store/workPlatformValues.js';
+
 export const DAY_MS = 86_400_000;
 
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
@@ -24,11 +26,4 @@ export function endOfUtcDay(dayStart: number): string {
 }
 
 /** Midnight UTC of a `YYYY-MM-DD` date, or undefined when it names no real day. */
-export function parseUtcDate(text: string): number | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!match) return undefined;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const time = Date.UTC(year, month - 1, day);
-  const date = new Date(time);
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? time : undefined;
-}
+export const parseUtcDate = utcDayStart;

@@ -18,7 +18,7 @@ import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxWriter, type EventActor, type OutboxEventType } from './outboxEvents.js';
 import { ContractStateError, InvalidValueError, NotFoundError, ValueRefusedError, type RefusedValue } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, immediateWriter, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export type Contract = components['schemas']['Contract'];
 export type CreateContractInput = components['schemas']['ContractCreate'];
@@ -89,13 +89,8 @@ export function toContract(row: Omit<ContractRow, 'workspaceId' | 'expiresAt'>):
 
 /** The instant a contract expiring after `expiresOn` expires: 00:00 UTC of the next day. */
 export function expiryInstantOf(expiresOn: string): number {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(expiresOn);
-  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
-  const start = Date.UTC(year, month - 1, day);
-  const date = new Date(start);
-  if (!match || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
-    throw new InvalidValueError('expiresOn', 'must be a calendar day, YYYY-MM-DD.');
-  }
+  const start = utcDayStart(expiresOn);
+  if (start === undefined) throw new InvalidValueError('expiresOn', 'must be a calendar day, YYYY-MM-DD.');
   return start + msPerDay;
 }
 

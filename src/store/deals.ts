@@ -12,7 +12,7 @@ import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, immediateWriter, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { dealStages, type DealStage };
 
@@ -92,15 +92,8 @@ const constraintFields: ConstraintFields = {
   deals_title_length: { field: 'title', limit: storageLimits.dealTitle },
 };
 
-const calendarDay = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 function checkDay(value: string): void {
-  const match = calendarDay.exec(value);
-  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (!match || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
-    throw new InvalidValueError('expectedCloseOn', 'must be a calendar day, YYYY-MM-DD.');
-  }
+  if (utcDayStart(value) === undefined) throw new InvalidValueError('expectedCloseOn', 'must be a calendar day, YYYY-MM-DD.');
 }
 
 function checkDealValues(input: UpdateDealInput): void {

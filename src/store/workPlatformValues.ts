@@ -19,6 +19,19 @@ export function checkText(field: string, value: unknown, limit: number, options:
   if (length === 0 && !options.allowEmpty) throw new InvalidValueError(field, 'must have at least 1 character.');
 }
 
+/**
+ * Midnight UTC of a `YYYY-MM-DD` day, or undefined when it names no real day. Years 0000–0099 are
+ * the years written (Date.UTC would read them as 1900–1999).
+ */
+export function utcDayStart(text: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date.getTime() : undefined;
+}
+
 /** RFC 3339 date-time, the `format: date-time` of the contract: date, time and offset all required. */
 const rfc3339DateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
 

@@ -18,6 +18,9 @@ describe('contract store', () => {
     expect(expiryInstantOf('2026-12-31')).toBe(Date.UTC(2027, 0, 1));
     expect(expiryInstantOf('2028-02-29')).toBe(Date.UTC(2028, 2, 1));
     expect(() => expiryInstantOf('2027-02-29')).toThrow(/calendar day/);
+    // Years 0000–0099 are the years written, not 1900–1999.
+    expect(new Date(expiryInstantOf('0050-06-30')).toISOString()).toBe('0050-07-01T00:00:00.000Z');
+    expect(() => expiryInstantOf('0051-02-29')).toThrow(/calendar day/);
   });
 
   it('the sweep records every overdue sent contract of every workspace once, in batches, and leaves the rest', () => {

@@ -26,6 +26,12 @@ describe('POST /v1/deals', () => {
     expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created']);
   });
 
+  it('takes an expectedCloseOn of the years 0000–0099 as written (201), and refuses a day those years do not have (422)', async () => {
+    const early = expectSuccess(await crm.create('deal', { title: 'Long ago', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara', expectedCloseOn: '0044-03-15' }), 201);
+    expect(early.expectedCloseOn).toBe('0044-03-15');
+    expectProblem(await crm.create('deal', { title: 'Never', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara', expectedCloseOn: '0043-02-29' }), 422, 'validation');
+  });
+
   it('defaults stage to lead, companyId and expectedCloseOn to null, contactIds to none', async () => {
     expect(await crm.newDeal()).toMatchObject({ stage: 'lead', companyId: null, contactIds: [], expectedCloseOn: null });
   });
