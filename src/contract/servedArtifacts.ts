@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { referencePageHtml } from './referencePage.js';
+import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
@@ -121,3 +121,17 @@ function specPathOf(document: Record<string, unknown>): string {
 
 /** The downloads change only with a deployment; five minutes of caching is safe. */
 export const PUBLIC_DOWNLOAD_CACHE = 'public, max-age=300';
+
+/** The answer of every API's `getReferencePage`: the page, cacheable like the downloads, under the page's policy. */
+export function referencePageReply(html: string): { status: 200; headers: Record<string, string>; body: string } {
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': PUBLIC_DOWNLOAD_CACHE,
+      'content-security-policy': REFERENCE_PAGE_POLICY,
+      'x-content-type-options': 'nosniff',
+    },
+    body: html,
+  };
+}

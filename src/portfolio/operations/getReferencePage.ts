@@ -1,14 +1,4 @@
-import { REFERENCE_PAGE_POLICY } from '../../contract/referencePage.js';
-import { PUBLIC_DOWNLOAD_CACHE } from '../../contract/servedArtifacts.js';
+import { referencePageReply } from '../../contract/servedArtifacts.js';
 import type { PortfolioHandler } from '../operationContext.js';
 
-export const getReferencePage: PortfolioHandler<'getReferencePage'> = (ctx) => ({
-  status: 200,
-  headers: {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': PUBLIC_DOWNLOAD_CACHE,
-    'content-security-policy': REFERENCE_PAGE_POLICY,
-    'x-content-type-options': 'nosniff',
-  },
-  body: ctx.services.downloads.referencePageHtml,
-});
+export const getReferencePage: PortfolioHandler<'getReferencePage'> = (ctx) => referencePageReply(ctx.services.downloads.referencePageHtml);
