@@ -145,6 +145,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const referenceAssets = createReferenceAssets();
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
+    const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
     const planTable = workPlatformPlanTable();
     const callers = createCallerResolver({
       pats: createPersonalAccessTokenStore(db, { now }),
@@ -205,7 +206,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       rateLimiter,
       quota,
       localQuota,
-      cors: createCorsPolicy(config.corsAllowedOrigins),
+      cors: corsPolicy,
       problemTypeBase: config.errorTypeBase,
       now,
       logger: deps.logger,
@@ -229,6 +230,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const agentTools = createMcpHttpHandler({
       document: workPlatformArtifacts.document,
       api: mountedWorkPlatform,
+      cors: corsPolicy,
       responseValidation: config.responseValidation,
       callers,
       resourceMetadataUrl: `${new URL(publicBaseUrl).origin}/.well-known/oauth-protected-resource`,

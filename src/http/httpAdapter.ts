@@ -149,7 +149,7 @@ function originFormOf(target: string | undefined): string {
   }
 }
 
-function countHeader(rawHeaders: string[], name: string): number {
+export function countHeader(rawHeaders: string[], name: string): number {
   let count = 0;
   for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) count += 1;
   return count;
@@ -215,7 +215,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 /** Past the limit the rest of an upload is read and dropped (so the client can read the 413), up to this much. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

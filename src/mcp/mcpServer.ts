@@ -8,12 +8,20 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerResolver } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { countHeader, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import type { CorsPolicy } from '../http/cors.js';
+import { PipelineFailure } from '../contract/pipelineFailure.js';
+import { PayloadTooLargeError } from '../contract/reply.js';
+import { ApiProblem } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
 import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.js';
 
-export const MCP_PATH = '/mcp';
+/** Under the API's own prefix, so that the API's OAuth resource (`<base>/v1`) covers it (RFC 9728 §3.3). */
+export const MCP_PATH = '/v1/mcp';
+
+/** The most a JSON-RPC request may carry: the API's own body limit. */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const INSTRUCTIONS =
   'Tools of the Work-Platform API, one per operation, named by its operationId. Only the tools your token\'s scopes allow are listed. ' +
@@ -21,6 +29,8 @@ const INSTRUCTIONS =
   '`requiredScopes`, `validation` with `errors`, `version-conflict`: read the resource again and pass its ETag as `If-Match`).';
 
 export interface McpServerOptions {
+  /** The API's browser-origin policy: an Origin not on its list is refused, as on the API. */
+  cors: CorsPolicy;
   /** The served document the tools are made from. */
   document: object;
   /** The Work-Platform API as the HTTP adapter mounts it: tool calls are answered and checked the same way. */
@@ -34,7 +44,8 @@ export interface McpServerOptions {
 }
 
 /** One MCP server for one caller: it lists the tools the scopes allow and calls any tool by name with the caller's credential. */
-function serverFor(tools: readonly OperationTool[], scopes: readonly string[], authorization: string, options: McpServerOptions): Server {
+function serverFor(tools: readonly OperationTool[], scopes: readonly string[], authorization: string, requestId: string, options: McpServerOptions): Server {
+  let calls = 0;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server({ name: 'work-platform', title: 'Work-Platform API', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -46,7 +57,9 @@ function serverFor(tools: readonly OperationTool[], scopes: readonly string[], a
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${request.params.name}; tools/list names them.`);
     // A tool the scopes do not allow is still called: the API's own 403 tells the agent which scope is missing.
-    return callTool(options.api, tool, request.params.arguments ?? {}, authorization, options);
+    calls += 1;
+    // Each tool call is a request of its own, named after the HTTP request that carried it.
+    return callTool(options.api, tool, request.params.arguments ?? {}, authorization, `${requestId}-${calls}`, options);
   });
   return server;
 }
@@ -58,17 +71,45 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
   return {
     owns: (path) => path === MCP_PATH,
     async handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
+      const method = req.method ?? 'POST';
+      const refuse = (error: unknown, extraHeaders: Record<string, string> = {}) => {
+        const reply = options.api.errorReply(error, requestId);
+        const headers = { ...reply.headers, ...extraHeaders, ...(reply.status === 401 ? { 'www-authenticate': challenge } : {}) };
+        writeReply(res, { ...reply, headers }, requestId, method, false);
+      };
+      res.setHeader('x-request-id', requestId);
+      const cors = options.cors.check(method, req.headers);
+      if (cors.kind === 'blocked') {
+        return refuse(new ApiProblem('forbidden', { detail: `Browser calls from ${cors.origin} are not allowed.`, code: 'origin-not-allowed' }), cors.headers);
+      }
+      if (cors.kind === 'preflight') {
+        res.writeHead(204, cors.headers).end();
+        return;
+      }
+      for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
+      // Stateless: no session to resume and nothing to push, so a GET stream or a DELETE has nothing to do.
+      if (method !== 'POST') return refuse(new PipelineFailure({ kind: 'method-not-allowed', method, path: MCP_PATH, allowed: ['POST'] }), { allow: 'POST' });
+      if (countHeader(req.rawHeaders, 'authorization') > 1) {
+        return refuse(new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' }));
+      }
       const authorization = req.headers.authorization;
       let scopes: readonly string[];
       try {
         ({ scopes } = await options.callers.resolve(authorization));
       } catch (error) {
-        const reply = options.api.errorReply(error, requestId);
-        if (reply.status === 401) reply.headers = { ...reply.headers, 'www-authenticate': challenge };
-        writeReply(res, reply, requestId, req.method ?? 'POST', false);
+        return refuse(error);
+      }
+      let body: unknown;
+      try {
+        const raw = await readBody(req, MAX_BODY_BYTES);
+        body = raw === undefined ? undefined : JSON.parse(raw.toString('utf8'));
+      } catch (error) {
+        if (error instanceof PayloadTooLargeError) return refuse(new PipelineFailure({ kind: 'payload-too-large', limitBytes: MAX_BODY_BYTES }));
+        const parseError = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
+        res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(parseError)) }).end(parseError);
         return;
       }
-      const server = serverFor(tools, scopes, authorization!, options);
+      const server = serverFor(tools, scopes, authorization!, requestId, options);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       transport.onerror = (error) => options.logger.warn('mcp transport error', { requestId, error: error.message });
       res.on('close', () => {
@@ -76,7 +117,7 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     },
   };
 }

@@ -1,6 +1,6 @@
 // `npm run mcp`: the agent tool server on stdio, for MCP clients that start their servers as child
 // processes. It relays every request to the Streamable HTTP endpoint of a running API server
-// (`<base URL>/mcp`) with the token from WORK_PLATFORM_TOKEN, so the tools, the scope filter and
+// (`<base URL>/v1/mcp`) with the token from WORK_PLATFORM_TOKEN, so the tools, the scope filter and
 // every answer are the server's own, local or remote.
 
 import { parseArgs } from 'node:util';
@@ -13,7 +13,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 const HELP = `Usage: npm run --silent mcp -- [--base-url URL]
 
 The Work-Platform agent tool server (Model Context Protocol) on stdin/stdout. It relays to the
-Streamable HTTP endpoint <URL>/mcp of a running API server, so start the server first (npm start).
+Streamable HTTP endpoint <URL>/v1/mcp of a running API server, so start the server first (npm start).
 
 Options:
   --base-url URL   The API server (default: WORK_PLATFORM_URL, else http://localhost:3000).
@@ -21,7 +21,8 @@ Options:
 
 Environment:
   WORK_PLATFORM_TOKEN   Required. A Personal Access Token (svc_pat_…) or OAuth access token; the
-                        tools listed are those its scopes allow.
+                        tools listed are those its scopes allow. The relay sends it as it is:
+                        an OAuth access token lives 15 minutes, so prefer a PAT here.
   WORK_PLATFORM_URL     The API server, when --base-url is not given.
 
 Nothing but MCP messages is written to stdout; errors go to stderr, and the process exits 1 when
@@ -47,7 +48,8 @@ async function main(): Promise<number> {
   const baseUrl = values['base-url'] ?? process.env.WORK_PLATFORM_URL ?? 'http://localhost:3000';
   let endpoint: URL;
   try {
-    endpoint = new URL('/mcp', baseUrl);
+    // Relative to the base URL's own path, so a server mounted below a path prefix is reached too.
+    endpoint = new URL('v1/mcp', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   } catch {
     process.stderr.write(`--base-url must be an absolute URL such as http://localhost:3000; got "${baseUrl}".\n`);
     return 2;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HandledCall, IncomingCall, Reply } from '../contract/reply.js';
-import { checkAgainstContract, requestIdFor, type HttpAdapterOptions, type MountedApi } from '../http/httpAdapter.js';
+import { checkAgainstContract, type HttpAdapterOptions, type MountedApi } from '../http/httpAdapter.js';
 import { BODY_MEMBER, type OperationTool } from './toolCatalogue.js';
 
 /** Response headers an agent needs for its next call (the version to send as If-Match, where a new resource is). */
@@ -18,7 +18,7 @@ function text(value: unknown): string {
 }
 
 /** The HTTP request the arguments describe; an argument of the wrong kind is the agent's error, answered before any call. */
-export function callOf(tool: OperationTool, args: Record<string, unknown>, authorization: string | undefined): IncomingCall {
+export function callOf(tool: OperationTool, args: Record<string, unknown>, authorization: string | undefined, requestId: string): IncomingCall {
   const known = new Set([...tool.parameters.map((parameter) => parameter.name), ...(tool.body === 'none' ? [] : [BODY_MEMBER])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length > 0) throw new ToolInputError(`${tool.name} takes no argument ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${[...known].join(', ') || 'no arguments'}.`);
@@ -44,7 +44,7 @@ export function callOf(tool: OperationTool, args: Record<string, unknown>, autho
     body = Buffer.from(JSON.stringify(args[BODY_MEMBER]));
     headers['content-type'] = 'application/json';
   }
-  return { method: tool.method, path, rawQuery: query.toString(), headers, readBody: async () => body, requestId: requestIdFor(undefined) };
+  return { method: tool.method, path, rawQuery: query.toString(), headers, readBody: async () => body, requestId };
 }
 
 function bodyOf(reply: Reply): unknown {
@@ -87,11 +87,12 @@ export async function callTool(
   tool: OperationTool,
   args: Record<string, unknown>,
   authorization: string | undefined,
+  requestId: string,
   checks: Pick<HttpAdapterOptions, 'responseValidation' | 'logger'>,
 ): Promise<CallToolResult> {
   let call: IncomingCall;
   try {
-    call = callOf(tool, args, authorization);
+    call = callOf(tool, args, authorization, requestId);
   } catch (error) {
     if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
     throw error;

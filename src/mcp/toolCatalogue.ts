@@ -109,12 +109,15 @@ function toolOf(document: Json, path: string, pathItem: Json, method: (typeof ME
   }
   const { title, description } = describe(operation);
   const readOnly = method === 'get';
+  // A change to something that exists (a PUT, PATCH or DELETE, or a POST to one resource such as a lifecycle move) may undo what was there; a create only adds.
+  const destructive = !readOnly && (method !== 'post' || /\{[^}]+\}/.test(path));
   return {
     name: String(operation.operationId),
     title,
     description,
     inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
-    annotations: { title, readOnlyHint: readOnly, destructiveHint: method === 'delete', idempotentHint: readOnly || method === 'put' || method === 'delete', openWorldHint: false },
+    // `x-open-world: true` marks the operations that reach a service outside this API (a language model, GitHub).
+    annotations: { title, readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: readOnly || method === 'put' || method === 'delete', openWorldHint: operation['x-open-world'] === true },
     method: method.toUpperCase(),
     path,
     parameters,

@@ -1,5 +1,6 @@
 // The agent tool server (MCP), driven by the SDK's own client over both transports against a real
 // server: Streamable HTTP at /mcp, and stdio through `npm run mcp`'s relay in a child process.
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +29,7 @@ afterAll(async () => {
 
 async function connectOverHttp(token: string): Promise<Client> {
   const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.app.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', t.app.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   clients.push(client);
   return client;
 }
@@ -53,7 +54,7 @@ const lineOf = (result: CallToolResult, header: string) =>
     .find((line) => line.startsWith(`${header}: `))
     ?.slice(header.length + 2);
 
-describe('MCP over Streamable HTTP (/mcp)', () => {
+describe('MCP over Streamable HTTP (/v1/mcp)', () => {
   it('lists one tool per operation the token may call, named by operationId, with a self-contained input schema', async () => {
     const allScopes = await connectOverHttp(fx.tokens.all);
     const { tools } = await allScopes.listTools();
@@ -67,6 +68,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const getTask = tools.find((tool) => tool.name === 'getTask')!;
     expect(getTask.inputSchema.required).toEqual(['taskId']);
     expect(getTask.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const annotationsOf = (name: string) => tools.find((tool) => tool.name === name)!.annotations;
+    expect(annotationsOf('createTask')).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: false });
+    expect(annotationsOf('updateTask')).toMatchObject({ destructiveHint: true });
+    expect(annotationsOf('deleteTask')).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(annotationsOf('importIssues')).toMatchObject({ destructiveHint: true, openWorldHint: true });
+    expect(annotationsOf('draftTasks')).toMatchObject({ openWorldHint: true });
     const createTask = tools.find((tool) => tool.name === 'createTask')!;
     expect(Object.keys(createTask.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['Idempotency-Key', 'body']));
   });
@@ -135,7 +142,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('refuses a request without a valid token with 401 problem+json and a WWW-Authenticate naming the resource metadata', async () => {
     for (const authorization of [undefined, `Bearer ${fx.tokens.revoked}`, 'Bearer nonsense']) {
-      const response = await fetch(new URL('/mcp', t.app.url), {
+      const response = await fetch(new URL('/v1/mcp', t.app.url), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
@@ -149,7 +156,52 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   });
 });
 
-describe('MCP over stdio (npm run mcp, relaying to /mcp)', () => {
+describe('what /v1/mcp refuses before any tool runs, as the API does', () => {
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(new URL('/v1/mcp', t.app.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+  const listTools = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+  it('answers GET and DELETE 405 with Allow: POST (stateless: there is no stream), with an x-request-id', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(new URL('/v1/mcp', t.app.url), { method, headers: { authorization: `Bearer ${fx.tokens.all}`, accept: 'text/event-stream' } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(((await response.json()) as { type: string }).type).toBe(`${DEFAULT_PROBLEM_TYPE_BASE}/method-not-allowed`);
+    }
+  });
+
+  it('refuses a browser Origin outside the allowlist (403), two Authorization headers (400) and a body over 1 MiB (413)', async () => {
+    const foreign = await post({ authorization: `Bearer ${fx.tokens.all}`, origin: 'https://evil.example' }, listTools);
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ code: 'origin-not-allowed' });
+    const doubled = await new Promise<number>((resolve, reject) => {
+      const url = new URL('/v1/mcp', t.app.url);
+      const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: [['content-type', 'application/json'], ['authorization', `Bearer ${fx.tokens.all}`], ['authorization', `Bearer ${fx.tokens.readOnly}`]] as unknown as Record<string, string> }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on('error', reject);
+      request.end(listTools);
+    });
+    expect(doubled).toBe(400);
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'createTask', arguments: { body: { projectId: fx.projectId, title: 'x'.repeat(1024 * 1024) } } } });
+    const tooLarge = await post({ authorization: `Bearer ${fx.tokens.all}` }, huge);
+    expect(tooLarge.status).toBe(413);
+    const allowed = await post({ authorization: `Bearer ${fx.tokens.all}`, origin: fx.allowedOrigin }, listTools);
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(fx.allowedOrigin);
+  });
+
+  it("names a tool call's request after the HTTP request that carried it", async () => {
+    const response = await post({ authorization: `Bearer ${fx.tokens.readOnly}`, 'x-request-id': 'req_agent-test-1' }, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'createProject', arguments: { body: { name: 'No' } } } }));
+    expect(response.headers.get('x-request-id')).toBe('req_agent-test-1');
+    const result = ((await response.json()) as { result: CallToolResult }).result;
+    expect(problemOf(result).requestId).toBe('req_agent-test-1-1');
+  });
+});
+
+describe('MCP over stdio (npm run mcp, relaying to /v1/mcp)', () => {
   const relayArgs = ['--import', 'tsx', path.join(REPO_ROOT, 'src/mcp/stdioRelay.ts')];
 
   it('lists the same tools and calls them through the server', async () => {
