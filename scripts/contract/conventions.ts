@@ -175,6 +175,10 @@ function checkIdempotency(document: JsonObject, entry: OperationEntry, report: R
   } else if (!idempotent && takesKey) {
     report('declares the Idempotency-Key header parameter but is not idempotent; set `x-idempotent: true` or remove the parameter');
   }
+  const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
+  if (takesKey && !('422' in responses)) {
+    report("takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response)");
+  }
 }
 
 function checkParameters(document: JsonObject, entry: OperationEntry, report: Report): void {

@@ -395,6 +395,7 @@ describe('convention checks', () => {
     '200': {description: Replayed.}
     '400': {$ref: ../openapi.yaml#/components/responses/Problem}
     '401': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '422': {$ref: ../openapi.yaml#/components/responses/Problem}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
     '503': {$ref: ../openapi.yaml#/components/responses/Problem}
@@ -525,7 +526,7 @@ describe('convention checks', () => {
 });
 
 describe('idempotency convention', () => {
-  const post = (extra: string, parameters: string) => `post:
+  const post = (extra: string, parameters: string, validation = "\n    '422': {$ref: ../openapi.yaml#/components/responses/Problem}") => `post:
   operationId: createItem
   tags: [Items]
   summary: Create an item
@@ -535,7 +536,7 @@ describe('idempotency convention', () => {
   responses:
     '201': {description: Created.}
     '400': {$ref: ../openapi.yaml#/components/responses/Problem}
-    '401': {$ref: ../openapi.yaml#/components/responses/Problem}
+    '401': {$ref: ../openapi.yaml#/components/responses/Problem}${validation}
     '429': {$ref: ../openapi.yaml#/components/responses/Problem}
     '500': {$ref: ../openapi.yaml#/components/responses/Problem}
     '503': {$ref: ../openapi.yaml#/components/responses/Problem}
@@ -559,6 +560,9 @@ describe('idempotency convention', () => {
     expect(problemsOf(post('\n  x-idempotent: false', ' []'))).toEqual([]);
     expect(problemsOf(post('\n  x-idempotent: false', KEY))).toEqual([
       'specs/tiny/paths/items.yaml: POST /items (createItem): declares the Idempotency-Key header parameter but is not idempotent; set `x-idempotent: true` or remove the parameter',
+    ]);
+    expect(problemsOf(post('', KEY, ''))).toEqual([
+      "specs/tiny/paths/items.yaml: POST /items (createItem): takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response)",
     ]);
     expect(problemsOf(post('\n  x-idempotent: maybe', KEY))).toEqual([
       'specs/tiny/paths/items.yaml: POST /items (createItem): x-idempotent must be true or false (it defaults to true on POST and false elsewhere)',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyKeyStore } from '../../src/store/idempotencyKeys.js';
 import type { ContractClient } from '../support/contractClient.js';
+import { contractOperations } from '../support/operations.js';
 import type { TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import { countRows, eventsAbout, expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
@@ -170,6 +171,18 @@ describe('Idempotency-Key on POST', () => {
     expect((await postTask(taskBody('Long key'), key)).headers['idempotent-replayed']).toBe('true');
   });
 });
+
+describe.each(contractOperations('work-platform').filter((operation) => operation.headerParameters.some((parameter) => parameter.name === 'idempotency-key')))(
+  '$operationId ($method $template)',
+  (operation) => {
+    it('answers a malformed Idempotency-Key with the 422 validation it declares, naming the header', async () => {
+      const headers = jsonHeaders(fx.tokens.all, { 'idempotency-key': 'has space' });
+      const response = await client.request(operation.method, operation.examplePath, { headers, body: operation.hasRequestBody ? JSON.stringify(operation.requestBodyExample ?? {}) : undefined });
+      const problem = expectProblem(response, 422, 'validation');
+      expect(problem.errors.map((issue: { path: string }) => issue.path)).toEqual(['idempotency-key']);
+    });
+  },
+);
 
 describe('Idempotency-Key expiry (injected clock)', () => {
   it('replays for 24 hours, then acts again', async () => {
