@@ -1445,7 +1445,7 @@ export interface webhooks {
         put?: never;
         /**
          * contract.expired
-         * @description A sent contract passed its `expiresOn` unsigned. Recorded by the servers contract-expiry sweep (every minute), or by a delete of the contract if that comes first, so it may arrive up to about a minute after `expiredAt`; its `actor` is `{kind: SYSTEM, id: contract-expiry}` when the sweep records it. The object has `status: expired` and `expiredAt` (the start of the UTC day after `expiresOn`). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         * @description A sent contract passed its `expiresOn` unsigned. Recorded by the server's contract-expiry sweep (every minute), or by a delete of the contract if that comes first, so it may arrive up to about a minute after `expiredAt`; its `actor` is `{kind: SYSTEM, id: contract-expiry}` when the sweep records it. The object has `status: expired` and `expiredAt` (the start of the UTC day after `expiresOn`). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
          */
         post: operations["onContractExpired"];
         delete?: never;
@@ -1505,7 +1505,7 @@ export interface webhooks {
         put?: never;
         /**
          * connector.expired
-         * @description A connector became `expired`, found by importIssues (POST /v1/connectors/{connectorId}/issue-imports) when its credentials expiry had passed or GitHub refused the credential (401). A connector whose expiry passes while nobody uses it shows `expired` at once but records this event only when an operation finds it. Connect it again. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         * @description A connector became `expired`, found by importIssues (POST /v1/connectors/{connectorId}/issue-imports) when its credential's expiry had passed or GitHub refused the credential (401). A connector whose expiry passes while nobody uses it shows `expired` at once but records this event only when an operation finds it. Connect it again. Delivered as an HTTP POST to each subscription of the workspace that lists this type.
          */
         post: operations["onConnectorExpired"];
         delete?: never;
@@ -1525,7 +1525,7 @@ export interface webhooks {
         put?: never;
         /**
          * connector.disconnected
-         * @description A connectors credential was erased, by disconnectConnector (DELETE /v1/connectors/{connectorId}/connection). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
+         * @description A connector's credential was erased, by disconnectConnector (DELETE /v1/connectors/{connectorId}/connection). Delivered as an HTTP POST to each subscription of the workspace that lists this type.
          */
         post: operations["onConnectorDisconnected"];
         delete?: never;
@@ -1578,7 +1578,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field. */
             errors?: components["schemas"]["ValidationIssue"][];
