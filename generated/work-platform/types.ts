@@ -2159,7 +2159,7 @@ export interface components {
          *     }
          */
         IssueImportRequest: {
-            /** @description `owner/name` of a GitHub repository the connector's credential can read. */
+            /** @description `owner/name` of a GitHub repository the connector's credential can read. `.` and `..` name no repository: they answer 404 `repository-not-found` without a call to GitHub. */
             repository: string;
             /** @description The project of this workspace that new tasks go to. */
             projectId: string;

@@ -116,6 +116,8 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
 
     async issues(token, repository, state, maxItems) {
       const [owner, name] = repository.split('/') as [string, string];
+      // `.` and `..` name no repository; sent, they would walk the URL out of /repos and take the token elsewhere.
+      if ([owner, name].some((segment) => segment === '.' || segment === '..')) throw new GithubFailure('not-found', `${repository} is no repository name`);
       let url: string | undefined =
         `${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/issues?state=${state}&sort=updated&direction=desc&per_page=${PAGE_SIZE}`;
       const issues: GithubIssue[] = [];

@@ -177,6 +177,15 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     expectProblem(await calls.importIssues('con_ZZZZZZZZZZZZZZZZZZZZ', { repository: 'acme/missing', projectId: app.fx.projectId }), 404, 'not-found', 'connector-not-found');
   });
 
+  it('answers 404 repository-not-found to `.` and `..` without sending the token anywhere (they would walk the URL out of /repos)', async () => {
+    const connector = await calls.connected(newToken());
+    const before = app.github.requests.length;
+    for (const repository of ['../..', '../issues', 'acme/..', './x', 'acme/.']) {
+      expectProblem(await calls.importIssues(connector.id, { repository, projectId: app.fx.projectId }), 404, 'not-found', 'repository-not-found');
+    }
+    expect(app.github.requests.length).toBe(before);
+  });
+
   it('replays an import with the same Idempotency-Key without asking GitHub again', async () => {
     const connector = await calls.connected(newToken());
     const repo = repository(makeIssues(2));
