@@ -12,7 +12,8 @@
 //   operation made protected).
 // Not breaking: anything added that a client may ignore (an operation, an optional parameter or member, an enum
 // value, a response status, a response member or header) and a request widened. A path parameter renamed in
-// the same place of the template changes no URL: it is reported, not breaking.
+// the same place of the template changes no URL, so the operation has not moved; it is still breaking, because
+// generated clients and the agent tools name path parameters.
 // The operations of `webhooks` (events this API sends) are compared the other way round: their request body
 // and headers are what a subscriber reads, so they are judged like a response.
 // Schemas reached through a `$ref` are reported at the component's pointer, once, with every operation that uses it.
@@ -247,9 +248,13 @@ function compareBranches(c: Collector, rawBefore: JsonValue | undefined, rawAfte
   const branchesBefore = Array.isArray(rawBefore) ? rawBefore : [];
   const branchesAfter = Array.isArray(rawAfter) ? rawAfter : [];
   if (branchesBefore.length === 0 && branchesAfter.length === 0) return;
-  const keyOf = (branch: JsonValue, index: number) => (isJsonObject(branch) && typeof branch.$ref === 'string' ? `ref ${branch.$ref}` : `at ${index}`);
-  const keyedBefore = new Map(branchesBefore.map((branch, index) => [keyOf(branch, index), index]));
-  const keyedAfter = new Map(branchesAfter.map((branch, index) => [keyOf(branch, index), index]));
+  // A referenced branch by its component; an inline one by its place among the inline ones, so adding a referenced branch moves none.
+  const keyed = (branches: JsonValue[]) => {
+    let inline = 0;
+    return new Map(branches.map((branch, index) => [isJsonObject(branch) && typeof branch.$ref === 'string' ? `ref ${branch.$ref}` : `inline ${inline++}`, index]));
+  };
+  const keyedBefore = keyed(branchesBefore);
+  const keyedAfter = keyed(branchesAfter);
   const label = (branch: JsonValue | undefined, index: number) => (isJsonObject(branch) && typeof branch.$ref === 'string' ? branch.$ref : `branch ${index}`);
   for (const [key, index] of keyedBefore) {
     if (keyedAfter.has(key)) continue;
@@ -408,7 +413,8 @@ export function diffSpecs(before: JsonObject, after: JsonObject): SpecChange[] {
         add(c, { kind: 'parameter-added', breaking: required && input === 'request', pointer: parameter.pointer, old: 'none', new: `${required ? 'required' : 'optional'} ${parameter.in} parameter ${parameter.name}` }, operationId);
         continue;
       }
-      if (old.name !== parameter.name) add(c, { kind: 'parameter-renamed', breaking: false, pointer: parameter.pointer, old: `path parameter ${old.name}`, new: `path parameter ${parameter.name}` }, operationId);
+      // The URL stays the same, but the typed client and the agent tools address path parameters by name.
+      if (old.name !== parameter.name) add(c, { kind: 'parameter-renamed', breaking: true, pointer: parameter.pointer, old: `path parameter ${old.name}`, new: `path parameter ${parameter.name}` }, operationId);
       if (old.parameter.required !== true && required) add(c, { kind: 'parameter-now-required', breaking: input === 'request', pointer: parameter.pointer, old: `optional ${parameter.name}`, new: `required ${parameter.name}` }, operationId);
       compareSchema(c, old.parameter.schema, parameter.parameter.schema, `${old.pointer}/schema`, `${parameter.pointer}/schema`, input, operationId, new Set());
     }

@@ -352,6 +352,15 @@ describe('diffSpecs: response headers, closed requests, union branches, security
     ]);
   });
 
+  it('a referenced branch added before an inline one leaves the inline one paired with itself', () => {
+    const before = withUnion([{ type: 'string', maxLength: 50 }]);
+    const after = withUnion([ref('ByEmail'), { type: 'string', maxLength: 50 }]);
+    const kinds = diffSpecs(before, after).map((change) => change.kind);
+    // Paired with itself: nothing removed, no constraint changed; only the new branch (and its new type) is reported.
+    expect(kinds.filter((kind) => kind === 'branch-added')).toHaveLength(2);
+    expect(kinds.filter((kind) => kind === 'branch-removed' || kind.startsWith('constraint-'))).toEqual([]);
+  });
+
   const withSecurity = (security: JsonValue | undefined): JsonObject =>
     changed((spec) => {
       if (security === undefined) delete spec.paths['/items/{itemId}'].get.security;
@@ -385,7 +394,7 @@ describe('diffSpecs: response headers, closed requests, union branches, security
     ]);
   });
 
-  it('a path parameter renamed in the same place of the template is reported, not breaking, and the operation has not moved', () => {
+  it('a path parameter renamed in the same place of the template has not moved the operation, but is breaking (clients name it)', () => {
     const after = changed((spec) => {
       const item = spec.paths['/items/{itemId}'];
       item.get.parameters[0].name = 'id';
@@ -393,7 +402,7 @@ describe('diffSpecs: response headers, closed requests, union branches, security
       delete spec.paths['/items/{itemId}'];
     });
     const changes = diffSpecs(baseSpec(), after);
-    expect(summary(changes)).toEqual([{ kind: 'parameter-renamed', breaking: false, operationIds: ['getItem'], pointer: '/paths/~1items~1{id}/get/parameters/0' }]);
+    expect(summary(changes)).toEqual([{ kind: 'parameter-renamed', breaking: true, operationIds: ['getItem'], pointer: '/paths/~1items~1{id}/get/parameters/0' }]);
     expect(changes[0]).toMatchObject({ old: 'path parameter itemId', new: 'path parameter id' });
   });
 
