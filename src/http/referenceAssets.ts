@@ -2,6 +2,7 @@
 // under a strict Content-Security-Policy: the Redoc standalone bundle (a dependency, read once at
 // start) and the few lines that start it on the page's element.
 
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,8 +26,17 @@ interface Asset {
   etag: string;
 }
 
-function asset(body: Buffer, version: string): Asset {
-  return { body, etag: `"${version}-${body.length}"` };
+function asset(body: Buffer): Asset {
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+/** `If-None-Match` names this tag (a list, weak tags and `*` included: RFC 9110 §13.1.2 compares weakly). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
 }
 
 /** The one address outside this server the renderer loads by itself (the logo beside its attribution link), and where it is served here instead. */
@@ -43,11 +53,10 @@ function rendererBundle(source: string): string {
 
 export function createReferenceAssets(): MountedHandler {
   const require = createRequire(import.meta.url);
-  const rendererVersion = (require('redoc/package.json') as { version: string }).version;
   const assets = new Map<string, Asset & { contentType: string }>([
-    [REFERENCE_RENDERER_PATH, { ...asset(Buffer.from(rendererBundle(fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8'))), rendererVersion), contentType: 'text/javascript; charset=utf-8' }],
-    [REFERENCE_INIT_PATH, { ...asset(Buffer.from(INIT_SCRIPT), rendererVersion), contentType: 'text/javascript; charset=utf-8' }],
-    [LOCAL_LOGO_PATH, { ...asset(Buffer.from(LOCAL_LOGO), rendererVersion), contentType: 'image/svg+xml' }],
+    [REFERENCE_RENDERER_PATH, { ...asset(Buffer.from(rendererBundle(fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8')))), contentType: 'text/javascript; charset=utf-8' }],
+    [REFERENCE_INIT_PATH, { ...asset(Buffer.from(INIT_SCRIPT)), contentType: 'text/javascript; charset=utf-8' }],
+    [LOCAL_LOGO_PATH, { ...asset(Buffer.from(LOCAL_LOGO)), contentType: 'image/svg+xml' }],
   ]);
   return {
     owns: (path) => assets.has(path),
@@ -58,7 +67,7 @@ export function createReferenceAssets(): MountedHandler {
         res.writeHead(405, { ...headers, allow: 'GET, HEAD', 'content-length': '0' }).end();
         return;
       }
-      if (req.headers['if-none-match'] === found.etag) {
+      if (matches(req.headers['if-none-match'], found.etag)) {
         res.writeHead(304, { ...headers, etag: found.etag, 'cache-control': ASSET_CACHE }).end();
         return;
       }

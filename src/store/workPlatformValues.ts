@@ -40,11 +40,8 @@ export function parseTimestamp(field: string, value: unknown): number {
   const match = typeof value === 'string' ? rfc3339DateTime.exec(value) : null;
   const ms = match ? Date.parse(value as string) : Number.NaN;
   if (!match || Number.isNaN(ms)) throw new InvalidValueError(field, 'must be an ISO 8601 date-time with offset, e.g. 2026-11-23T09:41:00.000Z.');
-  const [, year, month, day] = match.map(Number) as [number, number, number, number];
   // Date.parse rolls 2026-02-30 over into March; a calendar date that does not exist is refused.
-  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day || month < 1 || month > 12) {
-    throw new InvalidValueError(field, 'is not a calendar date.');
-  }
+  if (utcDayStart((value as string).slice(0, 10)) === undefined) throw new InvalidValueError(field, 'is not a calendar date.');
   return ms;
 }
 

@@ -28,6 +28,7 @@ describe('GET /api/v1/docs', () => {
     expect(rendered.foreignRequests).toEqual([]);
     expect(rendered.errors).toEqual([]);
     expect(operationSummaries(t.client.document).filter(({ summary }) => !rendered.text.includes(summary))).toEqual([]);
+    expect(operationSummaries(t.client.document).filter(({ operationId }) => !rendered.sectionIds.some((id) => id.endsWith(`/${operationId}`)))).toEqual([]);
     expect(errorCodes(t.client.document).filter((code) => !rendered.text.includes(code))).toEqual([]);
   });
 });

@@ -17,6 +17,8 @@ export interface RenderedPage {
   foreignRequests: string[];
   /** Every same-origin URL the page loaded. */
   loaded: string[];
+  /** The ids of the page's elements: the renderer gives each operation's section one (`…/operation/<operationId>`). */
+  sectionIds: string[];
 }
 
 /** Starts chromium before the file's tests and closes it after them; `render` opens a page and waits for the renderer. */
@@ -39,7 +41,7 @@ export function useReferenceBrowser(): { render(url: string): Promise<RenderedPa
       const origin = new URL(url).origin;
       const context = await browser!.newContext();
       const page = await context.newPage();
-      const result: RenderedPage = { text: '', errors: [], foreignRequests: [], loaded: [] };
+      const result: RenderedPage = { text: '', errors: [], foreignRequests: [], loaded: [], sectionIds: [] };
       page.on('console', (message) => {
         if (message.type() === 'error') result.errors.push(message.text());
       });
@@ -60,6 +62,7 @@ export function useReferenceBrowser(): { render(url: string): Promise<RenderedPa
         await page.waitForSelector('body[data-rendered]', { timeout: 60_000 });
         expect(await page.getAttribute('body', 'data-rendered')).toBe('true');
         result.text = await page.evaluate(() => document.body.innerText);
+        result.sectionIds = await page.evaluate(() => [...document.querySelectorAll('[id]')].map((element) => element.id));
       } finally {
         await context.close();
       }

@@ -31,7 +31,12 @@ describe('GET /v1/docs', () => {
     expect(renderer.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect((await renderer.text()).length).toBeGreaterThan(500_000);
     const etag = renderer.headers.get('etag')!;
-    expect((await fetch(new URL('/assets/redoc.standalone.js', t.app.url), { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      expect((await fetch(new URL('/assets/redoc.standalone.js', t.app.url), { headers: { 'if-none-match': ifNoneMatch } })).status, ifNoneMatch).toBe(304);
+    }
+    expect((await fetch(new URL('/assets/redoc.standalone.js', t.app.url), { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    expect((await fetch(new URL('/assets/reference.js', t.app.url))).headers.get('etag')).not.toBe(etag);
     const posted = await fetch(new URL('/assets/reference.js', t.app.url), { method: 'POST' });
     expect(posted.status).toBe(405);
     expect(posted.headers.get('allow')).toBe('GET, HEAD');
@@ -49,6 +54,9 @@ describe('GET /v1/docs', () => {
     expect(rendered.loaded).toContain(new URL('/v1/openapi.json', t.app.publicBaseUrl).href);
     const missing = operationSummaries(client.document).filter(({ summary }) => !rendered.text.includes(summary));
     expect(missing).toEqual([]);
+    // Each operation and event has a section of its own, not only a mention in the description.
+    const withoutSection = operationSummaries(client.document).filter(({ operationId }) => !rendered.sectionIds.some((id) => id.endsWith(`/${operationId}`)));
+    expect(withoutSection).toEqual([]);
     const missingProblems = Object.entries(PROBLEM_TYPES).filter(([slug, { title }]) => !rendered.text.includes(slug) || !rendered.text.includes(title));
     expect(missingProblems).toEqual([]);
   });
