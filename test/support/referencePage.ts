@@ -62,7 +62,7 @@ export function useReferenceBrowser(): { render(url: string): Promise<RenderedPa
         await page.waitForSelector('body[data-rendered]', { timeout: 60_000 });
         expect(await page.getAttribute('body', 'data-rendered')).toBe('true');
         result.text = await page.evaluate(() => document.body.innerText);
-        result.sectionIds = await page.evaluate(() => [...document.querySelectorAll('[id]')].map((element) => element.id));
+        result.sectionIds = await page.evaluate(() => Array.from(document.querySelectorAll('[id]'), (element) => element.id));
       } finally {
         await context.close();
       }

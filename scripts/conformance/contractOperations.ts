@@ -1,0 +1,75 @@
+// The operations of a served contract as a caller sees them: method, path template and the path
+// with its examples filled in, credentials and scopes, header parameters, the example body. The
+// conformance runner calls a live server with them; the shared test suites use them too.
+
+export interface ContractOperation {
+  operationId: string;
+  method: string;
+  /** The path template, e.g. `/api/v1/posts/{slug}`. */
+  template: string;
+  /** The template with every path parameter set to its example. */
+  examplePath: string;
+  isPublic: boolean;
+  isList: boolean;
+  pathParameters: string[];
+  /** `x-required-scopes` (empty when the contract has none). */
+  requiredScopes: string[];
+  /** `x-required-roles` (empty when any member may call). */
+  requiredRoles: string[];
+  /** `x-ratelimit-class`, when the contract has one. */
+  rateLimitClass?: string;
+  /** Header parameters, names in lower case, e.g. `if-match`. */
+  headerParameters: { name: string; required: boolean }[];
+  /** Whether the operation takes a JSON body, and the example its schema gives. */
+  hasRequestBody: boolean;
+  requestBodyExample?: unknown;
+}
+
+type Json = Record<string, any>;
+
+/** Every operation of a contract (the served openapi.json), with what a caller needs to call it from its examples. */
+export function operationsOf(document: Json): ContractOperation[] {
+  const operations: ContractOperation[] = [];
+  for (const [template, pathItem] of Object.entries(document.paths as Json)) {
+    for (const [method, operation] of Object.entries(pathItem as Json)) {
+      const parameters = ((operation as Json).parameters ?? []).map((parameter: Json) => resolve(document, parameter));
+      const pathParameters = parameters.filter((parameter: Json) => parameter.in === 'path');
+      let examplePath = template;
+      for (const parameter of pathParameters) examplePath = examplePath.replace(`{${parameter.name}}`, String(parameter.example));
+      const security = (operation as Json).security ?? document.security ?? [];
+      const requestBodyMedia = resolve(document, (operation as Json).requestBody ?? {}).content?.['application/json'] as Json | undefined;
+      operations.push({
+        operationId: (operation as Json).operationId,
+        method: method.toUpperCase(),
+        template,
+        examplePath,
+        isPublic: security.length === 0,
+        isList: parameters.some((parameter: Json) => parameter.in === 'query' && parameter.name === 'limit'),
+        pathParameters: pathParameters.map((parameter: Json) => parameter.name),
+        requiredScopes: [...((operation as Json)['x-required-scopes'] ?? [])],
+        requiredRoles: [...((operation as Json)['x-required-roles'] ?? [])],
+        rateLimitClass: (operation as Json)['x-ratelimit-class'],
+        headerParameters: parameters
+          .filter((parameter: Json) => parameter.in === 'header')
+          .map((parameter: Json) => ({ name: String(parameter.name).toLowerCase(), required: parameter.required === true })),
+        hasRequestBody: requestBodyMedia !== undefined,
+        requestBodyExample: requestBodyMedia === undefined ? undefined : bodyExample(document, requestBodyMedia),
+      });
+    }
+  }
+  return operations;
+}
+
+/** The media type's own example, else its schema's (following one `$ref`). */
+function bodyExample(document: Json, media: Json): unknown {
+  if (media.example !== undefined) return media.example;
+  return resolve(document, media.schema ?? {}).example;
+}
+
+function resolve(document: Json, node: Json): Json {
+  if (typeof node.$ref !== 'string') return node;
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .reduce((current: Json, token: string) => current[token.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+}
