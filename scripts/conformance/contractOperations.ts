@@ -7,7 +7,7 @@ export interface ContractOperation {
   method: string;
   /** The path template, e.g. `/api/v1/posts/{slug}`. */
   template: string;
-  /** The template with every path parameter set to its example. */
+  /** The template with every path parameter set to its example, and the required query parameters' examples. */
   examplePath: string;
   isPublic: boolean;
   isList: boolean;
@@ -36,6 +36,9 @@ export function operationsOf(document: Json): ContractOperation[] {
       const pathParameters = parameters.filter((parameter: Json) => parameter.in === 'path');
       let examplePath = template;
       for (const parameter of pathParameters) examplePath = examplePath.replace(`{${parameter.name}}`, String(parameter.example));
+      // A required query parameter is part of any call that can succeed (the analytics range, say).
+      const requiredQuery = parameters.filter((parameter: Json) => parameter.in === 'query' && parameter.required === true && parameter.example !== undefined);
+      if (requiredQuery.length > 0) examplePath += `?${new URLSearchParams(requiredQuery.map((parameter: Json) => [parameter.name, String(parameter.example)])).toString()}`;
       const security = (operation as Json).security ?? document.security ?? [];
       const requestBodyMedia = resolve(document, (operation as Json).requestBody ?? {}).content?.['application/json'] as Json | undefined;
       operations.push({
