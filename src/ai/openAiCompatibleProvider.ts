@@ -5,6 +5,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { draftTasksPrompt, projectSummaryPrompt, promptBound, readDraftsAnswer, readSummaryAnswer, type ChatPrompt } from './prompts.js';
 import { AiProviderFailure, type AiProvider, type PreparedAiCall } from './provider.js';
+import { readBodyAtMost } from '../responseBody.js';
 
 export interface OpenAiCompatibleProviderOptions {
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`, without a trailing slash. */
@@ -73,6 +74,11 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
     const timedOut = () => new AiProviderFailure('timeout', `no answer from ${endpoint} within ${options.timeoutMs} ms`);
+    const readAnswer = (response: Response) =>
+      readBodyAtMost(response, MAX_ANSWER_BYTES).catch((error: unknown) => {
+        if (controller.signal.aborted) throw timedOut();
+        throw new AiProviderFailure('unreachable', 'the connection broke while the answer was read', { cause: error });
+      });
     try {
       let response: Response;
       try {
@@ -99,13 +105,13 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
         throw new AiProviderFailure('unreachable', `${endpoint} could not be reached`, { cause: error });
       }
       if (response.status < 200 || response.status > 299) {
-        const body = await readAtMost(response, controller, MAX_ANSWER_BYTES, timedOut).catch(() => undefined);
+        const body = await readAnswer(response).catch(() => undefined);
         const excerpt = body === undefined ? '(unreadable or over 64 KiB)' : body.toString('utf8').slice(0, LOGGED_ERROR_BODY_CHARACTERS);
         throw new AiProviderFailure('status', `${endpoint} answered ${response.status}: ${excerpt}`);
       }
       // A success status: whatever goes wrong now, the call was run and billed, by usage we cannot read.
       try {
-        const body = await readAtMost(response, controller, MAX_ANSWER_BYTES, timedOut);
+        const body = await readAnswer(response);
         if (body === undefined) throw new AiProviderFailure('malformed-answer', `the answer is over ${MAX_ANSWER_BYTES} bytes`);
         let envelope: unknown;
         try {
@@ -131,28 +137,6 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
     draftTasks: (input) => chatCall(draftTasksPrompt(input), (answer) => readDraftsAnswer(answer, input.maxDrafts)),
     summarizeProject: (input) => chatCall(projectSummaryPrompt(input), (answer) => readSummaryAnswer(answer, input)),
   };
-}
-
-/** The body, or undefined as soon as it grows past `limit` bytes (the rest is not read). */
-async function readAtMost(response: Response, controller: AbortController, limit: number, timedOut: () => AiProviderFailure): Promise<Buffer | undefined> {
-  if (!response.body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > limit) {
-        controller.abort();
-        return undefined;
-      }
-      chunks.push(Buffer.from(read.value));
-    }
-  } catch (error) {
-    if (controller.signal.aborted) throw timedOut();
-    throw new AiProviderFailure('unreachable', 'the connection broke while the answer was read', { cause: error });
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Some servers wrap JSON in a Markdown code fence even when asked for a JSON object. */

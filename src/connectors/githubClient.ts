@@ -3,6 +3,7 @@
 // `Link` header). It trusts nothing it gets back: answers are checked, bounded in size, and a
 // `next` link that leaves the configured API origin is refused, so the token is never sent
 // anywhere else. Failures carry the upstream's words for the log only.
+import { readBodyAtMost } from '../responseBody.js';
 
 export interface GithubClientOptions {
   /** e.g. `https://api.github.com` (no trailing slash). */
@@ -85,10 +86,11 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
         if (controller.signal.aborted) throw new GithubFailure('timeout', `no answer from ${url} within ${options.timeoutMs} ms`);
         throw new GithubFailure('unreachable', `${url} could not be reached`, { cause: error });
       }
-      const text = await readAtMost(response, MAX_ANSWER_BYTES).catch((error: unknown) => {
+      const body = await readBodyAtMost(response, MAX_ANSWER_BYTES).catch((error: unknown) => {
         if (controller.signal.aborted) throw new GithubFailure('timeout', `the answer of ${url} did not end within ${options.timeoutMs} ms`);
         throw new GithubFailure('unreachable', `the answer of ${url} broke off`, { cause: error });
       });
+      const text = body?.toString('utf8');
       if (response.status === 401) throw new GithubFailure('unauthorized', `${url} answered 401`);
       if (response.status === 404) throw new GithubFailure('not-found', `${url} answered 404`);
       if (response.status !== 200) {
@@ -180,24 +182,4 @@ function announcedExpiry(header: string | null): number | null {
   const offset = match[3] === 'UTC' ? 'Z' : `${match[3]!.slice(0, 3)}:${match[3]!.slice(3)}`;
   const at = Date.parse(`${match[1]}T${match[2]}${offset}`);
   return Number.isNaN(at) ? null : at;
-}
-
-async function readAtMost(response: Response, limit: number): Promise<string | undefined> {
-  if (!response.body) return '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        return undefined;
-      }
-      chunks.push(Buffer.from(read.value));
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,7 +1,8 @@
 // What the /v1/analytics handlers share: the filters checked against the workspace, and the
 // conversions from the store's milliseconds to the contract's seconds.
 import { NotFoundError } from '../store/workPlatformErrors.js';
-import type { CycleTimeRow } from '../store/analytics.js';
+import type { BucketSize, CycleTimeRow } from '../store/analytics.js';
+import { bucketedRange, type BucketedRange } from './analyticsRange.js';
 import type { WorkPlatformServices } from './operationContext.js';
 import type { components } from '../../generated/work-platform/types.js';
 
@@ -10,6 +11,20 @@ export function projectFilter(services: WorkPlatformServices, workspaceId: strin
   if (!projectId) return undefined;
   if (!services.analytics.hasProject(workspaceId, projectId)) throw new NotFoundError('project', projectId);
   return projectId;
+}
+
+/**
+ * The range and project filter of a task analytics query, checked (see bucketedRange and
+ * projectFilter), and the members its answer opens with.
+ */
+export function taskAnalyticsScope(
+  services: WorkPlatformServices,
+  workspaceId: string,
+  query: { from: string; to: string; bucket?: BucketSize; projectId?: string },
+): { range: BucketedRange; projectId: string | undefined; answered: BucketedRange['answered'] & { projectId: string | null } } {
+  const range = bucketedRange(workspaceId, query);
+  const projectId = projectFilter(services, workspaceId, query.projectId);
+  return { range, projectId, answered: { ...range.answered, projectId: projectId ?? null } };
 }
 
 /** The owner filter, after checking the workspace has the user. */

@@ -18,6 +18,8 @@ export interface Bucket {
 
 export interface BucketedRange extends AnalyticsRange {
   buckets: Bucket[];
+  /** The members every analytics answer opens with: the days as asked and the bucket size taken. */
+  answered: { from: string; to: string; bucket: BucketSize };
 }
 
 /** The start of the calendar bucket after the one holding `at` (a UTC midnight). */
@@ -76,5 +78,5 @@ export function bucketedRange(workspaceId: string, query: { from: string; to: st
     buckets.push({ start: day(start), end: day(end), key: bucketKey(size, start) });
     start = end;
   }
-  return { workspaceId, from, to, bucket: size, buckets };
+  return { workspaceId, from, to, bucket: size, buckets, answered: { from: query.from, to: query.to, bucket: size } };
 }

@@ -1,7 +1,9 @@
 // Contract calls of the operation suites, as the demo owner's all-scope PAT unless a token is given.
-// `app` is read at each call, so they can be made before the app starts.
-import { expectSuccess, jsonHeaders } from './workPlatform.js';
-import type { WorkPlatformTestApp } from './workPlatformApp.js';
+// `app` is read at each call, so they can be made before the app starts. Also the set-up of the
+// contract suites and the cases every lifecycle move (send, sign, decline, withdraw) shares.
+import { expect, it } from 'vitest';
+import { eventsAbout, expectProblem, expectSuccess, jsonHeaders, makePat } from './workPlatform.js';
+import { useWorkPlatformTestApp, type WorkPlatformTestApp } from './workPlatformApp.js';
 
 export type ContractMoveName = 'send' | 'sign' | 'decline' | 'withdraw';
 
@@ -41,4 +43,139 @@ export function contractCalls(app: () => WorkPlatformTestApp, now: () => number 
     },
   };
   return calls;
+}
+
+export type ContractCalls = ReturnType<typeof contractCalls>;
+
+export interface ContractSuite {
+  /** The app's clock. A test that moves `at` puts it back before it ends. */
+  clock: { at: number };
+  /** The running app (it starts in the file's `beforeAll`). */
+  app: () => WorkPlatformTestApp;
+  /** The contract calls, new contracts expiring by `clock`. */
+  contracts: ContractCalls;
+}
+
+/**
+ * The set-up of a contract operation suite: the /v1 test app on a clock the tests move, and the
+ * contract calls. `use` receives the app once it has started, for files that keep `t` and `fx` at hand.
+ */
+export function useContractSuite(use: (app: WorkPlatformTestApp) => unknown = () => undefined): ContractSuite {
+  const clock = { at: Date.now() };
+  let started: WorkPlatformTestApp | undefined;
+  const app = () => {
+    if (!started) throw new Error('the contract suite app starts in beforeAll');
+    return started;
+  };
+  useWorkPlatformTestApp(
+    (running) => {
+      started = running;
+      return use(running);
+    },
+    { now: () => clock.at },
+  );
+  return { clock, app, contracts: contractCalls(app, () => clock.at) };
+}
+
+const eventOfMove: Record<ContractMoveName, string> = {
+  send: 'contract.sent',
+  sign: 'contract.signed',
+  decline: 'contract.declined',
+  withdraw: 'contract.withdrawn',
+};
+
+export interface ContractMove {
+  move: ContractMoveName;
+  /** The status the move takes a contract from: a draft (send) or a sent contract (sign, decline, withdraw). */
+  from: 'draft' | 'sent';
+  /** The status it leaves the contract in. */
+  to: 'sent' | 'signed' | 'declined' | 'draft';
+  /** The members the move sets besides status, version and updatedAt, given the contract before it and the move's time. */
+  sets: (before: any, at: string) => Record<string, unknown>;
+  /** The 409 code for each status the move refuses, keyed by the moves from draft that reach that status. */
+  refusals: [ContractMoveName[], string][];
+}
+
+/**
+ * Registers, in the caller's `describe`, the cases every lifecycle move of a contract shares: the
+ * move itself (members, version, ETag, its event and actor), a 409 from each status it refuses,
+ * If-Match and a replayed Idempotency-Key, 404 and 403; and, for a move from sent, the refusal
+ * from the first moment after the expiry day (a draft does not expire: sendContract tests its own
+ * expiry cases). The move's own file adds what only it does.
+ */
+export function registerContractMoveCases(suite: ContractSuite, spec: ContractMove): void {
+  const { clock, app, contracts } = suite;
+  const { move, refusals } = spec;
+  const reachFrom: ContractMoveName[] = spec.from === 'sent' ? ['send'] : [];
+  const eventsUpToMove = ['contract.created', ...reachFrom.map((step) => eventOfMove[step]), eventOfMove[move]];
+  /** Created at version 1, each move adds one. */
+  const versionAfterMove = reachFrom.length + 2;
+  const refusalOnceMoved = refusals.find(([moves]) => moves.join() === [...reachFrom, move].join())?.[1];
+  if (refusalOnceMoved === undefined) throw new Error(`${move}: refusals must name the code for a contract moved by ${[...reachFrom, move].join(', ')}`);
+
+  it(`moves a ${spec.from} contract to ${spec.to}, bumps the version and records ${eventOfMove[move]}`, async () => {
+    const before = await contracts.contractIn(reachFrom);
+    clock.at += 60_000;
+    const at = new Date(clock.at).toISOString();
+    const response = await contracts.move(before.id, move);
+    const moved = expectSuccess(response, 200);
+    expect(moved).toMatchObject({ status: spec.to, ...spec.sets(before, at), updatedAt: at, version: versionAfterMove });
+    expect(response.headers['etag']).toBe(`"${versionAfterMove}"`);
+    const events = eventsAbout(app().t.db, before.id);
+    expect(events.map((event) => event.type)).toEqual(eventsUpToMove);
+    expect(events.at(-1)!.payload.data.object).toEqual(moved);
+    expect(events.at(-1)!.payload.actor).toEqual({ id: 'usr_demoOwnerMara', kind: 'USER' });
+  });
+
+  it(`answers 409 with the code of each status it cannot ${move} from, and changes nothing`, async () => {
+    for (const [moves, code] of refusals) {
+      const contract = await contracts.contractIn(moves);
+      expectProblem(await contracts.move(contract.id, move), 409, 'conflict', code);
+      expect(expectSuccess(await contracts.get(contract.id), 200)).toEqual(contract);
+    }
+  });
+
+  if (spec.from === 'sent') {
+    it('answers 409 contract-expired from the start of the day after expiresOn (UTC), and not before', async () => {
+      const start = clock.at;
+      const sent = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 2) });
+      const lastMoment = Date.parse(`${dayAfter(start, 3)}T00:00:00.000Z`) - 1;
+      const other = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 2) });
+      clock.at = lastMoment;
+      expect(expectSuccess(await contracts.get(other.id), 200).status).toBe('sent');
+      clock.at = lastMoment + 1;
+      const problem = expectProblem(await contracts.move(sent.id, move), 409, 'conflict', 'contract-expired');
+      expect(problem.detail).toContain('expired');
+      // The refusal changed nothing: the read shows the expiry, which the sweep records.
+      expect(expectSuccess(await contracts.get(sent.id), 200)).toMatchObject({ status: 'expired', version: 3, expiredAt: new Date(lastMoment + 1).toISOString() });
+      expect(eventsAbout(app().t.db, sent.id).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
+      clock.at = start;
+    });
+  }
+
+  it('checks If-Match when sent, and replays a repeated Idempotency-Key instead of answering 409', async () => {
+    const before = await contracts.contractIn(reachFrom);
+    const version = before.version as number;
+    expectProblem(await contracts.move(before.id, move, { 'if-match': `"${version + 6}"` }), 409, 'conflict', 'version-conflict');
+    expectProblem(await contracts.move(before.id, move, { 'if-match': String(version - 1) }), 409, 'conflict', 'version-conflict');
+    expectProblem(await contracts.move(before.id, move, { 'if-match': `W/"${version}"` }), 400, 'bad-request', 'invalid-if-match');
+    const once = { 'if-match': String(version), 'idempotency-key': `${move}-once` };
+    const first = await contracts.move(before.id, move, once);
+    const again = await contracts.move(before.id, move, once);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(eventsAbout(app().t.db, before.id).map((event) => event.type)).toEqual(eventsUpToMove);
+    expectProblem(await contracts.move(before.id, move), 409, 'conflict', refusalOnceMoved);
+  });
+
+  it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {
+    const { t, fx } = app();
+    expectProblem(await contracts.move(fx.otherWorkspace.contractId, move), 404, 'not-found', 'contract-not-found');
+    expectProblem(await contracts.move('ctr_ZZZZZZZZZZZZZZZZZZZZ', move), 404, 'not-found', 'contract-not-found');
+    const before = await contracts.contractIn(reachFrom);
+    expectProblem(await contracts.move(before.id, move, {}, makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.move(before.id, move, {}, makePat(t.db, fx.workspaceId, ['crm:write'])), 403, 'insufficient-scope');
+  });
 }

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ContractClient } from '../support/contractClient.js';
-import { contractCalls, dayAfter } from '../support/contracts.js';
+import { dayAfter, useContractSuite } from '../support/contracts.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
-let clock = Date.now();
 let t: TestApp;
-let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
-const contracts = contractCalls(() => ({ t, client, fx }), () => clock);
+const { clock, contracts } = useContractSuite((started) => ({ t, fx } = started));
 
 describe('DELETE /v1/contracts/{contractId}', () => {
   it('deletes a draft or a declined contract: 204, then 404, and records contract.deleted', async () => {
@@ -33,14 +29,14 @@ describe('DELETE /v1/contracts/{contractId}', () => {
   });
 
   it('deletes a sent contract past its date, recording its expiry first', async () => {
-    const start = clock;
-    const overdue = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock, 0) });
-    clock += 2 * 86_400_000;
+    const start = clock.at;
+    const overdue = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 0) });
+    clock.at += 2 * 86_400_000;
     expect((await contracts.remove(overdue.id, '"3"')).status).toBe(204);
     const events = eventsAbout(t.db, overdue.id);
     expect(events.map((event) => event.type)).toEqual(['contract.created', 'contract.sent', 'contract.expired', 'contract.deleted']);
     expect(events[3]!.payload.data.object).toMatchObject({ status: 'expired', version: 3 });
-    clock = start;
+    clock.at = start;
   });
 
   it('checks If-Match when sent', async () => {

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { contractHousekeeping } from '../../src/scheduledJobs.js';
 import { createContractStore } from '../../src/store/contracts.js';
-import type { ContractClient } from '../support/contractClient.js';
-import { contractCalls, dayAfter } from '../support/contracts.js';
+import { dayAfter, useContractSuite } from '../support/contracts.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
-let clock = Date.now();
 let t: TestApp;
-let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
-const contracts = contractCalls(() => ({ t, client, fx }), () => clock);
+const { clock, contracts } = useContractSuite((started) => ({ t, fx } = started));
 /** The server's expiry job, on the test's clock. */
-const sweep = () => contractHousekeeping(createContractStore(t.db, { now: () => clock }))[0]!.run();
+const sweep = () => contractHousekeeping(createContractStore(t.db, { now: () => clock.at }))[0]!.run();
 
 describe('GET /v1/contracts/{contractId}', () => {
   it('answers the contract with its version as ETag', async () => {
@@ -25,20 +21,20 @@ describe('GET /v1/contracts/{contractId}', () => {
   });
 
   it('never shows sent past expiresOn: expired from 00:00 UTC of the next day, the same before and after the sweep records it', async () => {
-    const start = clock;
-    const sent = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock, 1) });
+    const start = clock.at;
+    const sent = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 1) });
     const expiry = Date.parse(`${dayAfter(start, 2)}T00:00:00.000Z`);
-    clock = expiry - 1;
+    clock.at = expiry - 1;
     expect(sweep()).toBe(0);
     expect(expectSuccess(await contracts.get(sent.id), 200)).toEqual(sent);
-    clock = expiry;
+    clock.at = expiry;
     const shown = await contracts.get(sent.id);
     const expired = expectSuccess(shown, 200);
     expect(expired).toEqual({ ...sent, status: 'expired', expiredAt: new Date(expiry).toISOString(), updatedAt: new Date(expiry).toISOString(), version: 3 });
     expect(shown.headers['etag']).toBe('"3"');
     expect(eventsAbout(t.db, sent.id).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
 
-    clock = expiry + 45_000;
+    clock.at = expiry + 45_000;
     expect(sweep()).toBeGreaterThanOrEqual(1);
     expect(expectSuccess(await contracts.get(sent.id), 200)).toEqual(expired);
     const events = eventsAbout(t.db, sent.id);
@@ -47,18 +43,18 @@ describe('GET /v1/contracts/{contractId}', () => {
     expect(events[2]!.payload.data.object).toEqual(expired);
     expect(sweep()).toBe(0);
     expect(eventsAbout(t.db, sent.id)).toHaveLength(3);
-    clock = start;
+    clock.at = start;
   });
 
   it('leaves drafts and final contracts as they are past their date', async () => {
-    const start = clock;
-    const draft = await contracts.newContract({ expiresOn: dayAfter(clock, 1) });
-    const signed = await contracts.contractIn(['send', 'sign'], { expiresOn: dayAfter(clock, 1) });
-    clock += 5 * 86_400_000;
+    const start = clock.at;
+    const draft = await contracts.newContract({ expiresOn: dayAfter(clock.at, 1) });
+    const signed = await contracts.contractIn(['send', 'sign'], { expiresOn: dayAfter(clock.at, 1) });
+    clock.at += 5 * 86_400_000;
     sweep();
     expect(expectSuccess(await contracts.get(draft.id), 200)).toEqual(draft);
     expect(expectSuccess(await contracts.get(signed.id), 200)).toEqual(signed);
-    clock = start;
+    clock.at = start;
   });
 
   it("answers 404 for an unknown id, another workspace's contract, and 403 without contracts:read", async () => {

@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ContractClient } from '../support/contractClient.js';
-import { contractCalls, dayAfter } from '../support/contracts.js';
+import { dayAfter, useContractSuite } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
 import type { TestApp } from '../support/testApp.js';
 import { expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
-let clock = Date.now();
 let t: TestApp;
-let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
-const contracts = contractCalls(() => ({ t, client, fx }), () => clock);
-const crm = crmCalls(() => ({ t, client, fx }));
+const { clock, app, contracts } = useContractSuite((started) => ({ t, fx } = started));
+const crm = crmCalls(app);
 const idsOf = (body: { items: { id: string }[] }) => body.items.map((item) => item.id);
 
 describe('GET /v1/contracts', () => {
@@ -26,11 +22,11 @@ describe('GET /v1/contracts', () => {
   it('filters by company and deal, and pages with a cursor bound to the filters', async () => {
     const company = await crm.newCompany();
     const deal = await crm.newDeal({ companyId: company.id });
-    clock += 1000;
+    clock.at += 1000;
     const a = await contracts.newContract({ companyId: company.id });
-    clock += 1000;
+    clock.at += 1000;
     const b = await contracts.newContract({ companyId: undefined, dealId: deal.id });
-    clock += 1000;
+    clock.at += 1000;
     const c = await contracts.newContract({ companyId: company.id, title: 'Third' });
     expect(idsOf(expectSuccess(await contracts.list({ companyId: company.id, order: 'asc' }), 200))).toEqual([a.id, b.id, c.id]);
     expect(idsOf(expectSuccess(await contracts.list({ dealId: deal.id }), 200))).toEqual([b.id]);
@@ -45,18 +41,18 @@ describe('GET /v1/contracts', () => {
   });
 
   it('filters and sorts by status and updatedAt as of the request: a sent contract past its date is expired', async () => {
-    const start = clock;
+    const start = clock.at;
     const company = await crm.newCompany();
-    const lapsing = await contracts.contractIn(['send'], { companyId: company.id, expiresOn: dayAfter(clock, 0) });
-    clock += 1000;
-    const lasting = await contracts.contractIn(['send'], { companyId: company.id, expiresOn: dayAfter(clock, 30) });
+    const lapsing = await contracts.contractIn(['send'], { companyId: company.id, expiresOn: dayAfter(clock.at, 0) });
+    clock.at += 1000;
+    const lasting = await contracts.contractIn(['send'], { companyId: company.id, expiresOn: dayAfter(clock.at, 30) });
     const draft = await contracts.newContract({ companyId: company.id });
     const byStatus = async (status: string) => idsOf(expectSuccess(await contracts.list({ companyId: company.id, status, order: 'asc' }), 200));
     expect(await byStatus('sent')).toEqual([lapsing.id, lasting.id]);
     expect(await byStatus('expired')).toEqual([]);
 
     const expiry = Date.parse(`${dayAfter(start, 1)}T00:00:00.000Z`);
-    clock = expiry + 3_600_000;
+    clock.at = expiry + 3_600_000;
     expect(await byStatus('sent')).toEqual([lasting.id]);
     expect(await byStatus('expired')).toEqual([lapsing.id]);
     expect(await byStatus('draft')).toEqual([draft.id]);
@@ -64,14 +60,14 @@ describe('GET /v1/contracts', () => {
     expect(listed).toMatchObject({ status: 'expired', version: 3, updatedAt: new Date(expiry).toISOString(), expiredAt: new Date(expiry).toISOString() });
     expect(idsOf(expectSuccess(await contracts.list({ companyId: company.id, updatedSince: new Date(expiry).toISOString() }), 200))).toEqual([lapsing.id]);
     expect(idsOf(expectSuccess(await contracts.list({ companyId: company.id, sort: 'updatedAt', order: 'desc' }), 200))[0]).toBe(lapsing.id);
-    clock = start;
+    clock.at = start;
   });
 
   it('sorts by title and expiresOn with the id as tie-break', async () => {
     const company = await crm.newCompany();
-    const late = await contracts.newContract({ companyId: company.id, title: 'B', expiresOn: dayAfter(clock, 50) });
-    const early = await contracts.newContract({ companyId: company.id, title: 'B', expiresOn: dayAfter(clock, 10) });
-    const first = await contracts.newContract({ companyId: company.id, title: 'A', expiresOn: dayAfter(clock, 50) });
+    const late = await contracts.newContract({ companyId: company.id, title: 'B', expiresOn: dayAfter(clock.at, 50) });
+    const early = await contracts.newContract({ companyId: company.id, title: 'B', expiresOn: dayAfter(clock.at, 10) });
+    const first = await contracts.newContract({ companyId: company.id, title: 'A', expiresOn: dayAfter(clock.at, 50) });
     const tied = [late.id, early.id].sort();
     expect(idsOf(expectSuccess(await contracts.list({ companyId: company.id, sort: 'title', order: 'asc' }), 200))).toEqual([first.id, ...tied]);
     expect(idsOf(expectSuccess(await contracts.list({ companyId: company.id, sort: 'expiresOn', order: 'desc' }), 200))).toEqual([...[late.id, first.id].sort().reverse(), early.id]);

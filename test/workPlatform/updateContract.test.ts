@@ -1,26 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { ContractClient } from '../support/contractClient.js';
-import { contractCalls, dayAfter } from '../support/contracts.js';
+import { dayAfter, useContractSuite } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
 import type { TestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
-let clock = Date.now();
 let t: TestApp;
-let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
-const contracts = contractCalls(() => ({ t, client, fx }), () => clock);
-const crm = crmCalls(() => ({ t, client, fx }));
+const { clock, app, contracts } = useContractSuite((started) => ({ t, fx } = started));
+const crm = crmCalls(app);
 
 describe('PATCH /v1/contracts/{contractId}', () => {
   it('changes a draft, bumps the version and records contract.updated; a patch that changes nothing writes nothing', async () => {
     const draft = await contracts.newContract();
-    clock += 1000;
-    const response = await contracts.update(draft.id, { title: 'Renamed', amountMinor: 500, currency: 'USD', body: 'New terms', expiresOn: dayAfter(clock, 60) }, '"1"');
+    clock.at += 1000;
+    const response = await contracts.update(draft.id, { title: 'Renamed', amountMinor: 500, currency: 'USD', body: 'New terms', expiresOn: dayAfter(clock.at, 60) }, '"1"');
     const updated = expectSuccess(response, 200);
-    expect(updated).toMatchObject({ title: 'Renamed', amountMinor: 500, currency: 'USD', body: 'New terms', expiresOn: dayAfter(clock, 60), version: 2, status: 'draft' });
+    expect(updated).toMatchObject({ title: 'Renamed', amountMinor: 500, currency: 'USD', body: 'New terms', expiresOn: dayAfter(clock.at, 60), version: 2, status: 'draft' });
     expect(response.headers['etag']).toBe('"2"');
     expect(expectSuccess(await contracts.update(draft.id, { title: 'Renamed' }, '2'), 200)).toEqual(updated);
     expect(expectSuccess(await contracts.update(draft.id, { amountMinor: null, currency: null, body: null }, '2'), 200)).toMatchObject({ amountMinor: null, currency: null, body: null, version: 3 });
@@ -44,11 +40,11 @@ describe('PATCH /v1/contracts/{contractId}', () => {
       const contract = await contracts.contractIn([...moves]);
       expectProblem(await contracts.update(contract.id, { title: 'No' }, String(contract.version)), 409, 'conflict', 'contract-not-editable');
     }
-    const start = clock;
-    const overdue = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock, 0) });
-    clock += 2 * 86_400_000;
+    const start = clock.at;
+    const overdue = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 0) });
+    clock.at += 2 * 86_400_000;
     expectProblem(await contracts.update(overdue.id, { title: 'No' }, '3'), 409, 'conflict', 'contract-not-editable');
-    clock = start;
+    clock.at = start;
   });
 
   it('answers 428 without If-Match, 409 version-conflict when stale, 422 to unknown members', async () => {

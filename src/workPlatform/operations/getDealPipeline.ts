@@ -40,9 +40,7 @@ export const getDealPipeline: WorkPlatformHandler<'getDealPipeline'> = (ctx) => 
   return {
     status: 200,
     body: {
-      from: ctx.query.from,
-      to: ctx.query.to,
-      bucket: range.bucket,
+      ...range.answered,
       ownerId: ownerId ?? null,
       totals: stageValues(rows),
       buckets: range.buckets.map(({ start, end, key }) => {

@@ -1,12 +1,9 @@
-import { projectFilter } from '../analytics.js';
-import { bucketedRange } from '../analyticsRange.js';
+import { taskAnalyticsScope } from '../analytics.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { formatTimestamp } from '../../store/workPlatformValues.js';
 
 export const getOverdueTasks: WorkPlatformHandler<'getOverdueTasks'> = (ctx) => {
-  const { workspace } = ctx.caller;
-  const range = bucketedRange(workspace.id, ctx.query);
-  const projectId = projectFilter(ctx.services, workspace.id, ctx.query.projectId);
+  const { range, projectId, answered } = taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
   const now = ctx.now();
   const counts = ctx.services.analytics.overdue(range, projectId, now);
   // The count at the end of each bucket: the count at `from`, plus what became overdue, minus what stopped being overdue, so far.
@@ -19,10 +16,7 @@ export const getOverdueTasks: WorkPlatformHandler<'getOverdueTasks'> = (ctx) => 
   return {
     status: 200,
     body: {
-      from: ctx.query.from,
-      to: ctx.query.to,
-      bucket: range.bucket,
-      projectId: projectId ?? null,
+      ...answered,
       asOf: formatTimestamp(now),
       current: { total: LOW + MEDIUM + HIGH, byPriority: { LOW, MEDIUM, HIGH } },
       buckets,
