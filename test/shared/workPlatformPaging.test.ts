@@ -27,13 +27,25 @@ function sortsOf(operationId: string): string[] {
   return sort.schema.enum;
 }
 
-const lists = [
-  { resource: 'tasks', sorts: sortsOf('listTasks'), pageSize: 7 },
-  { resource: 'projects', sorts: sortsOf('listProjects'), pageSize: 3 },
-  { resource: 'companies', sorts: sortsOf('listCompanies'), pageSize: 3 },
-  { resource: 'contacts', sorts: sortsOf('listContacts'), pageSize: 3 },
-  { resource: 'deals', sorts: sortsOf('listDeals'), pageSize: 2 },
-] as const;
+/**
+ * Every sortable list of the contract (`GET /v1/<resource>` with a `…Sort` parameter), and the
+ * operation that creates its rows (`POST` on the same path), read from the contract so a new
+ * resource is walked with no edit here.
+ */
+const lists = contractOperations('work-platform')
+  .filter((operation) => operation.method === 'GET' && operation.isList && /^\/v1\/[a-z-]+$/.test(operation.template) && hasSortParameter(operation.operationId))
+  .map((operation) => ({
+    resource: operation.template.slice('/v1/'.length),
+    sorts: sortsOf(operation.operationId),
+    pageSize: operation.template === '/v1/tasks' ? 7 : 3,
+    create: contractOperations('work-platform').find((candidate) => candidate.method === 'POST' && candidate.template === operation.template),
+  }));
+
+function hasSortParameter(operationId: string): boolean {
+  const operation = contractOperations('work-platform').find((candidate) => candidate.operationId === operationId)!;
+  const document = loadContractDocument('work-platform') as { paths: Record<string, any> };
+  return document.paths[operation.template].get.parameters.some((parameter: any) => /\/[A-Za-z]+Sort$/.test(parameter.$ref ?? ''));
+}
 
 const PRIORITY_RANK: Record<string, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
 
@@ -63,10 +75,21 @@ let client: ContractClient;
 let fx: WorkPlatformFixture;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
-useWorkPlatformTestApp((app) => {
+/** The server's clock: held at one instant while the rows are seeded (ties on createdAt and updatedAt), then the real time. */
+let heldAt: number | undefined;
+useWorkPlatformTestApp(async (app) => {
   ({ t, client, fx } = app);
   // Projects created at one instant with repeating names: ties on every project sort.
   const instant = Date.now() - 3_600_000;
+  // Every list's create operation, four times with its example body at one instant: ties on every sort of every list.
+  heldAt = instant;
+  for (const { create } of lists) {
+    for (let copy = 0; copy < 4 && create; copy += 1) {
+      const response = await client.request('POST', create.examplePath, { headers: jsonHeaders(fx.tokens.all), body: JSON.stringify(create.requestBodyExample ?? {}) });
+      expect(response.status, `${create.operationId}: ${response.text.slice(0, 300)}`).toBe(201);
+    }
+  }
+  heldAt = undefined;
   const projects = createProjectStore(t.db, { now: () => instant });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha', 'Delta', 'Alpha', 'Beta', 'Gamma']) {
@@ -85,7 +108,7 @@ useWorkPlatformTestApp((app) => {
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   const tasks = createTaskStore(t.db);
   for (const title of ['One', 'Two', 'Three']) tasks.createTask(fx.otherWorkspace.workspaceId, { projectId: fx.otherWorkspace.projectId, title }, otherOwner);
-});
+}, { now: () => heldAt ?? Date.now() });
 
 function listPath(resource: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
@@ -146,7 +169,7 @@ describe.each(lists)('GET /v1/$resource', ({ resource, sorts, pageSize }) => {
   });
 
   it('splits a page inside a run of equal keys and still misses nothing', async () => {
-    const sort = resource === 'tasks' ? 'priority' : (sorts as readonly string[]).includes('name') ? 'name' : 'title';
+    const sort = resource === 'tasks' ? 'priority' : sorts.includes('name') ? 'name' : 'title';
     const { pages } = await walk(resource, sort, 'asc', pageSize);
     const splits = pages.slice(1).filter((page, index) => sortKey(page[0]!, sort) === sortKey(pages[index]!.at(-1)!, sort));
     expect(splits.length).toBeGreaterThan(0);
