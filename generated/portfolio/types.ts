@@ -474,7 +474,315 @@ export interface components {
             /** @description Height in pixels, null when unknown. */
             height: number | null;
         };
-        /** @description The whole published portfolio in one response. Every list holds all published items in display order (no paging); pages carry their blocks. */
+        /**
+         * @description The whole published portfolio in one response. Every list holds all published items in display order (no paging); pages carry their blocks.
+         * @example {
+         *       "profile": {
+         *         "name": "Ava Moreno",
+         *         "headline": "Product designer and front-end engineer",
+         *         "bioSummary": "I design and build interfaces for products that handle money, health and other things people care about. Twelve years across fintech, health and B2B SaaS; currently independent, working with small product teams from Lisbon.",
+         *         "location": "Lisbon, Portugal",
+         *         "avatar": {
+         *           "id": "ast_avaAvatar",
+         *           "url": "https://media.example.com/ava-moreno/avatar.webp",
+         *           "altText": "Ava Moreno smiling, in front of a tiled wall",
+         *           "mimeType": "image/webp",
+         *           "width": 800,
+         *           "height": 800
+         *         },
+         *         "updatedAt": "2026-11-25T04:46:52.320Z"
+         *       },
+         *       "outcomes": [
+         *         {
+         *           "slug": "checkout-conversion-lift",
+         *           "title": "Lifting checkout conversion by 18%",
+         *           "summary": "A one-page checkout with guest purchase, honest shipping costs and an address form that accepts real addresses.",
+         *           "client": "Northwind Outfitters",
+         *           "metrics": [
+         *             {
+         *               "label": "Checkout conversion",
+         *               "value": "+18%"
+         *             },
+         *             {
+         *               "label": "Payment support tickets",
+         *               "value": "−42%"
+         *             }
+         *           ],
+         *           "bodyHtml": "<p>Northwind's checkout had five steps, a mandatory account and shipping costs that appeared on the last screen. Analytics showed 61% of people who started checkout never finished.</p>\n<h2>What we changed</h2>\n<ul><li>Guest checkout by default, with an optional account after purchase.</li><li>Shipping estimates on the product and cart pages.</li><li>An address form built on the local postal format instead of a US template.</li></ul>\n<h2>How we knew it worked</h2>\n<p>We shipped behind a 50/50 split for four weeks. Conversion rose 18% with no change in average order value, and tickets about failed payments fell by 42%.</p>",
+         *           "coverImage": {
+         *             "id": "ast_checkoutCover",
+         *             "url": "https://media.example.com/ava-moreno/outcomes/checkout-cover.webp",
+         *             "altText": "The redesigned one-page checkout on a phone and a laptop",
+         *             "mimeType": "image/webp",
+         *             "width": 1600,
+         *             "height": 900
+         *           },
+         *           "tags": [
+         *             "ecommerce",
+         *             "checkout"
+         *           ]
+         *         },
+         *         {
+         *           "slug": "onboarding-activation-redesign",
+         *           "title": "Doubling week-one activation for a B2B analytics tool",
+         *           "summary": "Sample data, a three-step checklist and empty states that teach: new workspaces now reach their first report in one session.",
+         *           "client": "Ledgerline",
+         *           "metrics": [
+         *             {
+         *               "label": "Week-one activation",
+         *               "value": "21% → 44%"
+         *             },
+         *             {
+         *               "label": "Time to first report",
+         *               "value": "3 days → 25 minutes"
+         *             }
+         *           ],
+         *           "bodyHtml": "<p>Ledgerline asked new customers to connect a data source before they could see anything. Most never came back after the connection screen.</p>\n<p>We loaded a realistic sample workspace by default, rewrote eleven empty states and added a three-item checklist. Activation more than doubled within a quarter.</p>",
+         *           "coverImage": {
+         *             "id": "ast_onboardingCover",
+         *             "url": "https://media.example.com/ava-moreno/outcomes/onboarding-cover.webp",
+         *             "altText": "Ledgerline onboarding checklist with sample data loaded",
+         *             "mimeType": "image/webp",
+         *             "width": 1600,
+         *             "height": 900
+         *           },
+         *           "tags": [
+         *             "onboarding",
+         *             "saas"
+         *           ]
+         *         }
+         *       ],
+         *       "posts": [
+         *         {
+         *           "slug": "designing-for-trust",
+         *           "title": "Designing for trust",
+         *           "excerpt": "Trust is built from small, boring promises kept on every screen. Here is the checklist I use before anything touches money or personal data.",
+         *           "bodyHtml": "<p>People decide whether to trust an interface long before they read its privacy policy. They decide on the second screen, when the form remembers what they typed, when the total matches the total they saw a moment ago, when the button says exactly what will happen.</p>\n<h2>The checklist</h2>\n<ul><li>Say what happens next, in the button label.</li><li>Never change a price between two screens without saying why.</li><li>Show the last four digits, not the whole card number, and not nothing.</li><li>Make undo cheaper than confirm dialogs.</li></ul>\n<p>None of this is novel. It is just rarely done all at once. I wrote up the details in the <a href=\"https://media.example.com/ava-moreno/trust-checklist.pdf\" rel=\"nofollow noopener noreferrer\">printable checklist</a>.</p>",
+         *           "coverImage": {
+         *             "id": "ast_postTrustCover",
+         *             "url": "https://media.example.com/ava-moreno/posts/trust-cover.jpg",
+         *             "altText": "",
+         *             "mimeType": "image/jpeg",
+         *             "width": 1200,
+         *             "height": 630
+         *           },
+         *           "tags": [
+         *             "ux",
+         *             "trust"
+         *           ],
+         *           "publishedAt": "2025-03-04T09:00:00Z",
+         *           "updatedAt": "2025-03-11T16:20:00Z"
+         *         },
+         *         {
+         *           "slug": "checkout-flows-that-respect-people",
+         *           "title": "Checkout flows that respect people",
+         *           "excerpt": "Guest checkout, honest shipping costs and address forms that accept real addresses: the unglamorous work behind an 18% conversion lift.",
+         *           "bodyHtml": "<p>When we rebuilt the Northwind checkout, the biggest wins were not visual. We let people check out without an account, showed shipping costs on the product page, and stopped rejecting addresses that our validation library did not understand.</p>\n<p>The full case study is in <a href=\"https://avamoreno.example.com/outcomes/checkout-conversion-lift\" rel=\"nofollow noopener noreferrer\">my outcomes</a>, with the numbers and what we would do differently.</p>",
+         *           "coverImage": null,
+         *           "tags": [
+         *             "checkout",
+         *             "ecommerce"
+         *           ],
+         *           "publishedAt": "2025-02-12T08:30:00Z",
+         *           "updatedAt": "2025-02-12T08:30:00Z"
+         *         }
+         *       ],
+         *       "pages": [
+         *         {
+         *           "slug": "about",
+         *           "title": "About",
+         *           "description": "Who I am, how I work and what I am looking for.",
+         *           "blocks": [
+         *             {
+         *               "type": "heading",
+         *               "level": 1,
+         *               "text": "Hi, I am Ava."
+         *             },
+         *             {
+         *               "type": "richText",
+         *               "html": "<p>I am a product designer who writes production front-end code. For twelve years I have worked on products where mistakes cost people money or time: checkouts, banking apps, health records and the internal tools behind them.</p>\n<p>Today I work independently with small product teams, usually for three to six months, usually on the parts of a product that have to be <strong>trusted</strong> before they can be liked.</p>"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "slug": "process",
+         *           "title": "Process",
+         *           "description": "The five stages of a typical engagement, and what you get at the end of each.",
+         *           "blocks": [
+         *             {
+         *               "type": "heading",
+         *               "level": 1,
+         *               "text": "How a project runs"
+         *             },
+         *             {
+         *               "type": "image",
+         *               "image": {
+         *                 "id": "ast_processMap",
+         *                 "url": "https://media.example.com/ava-moreno/pages/process-map.png",
+         *                 "altText": "Diagram: discover, frame, prototype, build, measure",
+         *                 "mimeType": "image/png",
+         *                 "width": 2000,
+         *                 "height": 800
+         *               },
+         *               "caption": "Discover, frame, prototype, build, measure."
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "experience": [
+         *         {
+         *           "id": "exp_avaIndependent",
+         *           "organization": "Independent",
+         *           "role": "Product designer and front-end engineer",
+         *           "location": "Lisbon, Portugal",
+         *           "startDate": "2022-04-01",
+         *           "endDate": null,
+         *           "summary": "Three- to six-month engagements with product teams in fintech, health and B2B SaaS.",
+         *           "highlights": [
+         *             "Lifted Northwind checkout conversion by 18%",
+         *             "Doubled week-one activation at Ledgerline"
+         *           ]
+         *         },
+         *         {
+         *           "id": "exp_avaHarbor",
+         *           "organization": "Harbor Health",
+         *           "role": "Design systems lead",
+         *           "location": "Remote",
+         *           "startDate": "2019-02-01",
+         *           "endDate": "2022-03-31",
+         *           "summary": "Merged four component libraries into one design system used by every product team.",
+         *           "highlights": [
+         *             "137 duplicate components removed",
+         *             "Introduced semantic tokens and dark mode"
+         *           ]
+         *         }
+         *       ],
+         *       "skills": [
+         *         {
+         *           "id": "skl_avaProductDesign",
+         *           "name": "Product design",
+         *           "category": "Design",
+         *           "level": "expert",
+         *           "tags": [
+         *             "ux",
+         *             "ui"
+         *           ]
+         *         },
+         *         {
+         *           "id": "skl_avaDesignSystems",
+         *           "name": "Design systems",
+         *           "category": "Design",
+         *           "level": "expert",
+         *           "tags": [
+         *             "tokens",
+         *             "components"
+         *           ]
+         *         }
+         *       ],
+         *       "stats": [
+         *         {
+         *           "id": "sta_avaYears",
+         *           "label": "Years designing products",
+         *           "value": 12,
+         *           "unit": "years",
+         *           "description": "Since my first internship in 2012."
+         *         },
+         *         {
+         *           "id": "sta_avaConversion",
+         *           "label": "Best checkout conversion lift",
+         *           "value": 18,
+         *           "unit": "%",
+         *           "description": "Northwind Outfitters, A/B tested over four weeks."
+         *         }
+         *       ],
+         *       "awards": [
+         *         {
+         *           "id": "awd_avaEuropeanDesign",
+         *           "title": "European Design Award, Digital Services (silver)",
+         *           "issuer": "European Design Awards",
+         *           "awardedOn": "2021-05-22",
+         *           "description": "For the Harbor Health patient portal.",
+         *           "url": "https://awards.example.org/2021/digital-services"
+         *         },
+         *         {
+         *           "id": "awd_avaA11y",
+         *           "title": "Inclusive Design Recognition",
+         *           "issuer": "Accessible Services Forum",
+         *           "awardedOn": "2024-11-12",
+         *           "description": "For the City of Porto portal remediation.",
+         *           "url": null
+         *         }
+         *       ],
+         *       "education": [
+         *         {
+         *           "id": "crd_avaMsc",
+         *           "kind": "education",
+         *           "title": "MSc in Interaction Design",
+         *           "institution": "University of Porto",
+         *           "startDate": "2010-09-15",
+         *           "endDate": "2012-07-15",
+         *           "url": null,
+         *           "description": "Thesis on error recovery in online forms."
+         *         },
+         *         {
+         *           "id": "crd_avaCpacc",
+         *           "kind": "certification",
+         *           "title": "Certified Professional in Accessibility Core Competencies (CPACC)",
+         *           "institution": "IAAP",
+         *           "startDate": null,
+         *           "endDate": "2023-03-01",
+         *           "url": "https://credentials.example.org/verify/ava-moreno-cpacc",
+         *           "description": null
+         *         }
+         *       ],
+         *       "testimonials": [
+         *         {
+         *           "id": "tst_avaLena",
+         *           "quote": "Ava is the rare designer who leaves a codebase better than she found it. Our activation numbers doubled and our front-end got simpler at the same time.",
+         *           "authorName": "Lena Hartmann",
+         *           "authorRole": "VP Product",
+         *           "authorCompany": "Ledgerline",
+         *           "avatar": {
+         *             "id": "ast_lenaPortrait",
+         *             "url": "https://media.example.com/ava-moreno/people/lena-hartmann.webp",
+         *             "altText": "Lena Hartmann",
+         *             "mimeType": "image/webp",
+         *             "width": 256,
+         *             "height": 256
+         *           }
+         *         },
+         *         {
+         *           "id": "tst_avaMarcus",
+         *           "quote": "She asked the questions nobody on our team had asked in two years, and then she shipped the answers.",
+         *           "authorName": "Marcus Oyelaran",
+         *           "authorRole": "Head of Engineering",
+         *           "authorCompany": "Northwind Outfitters",
+         *           "avatar": {
+         *             "id": "ast_marcusPortrait",
+         *             "url": "https://media.example.com/ava-moreno/people/marcus-oyelaran.webp",
+         *             "altText": "Marcus Oyelaran",
+         *             "mimeType": "image/webp",
+         *             "width": 256,
+         *             "height": 256
+         *           }
+         *         }
+         *       ],
+         *       "links": [
+         *         {
+         *           "id": "lnk_avaWebsite",
+         *           "kind": "website",
+         *           "label": "avamoreno.example.com",
+         *           "url": "https://avamoreno.example.com"
+         *         },
+         *         {
+         *           "id": "lnk_avaEmail",
+         *           "kind": "email",
+         *           "label": "hello@avamoreno.example.com",
+         *           "url": "mailto:hello@avamoreno.example.com"
+         *         }
+         *       ]
+         *     }
+         */
         PortfolioResponse: {
             profile: components["schemas"]["ProfileItem"];
             outcomes: components["schemas"]["OutcomeItem"][];
@@ -488,7 +796,24 @@ export interface components {
             testimonials: components["schemas"]["Testimonial"][];
             links: components["schemas"]["Link"][];
         };
-        /** @description The tenant's public profile. */
+        /**
+         * @description The tenant's public profile.
+         * @example {
+         *       "name": "Ava Moreno",
+         *       "headline": "Product designer and front-end engineer",
+         *       "bioSummary": "I design and build interfaces for products that handle money, health and other things people care about. Twelve years across fintech, health and B2B SaaS; currently independent, working with small product teams from Lisbon.",
+         *       "location": "Lisbon, Portugal",
+         *       "avatar": {
+         *         "id": "ast_avaAvatar",
+         *         "url": "https://media.example.com/ava-moreno/avatar.webp",
+         *         "altText": "Ava Moreno smiling, in front of a tiled wall",
+         *         "mimeType": "image/webp",
+         *         "width": 800,
+         *         "height": 800
+         *       },
+         *       "updatedAt": "2026-11-25T04:46:52.320Z"
+         *     }
+         */
         ProfileItem: {
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             name: string;
@@ -505,7 +830,38 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description A published case-study outcome. `bodyHtml` is sanitized HTML. */
+        /**
+         * @description A published case-study outcome. `bodyHtml` is sanitized HTML.
+         * @example {
+         *       "slug": "checkout-conversion-lift",
+         *       "title": "Lifting checkout conversion by 18%",
+         *       "summary": "A one-page checkout with guest purchase, honest shipping costs and an address form that accepts real addresses.",
+         *       "client": "Northwind Outfitters",
+         *       "metrics": [
+         *         {
+         *           "label": "Checkout conversion",
+         *           "value": "+18%"
+         *         },
+         *         {
+         *           "label": "Payment support tickets",
+         *           "value": "−42%"
+         *         }
+         *       ],
+         *       "bodyHtml": "<p>Northwind's checkout had five steps, a mandatory account and shipping costs that appeared on the last screen. Analytics showed 61% of people who started checkout never finished.</p>\n<h2>What we changed</h2>\n<ul><li>Guest checkout by default, with an optional account after purchase.</li><li>Shipping estimates on the product and cart pages.</li><li>An address form built on the local postal format instead of a US template.</li></ul>\n<h2>How we knew it worked</h2>\n<p>We shipped behind a 50/50 split for four weeks. Conversion rose 18% with no change in average order value, and tickets about failed payments fell by 42%.</p>",
+         *       "coverImage": {
+         *         "id": "ast_checkoutCover",
+         *         "url": "https://media.example.com/ava-moreno/outcomes/checkout-cover.webp",
+         *         "altText": "The redesigned one-page checkout on a phone and a laptop",
+         *         "mimeType": "image/webp",
+         *         "width": 1600,
+         *         "height": 900
+         *       },
+         *       "tags": [
+         *         "ecommerce",
+         *         "checkout"
+         *       ]
+         *     }
+         */
         OutcomeItem: {
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
@@ -525,12 +881,105 @@ export interface components {
             coverImage: components["schemas"]["Asset"] | null;
             tags: string[];
         };
-        /** @description A page of published outcomes in display order. */
+        /**
+         * @description A page of published outcomes in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "slug": "checkout-conversion-lift",
+         *           "title": "Lifting checkout conversion by 18%",
+         *           "summary": "A one-page checkout with guest purchase, honest shipping costs and an address form that accepts real addresses.",
+         *           "client": "Northwind Outfitters",
+         *           "metrics": [
+         *             {
+         *               "label": "Checkout conversion",
+         *               "value": "+18%"
+         *             },
+         *             {
+         *               "label": "Payment support tickets",
+         *               "value": "−42%"
+         *             }
+         *           ],
+         *           "bodyHtml": "<p>Northwind's checkout had five steps, a mandatory account and shipping costs that appeared on the last screen. Analytics showed 61% of people who started checkout never finished.</p>\n<h2>What we changed</h2>\n<ul><li>Guest checkout by default, with an optional account after purchase.</li><li>Shipping estimates on the product and cart pages.</li><li>An address form built on the local postal format instead of a US template.</li></ul>\n<h2>How we knew it worked</h2>\n<p>We shipped behind a 50/50 split for four weeks. Conversion rose 18% with no change in average order value, and tickets about failed payments fell by 42%.</p>",
+         *           "coverImage": {
+         *             "id": "ast_checkoutCover",
+         *             "url": "https://media.example.com/ava-moreno/outcomes/checkout-cover.webp",
+         *             "altText": "The redesigned one-page checkout on a phone and a laptop",
+         *             "mimeType": "image/webp",
+         *             "width": 1600,
+         *             "height": 900
+         *           },
+         *           "tags": [
+         *             "ecommerce",
+         *             "checkout"
+         *           ]
+         *         },
+         *         {
+         *           "slug": "onboarding-activation-redesign",
+         *           "title": "Doubling week-one activation for a B2B analytics tool",
+         *           "summary": "Sample data, a three-step checklist and empty states that teach: new workspaces now reach their first report in one session.",
+         *           "client": "Ledgerline",
+         *           "metrics": [
+         *             {
+         *               "label": "Week-one activation",
+         *               "value": "21% → 44%"
+         *             },
+         *             {
+         *               "label": "Time to first report",
+         *               "value": "3 days → 25 minutes"
+         *             }
+         *           ],
+         *           "bodyHtml": "<p>Ledgerline asked new customers to connect a data source before they could see anything. Most never came back after the connection screen.</p>\n<p>We loaded a realistic sample workspace by default, rewrote eleven empty states and added a three-item checklist. Activation more than doubled within a quarter.</p>",
+         *           "coverImage": {
+         *             "id": "ast_onboardingCover",
+         *             "url": "https://media.example.com/ava-moreno/outcomes/onboarding-cover.webp",
+         *             "altText": "Ledgerline onboarding checklist with sample data loaded",
+         *             "mimeType": "image/webp",
+         *             "width": 1600,
+         *             "height": 900
+         *           },
+         *           "tags": [
+         *             "onboarding",
+         *             "saas"
+         *           ]
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 5,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         OutcomeCollection: {
             items: components["schemas"]["OutcomeItem"][];
             paging: components["schemas"]["Paging"];
         };
-        /** @description A published blog post. `bodyHtml` is sanitized HTML. */
+        /**
+         * @description A published blog post. `bodyHtml` is sanitized HTML.
+         * @example {
+         *       "slug": "designing-for-trust",
+         *       "title": "Designing for trust",
+         *       "excerpt": "Trust is built from small, boring promises kept on every screen. Here is the checklist I use before anything touches money or personal data.",
+         *       "bodyHtml": "<p>People decide whether to trust an interface long before they read its privacy policy. They decide on the second screen, when the form remembers what they typed, when the total matches the total they saw a moment ago, when the button says exactly what will happen.</p>\n<h2>The checklist</h2>\n<ul><li>Say what happens next, in the button label.</li><li>Never change a price between two screens without saying why.</li><li>Show the last four digits, not the whole card number, and not nothing.</li><li>Make undo cheaper than confirm dialogs.</li></ul>\n<p>None of this is novel. It is just rarely done all at once. I wrote up the details in the <a href=\"https://media.example.com/ava-moreno/trust-checklist.pdf\" rel=\"nofollow noopener noreferrer\">printable checklist</a>.</p>",
+         *       "coverImage": {
+         *         "id": "ast_postTrustCover",
+         *         "url": "https://media.example.com/ava-moreno/posts/trust-cover.jpg",
+         *         "altText": "",
+         *         "mimeType": "image/jpeg",
+         *         "width": 1200,
+         *         "height": 630
+         *       },
+         *       "tags": [
+         *         "ux",
+         *         "trust"
+         *       ],
+         *       "publishedAt": "2025-03-04T09:00:00Z",
+         *       "updatedAt": "2025-03-11T16:20:00Z"
+         *     }
+         */
         PostItem: {
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
@@ -552,7 +1001,53 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description A page of published posts in display order. */
+        /**
+         * @description A page of published posts in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "slug": "designing-for-trust",
+         *           "title": "Designing for trust",
+         *           "excerpt": "Trust is built from small, boring promises kept on every screen. Here is the checklist I use before anything touches money or personal data.",
+         *           "bodyHtml": "<p>People decide whether to trust an interface long before they read its privacy policy. They decide on the second screen, when the form remembers what they typed, when the total matches the total they saw a moment ago, when the button says exactly what will happen.</p>\n<h2>The checklist</h2>\n<ul><li>Say what happens next, in the button label.</li><li>Never change a price between two screens without saying why.</li><li>Show the last four digits, not the whole card number, and not nothing.</li><li>Make undo cheaper than confirm dialogs.</li></ul>\n<p>None of this is novel. It is just rarely done all at once. I wrote up the details in the <a href=\"https://media.example.com/ava-moreno/trust-checklist.pdf\" rel=\"nofollow noopener noreferrer\">printable checklist</a>.</p>",
+         *           "coverImage": {
+         *             "id": "ast_postTrustCover",
+         *             "url": "https://media.example.com/ava-moreno/posts/trust-cover.jpg",
+         *             "altText": "",
+         *             "mimeType": "image/jpeg",
+         *             "width": 1200,
+         *             "height": 630
+         *           },
+         *           "tags": [
+         *             "ux",
+         *             "trust"
+         *           ],
+         *           "publishedAt": "2025-03-04T09:00:00Z",
+         *           "updatedAt": "2025-03-11T16:20:00Z"
+         *         },
+         *         {
+         *           "slug": "checkout-flows-that-respect-people",
+         *           "title": "Checkout flows that respect people",
+         *           "excerpt": "Guest checkout, honest shipping costs and address forms that accept real addresses: the unglamorous work behind an 18% conversion lift.",
+         *           "bodyHtml": "<p>When we rebuilt the Northwind checkout, the biggest wins were not visual. We let people check out without an account, showed shipping costs on the product page, and stopped rejecting addresses that our validation library did not understand.</p>\n<p>The full case study is in <a href=\"https://avamoreno.example.com/outcomes/checkout-conversion-lift\" rel=\"nofollow noopener noreferrer\">my outcomes</a>, with the numbers and what we would do differently.</p>",
+         *           "coverImage": null,
+         *           "tags": [
+         *             "checkout",
+         *             "ecommerce"
+         *           ],
+         *           "publishedAt": "2025-02-12T08:30:00Z",
+         *           "updatedAt": "2025-02-12T08:30:00Z"
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 25,
+         *         "hasMore": true,
+         *         "nextOffset": 20
+         *       }
+         *     }
+         */
         PostCollection: {
             items: components["schemas"]["PostItem"][];
             paging: components["schemas"]["Paging"];
@@ -565,7 +1060,25 @@ export interface components {
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string;
         };
-        /** @description A published page with its blocks, sanitized and with their assets resolved. */
+        /**
+         * @description A published page with its blocks, sanitized and with their assets resolved.
+         * @example {
+         *       "slug": "about",
+         *       "title": "About",
+         *       "description": "Who I am, how I work and what I am looking for.",
+         *       "blocks": [
+         *         {
+         *           "type": "heading",
+         *           "level": 1,
+         *           "text": "Hi, I am Ava."
+         *         },
+         *         {
+         *           "type": "richText",
+         *           "html": "<p>I am a product designer who writes production front-end code. For twelve years I have worked on products where mistakes cost people money or time: checkouts, banking apps, health records and the internal tools behind them.</p>\n<p>Today I work independently with small product teams, usually for three to six months, usually on the parts of a product that have to be <strong>trusted</strong> before they can be liked.</p>"
+         *         }
+         *       ]
+         *     }
+         */
         PageItem: {
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
@@ -574,7 +1087,30 @@ export interface components {
             description: string;
             blocks: components["schemas"]["PageBlock"][];
         };
-        /** @description A page of published pages (without their blocks) in display order. */
+        /**
+         * @description A page of published pages (without their blocks) in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "slug": "about",
+         *           "title": "About",
+         *           "description": "Who I am, how I work and what I am looking for."
+         *         },
+         *         {
+         *           "slug": "process",
+         *           "title": "Process",
+         *           "description": "The five stages of a typical engagement, and what you get at the end of each."
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 4,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         PageCollection: {
             items: components["schemas"]["PageSummary"][];
             paging: components["schemas"]["Paging"];
@@ -644,7 +1180,46 @@ export interface components {
             summary: string;
             highlights: string[];
         };
-        /** @description A page of published experience entries in display order. */
+        /**
+         * @description A page of published experience entries in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "exp_avaIndependent",
+         *           "organization": "Independent",
+         *           "role": "Product designer and front-end engineer",
+         *           "location": "Lisbon, Portugal",
+         *           "startDate": "2022-04-01",
+         *           "endDate": null,
+         *           "summary": "Three- to six-month engagements with product teams in fintech, health and B2B SaaS.",
+         *           "highlights": [
+         *             "Lifted Northwind checkout conversion by 18%",
+         *             "Doubled week-one activation at Ledgerline"
+         *           ]
+         *         },
+         *         {
+         *           "id": "exp_avaHarbor",
+         *           "organization": "Harbor Health",
+         *           "role": "Design systems lead",
+         *           "location": "Remote",
+         *           "startDate": "2019-02-01",
+         *           "endDate": "2022-03-31",
+         *           "summary": "Merged four component libraries into one design system used by every product team.",
+         *           "highlights": [
+         *             "137 duplicate components removed",
+         *             "Introduced semantic tokens and dark mode"
+         *           ]
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 4,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         ExperienceCollection: {
             items: components["schemas"]["ExperienceEntry"][];
             paging: components["schemas"]["Paging"];
@@ -660,7 +1235,40 @@ export interface components {
             level: "beginner" | "intermediate" | "advanced" | "expert" | null;
             tags: string[];
         };
-        /** @description A page of published skills in display order. */
+        /**
+         * @description A page of published skills in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "skl_avaProductDesign",
+         *           "name": "Product design",
+         *           "category": "Design",
+         *           "level": "expert",
+         *           "tags": [
+         *             "ux",
+         *             "ui"
+         *           ]
+         *         },
+         *         {
+         *           "id": "skl_avaDesignSystems",
+         *           "name": "Design systems",
+         *           "category": "Design",
+         *           "level": "expert",
+         *           "tags": [
+         *             "tokens",
+         *             "components"
+         *           ]
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 9,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         SkillCollection: {
             items: components["schemas"]["Skill"][];
             paging: components["schemas"]["Paging"];
@@ -676,7 +1284,34 @@ export interface components {
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string | null;
         };
-        /** @description A page of published stats in display order. */
+        /**
+         * @description A page of published stats in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "sta_avaYears",
+         *           "label": "Years designing products",
+         *           "value": 12,
+         *           "unit": "years",
+         *           "description": "Since my first internship in 2012."
+         *         },
+         *         {
+         *           "id": "sta_avaConversion",
+         *           "label": "Best checkout conversion lift",
+         *           "value": 18,
+         *           "unit": "%",
+         *           "description": "Northwind Outfitters, A/B tested over four weeks."
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 4,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         StatCollection: {
             items: components["schemas"]["Stat"][];
             paging: components["schemas"]["Paging"];
@@ -698,7 +1333,36 @@ export interface components {
              */
             url: string | null;
         };
-        /** @description A page of published awards in display order. */
+        /**
+         * @description A page of published awards in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "awd_avaEuropeanDesign",
+         *           "title": "European Design Award, Digital Services (silver)",
+         *           "issuer": "European Design Awards",
+         *           "awardedOn": "2021-05-22",
+         *           "description": "For the Harbor Health patient portal.",
+         *           "url": "https://awards.example.org/2021/digital-services"
+         *         },
+         *         {
+         *           "id": "awd_avaA11y",
+         *           "title": "Inclusive Design Recognition",
+         *           "issuer": "Accessible Services Forum",
+         *           "awardedOn": "2024-11-12",
+         *           "description": "For the City of Porto portal remediation.",
+         *           "url": null
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 2,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         AwardCollection: {
             items: components["schemas"]["Award"][];
             paging: components["schemas"]["Paging"];
@@ -724,7 +1388,40 @@ export interface components {
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             description: string | null;
         };
-        /** @description A page of published education and certification items in display order. */
+        /**
+         * @description A page of published education and certification items in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "crd_avaMsc",
+         *           "kind": "education",
+         *           "title": "MSc in Interaction Design",
+         *           "institution": "University of Porto",
+         *           "startDate": "2010-09-15",
+         *           "endDate": "2012-07-15",
+         *           "url": null,
+         *           "description": "Thesis on error recovery in online forms."
+         *         },
+         *         {
+         *           "id": "crd_avaCpacc",
+         *           "kind": "certification",
+         *           "title": "Certified Professional in Accessibility Core Competencies (CPACC)",
+         *           "institution": "IAAP",
+         *           "startDate": null,
+         *           "endDate": "2023-03-01",
+         *           "url": "https://credentials.example.org/verify/ava-moreno-cpacc",
+         *           "description": null
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 3,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         CredentialCollection: {
             items: components["schemas"]["Credential"][];
             paging: components["schemas"]["Paging"];
@@ -742,7 +1439,50 @@ export interface components {
             authorCompany: string | null;
             avatar: components["schemas"]["Asset"] | null;
         };
-        /** @description A page of published testimonials in display order. */
+        /**
+         * @description A page of published testimonials in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "tst_avaLena",
+         *           "quote": "Ava is the rare designer who leaves a codebase better than she found it. Our activation numbers doubled and our front-end got simpler at the same time.",
+         *           "authorName": "Lena Hartmann",
+         *           "authorRole": "VP Product",
+         *           "authorCompany": "Ledgerline",
+         *           "avatar": {
+         *             "id": "ast_lenaPortrait",
+         *             "url": "https://media.example.com/ava-moreno/people/lena-hartmann.webp",
+         *             "altText": "Lena Hartmann",
+         *             "mimeType": "image/webp",
+         *             "width": 256,
+         *             "height": 256
+         *           }
+         *         },
+         *         {
+         *           "id": "tst_avaMarcus",
+         *           "quote": "She asked the questions nobody on our team had asked in two years, and then she shipped the answers.",
+         *           "authorName": "Marcus Oyelaran",
+         *           "authorRole": "Head of Engineering",
+         *           "authorCompany": "Northwind Outfitters",
+         *           "avatar": {
+         *             "id": "ast_marcusPortrait",
+         *             "url": "https://media.example.com/ava-moreno/people/marcus-oyelaran.webp",
+         *             "altText": "Marcus Oyelaran",
+         *             "mimeType": "image/webp",
+         *             "width": 256,
+         *             "height": 256
+         *           }
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 3,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         TestimonialCollection: {
             items: components["schemas"]["Testimonial"][];
             paging: components["schemas"]["Paging"];
@@ -760,7 +1500,32 @@ export interface components {
              */
             url: string;
         };
-        /** @description A page of published links in display order. */
+        /**
+         * @description A page of published links in display order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "lnk_avaWebsite",
+         *           "kind": "website",
+         *           "label": "avamoreno.example.com",
+         *           "url": "https://avamoreno.example.com"
+         *         },
+         *         {
+         *           "id": "lnk_avaEmail",
+         *           "kind": "email",
+         *           "label": "hello@avamoreno.example.com",
+         *           "url": "mailto:hello@avamoreno.example.com"
+         *         }
+         *       ],
+         *       "paging": {
+         *         "limit": 20,
+         *         "offset": 0,
+         *         "total": 5,
+         *         "hasMore": false,
+         *         "nextOffset": null
+         *       }
+         *     }
+         */
         LinkCollection: {
             items: components["schemas"]["Link"][];
             paging: components["schemas"]["Paging"];

@@ -1563,6 +1563,167 @@ export interface components {
          *     Requests refused before any operation is matched (`bad-request` with code `malformed-request`,
          *     `request-timeout`, `request-header-fields-too-large`) also come as problems, and their connection is closed.
          *     Clients branch on the content type, then on `type` and `code`, never on the wording.
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/bad-request",
+         *       "title": "Bad request",
+         *       "status": 400,
+         *       "detail": "A malformed parameter, header or body (`invalid-json`, `malformed-request`, …).",
+         *       "requestId": "req_000000000000000001000000"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/unauthenticated",
+         *       "title": "Authentication required",
+         *       "status": 401,
+         *       "detail": "No token, or one that is unknown, revoked or expired.",
+         *       "requestId": "req_000000000000000001000001"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/token-expired",
+         *       "title": "Session token expired",
+         *       "status": 401,
+         *       "detail": "A genuine session token past its expiry: refresh it.",
+         *       "requestId": "req_000000000000000001000002"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/insufficient-scope",
+         *       "title": "Insufficient scope",
+         *       "status": 403,
+         *       "detail": "The token lacks a scope: `requiredScopes`, `grantedScopes`.",
+         *       "requestId": "req_000000000000000001000003"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/forbidden",
+         *       "title": "Forbidden",
+         *       "status": 403,
+         *       "detail": "A role or browser `Origin` that is not allowed.",
+         *       "requestId": "req_000000000000000001000004"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/not-found",
+         *       "title": "Not found",
+         *       "status": 404,
+         *       "detail": "No such resource in your workspace, or no such route.",
+         *       "requestId": "req_000000000000000001000005"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/method-not-allowed",
+         *       "title": "Method not allowed",
+         *       "status": 405,
+         *       "detail": "The path exists; `Allow` lists its methods.",
+         *       "requestId": "req_000000000000000001000006"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/request-timeout",
+         *       "title": "Request timeout",
+         *       "status": 408,
+         *       "detail": "The request was not sent whole in time; the connection is closed.",
+         *       "requestId": "req_000000000000000001000007"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/conflict",
+         *       "title": "Conflict",
+         *       "status": 409,
+         *       "detail": "`version-conflict`, a dependent resource, a key in use, … (see `code`).",
+         *       "requestId": "req_000000000000000001000008"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/payload-too-large",
+         *       "title": "Payload too large",
+         *       "status": 413,
+         *       "detail": "The body is over 1 MiB.",
+         *       "requestId": "req_000000000000000001000009"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/unsupported-media-type",
+         *       "title": "Unsupported media type",
+         *       "status": 415,
+         *       "detail": "A body that is not `application/json`.",
+         *       "requestId": "req_00000000000000000100000a"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/validation",
+         *       "title": "Validation failed",
+         *       "status": 422,
+         *       "detail": "The body or a cursor is invalid: one entry per field in `errors`.",
+         *       "requestId": "req_00000000000000000100000b"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/precondition-required",
+         *       "title": "Precondition required",
+         *       "status": 428,
+         *       "detail": "`If-Match` is required on this change.",
+         *       "requestId": "req_00000000000000000100000c"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/rate-limited",
+         *       "title": "Rate limit exceeded",
+         *       "status": 429,
+         *       "detail": "Per-minute allowance used up: `Retry-After`, `rateLimit`.",
+         *       "requestId": "req_00000000000000000100000d"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/quota-exceeded",
+         *       "title": "Monthly quota exceeded",
+         *       "status": 429,
+         *       "detail": "The plan's monthly calls are used up: `quota`.",
+         *       "requestId": "req_00000000000000000100000e"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/ai-spend-cap-exceeded",
+         *       "title": "Daily AI spend cap reached",
+         *       "status": 429,
+         *       "detail": "The workspace's AI spend today reached its cap: `aiSpend`.",
+         *       "requestId": "req_00000000000000000100000f"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/request-header-fields-too-large",
+         *       "title": "Request header fields too large",
+         *       "status": 431,
+         *       "detail": "Headers over the server's limit; the connection is closed.",
+         *       "requestId": "req_000000000000000001000010"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/internal",
+         *       "title": "Internal server error",
+         *       "status": 500,
+         *       "detail": "Our fault; quote `requestId`.",
+         *       "requestId": "req_000000000000000001000011"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/ai-provider-error",
+         *       "title": "AI provider error",
+         *       "status": 502,
+         *       "detail": "The AI provider failed or answered unusably.",
+         *       "requestId": "req_000000000000000001000012"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/unavailable",
+         *       "title": "Service unavailable",
+         *       "status": 503,
+         *       "detail": "The database stayed busy; retry after `Retry-After`.",
+         *       "requestId": "req_000000000000000001000013"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/ai-provider-timeout",
+         *       "title": "AI provider timeout",
+         *       "status": 504,
+         *       "detail": "The AI provider did not answer in time.",
+         *       "requestId": "req_000000000000000001000014"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/connector-provider-error",
+         *       "title": "Connector provider error",
+         *       "status": 502,
+         *       "detail": "The connected service failed or answered unusably (never its wording, address or credential).",
+         *       "requestId": "req_000000000000000001000015"
+         *     }
+         * @example {
+         *       "type": "https://errors.work-platform.example/problems/connector-provider-timeout",
+         *       "title": "Connector provider timeout",
+         *       "status": 504,
+         *       "detail": "The connected service did not answer in time.",
+         *       "requestId": "req_000000000000000001000016"
+         *     }
          */
         Problem: {
             /**
@@ -1618,6 +1779,21 @@ export interface components {
             /** Format: date-time */
             resetAt: string;
         };
+        /**
+         * @example {
+         *       "id": "tsk_fipgBeTOx2NFYuEuBcyb",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "title": "Draft the launch announcement",
+         *       "status": "TODO",
+         *       "priority": "HIGH",
+         *       "dueOn": "2026-12-01T17:00:00.000Z",
+         *       "assigneeId": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.310Z",
+         *       "updatedAt": "2026-11-25T04:47:01.310Z",
+         *       "completedAt": null
+         *     }
+         */
         Task: {
             id: string;
             projectId: string;
@@ -1689,11 +1865,55 @@ export interface components {
             dueOn?: string | null;
             assigneeId?: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "tsk_cmEN0Vl7No153vZQZZWb",
+         *           "projectId": "prj_SeKIqeNCBpv79cxSKLop",
+         *           "title": "Weekly operations item 84",
+         *           "status": "TODO",
+         *           "priority": "LOW",
+         *           "dueOn": null,
+         *           "assigneeId": "usr_demoAdminTeo",
+         *           "version": 1,
+         *           "createdAt": "2026-11-24T09:00:00.000Z",
+         *           "updatedAt": "2026-11-24T09:00:00.000Z",
+         *           "completedAt": null
+         *         },
+         *         {
+         *           "id": "tsk_pWB0DpaZh8vkxTb3HeWs",
+         *           "projectId": "prj_SeKIqeNCBpv79cxSKLop",
+         *           "title": "Weekly operations item 83",
+         *           "status": "TODO",
+         *           "priority": "HIGH",
+         *           "dueOn": "2026-11-27T12:00:00.000Z",
+         *           "assigneeId": null,
+         *           "version": 1,
+         *           "createdAt": "2026-11-23T12:00:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z",
+         *           "completedAt": null
+         *         }
+         *       ],
+         *       "nextCursor": "eyJ2IjoxLCJyIjoidGFza3MiLCJ3IjoidGVuX2RlbW9Ob3J0aHdpbmRTdHVkaW8iLCJzIjoiY3JlYXRlZEF0IiwibyI6ImRlc2MiLCJrIjoxNzkzMzYxNjAwMDAwLCJpIjoidHNrX0VKWFgxdExvU2VBWEZENkZBTmN2In0.sWG1zRK39KQzeJnq5oop7c4jtDEj8OCp0dNaRhXl8fM"
+         *     }
+         */
         TaskList: {
             items: components["schemas"]["Task"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @example {
+         *       "id": "prj_fXW3dwCyPmFF7cF0fwcw",
+         *       "name": "Website relaunch",
+         *       "description": "New site, new CMS, same URLs.",
+         *       "status": "ACTIVE",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.387Z",
+         *       "updatedAt": "2026-11-25T04:47:01.387Z"
+         *     }
+         */
         Project: {
             id: string;
             /** @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
@@ -1737,12 +1957,48 @@ export interface components {
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "prj_nBcwBUyM7dVuD0sW71FG",
+         *           "name": "Someday",
+         *           "description": "Ideas without a home yet.",
+         *           "status": "ACTIVE",
+         *           "version": 1,
+         *           "createdAt": "2026-11-21T00:00:00.000Z",
+         *           "updatedAt": "2026-11-21T00:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "prj_SeKIqeNCBpv79cxSKLop",
+         *           "name": "Customer onboarding",
+         *           "description": null,
+         *           "status": "ACTIVE",
+         *           "version": 1,
+         *           "createdAt": "2026-10-11T00:03:00.000Z",
+         *           "updatedAt": "2026-10-11T00:03:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         ProjectList: {
             items: components["schemas"]["Project"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description An organisation the workspace sells to or works with (CRM). Contacts may belong to it and deals may name it. */
+        /**
+         * @description An organisation the workspace sells to or works with (CRM). Contacts may belong to it and deals may name it.
+         * @example {
+         *       "id": "cmp_xhcjmU1L7OejtcOCpsLV",
+         *       "name": "Contoso Ltd",
+         *       "domain": "contoso.example",
+         *       "description": "Regional distributor, renewal due in spring.",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.408Z",
+         *       "updatedAt": "2026-11-25T04:47:01.408Z"
+         *     }
+         */
         Company: {
             id: string;
             /** @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
@@ -1788,12 +2044,49 @@ export interface components {
             /** @description Stored up to 2000 characters (longer answers 400). */
             description?: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "cmp_iTMZUxei3S5ahxKZT77P",
+         *           "name": "Litware Labs",
+         *           "domain": "litware.example",
+         *           "description": "Met at a trade fair; no deal yet.",
+         *           "version": 1,
+         *           "createdAt": "2026-11-21T00:00:00.000Z",
+         *           "updatedAt": "2026-11-21T00:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "cmp_2tYOzCnfoEP1XpuPsrYr",
+         *           "name": "Adatum Corporation",
+         *           "domain": null,
+         *           "description": null,
+         *           "version": 1,
+         *           "createdAt": "2026-10-31T00:12:00.000Z",
+         *           "updatedAt": "2026-10-31T00:12:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         CompanyList: {
             items: components["schemas"]["Company"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description A person the workspace deals with (CRM), optionally at one of its companies. */
+        /**
+         * @description A person the workspace deals with (CRM), optionally at one of its companies.
+         * @example {
+         *       "id": "ctc_aRT5wEQh6c7e9bSXLMHR",
+         *       "name": "Dana Whitfield",
+         *       "email": "dana@contoso.example",
+         *       "phone": "+4930123456",
+         *       "companyId": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.424Z",
+         *       "updatedAt": "2026-11-25T04:47:01.424Z"
+         *     }
+         */
         Contact: {
             id: string;
             /** @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
@@ -1852,12 +2145,55 @@ export interface components {
             phone?: string | null;
             companyId?: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "ctc_Ue18tywQ0DbRolEiphNr",
+         *           "name": "Robin Vale",
+         *           "email": "robin@litware.example",
+         *           "phone": null,
+         *           "companyId": "cmp_iTMZUxei3S5ahxKZT77P",
+         *           "version": 1,
+         *           "createdAt": "2026-11-21T00:00:00.000Z",
+         *           "updatedAt": "2026-11-21T00:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "ctc_Sswa7QeJgCn9XEmkbDxX",
+         *           "name": "Jordan Blake",
+         *           "email": "jordan@litware.example",
+         *           "phone": "+442071234567",
+         *           "companyId": "cmp_iTMZUxei3S5ahxKZT77P",
+         *           "version": 1,
+         *           "createdAt": "2026-11-21T00:00:00.000Z",
+         *           "updatedAt": "2026-11-21T00:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         ContactList: {
             items: components["schemas"]["Contact"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description A sales opportunity of the workspace (CRM): its value, owner, company and contacts. */
+        /**
+         * @description A sales opportunity of the workspace (CRM): its value, owner, company and contacts.
+         * @example {
+         *       "id": "del_nuvNal7uUdmC29maF5NC",
+         *       "title": "Contoso annual licence",
+         *       "stage": "qualified",
+         *       "amountMinor": 1250000,
+         *       "currency": "EUR",
+         *       "ownerId": "usr_demoOwnerMara",
+         *       "companyId": null,
+         *       "contactIds": [],
+         *       "expectedCloseOn": "2026-12-31",
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.440Z",
+         *       "updatedAt": "2026-11-25T04:47:01.440Z"
+         *     }
+         */
         Deal: {
             id: string;
             /** @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
@@ -1931,6 +2267,41 @@ export interface components {
             /** Format: date */
             expectedCloseOn?: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "del_o3uVejg4fh7Ok78JQ8ae",
+         *           "title": "Renewal 16",
+         *           "stage": "negotiation",
+         *           "amountMinor": 705000,
+         *           "currency": "EUR",
+         *           "ownerId": "usr_demoOwnerMara",
+         *           "companyId": null,
+         *           "contactIds": [],
+         *           "expectedCloseOn": null,
+         *           "version": 1,
+         *           "createdAt": "2026-11-22T14:00:00.000Z",
+         *           "updatedAt": "2026-11-22T14:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "del_NooKxNOXNIgBq6X7L7Cf",
+         *           "title": "Litware pilot",
+         *           "stage": "lead",
+         *           "amountMinor": 250000,
+         *           "currency": "EUR",
+         *           "ownerId": "usr_demoOwnerMara",
+         *           "companyId": null,
+         *           "contactIds": [],
+         *           "expectedCloseOn": "2026-12-25",
+         *           "version": 1,
+         *           "createdAt": "2026-11-21T00:00:00.000Z",
+         *           "updatedAt": "2026-11-21T00:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         DealList: {
             items: components["schemas"]["Deal"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -1947,6 +2318,24 @@ export interface components {
          *     The sweep runs every minute; it writes exactly what reads already show and records
          *     `contract.expired`, so the ETag of an expired contract does not change when it is recorded.
          *     Signing, declining or withdrawing it answers `409 contract-expired`.
+         * @example {
+         *       "id": "ctr_oKcDj9oZ0UdmASVTJawX",
+         *       "title": "Contoso annual licence 2027",
+         *       "status": "draft",
+         *       "companyId": "cmp_uDUobPyZhatvgqOIFvOv",
+         *       "dealId": "del_rdMzUTfJYc7AN6Hq2e4r",
+         *       "amountMinor": 1250000,
+         *       "currency": "EUR",
+         *       "body": null,
+         *       "expiresOn": "2026-12-31",
+         *       "sentAt": null,
+         *       "signedAt": null,
+         *       "declinedAt": null,
+         *       "expiredAt": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.457Z",
+         *       "updatedAt": "2026-11-25T04:47:01.457Z"
+         *     }
          */
         Contract: {
             id: string;
@@ -2040,6 +2429,49 @@ export interface components {
             /** Format: date */
             expiresOn?: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "ctr_L1EPcwbFcY6WkwzgTAx2",
+         *           "title": "Example draft",
+         *           "status": "draft",
+         *           "companyId": "cmp_uDUobPyZhatvgqOIFvOv",
+         *           "dealId": null,
+         *           "amountMinor": null,
+         *           "currency": null,
+         *           "body": null,
+         *           "expiresOn": "2026-12-30",
+         *           "sentAt": null,
+         *           "signedAt": null,
+         *           "declinedAt": null,
+         *           "expiredAt": null,
+         *           "version": 1,
+         *           "createdAt": "2026-11-23T08:45:00.000Z",
+         *           "updatedAt": "2026-11-23T08:45:00.000Z"
+         *         },
+         *         {
+         *           "id": "ctr_vcjkWablDBK5ETrYkitM",
+         *           "title": "Withdraw example",
+         *           "status": "sent",
+         *           "companyId": "cmp_uDUobPyZhatvgqOIFvOv",
+         *           "dealId": null,
+         *           "amountMinor": null,
+         *           "currency": null,
+         *           "body": null,
+         *           "expiresOn": "2026-12-30",
+         *           "sentAt": "2026-11-23T08:40:00.000Z",
+         *           "signedAt": null,
+         *           "declinedAt": null,
+         *           "expiredAt": null,
+         *           "version": 2,
+         *           "createdAt": "2026-11-23T05:40:00.000Z",
+         *           "updatedAt": "2026-11-23T08:40:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         ContractList: {
             items: components["schemas"]["Contract"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -2066,7 +2498,26 @@ export interface components {
                 description: string;
             };
         };
-        /** @description The whole catalogue, in one answer: it is a short fixed list, so it is not paged. */
+        /**
+         * @description The whole catalogue, in one answer: it is a short fixed list, so it is not paged.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "github",
+         *           "name": "GitHub",
+         *           "description": "Imports a repository's issues as tasks through GitHub's REST API (GitHub.com, or GitHub Enterprise Server when the deployment points GITHUB_API_BASE_URL at it).",
+         *           "available": true,
+         *           "capabilities": [
+         *             "issue-import"
+         *           ],
+         *           "credential": {
+         *             "type": "token",
+         *             "description": "A personal access token (fine-grained with read access to Issues, or classic with `repo` for private repositories) or an OAuth token; checked with GET /user when connecting."
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         ConnectorKindList: {
             items: components["schemas"]["ConnectorKind"][];
         };
@@ -2081,7 +2532,24 @@ export interface components {
          * @enum {string}
          */
         ConnectorStatus: "not_connected" | "connected" | "expired" | "disconnected";
-        /** @description A connector of the workspace: one connection to an outside service, of a kind of the catalogue. A workspace may have several of a kind (say, one per GitHub organization). Its id is the `connectorId` that the `409` connector problems name. The credential is never returned: `credentialHint` shows its last 4 characters. */
+        /**
+         * @description A connector of the workspace: one connection to an outside service, of a kind of the catalogue. A workspace may have several of a kind (say, one per GitHub organization). Its id is the `connectorId` that the `409` connector problems name. The credential is never returned: `credentialHint` shows its last 4 characters.
+         * @example {
+         *       "id": "con_T6n6JZn79SDCqLYsFVJh",
+         *       "kind": "github",
+         *       "name": "GitHub (Northwind org)",
+         *       "status": "not_connected",
+         *       "accountLogin": null,
+         *       "credentialHint": null,
+         *       "credentialExpiresAt": null,
+         *       "connectedAt": null,
+         *       "disconnectedAt": null,
+         *       "expiredAt": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.480Z",
+         *       "updatedAt": "2026-11-25T04:47:01.480Z"
+         *     }
+         */
         Connector: {
             id: string;
             kind: components["schemas"]["ConnectorKindId"];
@@ -2131,6 +2599,43 @@ export interface components {
             /** @description Stored up to 120 characters (longer answers 400). */
             name: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "con_demoNorthwindGithub03",
+         *           "kind": "github",
+         *           "name": "GitHub (former contractor)",
+         *           "status": "disconnected",
+         *           "accountLogin": null,
+         *           "credentialHint": null,
+         *           "credentialExpiresAt": null,
+         *           "connectedAt": "2026-10-21T00:03:00.000Z",
+         *           "disconnectedAt": "2026-11-10T00:00:00.000Z",
+         *           "expiredAt": null,
+         *           "version": 3,
+         *           "createdAt": "2026-10-21T00:03:00.000Z",
+         *           "updatedAt": "2026-11-10T00:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "con_demoNorthwindGithub02",
+         *           "kind": "github",
+         *           "name": "GitHub (legacy account)",
+         *           "status": "expired",
+         *           "accountLogin": "mara-legacy",
+         *           "credentialHint": "…0002",
+         *           "credentialExpiresAt": "2026-10-26T00:00:00.000Z",
+         *           "connectedAt": "2026-10-21T00:02:00.000Z",
+         *           "disconnectedAt": null,
+         *           "expiredAt": "2026-10-26T00:00:00.000Z",
+         *           "version": 2,
+         *           "createdAt": "2026-10-21T00:02:00.000Z",
+         *           "updatedAt": "2026-10-21T00:02:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         ConnectorList: {
             items: components["schemas"]["Connector"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -2170,7 +2675,23 @@ export interface components {
              */
             state: "open" | "all";
         };
-        /** @description What an import did. Every issue read is counted once in `created`, `updated`, `unchanged` or `skipped`; pull requests (which GitHub lists among issues) are counted apart and never imported. */
+        /**
+         * @description What an import did. Every issue read is counted once in `created`, `updated`, `unchanged` or `skipped`; pull requests (which GitHub lists among issues) are counted apart and never imported.
+         * @example {
+         *       "connectorId": "con_demoNorthwindGithub01",
+         *       "repository": "northwind/website",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "state": "open",
+         *       "issuesRead": 12,
+         *       "created": 9,
+         *       "updated": 2,
+         *       "unchanged": 1,
+         *       "skipped": 0,
+         *       "pullRequestsSkipped": 3,
+         *       "truncated": false,
+         *       "maxIssues": 500
+         *     }
+         */
         IssueImport: {
             connectorId: string;
             repository: string;
@@ -2416,7 +2937,85 @@ export interface components {
                 amountMinor: string;
             }[];
         };
-        /** @description Deals created per bucket by their current stage and by currency. Every bucket of the range is listed, in order, and every stage in each bucket, in the order of `DealStage`. */
+        /**
+         * @description Deals created per bucket by their current stage and by currency. Every bucket of the range is listed, in order, and every stage in each bucket, in the order of `DealStage`.
+         * @example {
+         *       "from": "2026-09-01",
+         *       "to": "2026-12-01",
+         *       "bucket": "day",
+         *       "ownerId": null,
+         *       "totals": [
+         *         {
+         *           "stage": "lead",
+         *           "deals": 5,
+         *           "amounts": [
+         *             {
+         *               "currency": "EUR",
+         *               "deals": 4,
+         *               "amountMinor": "1366000"
+         *             },
+         *             {
+         *               "currency": "JPY",
+         *               "deals": 1,
+         *               "amountMinor": "120000000"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "stage": "qualified",
+         *           "deals": 5,
+         *           "amounts": [
+         *             {
+         *               "currency": "EUR",
+         *               "deals": 2,
+         *               "amountMinor": "2500000"
+         *             },
+         *             {
+         *               "currency": "USD",
+         *               "deals": 3,
+         *               "amountMinor": "1227000"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "buckets": [
+         *         {
+         *           "start": "2026-09-01",
+         *           "end": "2026-09-02",
+         *           "deals": 0,
+         *           "stages": [
+         *             {
+         *               "stage": "lead",
+         *               "deals": 0,
+         *               "amounts": []
+         *             },
+         *             {
+         *               "stage": "qualified",
+         *               "deals": 0,
+         *               "amounts": []
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "start": "2026-09-02",
+         *           "end": "2026-09-03",
+         *           "deals": 0,
+         *           "stages": [
+         *             {
+         *               "stage": "lead",
+         *               "deals": 0,
+         *               "amounts": []
+         *             },
+         *             {
+         *               "stage": "qualified",
+         *               "deals": 0,
+         *               "amounts": []
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         DealPipeline: {
             /**
              * Format: date
@@ -2449,6 +3048,56 @@ export interface components {
                 stages: components["schemas"]["PipelineStageValue"][];
             }[];
         };
+        /**
+         * @example {
+         *       "workspaceId": "ten_demoNorthwindStudio",
+         *       "plan": "free",
+         *       "tier": "free",
+         *       "rateLimits": {
+         *         "windowMs": 60000,
+         *         "read": {
+         *           "inForce": 100000,
+         *           "planDefault": 300,
+         *           "override": 100000
+         *         },
+         *         "write": {
+         *           "inForce": 100000,
+         *           "planDefault": 60,
+         *           "override": 100000
+         *         },
+         *         "ai": {
+         *           "inForce": 10000,
+         *           "planDefault": 20,
+         *           "override": 10000
+         *         }
+         *       },
+         *       "monthlyQuota": {
+         *         "inForce": 100000000,
+         *         "planDefault": 10000,
+         *         "override": 100000000,
+         *         "usedThisMonth": 17,
+         *         "resetAt": "2026-12-01T00:00:00.000Z"
+         *       },
+         *       "aiDailySpendCapCents": {
+         *         "inForce": 500,
+         *         "planDefault": 500,
+         *         "override": null,
+         *         "usedTodayCents": 0,
+         *         "resetAt": "2026-11-26T00:00:00.000Z"
+         *       },
+         *       "webhookRetryDelaysSeconds": {
+         *         "inForce": [
+         *           30,
+         *           120
+         *         ],
+         *         "planDefault": [
+         *           30,
+         *           120
+         *         ],
+         *         "override": null
+         *       }
+         *     }
+         */
         WorkspaceLimits: {
             workspaceId: string;
             /** @enum {string} */
@@ -2528,6 +3177,23 @@ export interface components {
         /**
          * @description A webhook subscription: where events of the listed types are POSTed, signed with the
          *     subscription's secret (see the top-level `webhooks` section and "Webhooks" above).
+         * @example {
+         *       "id": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *       "url": "https://hooks.example.com/work-platform",
+         *       "description": "Demo subscription: every event type, to a placeholder receiver.",
+         *       "eventTypes": [
+         *         "task.created",
+         *         "task.updated"
+         *       ],
+         *       "status": "ACTIVE",
+         *       "disabledReason": null,
+         *       "consecutiveFailedEvents": 0,
+         *       "signingKeyVersion": 1,
+         *       "previousSigningKeyExpiresAt": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-22T00:00:00.000Z",
+         *       "updatedAt": "2026-11-22T00:00:00.000Z"
+         *     }
          */
         Webhook: components["schemas"]["WebhookFields"];
         /**
@@ -2591,7 +3257,27 @@ export interface components {
             eventTypes: components["schemas"]["WebhookEventType"][];
             description?: string | null;
         };
-        /** @description The subscription as created, with its signing secret; the only answer that ever contains the secret. */
+        /**
+         * @description The subscription as created, with its signing secret; the only answer that ever contains the secret.
+         * @example {
+         *       "id": "whk_Y4wQUwVPmhUmtxdq0NPR",
+         *       "url": "https://hooks.example.com/work-platform",
+         *       "description": "Sync finished tasks to the billing system",
+         *       "eventTypes": [
+         *         "task.created",
+         *         "task.completed"
+         *       ],
+         *       "status": "ACTIVE",
+         *       "disabledReason": null,
+         *       "consecutiveFailedEvents": 0,
+         *       "signingKeyVersion": 1,
+         *       "previousSigningKeyExpiresAt": null,
+         *       "version": 1,
+         *       "createdAt": "2026-11-25T04:47:01.599Z",
+         *       "updatedAt": "2026-11-25T04:47:01.599Z",
+         *       "secret": "whsec_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
+         *     }
+         */
         WebhookCreated: components["schemas"]["WebhookFields"] & {
             /** @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted. */
             secret: string;
@@ -2612,12 +3298,44 @@ export interface components {
              */
             status?: "ACTIVE" | "DISABLED";
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *           "url": "https://hooks.example.com/work-platform",
+         *           "description": "Demo subscription: every event type, to a placeholder receiver.",
+         *           "eventTypes": [
+         *             "task.created",
+         *             "task.updated"
+         *           ],
+         *           "status": "ACTIVE",
+         *           "disabledReason": null,
+         *           "consecutiveFailedEvents": 0,
+         *           "signingKeyVersion": 1,
+         *           "previousSigningKeyExpiresAt": null,
+         *           "version": 1,
+         *           "createdAt": "2026-11-22T00:00:00.000Z",
+         *           "updatedAt": "2026-11-22T00:00:00.000Z"
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description The key-rotation result. */
+        /**
+         * @description The key-rotation result.
+         * @example {
+         *       "id": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *       "signingKeyVersion": 2,
+         *       "secret": "whsec_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ",
+         *       "previousSigningKeyExpiresAt": "2026-11-27T15:32:01.631Z"
+         *     }
+         */
         WebhookKeyRotation: {
             /** @description The subscription (webhook) id. */
             id: string;
@@ -2646,6 +3364,13 @@ export interface components {
             /** Format: date-time */
             to: string;
         };
+        /**
+         * @example {
+         *       "subscriptionId": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *       "eventCount": 0,
+         *       "deliveries": []
+         *     }
+         */
         WebhookReplay: {
             subscriptionId: string;
             /** @description How many events were queued (0 when the range holds none). */
@@ -2703,6 +3428,63 @@ export interface components {
          * @enum {string}
          */
         WebhookDeliveryStatus: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "dlv_ZOAk0w3JEciDTOZzuQL5",
+         *           "subscriptionId": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *           "eventId": "evt_AhNU9tmLpLs2DiC6Mvwb",
+         *           "eventType": "connector.created",
+         *           "replay": false,
+         *           "status": "PENDING",
+         *           "createdAt": "2026-11-25T04:47:01.480Z",
+         *           "nextAttemptAt": "2026-11-25T04:47:34.067Z",
+         *           "completedAt": null,
+         *           "attempts": [
+         *             {
+         *               "number": 1,
+         *               "attemptedAt": "2026-11-25T04:47:01.481Z",
+         *               "durationMs": 28,
+         *               "statusCode": null,
+         *               "error": {
+         *                 "code": "dns-failure",
+         *                 "message": "the target's host name did not resolve"
+         *               },
+         *               "succeeded": false,
+         *               "nextAttemptAt": "2026-11-25T04:47:34.067Z"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "id": "dlv_Ex1RjTAu4Ng2JL13kmVn",
+         *           "subscriptionId": "whk_Q7mXc2VbN9pLr4TzK8sD",
+         *           "eventId": "evt_ReNxyduWsq5SpRrfUyRC",
+         *           "eventType": "contract.created",
+         *           "replay": false,
+         *           "status": "PENDING",
+         *           "createdAt": "2026-11-25T04:47:01.457Z",
+         *           "nextAttemptAt": "2026-11-25T04:47:33.259Z",
+         *           "completedAt": null,
+         *           "attempts": [
+         *             {
+         *               "number": 1,
+         *               "attemptedAt": "2026-11-25T04:47:01.461Z",
+         *               "durationMs": 1,
+         *               "statusCode": null,
+         *               "error": {
+         *                 "code": "dns-failure",
+         *                 "message": "the target's host name did not resolve"
+         *               },
+         *               "succeeded": false,
+         *               "nextAttemptAt": "2026-11-25T04:47:33.259Z"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
         WebhookDeliveryList: {
             items: components["schemas"]["WebhookDelivery"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -2736,6 +3518,29 @@ export interface components {
              */
             dueOn: string | null;
         };
+        /**
+         * @example {
+         *       "model": "offline-rules-1",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "drafts": [
+         *         {
+         *           "title": "Fix the broken signup link on the pricing page ASAP",
+         *           "priority": "HIGH",
+         *           "dueOn": null
+         *         },
+         *         {
+         *           "title": "Draft the launch announcement by 2026-12-01",
+         *           "priority": "MEDIUM",
+         *           "dueOn": "2026-12-01T23:59:59.999Z"
+         *         }
+         *       ],
+         *       "usage": {
+         *         "promptTokens": 229,
+         *         "completionTokens": 74,
+         *         "costCents": 0.008
+         *       }
+         *     }
+         */
         AiTaskDrafts: {
             /** @description The model that drafted: the configured provider's model, or `offline-rules-1` for the built-in rule-based drafter (no language model). */
             model: string;
@@ -2753,7 +3558,33 @@ export interface components {
         AiProjectSummaryRequest: {
             projectId: string;
         };
-        /** @description A summary of the project's open work: its tasks not `DONE`. The model reads at most the 200 most urgent of them (highest priority first, then the earliest due date, tasks without one last); the counts cover every open task. */
+        /**
+         * @description A summary of the project's open work: its tasks not `DONE`. The model reads at most the 200 most urgent of them (highest priority first, then the earliest due date, tasks without one last); the counts cover every open task.
+         * @example {
+         *       "model": "offline-rules-1",
+         *       "projectId": "prj_K3Uv0fnoj8SvOOVDUdB5",
+         *       "summary": "Website relaunch has 45 open tasks: 37 to do, 4 in progress and 4 blocked; by priority 14 high, 19 medium and 12 low. 14 tasks are overdue, the longest \"Add newsletter signup\" (due 2026-11-08). Next due: \"Optimize hero images\" on 2026-11-29. Most urgent: \"Add newsletter signup\", \"Update dependencies\" and \"Set up preview deployments\".",
+         *       "openTaskCount": 45,
+         *       "overdueTaskCount": 14,
+         *       "highlights": [
+         *         {
+         *           "taskId": "tsk_oK665Xq2gl1i6BF6oAsO",
+         *           "title": "Add newsletter signup",
+         *           "reason": "Overdue since 2026-11-08, high priority."
+         *         },
+         *         {
+         *           "taskId": "tsk_qPUDGC3y1msPe3nIOOi0",
+         *           "title": "Update dependencies",
+         *           "reason": "Overdue since 2026-11-15, high priority."
+         *         }
+         *       ],
+         *       "usage": {
+         *         "promptTokens": 1944,
+         *         "completionTokens": 206,
+         *         "costCents": 0.042
+         *       }
+         *     }
+         */
         AiProjectSummary: {
             /** @description The model that summarized: the configured provider's model, or `offline-rules-1` for the built-in rule-based summary (no language model). */
             model: string;

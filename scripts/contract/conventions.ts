@@ -86,6 +86,7 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
       report('missing x-required-scopes; add `x-required-scopes: [...]` (an array of strings, `[]` when no scope is needed)');
     }
 
+    checkSuccessExample(document, entry, report);
     checkIdempotency(document, entry, report);
     checkOauthRequirement(document, entry, report);
     checkParameters(document, entry, report);
@@ -93,6 +94,27 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
   }
   problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operation.operationId).filter((id): id is string => typeof id === 'string'))));
   return problems;
+}
+
+/**
+ * A JSON success answer shows an example (of its media type, or of its schema), which the reference
+ * pages, the Postman collection and the client README show. The downloads are documents, not data.
+ */
+function checkSuccessExample(document: JsonObject, entry: OperationEntry, report: Report): void {
+  if (Array.isArray(entry.operation.tags) && entry.operation.tags.includes('Downloads')) return;
+  const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
+  for (const [status, raw] of Object.entries(responses)) {
+    if (!/^2\d\d$/.test(status)) continue;
+    const response = dereference(document, raw);
+    const media = isJsonObject(response) && isJsonObject(response.content) ? dereference(document, response.content['application/json']) : undefined;
+    if (!isJsonObject(media)) continue;
+    const schema = dereference(document, media.schema);
+    // A missing or unresolved schema is reported by the response check already.
+    if (!isJsonObject(schema)) continue;
+    if (media.example !== undefined || media.examples !== undefined || (isJsonObject(schema) && schema.example !== undefined)) continue;
+    const at = isJsonObject(media.schema) && typeof media.schema.$ref === 'string' ? pointerOfTarget(document, media.schema, '') : `${entry.pointer}/responses/${status}`;
+    report(`the ${status} answer has no example; add \`example:\` to its schema (or its media type), a body the server could really send`, at);
+  }
 }
 
 /** `job:<name>`: an event a scheduled job of the server records, not an operation. */

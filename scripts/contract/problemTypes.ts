@@ -47,11 +47,28 @@ export function checkProblemTypes(document: JsonObject, rootLabel: string): Cont
   return problems;
 }
 
-/** The document with the table of problem types in place of the marker in `info.description`. */
+/** The default `type` base of the served documents' examples (a deployment sets its own). */
+const EXAMPLE_TYPE_BASE = 'https://errors.work-platform.example/problems';
+
+/**
+ * The document with the problem types shown where clients look: a table in place of the marker in
+ * `info.description`, and one example body per type in the Problem schema's `examples`.
+ */
 export function withProblemTypeTable(document: JsonObject): JsonObject {
   const types = problemTypesOf(document);
   const info = document.info;
   if (Object.keys(types).length === 0 || !isJsonObject(info) || typeof info.description !== 'string') return document;
+  const examples = Object.entries(types).map(([slug, type], index) => ({
+    type: `${EXAMPLE_TYPE_BASE}/${slug}`,
+    title: type.title,
+    status: type.status,
+    detail: type.when,
+    requestId: `req_${(0x1000000 + index).toString(16).padStart(24, '0')}`,
+  }));
+  const components = document.components as JsonObject;
+  const schemas = components.schemas as JsonObject;
+  const problem = schemas.Problem as JsonObject;
+  document = { ...document, components: { ...components, schemas: { ...schemas, Problem: { ...problem, examples } } } };
   const table = [
     '| Problem type (slug) | Status | Title | When |',
     '|---|---|---|---|',

@@ -112,7 +112,7 @@ function tinySpec(overrides: Record<string, string> = {}): Record<string, string
     'specs/tiny/openapi.yaml': GOOD_ROOT,
     'specs/tiny/paths/item.yaml': GOOD_OPERATION,
     'specs/tiny/components/responses/Problem.yaml': GOOD_PROBLEM,
-    'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n  related:\n    $ref: ./Related.yaml\n',
+    'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n  related:\n    $ref: ./Related.yaml\nexample: {id: itm_1}\n',
     'specs/tiny/components/schemas/Related.yaml': 'type: object\nproperties:\n  item:\n    $ref: ../../openapi.yaml#/components/schemas/Item\n',
     'specs/tiny/components/schemas/Error.yaml': 'type: object\nproperties:\n  code: {type: string}\n',
     'specs/tiny/changelog.yaml': 'entries: []\n',
@@ -457,6 +457,15 @@ describe('convention checks', () => {
     );
     expect((error as Error).message).toContain(`${where}: missing x-ratelimit-class`);
     expect(fs.existsSync(path.join(root, 'generated'))).toBe(false);
+  });
+
+  it('wants an example for every JSON success answer, naming the schema file to put it in', async () => {
+    const root = writeTempRepo(tinySpec({ 'specs/tiny/components/schemas/Item.yaml': 'type: object\nproperties:\n  id: {type: string}\n' }));
+    const problems = await buildContracts(root).then(
+      () => [] as string[],
+      (caught: unknown) => (caught as ContractBuildError).problems.map(formatProblem),
+    );
+    expect(problems).toEqual([expect.stringMatching(/^specs\/tiny\/components\/schemas\/Item\.yaml: GET \/items\/\{id\} \(getItem\): the 200 answer has no example; add `example:` to its schema/)]);
   });
 
   it('wants every event to name what records it (x-emitted-by: operationIds or job:<name>)', async () => {

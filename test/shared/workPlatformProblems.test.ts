@@ -40,6 +40,17 @@ describe('PROBLEM_TYPES', () => {
     expect(Object.isFrozen(PROBLEM_TYPES)).toBe(true);
   });
 
+  it("is shown in the served contract as one valid example per type in the Problem schema's examples", () => {
+    const document = loadContractDocument('work-platform') as any;
+    const examples = document.components.schemas.Problem.examples as { type: string; status: number; title: string }[];
+    expect(examples.map((example) => example.type.split('/').at(-1))).toEqual(Object.keys(PROBLEM_TYPES));
+    const ajv = createAjv2020({ validateSchema: false });
+    ajv.addSchema(document, 'problems-contract');
+    const validate = ajv.compile({ $ref: 'problems-contract#/components/schemas/Problem' });
+    for (const example of examples) expect(validate(example), `${example.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    for (const example of examples) expect([example.status, example.title]).toEqual([PROBLEM_TYPES[example.type.split('/').at(-1) as ProblemSlug].status, PROBLEM_TYPES[example.type.split('/').at(-1) as ProblemSlug].title]);
+  });
+
   it('refuses a slug outside the catalogue', () => {
     expect(() => new ApiProblem('teapot' as ProblemSlug, { detail: 'x' })).toThrow(/unknown problem type/);
   });
