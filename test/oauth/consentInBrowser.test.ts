@@ -7,14 +7,14 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_PATH, launchChromium } from '../support/referencePage.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeDescriptions } from '../../generated/work-platform/rules.js';
 import { authorizationRequest, discover, insecure, registerTestClient, type RegisteredClient } from '../support/oauth.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 import { makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const REQUESTED = ['tasks:read', 'tasks:write', 'projects:read'] as const;
 
 let t: TestApp;
@@ -56,11 +56,7 @@ beforeAll(async () => {
   ws = makeTestWorkspace(t.db, t.sessionSecret, { name: 'Browser workspace' });
   registered = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: [...REQUESTED], redirectUris: [redirectUri], name: 'Planner <b>Pro</b>' });
   as = await discover(t.app.publicBaseUrl);
-  if (!existsSync(CHROMIUM_PATH)) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -2,8 +2,8 @@
 // `app` is read at each call, so they can be made before the app starts. Also the set-up of the
 // contract suites and the cases every lifecycle move (send, sign, decline, withdraw) shares.
 import { expect, it } from 'vitest';
-import { eventsAbout, expectProblem, expectSuccess, jsonHeaders, makePat } from './workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformTestApp } from './workPlatformApp.js';
+import { eventsAbout, expectProblem, expectSuccess, makePat } from './workPlatform.js';
+import { ownerRequests, useWorkPlatformTestApp, type WorkPlatformTestApp } from './workPlatformApp.js';
 
 export type ContractMoveName = 'send' | 'sign' | 'decline' | 'withdraw';
 
@@ -14,12 +14,7 @@ export function dayAfter(at: number, days: number): string {
 
 /** `now` is the app's clock (a test that injects one passes it), for the expiry days of new contracts. */
 export function contractCalls(app: () => WorkPlatformTestApp, now: () => number = Date.now) {
-  const send = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}, token?: string) =>
-    app().client.request(method, path, {
-      headers: jsonHeaders(token ?? app().fx.tokens.all, extra),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  const ifMatch = (version?: string): Record<string, string> => (version === undefined ? {} : { 'if-match': version });
+  const { send, ifMatch } = ownerRequests(app);
   const calls = {
     create: (body: unknown, extra: Record<string, string> = {}, token?: string) => send('POST', '/v1/contracts', body, extra, token),
     get: (id: string, token?: string) => send('GET', `/v1/contracts/${id}`, undefined, {}, token),

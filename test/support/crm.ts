@@ -1,18 +1,13 @@
 // CRM calls (companies, contacts, deals) of the operation suites, as the demo owner's all-scope
 // PAT unless a token is given. `app` is read at each call, so they can be made before the app starts.
-import { expectSuccess, jsonHeaders } from './workPlatform.js';
-import type { WorkPlatformTestApp } from './workPlatformApp.js';
+import { expectSuccess } from './workPlatform.js';
+import { ownerRequests, type WorkPlatformTestApp } from './workPlatformApp.js';
 
 export const crmCollections = { company: 'companies', contact: 'contacts', deal: 'deals' } as const;
 export type CrmKind = keyof typeof crmCollections;
 
 export function crmCalls(app: () => WorkPlatformTestApp) {
-  const send = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}, token?: string) =>
-    app().client.request(method, path, {
-      headers: jsonHeaders(token ?? app().fx.tokens.all, extra),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  const ifMatch = (version?: string): Record<string, string> => (version === undefined ? {} : { 'if-match': version });
+  const { send, ifMatch } = ownerRequests(app);
   const calls = {
     send,
     create: (kind: CrmKind, body: unknown, extra: Record<string, string> = {}, token?: string) => send('POST', `/v1/${crmCollections[kind]}`, body, extra, token),

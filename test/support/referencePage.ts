@@ -6,7 +6,16 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Debian's chromium, headless, as every browser test starts it (root needs --no-sandbox); undefined when it is not installed. */
+export async function launchChromium(): Promise<Browser | undefined> {
+  if (!existsSync(CHROMIUM_PATH)) return undefined;
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
 
 export interface RenderedPage {
   /** The page's text as a reader sees it, after the renderer finished. */
@@ -25,11 +34,7 @@ export interface RenderedPage {
 export function useReferenceBrowser(): { render(url: string): Promise<RenderedPage> } {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM_PATH)) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -68,3 +68,17 @@ export function workPlatformCalls(app: () => WorkPlatformTestApp) {
     allEvents: () => (app().t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count,
   };
 }
+
+/**
+ * A request of the operation suites as the demo owner's all-scope PAT unless a token is given, with a
+ * JSON body when one is given. `app` is read at each call, so it can be made before the app starts.
+ */
+export function ownerRequests(app: () => WorkPlatformTestApp) {
+  const send = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}, token?: string) =>
+    app().client.request(method, path, {
+      headers: jsonHeaders(token ?? app().fx.tokens.all, extra),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const ifMatch = (version?: string): Record<string, string> => (version === undefined ? {} : { 'if-match': version });
+  return { send, ifMatch };
+}
