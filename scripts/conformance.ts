@@ -46,6 +46,7 @@ async function main(): Promise<number> {
     token: values.token,
     api: api as ApiName,
     limitedToken: typeof values['limited-token'] === 'string' ? values['limited-token'] : undefined,
+    onWait: (seconds, request) => process.stderr.write(`429 on ${request}: waiting ${seconds} s (Retry-After) before trying again\n`),
     onResult: () => {
       done += 1;
       if (!values.json && process.stderr.isTTY && done % 25 === 0) process.stderr.write(`\r${done} checks…`);

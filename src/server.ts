@@ -62,7 +62,7 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, demo: D
     'Work-Platform API (/v1):',
     `  reference: ${publicBaseUrl}/v1/docs`,
     `  ${publicBaseUrl}/v1/openapi.json  (also openapi.yaml, postman.json, postman-environment.json)`,
-    `  agent tools (MCP, Streamable HTTP): ${publicBaseUrl}/v1/mcp  (stdio: WORK_PLATFORM_TOKEN=<token> npm run --silent mcp)`,
+    `  agent tools (MCP, Streamable HTTP): ${publicBaseUrl}/v1/mcp  (stdio: WORK_PLATFORM_TOKEN=<token> npm run --silent mcp -- --base-url ${publicBaseUrl})`,
     config.webhookWorker
       ? '  webhook delivery worker: running in this process (WEBHOOK_WORKER=off to run it apart with npm run worker)'
       : '  webhook delivery worker: not in this process (WEBHOOK_WORKER=off); run npm run worker',

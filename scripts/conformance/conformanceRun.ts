@@ -24,6 +24,8 @@ export interface ConformanceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Called with each result as it is known, for a progress line. */
   onResult?: (result: CheckResult) => void;
+  /** Called before a 429's Retry-After is waited out. */
+  onWait?: (seconds: number, request: string) => void;
 }
 
 export type CheckName = 'example-call' | 'no-credential' | 'bad-credential' | 'insufficient-scope' | 'method-not-allowed' | 'malformed-parameter' | 'malformed-body' | 'deleted-resource';
@@ -89,6 +91,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       response.headers.forEach((value, name) => (headers[name] = value));
       const retryAfter = Number(headers['retry-after']);
       if (response.status === 429 && attempt < 2 && Number.isFinite(retryAfter) && retryAfter <= MAX_RETRY_AFTER_SECONDS) {
+        options.onWait?.(Math.max(1, retryAfter), `${method} ${path}`);
         await sleep(Math.max(1, retryAfter) * 1000);
         continue;
       }
