@@ -1,7 +1,6 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bucketKey, bucketSizes, createAnalyticsStore } from '../../src/store/analytics.js';
-import { makeDatabase, type TempDatabase } from './factories.js';
+import { makeDatabase, queryPlanOf, recordPreparedStatements, type TempDatabase } from './factories.js';
 
 let t: TempDatabase;
 beforeEach(() => {
@@ -11,13 +10,7 @@ afterEach(() => t.cleanup());
 
 describe('analytics store', () => {
   it('reads every aggregate from its index, never by scanning a table', () => {
-    const statements: string[] = [];
-    const db = t.db as BetterSqlite3.Database & { prepare: BetterSqlite3.Database['prepare'] };
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((source: string) => {
-      statements.push(source);
-      return prepare(source);
-    }) as typeof db.prepare;
+    const { statements, stop } = recordPreparedStatements(t.db);
     const store = createAnalyticsStore(t.db);
     for (const bucket of bucketSizes) {
       for (const filter of [undefined, 'x']) {
@@ -29,14 +22,12 @@ describe('analytics store', () => {
         store.pipeline(range, filter && 'usr_x');
       }
     }
-    db.prepare = prepare;
+    stop();
     const aggregates = statements.filter((source) => source.startsWith('select') && /from "(tasks|deals)"/.test(source));
     // 5 reads (cycle time and overdue are several statements) × 3 bucket sizes × with and without a filter, and the whole-range cycle time.
     expect(aggregates.length).toBeGreaterThanOrEqual(40);
     for (const source of aggregates) {
-      const plan = (prepare(`EXPLAIN QUERY PLAN ${source}`).all(...Array.from({ length: (source.match(/\?/g) ?? []).length }, () => 1)) as { detail: string }[])
-        .map((row) => row.detail)
-        .join(' | ');
+      const plan = queryPlanOf(t.db, source);
       // The range the statement searches: the first bound column of its WHERE.
       const column = /"(tasks|deals)"\."(created_at|completed_at|due_on)" [<>]=? \?/.exec(source.slice(source.lastIndexOf(' where ')))?.slice(1).join('.');
       const index = {

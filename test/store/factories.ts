@@ -42,6 +42,26 @@ export function makeDatabase(): TempDatabase {
   };
 }
 
+/**
+ * Every SQL text the database prepares until `stop()`, in order: what a store really runs, for
+ * EXPLAIN QUERY PLAN checks.
+ */
+export function recordPreparedStatements(db: BetterSqlite3.Database): { statements: string[]; stop(): void } {
+  const statements: string[] = [];
+  const prepare = db.prepare;
+  db.prepare = ((source: string) => {
+    statements.push(source);
+    return prepare.call(db, source);
+  }) as typeof db.prepare;
+  return { statements, stop: () => void (db.prepare = prepare) };
+}
+
+/** SQLite's plan for a statement (each `?` bound to 1), its steps joined by ` | `. */
+export function queryPlanOf(db: BetterSqlite3.Database, source: string): string {
+  const parameters = Array.from({ length: (source.match(/\?/g) ?? []).length }, () => 1);
+  return (db.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...parameters) as { detail: string }[]).map((row) => row.detail).join(' | ');
+}
+
 /** A clock that only moves when told to. */
 export function makeClock(start = Date.UTC(2025, 0, 15, 12, 0, 0)) {
   let current = start;

@@ -1,9 +1,8 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProjectStore } from '../../src/store/projects.js';
 import { backfillTaskCompletions, createTaskStore, priorityRank, taskSorts, type Task, type TaskSort, type TaskStore } from '../../src/store/tasks.js';
 import { InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError } from '../../src/store/workPlatformErrors.js';
-import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
+import { makeClock, makeDatabase, queryPlanOf, recordPreparedStatements, type TempDatabase } from './factories.js';
 import { openDatabase } from '../../src/store/database.js';
 import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFactories.js';
 
@@ -354,13 +353,7 @@ describe('task store: keyset listing', () => {
   });
 
   it('answers every sort and order from its index, without sorting and seeking past the position', () => {
-    const statements: string[] = [];
-    const db = t.db as BetterSqlite3.Database & { prepare: BetterSqlite3.Database['prepare'] };
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((source: string) => {
-      statements.push(source);
-      return prepare(source);
-    }) as typeof db.prepare;
+    const { statements, stop } = recordPreparedStatements(t.db);
     const fresh = createTaskStore(t.db);
     create();
     for (const sort of taskSorts) {
@@ -372,15 +365,14 @@ describe('task store: keyset listing', () => {
         expect(lists).toHaveLength(2);
         const index = { createdAt: 'tasks_created_at_idx', updatedAt: 'tasks_updated_at_idx', dueOn: 'tasks_due_on_idx', priority: 'tasks_priority_rank_idx', title: 'tasks_title_idx' }[sort];
         for (const [position, source] of lists.entries()) {
-          const parameters = Array.from({ length: (source.match(/\?/g) ?? []).length }, () => 1);
-          const plan = (prepare(`EXPLAIN QUERY PLAN ${source}`).all(...parameters) as { detail: string }[]).map((row) => row.detail).join(' | ');
+          const plan = queryPlanOf(t.db, source);
           expect(plan, `${sort} ${order}`).toContain(`USING INDEX ${index}`);
           expect(plan, `${sort} ${order}`).not.toMatch(/TEMP B-TREE/);
           if (position === 1) expect(plan, `${sort} ${order}`).toMatch(order === 'asc' ? /workspace_id=\? AND .*>/ : /workspace_id=\? AND .*</);
         }
       }
     }
-    db.prepare = prepare;
+    stop();
   });
 });
 
@@ -419,19 +411,13 @@ describe('task store: completion time', () => {
     // As a database migrated from before completed_at holds them: DONE without a completion time.
     t.db.prepare('UPDATE tasks SET completed_at = NULL, updated_at = ? WHERE id = ?').run(Date.UTC(2026, 5, 1), done.id);
     // The statement the backfill runs finds its rows through the partial index, not a table scan.
-    const statements: string[] = [];
-    const db = t.db as BetterSqlite3.Database & { prepare: BetterSqlite3.Database['prepare'] };
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((source: string) => {
-      statements.push(source);
-      return prepare(source);
-    }) as typeof db.prepare;
+    const { statements, stop } = recordPreparedStatements(t.db);
     t.db.exec('SAVEPOINT look');
     backfillTaskCompletions(t.db);
     t.db.exec('ROLLBACK TO look; RELEASE look');
-    db.prepare = prepare;
+    stop();
     const update = statements.find((source) => source.startsWith('update'))!;
-    const plan = (prepare(`EXPLAIN QUERY PLAN ${update}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
+    const plan = queryPlanOf(t.db, update);
     expect(plan).toContain('USING INDEX tasks_done_without_completed_at_idx');
     t.db.close();
     const reopened = openDatabase(t.path);
