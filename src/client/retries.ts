@@ -6,6 +6,8 @@
 // Every POST carries an Idempotency-Key (the caller's, or a new UUID) that stays the same across
 // its retries, so a retried create never creates twice.
 
+import { problemOf } from './problems.js';
+
 export interface RetryOptions {
   /** Waits between attempts (500s and network failures), in milliseconds. Default 300, 800, 2000. */
   backoffMs?: readonly number[];
@@ -25,12 +27,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 
 /** The problem slug of a 429 answer (`rate-limited`, `quota-exceeded`, …), read from a copy of it. */
 async function slugOf(response: Response): Promise<string | undefined> {
-  try {
-    const body = (await response.clone().json()) as { type?: unknown };
-    return typeof body.type === 'string' ? body.type.slice(body.type.lastIndexOf('/') + 1) : undefined;
-  } catch {
-    return undefined;
-  }
+  return problemOf(await response.clone().json().catch(() => undefined))?.slug;
 }
 
 function retryAfterSeconds(response: Response): number | undefined {

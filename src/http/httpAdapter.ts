@@ -91,10 +91,8 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     let reply: Reply;
     let operationId: string | undefined;
     try {
-      if (countHeader(req.rawHeaders, 'authorization') > 1) {
-        // Node keeps only the first; a proxy in front may have used another.
-        throw new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' });
-      }
+      const duplicate = duplicateAuthorization(req);
+      if (duplicate) throw duplicate;
       const call: IncomingCall = {
         method,
         path,
@@ -149,7 +147,13 @@ function originFormOf(target: string | undefined): string {
   }
 }
 
-export function countHeader(rawHeaders: string[], name: string): number {
+/** A request with two `Authorization` headers: Node keeps only the first, and a proxy in front may have used another. */
+export function duplicateAuthorization(req: IncomingMessage): PipelineFailure | undefined {
+  if (countHeader(req.rawHeaders, 'authorization') <= 1) return undefined;
+  return new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' });
+}
+
+function countHeader(rawHeaders: string[], name: string): number {
   let count = 0;
   for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) count += 1;
   return count;

@@ -8,11 +8,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerResolver } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { countHeader, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { duplicateAuthorization, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { PayloadTooLargeError } from '../contract/reply.js';
-import { ApiProblem } from '../workPlatform/problems.js';
+import { originNotAllowed } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
 import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.js';
@@ -79,9 +79,7 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
       };
       res.setHeader('x-request-id', requestId);
       const cors = options.cors.check(method, req.headers);
-      if (cors.kind === 'blocked') {
-        return refuse(new ApiProblem('forbidden', { detail: `Browser calls from ${cors.origin} are not allowed.`, code: 'origin-not-allowed' }), cors.headers);
-      }
+      if (cors.kind === 'blocked') return refuse(originNotAllowed(cors.origin, cors.headers));
       if (cors.kind === 'preflight') {
         res.writeHead(204, cors.headers).end();
         return;
@@ -89,9 +87,8 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
       for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
       // Stateless: no session to resume and nothing to push, so a GET stream or a DELETE has nothing to do.
       if (method !== 'POST') return refuse(new PipelineFailure({ kind: 'method-not-allowed', method, path: MCP_PATH, allowed: ['POST'] }), { allow: 'POST' });
-      if (countHeader(req.rawHeaders, 'authorization') > 1) {
-        return refuse(new PipelineFailure({ kind: 'malformed-request', reason: 'more than one Authorization header', code: 'duplicate-authorization' }));
-      }
+      const duplicate = duplicateAuthorization(req);
+      if (duplicate) return refuse(duplicate);
       const authorization = req.headers.authorization;
       let scopes: readonly string[];
       try {

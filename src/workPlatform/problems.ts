@@ -116,6 +116,11 @@ export interface ValidationProblemOptions {
  * Maps Ajv (2020-12, allErrors) errors to a problem: 422 `validation` listing every failing field
  * once, or 400 `bad-request` with code `invalid-json` when the body did not parse.
  */
+/** 403 `origin-not-allowed`: a browser `Origin` outside the allowlist (the API and its agent tool endpoint alike). */
+export function originNotAllowed(origin: string, headers: Record<string, string>): ApiProblem {
+  return new ApiProblem('forbidden', { detail: `Browser calls from ${origin} are not allowed.`, code: 'origin-not-allowed', headers });
+}
+
 export function validationProblem(ajvErrors: readonly ErrorObject[], options: ValidationProblemOptions = {}): ApiProblem {
   const source = options.source ?? 'request';
   if (isUnparseableBody(ajvErrors, source)) {

@@ -14,7 +14,7 @@ import type { Caller, CallerResolver } from '../auth/bearerTokens.js';
 import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
 import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
 import type { WorkPlatformServices } from './operationContext.js';
-import { ApiProblem, toProblemReply, validationProblem } from './problems.js';
+import { ApiProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
 import { storeErrorToProblem } from './storeProblems.js';
 
 export interface WorkPlatformProfileDependencies {
@@ -72,7 +72,7 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
     screen(call) {
       const cors = deps.cors.check(call.method, call.headers);
       if (cors.kind === 'blocked') {
-        throw new ApiProblem('forbidden', { detail: `Browser calls from ${cors.origin} are not allowed.`, code: 'origin-not-allowed', headers: cors.headers });
+        throw originNotAllowed(cors.origin, cors.headers);
       }
       return cors.kind === 'preflight' ? { headers: cors.headers, reply: { status: 204 } } : { headers: cors.headers };
     },
