@@ -35,6 +35,9 @@ export interface HttpAdapterOptions {
   isDraining?: () => boolean;
 }
 
+/** The largest request body the APIs read (the contract's 413 `payload-too-large` says 1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const REQUEST_ID_BYTES = 12;
@@ -64,7 +67,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
  */
 export function createHttpAdapter(options: HttpAdapterOptions): RequestListener {
   const apis = [...options.apis].sort((a, b) => b.api.pathPrefix.length - a.api.pathPrefix.length);
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const now = options.now ?? Date.now;
 
   /** One JSON log line per request, when asked for. */

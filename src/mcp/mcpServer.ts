@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerResolver } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { duplicateAuthorization, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { DEFAULT_MAX_BODY_BYTES, duplicateAuthorization, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { PayloadTooLargeError } from '../contract/reply.js';
@@ -21,7 +21,7 @@ import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.
 export const MCP_PATH = '/v1/mcp';
 
 /** The most a JSON-RPC request may carry: the API's own body limit. */
-const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES;
 
 const INSTRUCTIONS =
   'Tools of the Work-Platform API, one per operation, named by its operationId. Only the tools your token\'s scopes allow are listed. ' +
@@ -44,17 +44,16 @@ export interface McpServerOptions {
 }
 
 /** One MCP server for one caller: it lists the tools the scopes allow and calls any tool by name with the caller's credential. */
-function serverFor(tools: readonly OperationTool[], scopes: readonly string[], authorization: string, requestId: string, options: McpServerOptions): Server {
+function serverFor(tools: ReadonlyMap<string, OperationTool>, scopes: readonly string[], authorization: string, requestId: string, options: McpServerOptions): Server {
   let calls = 0;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server({ name: 'work-platform', title: 'Work-Platform API', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools
+    tools: [...tools.values()]
       .filter((tool) => mayCall(tool, scopes))
       .map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = byName.get(request.params.name);
+    const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${request.params.name}; tools/list names them.`);
     // A tool the scopes do not allow is still called: the API's own 403 tells the agent which scope is missing.
     calls += 1;
@@ -64,9 +63,9 @@ function serverFor(tools: readonly OperationTool[], scopes: readonly string[], a
   return server;
 }
 
-/** `/mcp` on the API server: stateless Streamable HTTP, the caller authenticated on every request by its bearer token. */
+/** `/v1/mcp` on the API server: stateless Streamable HTTP, the caller authenticated on every request by its bearer token. */
 export function createMcpHttpHandler(options: McpServerOptions): MountedHandler {
-  const tools = toolsFromDocument(options.document);
+  const tools = new Map(toolsFromDocument(options.document).map((tool) => [tool.name, tool]));
   const challenge = `Bearer realm="work-platform", resource_metadata="${options.resourceMetadataUrl}"`;
   return {
     owns: (path) => path === MCP_PATH,
