@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
+import { REQUEST_ID_PATTERN } from '../../src/http/httpAdapter.js';
 import { operationsOf, type ContractOperation } from './contractOperations.js';
 
 export type ApiName = 'work-platform' | 'portfolio';
@@ -60,7 +61,6 @@ interface Observed {
 
 type Json = Record<string, any>;
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HTTP_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 /** A 429 is waited out when Retry-After asks for at most this long. */
 const MAX_RETRY_AFTER_SECONDS = 65;
@@ -111,7 +111,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   function violationsOf(operation: ContractOperation | undefined, method: string, observed: Observed): string[] {
     const found: string[] = [];
     if (observed.status >= 500 && observed.status !== 503 && (observed.status === 500 || !operation)) found.push(`server error ${observed.status}`);
-    if (!REQUEST_ID.test(observed.headers['x-request-id'] ?? '')) found.push('no well-formed x-request-id header');
+    if (!REQUEST_ID_PATTERN.test(observed.headers['x-request-id'] ?? '')) found.push('no well-formed x-request-id header');
     if (operation) {
       found.push(...contract.check(operation.operationId, { status: observed.status, headers: observed.headers, body: method === 'HEAD' ? undefined : observed.body }));
     } else if (observed.status >= 400 && !isError(observed.body)) {

@@ -38,7 +38,8 @@ export interface HttpAdapterOptions {
 /** The largest request body the APIs read (the contract's 413 `payload-too-large` says 1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What an `x-request-id` may be: a client's own is kept when it matches, and every id the server makes does. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const REQUEST_ID_BYTES = 12;
 // One call to the random source for many ids instead of one per request.
@@ -46,7 +47,7 @@ let randomPool = Buffer.alloc(0);
 let randomPoolOffset = 0;
 
 export function requestIdFor(header: string | string[] | undefined): string {
-  if (typeof header === 'string' && CLIENT_REQUEST_ID.test(header)) return header;
+  if (typeof header === 'string' && REQUEST_ID_PATTERN.test(header)) return header;
   if (randomPoolOffset + REQUEST_ID_BYTES > randomPool.length) {
     randomPool = randomBytes(REQUEST_ID_BYTES * 512);
     randomPoolOffset = 0;
