@@ -25,6 +25,8 @@ export interface ContractOperation {
   requestBodyExample?: unknown;
 }
 
+import { resolvePointer } from '../contract/document.js';
+
 type Json = Record<string, any>;
 
 /** Every operation of a contract (the served openapi.json), with what a caller needs to call it from its examples. */
@@ -69,10 +71,7 @@ function bodyExample(document: Json, media: Json): unknown {
   return resolve(document, media.schema ?? {}).example;
 }
 
+/** The node, or what its `$ref` names (one step, as the bundled documents hold them). */
 function resolve(document: Json, node: Json): Json {
-  if (typeof node.$ref !== 'string') return node;
-  return node.$ref
-    .slice(2)
-    .split('/')
-    .reduce((current: Json, token: string) => current[token.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  return typeof node.$ref === 'string' ? (resolvePointer(document, node.$ref.slice(1)) as Json) : node;
 }

@@ -2,6 +2,8 @@
 // the name is the operationId, the description the operation's summary and description, the input
 // schema its parameters and request body. Nothing here is written per operation.
 
+import { unescapePointerToken } from '../contract/jsonPointer.js';
+
 type Json = Record<string, unknown>;
 
 export interface ToolParameter {
@@ -38,8 +40,7 @@ function resolve(document: Json, ref: string): unknown {
   if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported, not ${ref}`);
   let node: unknown = document;
   for (const raw of ref.slice(2).split('/')) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) ? node[segment] : undefined;
+    node = isObject(node) ? node[unescapePointerToken(raw)] : undefined;
   }
   if (node === undefined) throw new Error(`$ref ${ref} does not resolve`);
   return node;
