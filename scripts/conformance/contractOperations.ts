@@ -2,6 +2,8 @@
 // with its examples filled in, credentials and scopes, header parameters, the example body. The
 // conformance runner calls a live server with them; the shared test suites use them too.
 
+import { resolvePointer } from '../contract/document.js';
+
 export interface ContractOperation {
   operationId: string;
   method: string;
@@ -24,8 +26,6 @@ export interface ContractOperation {
   hasRequestBody: boolean;
   requestBodyExample?: unknown;
 }
-
-import { resolvePointer } from '../contract/document.js';
 
 type Json = Record<string, any>;
 
