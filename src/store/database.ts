@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../db/schema.js';
 import { backfillTaskCompletions } from './tasks.js';
+import { sqliteWriteTransactions } from './writeTransactions.js';
 
 /** The committed drizzle-kit migrations, found from this file rather than from the working directory. */
 export const migrationsFolder = fileURLToPath(new URL('../../db/migrations', import.meta.url));
@@ -87,6 +88,9 @@ function checkRevisionTriggers(db: BetterSqlite3.Database): void {
  * Store writes called inside nest as savepoints and commit or roll back with it.
  */
 export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () => T): T {
+  // A transaction of another async context is open on this connection (src/store/writeTransactions.ts):
+  // starting here would nest in it and commit or roll back with somebody else's change.
+  if (sqliteWriteTransactions(db).heldElsewhere()) throw new TransactionOpenElsewhereError();
   let transaction = immediateTransactions.get(db);
   if (!transaction) {
     transaction = db.transaction((body: () => unknown) => body());
@@ -98,8 +102,16 @@ export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () 
 /** One transaction function per connection, made on first use rather than per call. */
 const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();
 
-/** SQLite's answer when another connection holds the write lock past the busy timeout. */
+/** A synchronous write found this process's own asynchronous transaction open: busy, like another process's lock. */
+export class TransactionOpenElsewhereError extends Error {
+  constructor() {
+    super('a write transaction of another request is open on this connection');
+  }
+}
+
+/** SQLite's answer when another connection holds the write lock past the busy timeout (or this process's own open transaction). */
 export function isDatabaseBusy(error: unknown): boolean {
+  if (error instanceof TransactionOpenElsewhereError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
 }
