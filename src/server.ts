@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
     // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.
     const { loadDemoData } = await import('./demo/demoData.js');
-    demo = loadDemoData(db, Date.now);
+    demo = await loadDemoData(db, Date.now);
   }
   const app = await startApp(config, { logger, db });
   printBanner(app.url, app.publicBaseUrl, config, demo);

@@ -249,7 +249,7 @@ const commands: Command[] = [
     options: {},
     positionals: 0,
     async run(context) {
-      const fixture = (await modules.demo()).loadDemoData(await context.db(), context.now);
+      const fixture = await (await modules.demo()).loadDemoData(await context.db(), context.now);
       const demo = fixture.portfolio;
       const work = fixture.workPlatform;
       return {

@@ -82,7 +82,7 @@ export function runIdempotently<T>(
     const result = await act();
     const answer = answerOf(result);
     if (answer.status >= 200 && answer.status < 300) {
-      deps.store.saveIdempotencyRecord({
+      await deps.store.saveIdempotencyRecord({
         workspaceId: request.scope,
         key: request.key,
         method: request.method,
@@ -112,7 +112,7 @@ export async function claimKey(deps: IdempotencyDependencies, request: Idempoten
     const stored = await storedAnswer(deps, request, now);
     if (stored) return { stored };
     const claim = { claimedUntil: now + claims.leaseMs };
-    const claimed = claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: claim.claimedUntil });
+    const claimed = await claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: claim.claimedUntil });
     if (!claimed) throw new IdempotencyKeyInUseError(`idempotency key ${request.key} is held by a request still running`);
     return { claim };
   });
@@ -136,7 +136,7 @@ export async function releaseKeyClaim(deps: IdempotencyDependencies, request: Id
 export async function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Promise<StoredAnswer | undefined> {
   // Outside a transaction, wait for one open on the connection: its answer is not stored until it commits.
   await deps.transactions.readable();
-  const stored = deps.store.findIdempotencyRecord(request.scope, request.key, now);
+  const stored = await deps.store.findIdempotencyRecord(request.scope, request.key, now);
   if (!stored) return undefined;
   if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
   return {

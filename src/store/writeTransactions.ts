@@ -11,7 +11,8 @@ export interface WriteTransactions {
   /**
    * Runs `change` in one write transaction and commits it, or rolls everything back when it
    * throws. Called inside another `write`'s `change` (however deep in its awaits), it joins that
-   * transaction instead. SQLite's own busy error passes through: the caller retries the whole change.
+   * transaction as a savepoint instead: a nested change that throws undoes only its own writes.
+   * SQLite's own busy error passes through: the caller retries the whole change.
    */
   write<T>(change: () => T | Promise<T>): Promise<T>;
   /**
@@ -23,9 +24,18 @@ export interface WriteTransactions {
   heldElsewhere(): boolean;
 }
 
+/** Runs a synchronous read once no other context's transaction is open on the connection (see `readable`). */
+export async function readCommitted<T>(transactions: WriteTransactions, read: () => T): Promise<T> {
+  const wait = transactions.readable();
+  if (wait) await wait;
+  return read();
+}
+
 interface OpenTransaction {
   /** Settles when the transaction has committed or rolled back. */
   ended: Promise<void>;
+  /** Savepoints open inside it, for naming the next one. */
+  depth: number;
 }
 
 const runners = new WeakMap<BetterSqlite3.Database, WriteTransactions>();
@@ -46,30 +56,49 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
   /** The end of the last transaction queued: each one starts after the one before it ended. */
   let queueEnd: Promise<void> = Promise.resolve();
 
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+
   const insideOpen = () => open !== undefined && context.getStore() === open;
 
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
-    if (insideOpen()) return change();
+    if (insideOpen()) return joined(open!, change);
     let end!: () => void;
-    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)) };
+    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), depth: 0 };
     const before = queueEnd;
     queueEnd = transaction.ended;
     await before;
     open = transaction;
     try {
       // IMMEDIATE takes SQLite's write lock before the first read (waiting up to the busy timeout for another process).
-      db.exec('BEGIN IMMEDIATE');
+      begin.run();
       try {
         const result = await context.run(transaction, change);
-        db.exec('COMMIT');
+        commit.run();
         return result;
       } catch (error) {
-        if (db.inTransaction) db.exec('ROLLBACK');
+        if (db.inTransaction) rollback.run();
         throw error;
       }
     } finally {
       open = undefined;
       end();
+    }
+  }
+
+  async function joined<T>(transaction: OpenTransaction, change: () => T | Promise<T>): Promise<T> {
+    const savepoint = `nested_change_${(transaction.depth += 1)}`;
+    db.exec(`SAVEPOINT ${savepoint}`);
+    try {
+      const result = await change();
+      db.exec(`RELEASE ${savepoint}`);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      throw error;
+    } finally {
+      transaction.depth -= 1;
     }
   }
 

@@ -53,6 +53,21 @@ describe('SQLite write transactions across awaits', () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  it('undoes only a nested change that throws when the outer change goes on', async () => {
+    await transactions.write(async () => {
+      insert('kept');
+      await transactions
+        .write(async () => {
+          insert('undone');
+          await Promise.resolve();
+          throw new Error('nested refusal');
+        })
+        .catch(() => undefined);
+      await transactions.write(() => insert('kept too'));
+    });
+    expect(db.prepare('SELECT text FROM notes ORDER BY rowid').pluck().all()).toEqual(['kept', 'kept too']);
+  });
+
   it('runs the transactions of concurrent contexts one after the other, never interleaved', async () => {
     const order: string[] = [];
     const change = (name: string) => async () => {
