@@ -22,8 +22,12 @@ const run = promisify(execFile);
 export interface PostgresServer {
   /** The `postgres` maintenance database, as the superuser `app` (no password: trust on 127.0.0.1). */
   url: string;
-  /** A new database of its own: empty, or `{ template }` cloned from an existing database. Returns its URL. */
-  createDatabase(options?: { template?: string }): Promise<string>;
+  /**
+   * A new database of its own, returning its URL: empty; with `{ migrated: true }` a clone of a
+   * template this server migrated once (every migration of db/postgres/migrations applied); with
+   * `{ template }` a clone of that database.
+   */
+  createDatabase(options?: { migrated?: boolean; template?: string }): Promise<string>;
   /** Stops the server and deletes its folder. */
   stop(): Promise<void>;
 }
@@ -144,12 +148,52 @@ function serverHandle(location: ServerLocation, stop: () => Promise<void>): Post
     url: location.url,
     async createDatabase(options = {}) {
       const name = `t_${randomBytes(6).toString('hex')}`;
-      const template = options.template === undefined ? '' : ` TEMPLATE "${options.template}"`;
+      const templateName = options.migrated ? await migratedTemplate(location.url) : options.template;
+      const template = templateName === undefined ? '' : ` TEMPLATE "${templateName}"`;
       await withClient(location.url, (client) => client.query(`CREATE DATABASE "${name}"${template}`));
       return databaseUrl(location.url, name);
     },
     stop,
   };
+}
+
+const migratedTemplateName = 'migrated_template';
+const templateLockKey = 4_711_016_017;
+
+/**
+ * The name of the server's migrated template, made by the first caller of any test process (the
+ * others wait for its advisory lock). Built under another name and renamed when complete, so that
+ * a test process that dies while migrating leaves no half-made template behind that name.
+ */
+function migratedTemplate(serverUrl: string): Promise<string> {
+  let template = migratedTemplates.get(serverUrl);
+  if (!template) {
+    template = makeMigratedTemplate(serverUrl);
+    migratedTemplates.set(serverUrl, template);
+  }
+  return template;
+}
+
+const migratedTemplates = new Map<string, Promise<string>>();
+
+async function makeMigratedTemplate(serverUrl: string): Promise<string> {
+  await withClient(serverUrl, async (client) => {
+    await client.query('SELECT pg_advisory_lock($1)', [templateLockKey]);
+    try {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [migratedTemplateName]);
+      if (rowCount) return;
+      const building = `${migratedTemplateName}_${randomBytes(4).toString('hex')}`;
+      await client.query(`CREATE DATABASE "${building}"`);
+      const { openPostgres } = await import('../../src/store/postgres.js');
+      await (await openPostgres(databaseUrl(serverUrl, building))).close();
+      // No connections from here on: CREATE DATABASE … TEMPLATE refuses a template someone is connected to.
+      await client.query(`ALTER DATABASE "${building}" WITH ALLOW_CONNECTIONS false`);
+      await client.query(`ALTER DATABASE "${building}" RENAME TO "${migratedTemplateName}"`);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [templateLockKey]);
+    }
+  });
+  return migratedTemplateName;
 }
 
 /** A server of its own, for a test that stops or breaks it; most tests want sharedPostgresServer(). */
