@@ -245,7 +245,8 @@ export function postgresUrlForDisplay(url: string): string {
   }
 }
 
-function postgresConfig(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
+/** DATABASE_URL and the pool variables: undefined when DATABASE_URL is unset (SQLite). Throws ConfigError. */
+export function postgresConfig(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
   const url = env.DATABASE_URL;
   if (url === undefined || url === '') return undefined;
   let parsed: URL | undefined;
