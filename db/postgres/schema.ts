@@ -8,7 +8,7 @@
 //   the two `{ mode: 'boolean' }` integers are `boolean`.
 // - SQLite's unique indexes are unique constraints (same names; PostgreSQL backs each with a unique
 //   index of that name): composite foreign keys name them as targets, and drizzle-kit adds foreign
-//   keys before it creates indexes but after the tables and their constraints.
+//   keys after the tables and their constraints but before any index.
 // - The triggers that raise revisions are PL/pgSQL (migration 0001_revision_triggers.sql).
 import { maxLengths } from '../../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';
@@ -37,6 +37,7 @@ import {
 
 // PostgreSQL wants an expression among an index's columns in parentheses.
 const dueOnSortExpression = sql.raw(`(${dueOnSortExpressionText})`);
+
 export const tenants = pgTable('tenants', {
   id: text('id').primaryKey(), // ten_…
   name: text('name').notNull(),
