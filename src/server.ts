@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, refuseUnservableDatabase, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
+  refuseUnservableDatabase(config);
   const logger = createJsonLogger();
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   let demo: DemoFixture | undefined;

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../db/schema.js';
+import { revisionTriggers } from './revisionTriggers.js';
 import { backfillTaskCompletions } from './tasks.js';
 import { sqliteWriteTransactions } from './writeTransactions.js';
 
@@ -60,16 +61,6 @@ function applyMigrations(db: BetterSqlite3.Database): void {
     }
   }
 }
-
-/**
- * The triggers that raise the revisions readers keep encoded answers by (migrations 0004, 0005).
- * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
- * drop them silently and leave kept answers stale, so start-up refuses a database without them.
- */
-const revisionTriggers = [
-  ...['tasks', 'projects', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
-  'portfolios_update_revision',
-];
 
 function checkRevisionTriggers(db: BetterSqlite3.Database): void {
   const present = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]);
