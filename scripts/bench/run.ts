@@ -266,8 +266,8 @@ async function main(): Promise<void> {
     const sizes = settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();
-    const bench: BenchData = seedBenchData(db, sizes, demo.portfolio.tenantId);
-    const analyticsWorkspace = settings.quick ? seedAnalyticsWorkspace(db, 20_000, 4_000) : seedAnalyticsWorkspace(db, 100_000, 20_000);
+    const bench: BenchData = await seedBenchData(db, sizes, demo.portfolio.tenantId);
+    const analyticsWorkspace = settings.quick ? (await seedAnalyticsWorkspace(db, 20_000, 4_000)) : (await seedAnalyticsWorkspace(db, 100_000, 20_000));
     db.pragma('optimize');
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -32,7 +32,7 @@ const MAX_PER_MINUTE = 1_000_000;
 const STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 
-export function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number[], portfolioTenantId: string): BenchData {
+export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number[], portfolioTenantId: string): Promise<BenchData> {
   const workspaces = createWorkspaceStore(db);
   const users = createUserStore(db);
   const projects = createProjectStore(db);
@@ -42,12 +42,13 @@ export function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1, ?, ?, ?)`,
   );
   const start = Date.UTC(2026, 0, 1);
-  const seeded = sizes.map((size, index) => {
+  const seeded: BenchData['workspaces'] = [];
+  for (const [index, size] of sizes.entries()) {
     // Enterprise has no monthly quota; the per-minute allowances are lifted by override.
     const { id: workspaceId } = workspaces.createWorkspace({ name: `Bench ${size} tasks`, plan: 'enterprise' });
     workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
     const { id: userId } = users.createUser({ workspaceId, role: 'owner', name: 'Bench owner' });
-    const projectId = projects.createProject(workspaceId, { name: 'Bench project' }, { id: userId, kind: 'USER' }).id;
+    const projectId = (await projects.createProject(workspaceId, { name: 'Bench project' }, { id: userId, kind: 'USER' })).id;
     db.transaction(() => {
       for (let row = 0; row < size; row += 1) {
         const priority = PRIORITIES[row % 3]!;
@@ -68,8 +69,8 @@ export function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number
       }
     })();
     const { token } = issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
-    return { workspaceId, projectId, taskCount: size, token, ownerId: userId };
-  });
+    seeded.push({ workspaceId, projectId, taskCount: size, token, ownerId: userId });
+  }
   const { key } = issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
   return { workspaces: seeded, portfolioKey: key };
 }
@@ -94,7 +95,7 @@ const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY'] as const;
  * are DONE, each completed 0 to 30 days after creation; four in five have a due date 0 to 20 days
  * after creation; deals are in every stage and four currencies.
  */
-export function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCount: number, dealCount: number): AnalyticsBenchWorkspace {
+export async function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCount: number, dealCount: number): Promise<AnalyticsBenchWorkspace> {
   const workspaces = createWorkspaceStore(db);
   const users = createUserStore(db);
   const projects = createProjectStore(db);
@@ -102,7 +103,8 @@ export function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCount: nu
   workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
   const ownerIds = Array.from({ length: 4 }, (_, index) => users.createUser({ workspaceId, role: index === 0 ? 'owner' : 'member', name: `Bench user ${index}` }).id);
   const actor = { id: ownerIds[0]!, kind: 'USER' as const };
-  const projectIds = Array.from({ length: 5 }, (_, index) => projects.createProject(workspaceId, { name: `Bench analytics ${index}` }, actor).id);
+  const projectIds: string[] = [];
+  for (let index = 0; index < 5; index += 1) projectIds.push((await projects.createProject(workspaceId, { name: `Bench analytics ${index}` }, actor)).id);
   const insertTask = db.prepare(
     `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at, completed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1, ?, ?, ?)`,

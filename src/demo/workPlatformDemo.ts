@@ -290,10 +290,11 @@ export async function loadWorkPlatformDemo(
   const tasks = createTaskStore(db, { now: scripted, randomBytes: random });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
 
-  const projectIds = demoProjects.map((project) => {
+  const projectIds: string[] = [];
+  for (const project of demoProjects) {
     clock += 60_000;
-    return projects.createProject(demoWorkspaces.main.id, { name: project.name, description: project.description }, owner).id;
-  });
+    projectIds.push((await projects.createProject(demoWorkspaces.main.id, { name: project.name, description: project.description }, owner)).id);
+  }
   const taskIds: string[] = [];
   let index = 0;
   for (const [projectIndex, project] of demoProjects.entries()) {
@@ -329,12 +330,12 @@ export async function loadWorkPlatformDemo(
 
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   clock = start;
-  const otherProjectId = projects.createProject(demoWorkspaces.other.id, { name: 'Harbor internal tools', description: 'Another workspace: never visible to Northwind.' }, otherOwner).id;
+  const otherProjectId = (await projects.createProject(demoWorkspaces.other.id, { name: 'Harbor internal tools', description: 'Another workspace: never visible to Northwind.' }, otherOwner)).id;
   const otherTaskId = (await tasks.createTask(demoWorkspaces.other.id, { projectId: otherProjectId, title: 'Renew TLS certificates', priority: 'HIGH' }, otherOwner)).id;
   // An empty project, created last so the ids above stay as they were: the contract's
   // `projectId` examples name it, so the Postman collection can update and delete it.
   clock = start + 41 * day;
-  projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
+  await projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
   const crm = loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
   const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);

@@ -20,7 +20,8 @@ import {
   type SortKeyDefinition,
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js';
 
 export { projectStatuses, type ProjectStatus };
@@ -40,17 +41,17 @@ export interface ProjectStoreOptions {
 }
 
 export interface ProjectStore {
-  createProject(workspaceId: string, input: CreateProjectInput, actor: EventActor): Project;
+  createProject(workspaceId: string, input: CreateProjectInput, actor: EventActor): Promise<Project>;
   /** Undefined when missing or in another workspace. */
-  getProject(workspaceId: string, id: string): Project | undefined;
+  getProject(workspaceId: string, id: string): Promise<Project | undefined>;
   /**
    * Applies the given members when `expectedVersion` is the current version. A patch that changes
    * nothing writes nothing: version, updatedAt and events stay as they are.
    */
-  updateProject(workspaceId: string, id: string, patch: UpdateProjectInput, expectedVersion: number, actor: EventActor): Project;
+  updateProject(workspaceId: string, id: string, patch: UpdateProjectInput, expectedVersion: number, actor: EventActor): Promise<Project>;
   /** Deletes a project without tasks; `expectedVersion`, when given, must be the current version. */
-  deleteProject(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Project;
-  listProjects(workspaceId: string, options: KeysetListOptions<ProjectSort>): KeysetPage<Project>;
+  deleteProject(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Project>;
+  listProjects(workspaceId: string, options: KeysetListOptions<ProjectSort>): Promise<KeysetPage<Project>>;
 }
 
 type ProjectRow = typeof projects.$inferSelect;
@@ -170,14 +171,15 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
     return prepareKeysetList<ListedProjectRow>(db, query);
   }
 
-  const write = immediateWriter(orm, constraintFields);
+  const write = changeWriter(orm, constraintFields);
+  const transactions = sqliteWriteTransactions(db);
 
   function currentRow(workspaceId: string, id: string, expectedVersion: number | null): ProjectRow {
     return versionedRow('project', id, selectOne.get({ workspaceId, id }), expectedVersion);
   }
 
   return {
-    createProject(workspaceId, input, actor) {
+    async createProject(workspaceId, input, actor) {
       if (input.name === undefined) throw new InvalidValueError('name', 'is required.');
       checkProjectValues(input);
       const at = now();
@@ -199,12 +201,12 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       });
     },
 
-    getProject(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getProject(workspaceId, id) {
+      const row = await readCommitted(transactions, () => selectOne.get({ workspaceId, id }));
       return row ? toProject(row) : undefined;
     },
 
-    updateProject(workspaceId, id, patch, expectedVersion, actor) {
+    async updateProject(workspaceId, id, patch, expectedVersion, actor) {
       checkProjectValues(patch);
       return write(() => {
         const current = currentRow(workspaceId, id, expectedVersion);
@@ -226,7 +228,7 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       });
     },
 
-    deleteProject(workspaceId, id, expectedVersion, actor) {
+    async deleteProject(workspaceId, id, expectedVersion, actor) {
       return write(() => {
         const current = currentRow(workspaceId, id, expectedVersion);
         const { taskCount } = countTasks.get({ workspaceId, id })!;
@@ -238,13 +240,13 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       });
     },
 
-    listProjects(workspaceId, options) {
+    async listProjects(workspaceId, options) {
       const definition = checkListOptions(options, sortKeys);
       const after = options.after ?? null;
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      const rows = await readCommitted(transactions, () => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
       return toPageOfKeysetRows(rows, options.limit, listedProject);
     },
   };

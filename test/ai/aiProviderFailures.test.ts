@@ -31,7 +31,7 @@ beforeAll(async () => {
       AI_TIMEOUT_MS: String(TIMEOUT_MS),
     },
   }));
-  workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro' });
+  workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro' });
   liftCallLimits(t.db, workspace.workspaceId);
 });
 afterAll(async () => {

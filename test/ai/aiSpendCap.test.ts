@@ -42,8 +42,8 @@ afterAll(async () => {
 });
 
 /** A workspace of its own (a ledger of its own), its call limits lifted, with a daily cap when given. */
-function workspaceWithCap(capCents?: number): TestWorkspace {
-  const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
+async function workspaceWithCap(capCents?: number): Promise<TestWorkspace> {
+  const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
   liftCallLimits(t.db, workspace.workspaceId);
   if (capCents !== undefined) createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiDailySpendCapCents: capCents });
   return workspace;
@@ -76,7 +76,7 @@ const secondsToMidnight = () => Math.ceil((Math.floor(clock / DAY_MS) * DAY_MS +
 
 describe('an OpenAI-compatible provider', () => {
   it('is sent the model, the messages, max_tokens, temperature 0, a JSON response format and the key; its usage is charged by the price table', async () => {
-    const workspace = workspaceWithCap();
+    const workspace = await workspaceWithCap();
     provider.respondWith({ kind: 'answer', usage: { prompt_tokens: 1234, completion_tokens: 567 } });
     const seen = provider.requests.length;
     const response = await draft(workspace, { text: 'Call the printer about the flyers by 2026-12-01' });
@@ -107,7 +107,7 @@ describe('an OpenAI-compatible provider', () => {
   });
 
   it('sends a summary request with the open tasks as data, and keeps only highlights of tasks it was shown', async () => {
-    const workspace = workspaceWithCap();
+    const workspace = await workspaceWithCap();
     const create = (title: string) =>
       client.request('POST', '/v1/tasks', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId, title, priority: 'HIGH' }) });
     const task = expectSuccess(await create('Sign the lease'), 201);
@@ -144,7 +144,7 @@ describe('the daily AI spend cap', () => {
   it('admits exactly the calls whose reservations fit when 20 arrive at once, refuses the rest with 429, and never spends past the cap', async () => {
     // Every call reports exactly its reserved bound.
     provider.respondWith({ kind: 'answer', usage: 'bound' });
-    const probe = workspaceWithCap();
+    const probe = await workspaceWithCap();
     expectSuccess(await draft(probe), 200);
     const estimate = ledger(probe.workspaceId)[0]!.reserved;
     expect(estimate).toBeGreaterThan(1000);
@@ -152,7 +152,7 @@ describe('the daily AI spend cap', () => {
     const capCents = Math.ceil((admitted * estimate) / 1000);
     expect(Math.floor((capCents * 1000) / estimate)).toBe(admitted);
 
-    const workspace = workspaceWithCap(capCents);
+    const workspace = await workspaceWithCap(capCents);
     const seen = provider.requests.length;
     // The provider holds every answer until all 20 calls have been admitted or refused: every
     // reservation is made while the admitted calls are still open, none settled yet.
@@ -194,7 +194,7 @@ describe('the daily AI spend cap', () => {
   });
 
   it('counts a reservation never settled (its server stopped) until the day ends, then starts again at midnight UTC', async () => {
-    const workspace = workspaceWithCap(10);
+    const workspace = await workspaceWithCap(10);
     // What a server killed mid-call leaves behind: an open reservation.
     createAiSpendStore(t.db, { now: () => clock }).reserve({
       workspaceId: workspace.workspaceId,
@@ -223,8 +223,8 @@ describe('the daily AI spend cap', () => {
   });
 
   it('refuses every call with a cap of 0, and never caps a workspace whose cap is null (enterprise)', async () => {
-    expectProblem(await draft(workspaceWithCap(0)), 429, 'ai-spend-cap-exceeded');
-    const enterprise = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'enterprise', now: () => clock });
+    expectProblem(await draft(await workspaceWithCap(0)), 429, 'ai-spend-cap-exceeded');
+    const enterprise = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'enterprise', now: () => clock });
     const limits = expectSuccess(await client.get('/v1/workspace/limits', bearer(enterprise.pat)), 200);
     expect(limits.aiDailySpendCapCents).toMatchObject({ inForce: null, planDefault: null });
     provider.respondWith({ kind: 'answer', usage: { prompt_tokens: 10_000_000, completion_tokens: 0 } });
@@ -237,7 +237,7 @@ describe('the daily AI spend cap', () => {
 describe('Idempotency-Key on an AI call', () => {
   it('replays the answer without calling the provider or charging again', async () => {
     provider.respondWith({ kind: 'answer', usage: { prompt_tokens: 100, completion_tokens: 10 } });
-    const workspace = workspaceWithCap();
+    const workspace = await workspaceWithCap();
     const seen = provider.requests.length;
     const first = await draft(workspace, {}, { 'idempotency-key': 'ai-once' });
     const again = await draft(workspace, {}, { 'idempotency-key': 'ai-once' });
@@ -248,7 +248,7 @@ describe('Idempotency-Key on an AI call', () => {
   });
 
   it('answers 409 idempotency-key-in-use while the first request with the key waits for the provider, then replays it', async () => {
-    const workspace = workspaceWithCap();
+    const workspace = await workspaceWithCap();
     provider.respondWith({ kind: 'hold' });
     const seen = provider.requests.length;
     const first = draft(workspace, {}, { 'idempotency-key': 'ai-concurrent' });

@@ -37,7 +37,7 @@ useTestApp((app) => {
 });
 
 beforeAll(async () => {
-  ws = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free' });
+  ws = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free' });
   publicClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write', 'projects:read'], name: 'Public test client' });
   confidentialClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write'], confidential: true, name: 'Confidential test client' });
   as = await discover(t.app.publicBaseUrl);
@@ -300,7 +300,7 @@ describe('the authorization request and the code', () => {
   });
 
   it('lets only users of the client\'s workspace authorize it', async () => {
-    const other = makeTestWorkspace(t.db, t.sessionSecret, { name: 'Another workspace' });
+    const other = await makeTestWorkspace(t.db, t.sessionSecret, { name: 'Another workspace' });
     const browser = new TestBrowser();
     const request = await authorizationRequest(as, publicClient.id, 'tasks:read');
     const page = await openConsentPage(browser, request.url, other.session);

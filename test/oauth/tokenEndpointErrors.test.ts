@@ -14,8 +14,8 @@ useTestApp((app) => {
   t = app;
 });
 
-beforeAll(() => {
-  const ws = makeTestWorkspace(t.db, t.sessionSecret);
+beforeAll(async () => {
+  const ws = await makeTestWorkspace(t.db, t.sessionSecret);
   publicClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'] });
   confidentialClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'], confidential: true });
 });

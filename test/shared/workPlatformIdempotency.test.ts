@@ -212,7 +212,7 @@ describe('Idempotency-Key expiry (injected clock)', () => {
     const stored = (key: string) => t.db.prepare('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?').get(key) as { count: number };
     expect(stored(expiring).count).toBe(1);
 
-    const purged = createIdempotencyKeyStore(t.db).purgeExpiredIdempotencyKeys(clock);
+    const purged = await createIdempotencyKeyStore(t.db).purgeExpiredIdempotencyKeys(clock);
     expect(purged).toBeGreaterThanOrEqual(1);
     expect(stored(expiring).count).toBe(0);
     expect(stored(live).count).toBe(1);

@@ -141,7 +141,7 @@ describe('rate limits and quota with an injected clock', () => {
     ['enterprise', 'enterprise', 6000, 1500],
   ] as const)('gives a %s workspace the %s tier: read %i, write %i per minute', async (plan, tier, read, write) => {
     const { resetSeconds } = nextWindow();
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => clock });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => clock });
     const listed = await listTasks(workspace.pat);
     expectRateLimitHeaders(listed, { class: 'read', limit: read, remaining: read - 1, resetSeconds, secondsToReset: 50, tier });
     const created = await client.request('POST', '/v1/projects', { headers: jsonHeaders(workspace.pat), body: '{"name":"Tiered"}' });
@@ -154,8 +154,8 @@ describe('rate limits and quota with an injected clock', () => {
     let workspace: TestWorkspace;
     const monthEnd = Date.UTC(2030, 1, 1);
 
-    beforeAll(() => {
-      workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free', now: () => clock });
+    beforeAll(async () => {
+      workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free', now: () => clock });
       createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
     });
 

@@ -67,14 +67,14 @@ describe('kept list pages', () => {
     expect(await list('projects', newestFirst)).toEqual(before);
 
     const projects = createProjectStore(otherConnection);
-    const project = projects.createProject(workspaceId, { name: 'Zeta elsewhere' }, owner);
+    const project = await projects.createProject(workspaceId, { name: 'Zeta elsewhere' }, owner);
     expect((await list('projects', newestFirst)).items[0]).toMatchObject({ id: project.id, name: 'Zeta elsewhere' });
     expect(await list('projects', oldestFirst)).toEqual(oldest);
 
-    projects.updateProject(workspaceId, project.id, { name: 'Zeta renamed' }, project.version, owner);
+    await projects.updateProject(workspaceId, project.id, { name: 'Zeta renamed' }, project.version, owner);
     expect((await list('projects', newestFirst)).items[0]).toMatchObject({ id: project.id, name: 'Zeta renamed' });
 
-    projects.deleteProject(workspaceId, project.id, null, owner);
+    await projects.deleteProject(workspaceId, project.id, null, owner);
     expect(await list('projects', newestFirst)).toEqual(before);
   });
 });
@@ -87,7 +87,7 @@ describe('collection revisions', () => {
         (db.prepare('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?').pluck().get(workspaceId, collection) as number | undefined) ?? 0;
       const workspace = makeWorkspace(otherConnection);
       const other = makeWorkspace(otherConnection);
-      const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+      const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
       // The first revision is random (a re-created workspace id must not repeat one), then +1 per write.
       expect(revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
       const tasks = createTaskStore(otherConnection);
@@ -105,7 +105,7 @@ describe('collection revisions', () => {
 
   it('do not stand in the way of deleting a workspace with its tasks', async () => {
     const workspace = makeWorkspace(otherConnection);
-    const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+    const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
     await createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
     otherConnection.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
     expect(otherConnection.prepare('SELECT count(*) FROM collection_revisions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
@@ -141,7 +141,7 @@ describe('createListPageCache bounds', () => {
     const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ builds: ++builds }));
     await page();
     await page();
-    createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+    await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
     expect(JSON.parse((await page()).toString())).toEqual({ builds: 2 });
     await expect(cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).rejects.toThrow('refused');
   });
@@ -149,11 +149,11 @@ describe('createListPageCache bounds', () => {
     const cache = createListPageCache(t.db, { cache: answerCache() });
     const workspace = makeWorkspace(otherConnection);
     const projects = createProjectStore(t.db);
-    const names = () => projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items.map((project) => project.name);
+    const names = async () => (await projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 })).items.map((project) => project.name);
     const page = async (during?: () => void) =>
       JSON.parse(
-        (await cache.page(workspace.workspaceId, 'projects', 'q', () => {
-          const read = names();
+        (await cache.page(workspace.workspaceId, 'projects', 'q', async () => {
+          const read = await names();
           // Another process commits after this page's rows were read.
           during?.();
           return read;

@@ -93,7 +93,7 @@ useWorkPlatformTestApp(async (app) => {
   const projects = createProjectStore(t.db, { now: () => instant });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha', 'Delta', 'Alpha', 'Beta', 'Gamma']) {
-    projects.createProject(fx.workspaceId, { name }, owner);
+    await projects.createProject(fx.workspaceId, { name }, owner);
   }
   // CRM records at one instant with repeating names, titles and amounts: ties on every CRM sort.
   const companies = createCompanyStore(t.db, { now: () => instant });
@@ -315,7 +315,7 @@ describe('limit', () => {
 describe('sort keys as long as the contract allows', () => {
   // A cursor carries the last row's sort key: a 200-character title of four-byte characters must fit.
   it('pages past a task whose 200-character title is made of emoji', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret);
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret);
     for (const title of ['😀'.repeat(200), 'plain']) {
       const created = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId, title }) });
       expect(created.status).toBe(201);

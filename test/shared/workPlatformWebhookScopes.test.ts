@@ -28,7 +28,7 @@ describe('scopes', () => {
   it.each(webhookOperations.map((operation) => [operation.operationId, operation] as const))(
     '%s answers 403 insufficient-scope to a token with every other scope, and acts for one with only webhooks:manage',
     async (_operationId, operation) => {
-      const workspace = freshWorkspace();
+      const workspace = await freshWorkspace();
       const everythingElse = makePat(t.db, workspace.workspaceId, ['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read'], { userId: workspace.ownerId });
       const onlyWebhooks = makePat(t.db, workspace.workspaceId, ['webhooks:manage'], { userId: workspace.ownerId });
       const target = await newWebhook({}, workspace.pat);

@@ -109,7 +109,7 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
     const tenantId = makeTenant(t.db);
     importPortfolio(t.db, tenantId, makeDocument(), Date.now);
     const workspace = makeWorkspace(t.db);
-    const project = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
+    const project = await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
 
     const cap = 8 * 1024;
     const cache = createBoundedCache({ maxBytes: cap });

@@ -83,7 +83,7 @@ describe('idempotency key store', () => {
 
 describe('one write transaction for the record, the resource and its outbox row', () => {
   it('commits the record, the resource and its outbox row together, or none of them', async () => {
-    const projectId = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor).id;
+    const projectId = (await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor)).id;
     const tasks = createTaskStore(t.db);
     const before = { tasks: count('tasks'), events: count('events') };
     await expect(
@@ -105,7 +105,7 @@ describe('one write transaction for the record, the resource and its outbox row'
   });
 
   it('serializes the same key across processes: exactly one acts, the others replay its answer', async () => {
-    const projectId = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor).id;
+    const projectId = (await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor)).id;
     t.db.close();
     const script = `
 const { openDatabase } = await import(${sourceUrl('src/store/database.ts')});

@@ -13,14 +13,14 @@ let other: WorkspaceFixture;
 let projectId: string;
 let otherProjectId: string;
 let store: TaskStore;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
   clock = makeClock(Date.UTC(2026, 10, 23, 9, 41, 0));
   workspace = makeWorkspace(t.db);
   other = makeWorkspace(t.db, { name: 'Other' });
   const projects = createProjectStore(t.db, { now: clock.now });
-  projectId = projects.createProject(workspace.workspaceId, { name: 'Main' }, workspace.actor).id;
-  otherProjectId = projects.createProject(other.workspaceId, { name: 'Theirs' }, other.actor).id;
+  projectId = (await projects.createProject(workspace.workspaceId, { name: 'Main' }, workspace.actor)).id;
+  otherProjectId = (await projects.createProject(other.workspaceId, { name: 'Theirs' }, other.actor)).id;
   store = createTaskStore(t.db, { now: clock.now });
 });
 afterEach(() => t.cleanup());
@@ -187,7 +187,7 @@ describe('task store: update and delete', () => {
 
   it('moves a task between projects and assignees of its workspace only', async () => {
     const task = await create();
-    const second = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'Second' }, workspace.actor).id;
+    const second = (await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'Second' }, workspace.actor)).id;
     const member = makeUser(t.db, workspace.workspaceId);
     expect(await store.updateTask(workspace.workspaceId, task.id, { projectId: second, assigneeId: member }, 1, workspace.actor)).toMatchObject({ projectId: second, assigneeId: member, version: 2 });
     await expect(store.updateTask(workspace.workspaceId, task.id, { projectId: otherProjectId }, 2, workspace.actor)).rejects.toThrow(expect.objectContaining({ code: 'project-not-found' }));

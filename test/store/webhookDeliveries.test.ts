@@ -38,7 +38,7 @@ afterEach(() => fx?.cleanup());
 
 describe('fan-out in the outbox transaction', () => {
   it('queues one PENDING delivery per ACTIVE subscription of the workspace that lists the type, due when the event occurred', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { workspaceId } = fx.workspace;
     const created = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
     const both = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.completed', 'task.created'] });
@@ -76,7 +76,7 @@ describe('fan-out in the outbox transaction', () => {
   });
 
   it('a rolled-back change leaves no event and no delivery', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { workspaceId } = fx.workspace;
     insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
     const outbox = createOutboxWriter(fx.db, (size) => new Uint8Array(size).map(() => Math.floor(Math.random() * 256)));
@@ -96,7 +96,7 @@ describe('fan-out in the outbox transaction', () => {
   });
 
   it('tells the listeners of the connection after the commit, not before', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const seen: number[] = [];
     const unsubscribe = onDeliveriesQueued(fx.db, () => seen.push((fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n));
@@ -113,7 +113,7 @@ describe('fan-out in the outbox transaction', () => {
 
 describe('claims and leases', () => {
   it('claims due deliveries once; a second owner gets none until the lease expires, then takes it over', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
     await fx.createTask();
     await fx.createTask();
@@ -144,7 +144,7 @@ describe('claims and leases', () => {
   });
 
   it('writes a fresh token per claim: the same owner re-claiming after its lease expired invalidates the earlier claim', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
@@ -162,8 +162,8 @@ describe('claims and leases', () => {
     expect(attemptsOf(fx.db, first!.id)).toHaveLength(1);
   });
 
-  it("reads the oldest subscription's sealed secret, for the start-up check of the key", () => {
-    fx = makeDeliveryFixture();
+  it("reads the oldest subscription's sealed secret, for the start-up check of the key", async () => {
+    fx = await makeDeliveryFixture();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     expect(store.oldestSealedSecret()).toBeUndefined();
     const { id, secret } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, now: fx.clock.now() });
@@ -175,7 +175,7 @@ describe('claims and leases', () => {
   });
 
   it('claims only what is due, oldest first, at most the limit', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const start = fx.clock.now();
@@ -192,7 +192,7 @@ describe('claims and leases', () => {
   });
 
   it('cancels, instead of claiming, a due delivery whose subscription is DISABLED', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
     await fx.createTask();
     fx.db.prepare("UPDATE webhook_subscriptions SET status = 'DISABLED', disabled_code = 'MANUAL', disabled_message = 'off' WHERE id = ?").run(id);
@@ -202,7 +202,7 @@ describe('claims and leases', () => {
   });
 
   it('hands out the sealed current secret and, while the overlap lasts, the previous one, never opened', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const expiresAt = fx.clock.now() + 60_000;
     const { id, secret } = insertSubscription(fx.db, {
       workspaceId: fx.workspace.workspaceId,
@@ -225,7 +225,7 @@ describe('claims and leases', () => {
 
 describe('recording attempts', () => {
   it('writes the attempt and the outcome together; a success resets the failed-events count', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     fx.db.prepare('UPDATE webhook_subscriptions SET consecutive_failed_events = 2 WHERE id = ?').run(id);
     await fx.createTask();
@@ -249,7 +249,7 @@ describe('recording attempts', () => {
   });
 
   it('a 410 fails the delivery, disables the subscription (GONE, version + 1) and cancels its pending deliveries', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'], now: fx.clock.now() });
     await fx.createTask();
     await fx.createTask();
@@ -278,7 +278,7 @@ describe('recording a batch', () => {
       .run();
 
   it('writes each attempt whose claim holds; one lost to a takeover and one whose statements fail leave no trace, the others commit', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     for (let index = 0; index < 4; index += 1) await fx.createTask();
     const first = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
@@ -321,7 +321,7 @@ describe('recording a batch', () => {
   });
 
   it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     await fx.createTask();
     await fx.createTask();
@@ -339,8 +339,8 @@ describe('recording a batch', () => {
 });
 
 describe('purges', () => {
-  it('ends expired rotation overlaps only', () => {
-    fx = makeDeliveryFixture();
+  it('ends expired rotation overlaps only', async () => {
+    fx = await makeDeliveryFixture();
     const at = fx.clock.now();
     const expired = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at } });
     const running = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at + 1 } });
@@ -351,7 +351,7 @@ describe('purges', () => {
   });
 
   it('deletes deliveries ended more than 30 days ago, and events older than that with nothing pending or recently ended', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const t0 = fx.clock.now();

@@ -102,7 +102,7 @@ describe('Work-Platform demo data', () => {
     expect(tasks.map((task) => task.id).sort()).toEqual([...demo.taskIds].sort());
     expect(new Set(demo.taskIds).size).toBe(demo.taskIds.length);
 
-    const projects = createProjectStore(t.db).listProjects(demo.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items;
+    const projects = (await createProjectStore(t.db).listProjects(demo.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 })).items;
     expect(projects.map((project) => project.name)).toEqual(['Website relaunch', 'Mobile app 2.0', 'Customer onboarding', 'Someday']);
     expect(projects[0]!.id).toBe(demo.projectId);
     for (const project of projects.slice(0, 3)) expect(tasks.filter((task) => task.projectId === project.id).length).toBeGreaterThan(20);
@@ -127,7 +127,7 @@ describe('Work-Platform demo data', () => {
     expect(await tasks.getTask(demo.workspaceId, demo.otherWorkspace.taskId)).toBeUndefined();
     expect(await tasks.getTask(demo.otherWorkspace.workspaceId, demo.otherWorkspace.taskId)).toMatchObject({ projectId: demo.otherWorkspace.projectId });
     expect((await allTasks(demo.otherWorkspace.workspaceId)).map((task) => task.id)).toEqual([demo.otherWorkspace.taskId]);
-    expect(createProjectStore(t.db).getProject(demo.workspaceId, demo.otherWorkspace.projectId)).toBeUndefined();
+    expect(await createProjectStore(t.db).getProject(demo.workspaceId, demo.otherWorkspace.projectId)).toBeUndefined();
   });
 
   it('issues PATs of every kind and session tokens signed with the given key', async () => {
@@ -245,7 +245,7 @@ describe('Work-Platform demo data', () => {
 
   it('leaves other workspaces alone', async () => {
     const own = makeWorkspace(t.db, { name: 'Not a demo' });
-    const projectId = createProjectStore(t.db).createProject(own.workspaceId, { name: 'Mine' }, own.actor).id;
+    const projectId = (await createProjectStore(t.db).createProject(own.workspaceId, { name: 'Mine' }, own.actor)).id;
     const task = await createTaskStore(t.db).createTask(own.workspaceId, { projectId, title: 'Keep me' }, own.actor);
     await load();
     await load();

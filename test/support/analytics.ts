@@ -56,10 +56,10 @@ export interface SeededTask {
 }
 
 /** A workspace of its own with a second project and a writer of tasks and deals at chosen instants. */
-export function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Uint8Array) {
+export async function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Uint8Array) {
   let clock = 0;
   const now = () => clock;
-  const workspace: TestWorkspace = makeTestWorkspace(db, sessionSecret, { now: () => Date.UTC(2026, 0, 1) });
+  const workspace: TestWorkspace = await makeTestWorkspace(db, sessionSecret, { now: () => Date.UTC(2026, 0, 1) });
   const actor = { id: workspace.ownerId, kind: 'USER' as const };
   const taskStore = createTaskStore(db, { now });
   const dealStore = createDealStore(db, { now });
@@ -102,8 +102,8 @@ export function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Ui
       tasks.push(seeded);
       return seeded;
     },
-    project(name: string): string {
-      return createProjectStore(db).createProject(workspace.workspaceId, { name }, actor).id;
+    async project(name: string): Promise<string> {
+      return (await createProjectStore(db).createProject(workspace.workspaceId, { name }, actor)).id;
     },
     deal(options: { createdAt: number; stage: string; amountMinor: number; currency: string; ownerId?: string }) {
       clock = options.createdAt;

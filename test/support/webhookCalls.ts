@@ -43,8 +43,8 @@ export function webhookCalls(app: () => WorkPlatformTestApp, clock: () => number
     deliveries: (id: string, query = '', token?: string) => send('GET', `/v1/webhooks/${id}/deliveries${query}`, { token }),
 
     /** A workspace of its own, so that counts and lists are exactly what the test made. */
-    freshWorkspace(): TestWorkspace {
-      const workspace = makeTestWorkspace(app().t.db, app().t.sessionSecret, { now: clock });
+    async freshWorkspace(): Promise<TestWorkspace> {
+      const workspace = await makeTestWorkspace(app().t.db, app().t.sessionSecret, { now: clock });
       liftCallLimits(app().t.db, workspace.workspaceId);
       return workspace;
     },

@@ -92,15 +92,15 @@ export interface TestWorkspace {
 }
 
 /** A workspace of its own (owner, one project, a PAT and a session), apart from the demo's. */
-export function makeTestWorkspace(
+export async function makeTestWorkspace(
   db: BetterSqlite3.Database,
   sessionSecret: Uint8Array,
   options: { plan?: WorkspacePlan; now?: () => number; name?: string } = {},
-): TestWorkspace {
+): Promise<TestWorkspace> {
   const now = options.now ?? Date.now;
   const { id: workspaceId } = createWorkspaceStore(db, { now }).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
   const { id: ownerId } = createUserStore(db, { now }).createUser({ workspaceId, role: 'owner', name: 'Test owner' });
-  const { id: projectId } = createProjectStore(db, { now }).createProject(workspaceId, { name: 'Test project' }, { id: ownerId, kind: 'USER' });
+  const { id: projectId } = await createProjectStore(db, { now }).createProject(workspaceId, { name: 'Test project' }, { id: ownerId, kind: 'USER' });
   return {
     workspaceId,
     ownerId,

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function start(worker: 'on' | 'off', logLines: string[]) {
-  fx = makeDeliveryFixture();
+  fx = await makeDeliveryFixture();
   receiver = await startReceiver();
   liftCallLimits(fx.db, fx.workspace.workspaceId);
   const config = loadConfig({
@@ -78,7 +78,7 @@ describe('the in-process worker', () => {
   });
 
   it('refuses to start, naming WEBHOOK_SECRET_KEY, when the key cannot open the stored secrets', async () => {
-    fx = makeDeliveryFixture();
+    fx = await makeDeliveryFixture();
     receiver = await startReceiver();
     const sealedWith = loadConfig({ DATABASE_PATH: fx.path, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url }, loadWebhookSecretBox(sealedWith));

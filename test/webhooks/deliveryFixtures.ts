@@ -42,12 +42,12 @@ export interface DeliveryFixture extends TempDatabase {
   completeTask(task: Task): Promise<Task>;
 }
 
-export function makeDeliveryFixture(clock: Clock = makeClock()): DeliveryFixture {
+export async function makeDeliveryFixture(clock: Clock = makeClock()): Promise<DeliveryFixture> {
   const database = makeDatabase();
   const workspace = makeWorkspace(database.db, { now: clock.now });
   const projects = createProjectStore(database.db, { now: clock.now });
   const tasks = createTaskStore(database.db, { now: clock.now });
-  const projectId = projects.createProject(workspace.workspaceId, { name: 'Deliveries' }, workspace.actor).id;
+  const projectId = (await projects.createProject(workspace.workspaceId, { name: 'Deliveries' }, workspace.actor)).id;
   // The project.created event above has no subscriber yet: no delivery.
   let counter = 0;
   return {

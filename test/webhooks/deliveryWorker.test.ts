@@ -71,7 +71,7 @@ let logLines: string[];
 const cleanups: Array<() => unknown> = [];
 
 async function setUp(): Promise<void> {
-  fx = makeDeliveryFixture();
+  fx = await makeDeliveryFixture();
   receiver = await startReceiver();
   logLines = [];
 }

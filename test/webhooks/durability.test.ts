@@ -58,7 +58,7 @@ describe('durable delivery across kill -9', () => {
     liftCallLimits(setup, workspace.workspaceId);
     createWorkspaceStore(setup).setWorkspaceLimits(workspace.workspaceId, { webhookRetryDelaysSeconds: [1, 1, 1] });
     const { token } = makeToken(setup, workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
-    const projectId = createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Durability' }, workspace.actor).id;
+    const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Durability' }, workspace.actor)).id;
     setup.close();
     const db = openDatabase(databasePath);
 
@@ -193,7 +193,7 @@ describe('durable delivery across kill -9', () => {
     const workspace = makeWorkspace(db);
     const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(db, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
-    const projectId = createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor).id;
+    const projectId = (await createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor)).id;
     const tasks = createTaskStore(db);
     const commit = async (count: number) => {
       for (let index = 0; index < count; index += 1) await tasks.createTask(workspace.workspaceId, { projectId, title: `task ${index}` }, workspace.actor);

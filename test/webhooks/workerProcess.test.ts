@@ -61,7 +61,7 @@ describe('npm run worker', () => {
     const workspace = makeWorkspace(setup);
     liftCallLimits(setup, workspace.workspaceId);
     const { token } = makeToken(setup, workspace, { scopes: ['tasks:write'] });
-    const projectId = createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Workers' }, workspace.actor).id;
+    const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Workers' }, workspace.actor)).id;
     const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     setup.close();

@@ -68,7 +68,7 @@ describe('POST /v1/webhooks', () => {
   });
 
   it('answers 409 webhook-limit-reached past 20 subscriptions in a workspace', async () => {
-    const workspace = freshWorkspace();
+    const workspace = await freshWorkspace();
     for (let index = 0; index < 20; index += 1) await newWebhook({}, workspace.pat);
     expectProblem(await createWebhook({ url, eventTypes: ['task.created'] }, workspace.pat), 409, 'conflict', 'webhook-limit-reached');
     expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(20);

@@ -59,7 +59,7 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
   });
 
   it('reports usage as one token per 4 bytes of the prompt and of the answer, and charges it by the price table', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     const text = 'Renew the domain by 2026-12-15\nOrder new badges';
     const body = expectSuccess(await draft({ projectId: workspace.projectId, text, maxDrafts: 5 }, workspace.pat), 200);
     const prompt = draftTasksPrompt({ projectName: 'Test project', text, maxDrafts: 5, now });
@@ -85,7 +85,7 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
   });
 
   it('replays an Idempotency-Key without drafting or charging again', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     const request = { projectId: workspace.projectId, text: 'Print the flyers' };
     const first = await draft(request, workspace.pat, { 'idempotency-key': 'draft-once' });
     const again = await draft(request, workspace.pat, { 'idempotency-key': 'draft-once' });
@@ -119,7 +119,7 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
 
 describe('the ai rate class', () => {
   it('allows a free workspace 20 AI calls a minute, then answers 429 rate-limited in the ai bucket', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     const request = { projectId: workspace.projectId, text: 'One thing' };
     const first = await draft(request, workspace.pat);
     expect(first.headers).toMatchObject({ 'x-ratelimit-class': 'ai', 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-tier': 'free' });
@@ -136,13 +136,13 @@ describe('the ai rate class', () => {
     ['business', '60', 'pro'],
     ['enterprise', '300', 'enterprise'],
   ] as const)('allows a %s workspace %s AI calls a minute (tier %s)', async (plan, limit, tier) => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => now });
     const response = await draft({ projectId: workspace.projectId, text: 'One thing' }, workspace.pat);
     expect(response.headers).toMatchObject({ 'x-ratelimit-class': 'ai', 'x-ratelimit-limit': limit, 'x-ratelimit-tier': tier });
   });
 
   it('applies a workspace override of the ai allowance', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     liftCallLimits(t.db, workspace.workspaceId);
     createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiPerMinute: 2 });
     const request = { projectId: workspace.projectId, text: 'One thing' };

@@ -13,7 +13,7 @@ useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 const at = (iso: string) => Date.parse(iso);
 const MAX = Number.MAX_SAFE_INTEGER;
-let ws: ReturnType<typeof analyticsWorkspace>;
+let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 interface Seeded {
   createdAt: number;
   stage: string;
@@ -39,8 +39,8 @@ function stageValues(deals: Seeded[]) {
   });
 }
 
-beforeAll(() => {
-  ws = analyticsWorkspace(t.db, t.sessionSecret);
+beforeAll(async () => {
+  ws = await analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
   const add = (deal: Omit<Seeded, 'ownerId'> & { ownerId?: string }) => {
     const full = { ownerId: ws.ownerId, ...deal };
@@ -62,7 +62,7 @@ beforeAll(() => {
   });
   // Sums beyond 2^63 (where SQLite's sum() fails) and beyond 2^53 (where a JSON number is inexact): exact as strings.
   for (let copy = 0; copy < 1100; copy += 1) add({ createdAt: at('2026-02-20T10:00:00Z'), stage: 'won', amountMinor: MAX, currency: 'IDR' });
-  const other = analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.db, t.sessionSecret);
   other.deal({ createdAt: at('2026-02-15T10:00:00Z'), stage: 'won', amountMinor: 5, currency: 'EUR' });
 });
 

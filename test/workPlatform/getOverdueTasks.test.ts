@@ -13,7 +13,7 @@ let client: ContractClient;
 let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => NOW });
 
-let ws: ReturnType<typeof analyticsWorkspace>;
+let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 let secondProject: string;
 
 /** Overdue at instant T as the contract defines it: from the later of dueOn and createdAt, until completedAt. */
@@ -21,9 +21,9 @@ const overdueAt = (tasks: SeededTask[], instant: number) =>
   tasks.filter((task) => task.dueOn !== null && Math.max(task.createdAt, task.dueOn) < instant && (task.completedAt === null || task.completedAt >= instant)).length;
 
 beforeAll(async () => {
-  ws = analyticsWorkspace(t.db, t.sessionSecret);
+  ws = await analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
-  secondProject = ws.project('Second');
+  secondProject = await ws.project('Second');
   // Overdue before the ranges start, still open.
   await ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-20T17:00:00Z'), priority: 'HIGH' });
   // Overdue before, completed inside the ranges.
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await ws.task({ createdAt: at('2026-03-10T08:00:00Z') });
   // Due an hour ago.
   await ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: NOW - 3_600_000, priority: 'LOW' });
-  const other = analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.db, t.sessionSecret);
   await other.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-06T00:00:00Z') });
 });
 

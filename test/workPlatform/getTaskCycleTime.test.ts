@@ -12,7 +12,7 @@ useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 const at = (iso: string) => Date.parse(iso);
 const HOUR = 3_600_000;
-let ws: ReturnType<typeof analyticsWorkspace>;
+let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 let secondProject: string;
 
 /** The statistics as the contract defines them, computed here from the seeded durations. */
@@ -34,9 +34,9 @@ const durationsIn = (tasks: SeededTask[], startMs: number, endMs: number) =>
   tasks.flatMap((task) => (task.completedAt !== null && task.completedAt >= startMs && task.completedAt < endMs ? [task.completedAt - task.createdAt] : []));
 
 beforeAll(async () => {
-  ws = analyticsWorkspace(t.db, t.sessionSecret);
+  ws = await analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
-  secondProject = ws.project('Second');
+  secondProject = await ws.project('Second');
   // Eleven completions in March 2026 with distinct cycle times (1 h … 11 h, odd ones in the second
   // project), one on each side of the week edge (Monday 2026-03-09 00:00), and four in April.
   for (let index = 1; index <= 11; index += 1) {
@@ -51,7 +51,7 @@ beforeAll(async () => {
   // Created DONE: a cycle time of 0. Open tasks have none.
   await ws.task({ createdAt: at('2026-04-15T00:00:00Z'), createdDone: true });
   await ws.task({ createdAt: at('2026-03-05T00:00:00Z') });
-  const other = analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.db, t.sessionSecret);
   await other.task({ createdAt: at('2026-03-01T00:00:00Z'), doneAt: [at('2026-03-20T00:00:00Z')] });
 });
 

@@ -11,10 +11,10 @@ let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 const at = (iso: string) => Date.parse(iso);
-let ws: ReturnType<typeof analyticsWorkspace>;
+let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 
 beforeAll(async () => {
-  ws = analyticsWorkspace(t.db, t.sessionSecret);
+  ws = await analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
   // Edges: UTC midnight, the last millisecond before it, Sunday → Monday (2026-03-01 is a Sunday),
   // February (28 days in 2026) → March, a 30-day month (April) → May.
@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Created DONE: completed when created.
   await ws.task({ createdAt: at('2026-03-20T10:00:00Z'), createdDone: true });
   // Another workspace's tasks at the same instants are never counted.
-  const other = analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.db, t.sessionSecret);
   for (const iso of created) await other.task({ createdAt: at(iso), doneAt: [at(iso) + 1000] });
 });
 
@@ -88,7 +88,7 @@ describe('GET /v1/analytics/tasks/throughput', () => {
   });
 
   it('narrows to one project; a project of another workspace answers 404 like a missing one', async () => {
-    const second = ws.project('Second');
+    const second = await ws.project('Second');
     await ws.task({ projectId: second, createdAt: at('2026-03-10T10:00:00Z') });
     const body = expectSuccess(await throughput({ from: '2026-03-01', to: '2026-04-01', bucket: 'month', projectId: second }), 200);
     expect(body).toMatchObject({ projectId: second, totals: { created: 1, completed: 0 } });

@@ -46,7 +46,7 @@ describe('GET /v1/workspace/limits by role and scope', () => {
 
 it('GET /v1/workspace/limits reports every value: in force, plan default, override, and calls this month', async () => {
   nextWindow();
-  const workspace = makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
+  const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
   createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, {
     readPerMinute: 500,
     monthlyQuota: 40,

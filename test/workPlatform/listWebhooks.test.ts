@@ -14,7 +14,7 @@ const { send, freshWorkspace, newWebhook } = webhookCalls(() => ({ t, client: t.
 
 describe('GET /v1/webhooks', () => {
   it('lists newest first in cursor pages, only this workspace\'s', async () => {
-    const workspace = freshWorkspace();
+    const workspace = await freshWorkspace();
     const ids: string[] = [];
     for (let index = 0; index < 5; index += 1) {
       clock += 1000;

@@ -38,7 +38,7 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
   });
 
   it('queues a range of the subscription\'s types, oldest first; answers 0 for an empty range', async () => {
-    const workspace = freshWorkspace();
+    const workspace = await freshWorkspace();
     const webhook = await newWebhook({ eventTypes: ['task.created'] }, workspace.pat);
     const from = clock + 1;
     const ids: string[] = [];
@@ -56,7 +56,7 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
   });
 
   it('answers 422 at /to when the range ends at or before its start, or holds more than 1000 events, queueing nothing', async () => {
-    const workspace = freshWorkspace();
+    const workspace = await freshWorkspace();
     const webhook = await newWebhook({ eventTypes: ['task.created'] }, workspace.pat);
     const at = new Date(clock).toISOString();
     const backwards = expectProblem(await replay(webhook.id, { from: at, to: new Date(clock - 1).toISOString() }, workspace.pat), 422, 'validation');

@@ -62,7 +62,7 @@ describe('POST /v1/ai/project-summaries (offline provider)', () => {
   });
 
   it('reads a changed task at once, and leaves out DONE tasks', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     const create = (body: object) =>
       client.request('POST', '/v1/tasks', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId, ...body }) });
     const late = expectSuccess(await create({ title: 'Late invoice', priority: 'HIGH', dueOn: '2026-11-20T12:00:00.000Z' }), 201);
@@ -97,7 +97,7 @@ describe('POST /v1/ai/project-summaries (offline provider)', () => {
   });
 
   it('replays an Idempotency-Key with the first summary, charging once', async () => {
-    const workspace = makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
     const first = await summarize(workspace.projectId, workspace.pat, { 'idempotency-key': 'summary-1' });
     const again = await summarize(workspace.projectId, workspace.pat, { 'idempotency-key': 'summary-1' });
     expect(expectSuccess(again, 200)).toEqual(expectSuccess(first, 200));

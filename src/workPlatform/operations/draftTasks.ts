@@ -9,7 +9,7 @@ export const draftTasks: WorkPlatformTwoPhaseHandler<'draftTasks'> = twoPhaseHan
   const { workspace } = ctx.caller;
   const { projectId, text } = ctx.body;
   const maxDrafts = ctx.body.maxDrafts ?? DEFAULT_MAX_DRAFTS;
-  const project = ctx.services.projects.getProject(workspace.id, projectId);
+  const project = await ctx.services.projects.getProject(workspace.id, projectId);
   if (!project) throw new ApiProblem('not-found', { detail: `No project ${projectId} in this workspace.`, code: 'project-not-found' });
   const { provider } = ctx.services.ai;
   const call = provider.draftTasks({ projectName: project.name, text, maxDrafts, now: ctx.now() });

@@ -12,7 +12,7 @@ export const importIssues: WorkPlatformTwoPhaseHandler<'importIssues'> = twoPhas
   const state = ctx.body.state ?? 'open';
   const services = ctx.services.connectors;
   // Checked before GitHub is asked, so a wrong project costs no outside call.
-  if (!ctx.services.projects.getProject(workspace.id, projectId)) {
+  if (!(await ctx.services.projects.getProject(workspace.id, projectId))) {
     throw new ApiProblem('not-found', { detail: `No project ${projectId} in this workspace.`, code: 'project-not-found' });
   }
   const credential = usableCredential(services, workspace.id, services.store.getConnectorWithCredential(workspace.id, connectorId), connectorId, actor);

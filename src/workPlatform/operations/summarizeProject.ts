@@ -8,7 +8,7 @@ const TASKS_READ = 200;
 export const summarizeProject: WorkPlatformTwoPhaseHandler<'summarizeProject'> = twoPhaseHandler(async (ctx) => {
   const { workspace } = ctx.caller;
   const { projectId } = ctx.body;
-  const project = ctx.services.projects.getProject(workspace.id, projectId);
+  const project = await ctx.services.projects.getProject(workspace.id, projectId);
   if (!project) throw new ApiProblem('not-found', { detail: `No project ${projectId} in this workspace.`, code: 'project-not-found' });
   const { provider, openWork: reader } = ctx.services.ai;
   const now = ctx.now();
