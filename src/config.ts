@@ -206,7 +206,7 @@ export const ENVIRONMENT_VARIABLES = [
   { name: 'REDIS_CONNECT_TIMEOUT_MS', default: '1000', description: 'How long one attempt to connect to Redis may take; attempts go on in the background.' },
   {
     name: 'REDIS_COMMAND_TIMEOUT_MS',
-    default: '200',
+    default: '500',
     description: 'How long one count in Redis may take; a slower or failed one counts as Redis unreachable and the call is decided without it (see README "Redis").',
   },
 ] as const;
@@ -294,7 +294,7 @@ function redisConfig(env: NodeJS.ProcessEnv): RedisConfig | undefined {
     url,
     keyPrefix: env.REDIS_KEY_PREFIX ?? 'contract-api:',
     connectTimeoutMs: positiveInteger('REDIS_CONNECT_TIMEOUT_MS', env.REDIS_CONNECT_TIMEOUT_MS, 1_000),
-    commandTimeoutMs: positiveInteger('REDIS_COMMAND_TIMEOUT_MS', env.REDIS_COMMAND_TIMEOUT_MS, 200),
+    commandTimeoutMs: positiveInteger('REDIS_COMMAND_TIMEOUT_MS', env.REDIS_COMMAND_TIMEOUT_MS, 500),
   };
 }
 

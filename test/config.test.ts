@@ -62,7 +62,7 @@ describe('loadConfig', () => {
       url: 'redis://:pw@redis.internal:6380/2',
       keyPrefix: 'contract-api:',
       connectTimeoutMs: 1_000,
-      commandTimeoutMs: 200,
+      commandTimeoutMs: 500,
     });
     expect(loadConfig({ REDIS_URL: 'rediss://redis.internal', REDIS_KEY_PREFIX: 'staging:', REDIS_COMMAND_TIMEOUT_MS: '50' }).redis).toMatchObject({
       keyPrefix: 'staging:',

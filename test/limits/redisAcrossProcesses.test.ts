@@ -36,7 +36,14 @@ describe('two server processes on one Redis and one database', () => {
     createWorkspaceStore(db).setWorkspaceLimits(database.fixture.workPlatform.workspaceId, { writePerMinute: 8, readPerMinute: 100_000, monthlyQuota: 1_000_000 });
     db.close();
     // One portfolio window spans the whole test; both processes share one key prefix, as one deployment.
-    const env = { DATABASE_PATH: database.databasePath, PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600), ...redisLimitsEnv(redis) };
+    // A long command timeout: on a starved machine an event loop that stalls past the default would
+    // count as Redis unreachable and fail open, which the outage test below covers; here, exactness.
+    const env = {
+      DATABASE_PATH: database.databasePath,
+      PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600),
+      ...redisLimitsEnv(redis),
+      REDIS_COMMAND_TIMEOUT_MS: '10000',
+    };
     const servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     children.push(...servers.map((server) => server.child));
     portfolio = servers.map((server) => new ContractClient(server.url));
