@@ -7,7 +7,7 @@ export interface Housekeeping {
   name: string;
   /** A cron expression (node-cron, with seconds optional). */
   every: string;
-  /** Returns how many records it removed (a promise when the job waits for Redis). */
+  /** Answers how many rows it changed or removed. */
   run: () => number | Promise<number>;
 }
 

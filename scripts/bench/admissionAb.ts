@@ -64,7 +64,7 @@ const children: ChildProcess[] = [];
 try {
   const databasePath = path.join(dir, 'app.db');
   const db = openDatabase(databasePath);
-  const demo = loadDemoData(db, Date.now, {});
+  const demo = await loadDemoData(db, Date.now, {});
   const key = issueApiKey(createApiKeyStore(db), { tenantId: demo.portfolio.tenantId, rateLimit: 1_000_000_000 }).key;
   createWorkspaceStore(db).setWorkspaceLimits(demo.workPlatform.workspaceId, { readPerMinute: 1_000_000, monthlyQuota: 1_000_000_000 });
   db.close();

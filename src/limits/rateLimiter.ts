@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { isDatabaseBusy, runInImmediateTransaction } from '../store/database.js';
+import { isDatabaseBusy, runInImmediateTransaction, TransactionOpenElsewhereError } from '../store/database.js';
 import { createRateLimitCounterStore, type RateLimitCounterStore } from '../store/rateLimitCounters.js';
 import { LOCAL_COUNT_MS, mayCountAlone } from './localCounting.js';
 
@@ -76,7 +76,8 @@ export class SqliteRateLimiter implements RateLimiter {
       return runInImmediateTransaction(this.db, count);
     } catch (error) {
       if (!isDatabaseBusy(error)) throw error;
-      this.lockedUntil = this.now() + LOCKED_RETRY_AFTER_MS;
+      // This process's own open transaction ends within the turn; only another process's lock is waited out.
+      if (!(error instanceof TransactionOpenElsewhereError)) this.lockedUntil = this.now() + LOCKED_RETRY_AFTER_MS;
       return whileLocked();
     }
   }

@@ -30,7 +30,7 @@ describe('two server processes on one Redis and one database', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    database = makeDemoDatabaseFile('contract-api-redis-limits-');
+    database = await makeDemoDatabaseFile('contract-api-redis-limits-');
     const db = openDatabase(database.databasePath);
     portfolioKey = issueApiKey(createApiKeyStore(db), { tenantId: database.fixture.portfolio.tenantId, rateLimit: 10 }).key;
     createWorkspaceStore(db).setWorkspaceLimits(database.fixture.workPlatform.workspaceId, { writePerMinute: 8, readPerMinute: 100_000, monthlyQuota: 1_000_000 });
@@ -112,7 +112,7 @@ describe('a server process while Redis is down', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer({ password });
-    database = makeDemoDatabaseFile('contract-api-redis-outage-');
+    database = await makeDemoDatabaseFile('contract-api-redis-outage-');
     server = await startServerProcess({ DATABASE_PATH: database.databasePath, ...redisLimitsEnv(redis), REDIS_COMMAND_TIMEOUT_MS: '100' });
     portfolio = new ContractClient(server.url);
     workPlatform = new ContractClient(server.url, 'work-platform', 'Problem');
