@@ -10,6 +10,8 @@ import { loadServedArtifacts } from './contract/servedArtifacts.js';
 import { createHttpAdapter } from './http/httpAdapter.js';
 import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
+import { openRedisConnection } from './limits/redisConnection.js';
+import { RedisLimitCounters } from './limits/redisLimitCounters.js';
 import type { Logger } from './logger.js';
 import { portfolioProfile } from './portfolio/portfolioProfile.js';
 import { createContractApi } from './contract/pipeline.js';
@@ -99,6 +101,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
+  // REDIS_URL: the rate-limit buckets and the monthly quota are counted in Redis instead of SQLite.
+  const redis = config.redis ? await openRedisConnection(config.redis, deps.logger) : undefined;
+  const callCounter = redis && config.redis ? new RedisLimitCounters(redis, { keyPrefix: config.redis.keyPrefix, now }) : undefined;
 
   const users = createUserStore(db, { now });
   const workspaces = createWorkspaceStore(db, { now });
@@ -139,6 +144,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { now }), webhookSecrets);
     } catch (error) {
       if (!deps.db) db.close();
+      await redis?.close();
       throw error;
     }
   }
@@ -181,7 +187,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
-        quota: {
+        quota: callCounter ?? {
           quotaUsage(workspaceId, at) {
             const usage = quota.quotaUsage(workspaceId, at);
             return { ...usage, used: usage.used + localQuota.unwrittenFor(workspaceId, at) };
@@ -207,6 +213,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       rateLimiter,
       quota,
       localQuota,
+      callCounter,
       cors: corsPolicy,
       problemTypeBase: config.errorTypeBase,
       now,
@@ -244,6 +251,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
       services: { content: createPortfolioReader(db, { cache: answerCache }), downloads: portfolioArtifacts },
       rateLimiter,
+      callCounter,
       rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
       now,
       logger: deps.logger,
@@ -333,6 +341,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     [
       // Written quietly: a count is not a removal.
       { name: 'write-local-quota-counts', every: '* * * * * *', run: () => (writeLocalQuotaCounts(), 0) },
+      ...(callCounter ? [{ name: 'write-redis-quota-counts', every: '* * * * * *', run: async () => (await callCounter.writeUnwrittenQuotaCalls(), 0) }] : []),
       { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
       { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
@@ -342,6 +351,15 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     ],
     deps.logger,
   );
+
+  /** Writes the quota calls admitted while Redis could not be reached (if it answers now), then disconnects. */
+  const closeRedis = async () => {
+    if (!redis || !callCounter) return;
+    await callCounter.writeUnwrittenQuotaCalls();
+    const lost = callCounter.unwrittenQuotaCalls();
+    if (lost > 0) deps.logger.error('quota calls admitted while Redis was unreachable could not be written at shutdown', { calls: lost });
+    await redis.close();
+  };
 
   return {
     url,
@@ -366,7 +384,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
             const lost = localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
             if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
             if (!deps.db) db.close();
-            resolve();
+            void closeRedis().then(resolve);
           });
         });
         server.closeIdleConnections();

@@ -48,6 +48,18 @@ export interface Config {
   ai: AiConfig;
   /** The services connectors talk to. */
   connectors: ConnectorsConfig;
+  /** Where rate-limit buckets and monthly quota counts live when they are not in SQLite; undefined: in SQLite. */
+  redis: RedisConfig | undefined;
+}
+
+export interface RedisConfig {
+  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://…`; never logged as it is (see redactedRedisUrl). */
+  url: string;
+  /** Prepended to every key, so that several deployments (or test runs) can share one Redis. */
+  keyPrefix: string;
+  connectTimeoutMs: number;
+  /** A command unanswered for this long counts as Redis unreachable. */
+  commandTimeoutMs: number;
 }
 
 export interface PostgresConfig {
@@ -211,6 +223,19 @@ export const ENVIRONMENT_VARIABLES = [
     description: 'GitHub REST API base of the github connectors (GitHub Enterprise Server: https://<host>/api/v3). Their tokens are sent only to this origin.',
   },
   { name: 'CONNECTOR_TIMEOUT_MS', default: '10000', description: 'How long one request of a connector to its service may take (connect, send, whole answer); then 504 connector-provider-timeout.' },
+  {
+    name: 'REDIS_URL',
+    default: 'none',
+    description:
+      'redis:// or rediss:// URL of a Redis (6.2 or later) that holds the rate-limit buckets and the monthly quota counts, shared exactly by every server process; unset: they stay in SQLite. Its password is never logged.',
+  },
+  { name: 'REDIS_KEY_PREFIX', default: 'contract-api:', description: 'Prefix of every Redis key this server writes, so that several deployments can share one Redis.' },
+  { name: 'REDIS_CONNECT_TIMEOUT_MS', default: '1000', description: 'How long one attempt to connect to Redis may take; attempts go on in the background.' },
+  {
+    name: 'REDIS_COMMAND_TIMEOUT_MS',
+    default: '500',
+    description: 'How long one count in Redis may take; a slower or failed one counts as Redis unreachable and the call is decided without it (see README "Redis").',
+  },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -328,6 +353,34 @@ function connectorsConfig(env: NodeJS.ProcessEnv): ConnectorsConfig {
   return { githubApiBaseUrl, timeoutMs: positiveInteger('CONNECTOR_TIMEOUT_MS', env.CONNECTOR_TIMEOUT_MS, 10_000) };
 }
 
+function redisConfig(env: NodeJS.ProcessEnv): RedisConfig | undefined {
+  const url = env.REDIS_URL || '';
+  if (url === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+  // The message never repeats the URL: it may carry a password.
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, not ${parsed.protocol}//`);
+  if (parsed.hostname === '') throw new ConfigError('REDIS_URL must name a host');
+  return {
+    url,
+    keyPrefix: env.REDIS_KEY_PREFIX ?? 'contract-api:',
+    connectTimeoutMs: positiveInteger('REDIS_CONNECT_TIMEOUT_MS', env.REDIS_CONNECT_TIMEOUT_MS, 1_000),
+    commandTimeoutMs: positiveInteger('REDIS_COMMAND_TIMEOUT_MS', env.REDIS_COMMAND_TIMEOUT_MS, 500),
+  };
+}
+
+/** The Redis URL with its password (and user name) replaced, for log lines and banners. */
+export function redactedRedisUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.username !== '') parsed.username = '***';
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.href;
+}
+
 function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['on', '1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -385,5 +438,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDirectory: path.dirname(databasePath),
     ai: aiConfig(env),
     connectors: connectorsConfig(env),
+    redis: redisConfig(env),
   };
 }

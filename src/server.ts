@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, refuseUnservableDatabase, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, redactedRedisUrl, refuseUnservableDatabase, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
@@ -53,6 +53,7 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, demo: D
     `Contract API server listening on ${url}`,
     `  database:        ${config.databasePath}`,
     `  public base URL: ${publicBaseUrl}`,
+    `  rate limits and quota: ${config.redis ? `Redis at ${redactedRedisUrl(config.redis.url)} (keys ${config.redis.keyPrefix}…)` : 'in the database'}`,
     '',
     'Published Portfolio Read API (/api/v1):',
     `  reference: ${publicBaseUrl}/api/v1/docs`,

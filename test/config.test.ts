@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig, postgresUrlForDisplay } from '../src/config.js';
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig, postgresUrlForDisplay, redactedRedisUrl } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has documented defaults', () => {
@@ -59,6 +59,40 @@ describe('loadConfig', () => {
         AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: '2.5',
       }).ai,
     ).toMatchObject({ provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-x', model: 'gpt-4o-mini', prices: { inputCentsPerMillionTokens: 2.5 } });
+  });
+
+  it('keeps the limits in SQLite without REDIS_URL, and reads the Redis settings with their defaults', () => {
+    expect(loadConfig({}).redis).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://:pw@redis.internal:6380/2' }).redis).toEqual({
+      url: 'redis://:pw@redis.internal:6380/2',
+      keyPrefix: 'contract-api:',
+      connectTimeoutMs: 1_000,
+      commandTimeoutMs: 500,
+    });
+    expect(loadConfig({ REDIS_URL: 'rediss://redis.internal', REDIS_KEY_PREFIX: 'staging:', REDIS_COMMAND_TIMEOUT_MS: '50' }).redis).toMatchObject({
+      keyPrefix: 'staging:',
+      commandTimeoutMs: 50,
+    });
+  });
+
+  it.each([
+    [{ REDIS_URL: 'http://:secret-pw@redis.internal' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'not a url secret-pw' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'redis://h', REDIS_COMMAND_TIMEOUT_MS: '0' }, 'REDIS_COMMAND_TIMEOUT_MS must be an integer ≥ 1'],
+    [{ REDIS_URL: 'redis://h', REDIS_CONNECT_TIMEOUT_MS: 'soon' }, 'REDIS_CONNECT_TIMEOUT_MS must be an integer ≥ 1'],
+  ])('refuses %j without repeating the URL (it may hold a password)', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('secret-pw');
+    }
+  });
+
+  it('hides the user and password of a Redis URL in what it logs', () => {
+    expect(redactedRedisUrl('redis://admin:s3cret@redis.internal:6380/2')).toBe('redis://***:***@redis.internal:6380/2');
+    expect(redactedRedisUrl('redis://:s3cret@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
+    expect(redactedRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 
   it('selects SQLite without DATABASE_URL and PostgreSQL with a postgres:// or postgresql:// one, with the documented pool defaults', () => {

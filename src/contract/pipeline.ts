@@ -53,8 +53,11 @@ export interface ApiProfile<Caller, Services> {
   /** Start-up check of an operation's rules against the API's vocabulary (known classes, scopes, roles); throws what to fix. */
   checkRules?(rules: OperationRules): void;
   screen?(call: IncomingCall): Screening;
-  /** Scopes, roles and limits: runs after authentication, before the body is read. */
-  admit(caller: Caller, rules: OperationRules): Admission;
+  /**
+   * Scopes, roles and limits: runs after authentication, before the body is read. A promise when the
+   * limits are counted outside the process (Redis); it is awaited only then.
+   */
+  admit(caller: Caller, rules: OperationRules): Admission | Promise<Admission>;
   /** Headers on every answer of an operation (after routing). */
   operationHeaders?(rules: OperationRules): Record<string, string>;
   /** The scope an Idempotency-Key lives in (a workspace); APIs without idempotent operations leave it out. */
@@ -165,7 +168,8 @@ export async function createContractApi<Caller, Services>(
   async function runOperation(operation: CompiledOperation, context: Context, state: CallState): Promise<Reply> {
     const { rules: rule } = operation;
     const caller = rule.isPublic ? undefined : callerOf<Caller>(context);
-    const admission: Admission = caller === undefined ? { headers: {} } : profile.admit(caller, rule);
+    const admitting = caller === undefined ? { headers: {} } : profile.admit(caller, rule);
+    const admission: Admission = admitting instanceof Promise ? await admitting : admitting;
     try {
       if (admission.refusal !== undefined) throw admission.refusal;
       return withHeaders(await admitted(operation, context, state, caller), admission.headers);

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { isDatabaseBusy, runInImmediateTransaction } from '../store/database.js';
+import { isDatabaseBusy, runInImmediateTransaction, TransactionOpenElsewhereError } from '../store/database.js';
 import { createRateLimitCounterStore, type RateLimitCounterStore } from '../store/rateLimitCounters.js';
 import { LOCAL_COUNT_MS, mayCountAlone } from './localCounting.js';
 
@@ -76,7 +76,8 @@ export class SqliteRateLimiter implements RateLimiter {
       return runInImmediateTransaction(this.db, count);
     } catch (error) {
       if (!isDatabaseBusy(error)) throw error;
-      this.lockedUntil = this.now() + LOCKED_RETRY_AFTER_MS;
+      // This process's own open transaction ends within the turn; only another process's lock is waited out.
+      if (!(error instanceof TransactionOpenElsewhereError)) this.lockedUntil = this.now() + LOCKED_RETRY_AFTER_MS;
       return whileLocked();
     }
   }
@@ -88,7 +89,7 @@ export class SqliteRateLimiter implements RateLimiter {
     const calls = 1 + (known && known.windowStart === windowStart ? known.unwritten : 0);
     const count = this.counters.addCalls(bucket, windowStart, calls);
     if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, writtenAt: now, count, unwritten: 0 });
-    return decide(count, limit, windowStart + windowMs, now);
+    return rateLimitDecision(count, limit, windowStart + windowMs, now);
   }
 
   countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined {
@@ -100,7 +101,7 @@ export class SqliteRateLimiter implements RateLimiter {
     if (!mayCountAlone(limit, known.count + known.unwritten, known.unwritten)) return undefined;
     const counted = known.count + known.unwritten + 1;
     known.unwritten += 1;
-    return decide(counted, limit, windowStart + windowMs, now);
+    return rateLimitDecision(counted, limit, windowStart + windowMs, now);
   }
 
   estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision {
@@ -113,7 +114,7 @@ export class SqliteRateLimiter implements RateLimiter {
       this.known.set(bucket, known);
     }
     known.unwritten += 1;
-    return decide(known.count + known.unwritten, limit, windowStart + windowMs, now);
+    return rateLimitDecision(known.count + known.unwritten, limit, windowStart + windowMs, now);
   }
 
   /** Drops counters of windows that ended before `olderThanMs`; returns how many. */
@@ -125,7 +126,8 @@ export class SqliteRateLimiter implements RateLimiter {
 /** Buckets whose last count this process remembers (one entry per active key or workspace class). */
 const MAX_KNOWN_BUCKETS = 10_000;
 
-function decide(count: number, limit: number, windowEnd: number, now: number): RateLimitDecision {
+/** The decision for a window's `count` of calls, this one included. */
+export function rateLimitDecision(count: number, limit: number, windowEnd: number, now: number): RateLimitDecision {
   return {
     allowed: count <= limit,
     limit,

@@ -2,7 +2,8 @@ import type { Document } from 'openapi-backend';
 import type { ApiProfile, Admission } from '../contract/pipeline.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { locatedIssues } from '../contract/validationIssues.js';
-import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { RateLimitDecision, RateLimiter } from '../limits/rateLimiter.js';
+import type { SharedCallCounter } from '../limits/sharedCallCounter.js';
 import type { Logger } from '../logger.js';
 import { authenticateApiKey, type ApiKeyLookup, type AuthenticatedKey } from '../auth/apiKeys.js';
 import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
@@ -14,6 +15,8 @@ export interface PortfolioProfileDependencies {
   findApiKeyByHash: ApiKeyLookup;
   services: PortfolioServices;
   rateLimiter: RateLimiter;
+  /** Set (REDIS_URL): each key's window is counted there instead of with rateLimiter. */
+  callCounter?: SharedCallCounter;
   rateLimit: { requestsPerWindow: number; windowSeconds: number };
   now: () => number;
   logger: Logger;
@@ -45,17 +48,24 @@ export function portfolioProfile(deps: PortfolioProfileDependencies): ApiProfile
   };
 }
 
-function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Admission {
+function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Admission | Promise<Admission> {
   const limit = key.rateLimit ?? deps.rateLimit.requestsPerWindow;
-  const windowSeconds = deps.rateLimit.windowSeconds;
+  const windowMs = deps.rateLimit.windowSeconds * 1000;
   const bucket = `portfolio-key:${key.keyId}`;
-  const windowMs = windowSeconds * 1000;
+  if (deps.callCounter) {
+    return deps.callCounter.countCall({ owner: key.keyId, bucket, limit, windowMs }).then(({ decision }) => keyAdmission(decision, limit, deps));
+  }
   const decision =
     deps.rateLimiter.countLocally(bucket, limit, windowMs) ??
     deps.rateLimiter.countTogether(
       () => deps.rateLimiter.consume(bucket, limit, windowMs),
       () => deps.rateLimiter.estimate(bucket, limit, windowMs),
     );
+  return keyAdmission(decision, limit, deps);
+}
+
+function keyAdmission(decision: RateLimitDecision, limit: number, deps: PortfolioProfileDependencies): Admission {
+  const windowSeconds = deps.rateLimit.windowSeconds;
   const headers = {
     'x-ratelimit-limit': String(decision.limit),
     'x-ratelimit-remaining': String(decision.remaining),

@@ -2,6 +2,7 @@ import type { Admission } from '../contract/pipeline.js';
 import type { PlanLimitTable, RateLimitClass } from '../limits/planLimits.js';
 import type { LocalQuotaCounts } from '../limits/localQuotaCounts.js';
 import type { RateLimitDecision, RateLimiter } from '../limits/rateLimiter.js';
+import type { SharedCallCounter } from '../limits/sharedCallCounter.js';
 import type { QuotaCounterStore, QuotaDecision } from '../store/quotaCounters.js';
 import { effectiveLimits, rateLimitTier } from '../limits/workspaceLimits.js';
 import type { Caller } from '../auth/bearerTokens.js';
@@ -24,13 +25,7 @@ export function enforceCallLimits(
 ): Admission {
   const { table } = deps;
   const { workspace } = caller;
-  const limits = effectiveLimits(workspace);
-  const limit = limits[`${rateClass}PerMinute`].inForce;
-  const tier = rateLimitTier(workspace.plan);
-  const windowSeconds = Math.round(table.windowMs / 1000);
-  const bucket = `wp:${workspace.id}:${rateClass}`;
-  const countsQuota = caller.kind !== 'session';
-  const quotaLimit = limits.monthlyQuota.inForce;
+  const { limit, bucket, countsQuota, quotaLimit } = callLimitsOf(caller, rateClass);
   // Far from both limits the call is counted in this process alone; the quota is asked first, as asking the rate limiter counts.
   const local =
     !countsQuota || deps.localQuota.mayCountLocally(workspace.id, deps.now, quotaLimit)
@@ -55,7 +50,51 @@ export function enforceCallLimits(
     ));
     if (quota) deps.localQuota.written(workspace.id, quota, earlierCalls, deps.now);
   }
-  const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(deps.now / 1000));
+  return limitAdmission(table, caller, rateClass, limit, decision, quota, deps.now);
+}
+
+/** enforceCallLimits with the counts in a shared counter (Redis): the bucket and the quota in one atomic step. */
+export async function enforceSharedCallLimits(
+  deps: { table: PlanLimitTable; counter: SharedCallCounter; now: number },
+  caller: Caller,
+  rateClass: RateLimitClass,
+): Promise<Admission> {
+  const { workspace } = caller;
+  const { limit, bucket, countsQuota, quotaLimit } = callLimitsOf(caller, rateClass);
+  const { decision, quota } = await deps.counter.countCall({
+    owner: workspace.id,
+    bucket,
+    limit,
+    windowMs: deps.table.windowMs,
+    quota: countsQuota ? { workspaceId: workspace.id, limit: quotaLimit } : undefined,
+  });
+  return limitAdmission(deps.table, caller, rateClass, limit, decision, quota, deps.now);
+}
+
+function callLimitsOf(caller: Caller, rateClass: RateLimitClass) {
+  const { workspace } = caller;
+  const limits = effectiveLimits(workspace);
+  return {
+    limit: limits[`${rateClass}PerMinute`].inForce,
+    bucket: `wp:${workspace.id}:${rateClass}`,
+    countsQuota: caller.kind !== 'session',
+    quotaLimit: limits.monthlyQuota.inForce,
+  };
+}
+
+/** The headers of a counted call, and its 429 problem when the bucket or the quota refuses it. */
+function limitAdmission(
+  table: PlanLimitTable,
+  caller: Caller,
+  rateClass: RateLimitClass,
+  limit: number,
+  decision: RateLimitDecision,
+  quota: QuotaDecision | undefined,
+  now: number,
+): Admission {
+  const tier = rateLimitTier(caller.workspace.plan);
+  const windowSeconds = Math.round(table.windowMs / 1000);
+  const secondsToReset = Math.max(0, decision.resetAtSeconds - Math.floor(now / 1000));
   const headers: Record<string, string> = {
     'x-ratelimit-class': rateClass,
     'x-ratelimit-limit': String(limit),
@@ -82,7 +121,7 @@ export function enforceCallLimits(
     'x-quota-reset': String(Math.floor(quota.resetAt / 1000)),
   });
   if (!quota.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((quota.resetAt - deps.now) / 1000));
+    const retryAfter = Math.max(1, Math.ceil((quota.resetAt - now) / 1000));
     return { headers, refusal: new ApiProblem('quota-exceeded', {
       detail: `This workspace has used its ${quota.limit} token calls for this month.`,
       headers: { ...headers, 'retry-after': String(retryAfter) },

@@ -12,7 +12,7 @@ import type { ContractStore } from '../store/contracts.js';
 import type { DealStore } from '../store/deals.js';
 import type { AnalyticsStore } from '../store/analytics.js';
 import type { ProjectStore } from '../store/projects.js';
-import type { QuotaCounterStore } from '../store/quotaCounters.js';
+import type { QuotaUsage } from '../store/quotaCounters.js';
 import type { TaskStore } from '../store/tasks.js';
 import type { WebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { WorkspaceStore } from '../store/workspaces.js';
@@ -39,7 +39,7 @@ export interface WorkPlatformServices {
   listPages: ListPageCache;
   planTable: PlanLimitTable;
   /** The month's token calls: the shared count plus the calls this process has counted alone and not yet written. */
-  quota: Pick<QuotaCounterStore, 'quotaUsage'>;
+  quota: { quotaUsage(workspaceId: string, now: number): QuotaUsage | Promise<QuotaUsage> };
   downloads: { openapiJson: string; openapiYaml: string; postmanJson: string; postmanEnvironmentJson: string; changelogJson: string; referencePageHtml: string };
   /** The AI routes: the provider, the price table, the spend ledger and the reads they summarize. */
   ai: AiServices;

@@ -8,11 +8,12 @@ import { rateLimitClasses, type RateLimitClass } from '../../generated/work-plat
 import type { PlanLimitTable } from '../limits/planLimits.js';
 import type { LocalQuotaCounts } from '../limits/localQuotaCounts.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { SharedCallCounter } from '../limits/sharedCallCounter.js';
 import type { Logger } from '../logger.js';
 import { workspaceRoles } from '../store/users.js';
 import type { Caller, CallerResolver } from '../auth/bearerTokens.js';
 import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
-import { enforceCallLimits, type QuotaCounter } from './callLimits.js';
+import { enforceCallLimits, enforceSharedCallLimits, type QuotaCounter } from './callLimits.js';
 import type { WorkPlatformServices } from './operationContext.js';
 import { ApiProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
 import { storeErrorToProblem } from './storeProblems.js';
@@ -28,6 +29,8 @@ export interface WorkPlatformProfileDependencies {
   quota: QuotaCounter;
   /** Quota calls counted in this process alone, far from the quota. */
   localQuota: LocalQuotaCounts;
+  /** Set (REDIS_URL): the class buckets and the quota are counted there instead of with rateLimiter, quota and localQuota. */
+  callCounter?: SharedCallCounter;
   cors: CorsPolicy;
   problemTypeBase: string;
   now: () => number;
@@ -93,7 +96,7 @@ function checkRules(rules: OperationRules, scopeCatalogue: readonly string[]): v
 }
 
 /** Scopes, then roles, then the rate limit and quota: all read from the operation's rules. */
-function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformProfileDependencies): Admission {
+function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformProfileDependencies): Admission | Promise<Admission> {
   const missingScopes = rules.requiredScopes.filter((scope) => !caller.scopes.includes(scope));
   if (missingScopes.length > 0) {
     return {
@@ -112,6 +115,9 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
         code: 'role-not-allowed',
       }),
     };
+  }
+  if (deps.callCounter) {
+    return enforceSharedCallLimits({ table: deps.planTable, counter: deps.callCounter, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass);
   }
   return enforceCallLimits(
     { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, localQuota: deps.localQuota, now: deps.now() },

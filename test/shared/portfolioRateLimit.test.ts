@@ -9,9 +9,12 @@ import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ContractClient } from '../support/contractClient.js';
 import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
+import { limitEngines, useRedisServer } from '../support/redisServer.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 
-describe('rate limit with an injected clock', () => {
+const redis = useRedisServer();
+
+describe.each(limitEngines(redis))('rate limit with an injected clock ($engine)', ({ env }) => {
   const windowMs = 60_000;
   // 10 s into a window, so the window ends 50 s from "now".
   let clock = Math.floor(Date.now() / windowMs) * windowMs + 10_000;
@@ -20,7 +23,7 @@ describe('rate limit with an injected clock', () => {
   let ownAllowanceKey: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ now: () => clock, config: { portfolioRateLimit: 3, portfolioRateWindowSeconds: 60 } });
+    t = await startTestApp({ now: () => clock, env: env(), config: { portfolioRateLimit: 3, portfolioRateWindowSeconds: 60 } });
     const keys = createApiKeyStore(t.db, { now: () => clock });
     key = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId }).key;
     ownAllowanceKey = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 }).key;

@@ -8,10 +8,12 @@ import { openDatabase } from '../../src/store/database.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { ContractClient, type CheckedResponse } from '../support/contractClient.js';
 import { startServerProcess, stopServerProcesses } from '../support/serverProcess.js';
+import { limitEngines, useRedisServer } from '../support/redisServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectProblem, expectSuccess, jsonHeaders, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
 
 const windowMs = 60_000;
+const redis = useRedisServer();
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The limit headers every counted answer carries, as the contract documents them. */
@@ -31,7 +33,7 @@ function expectRateLimitHeaders(
   });
 }
 
-describe('rate limits and quota with an injected clock', () => {
+describe.each(limitEngines(redis))('rate limits and quota with an injected clock ($engine)', ({ env }) => {
   // 10 s into a window, a little before the end of a UTC month.
   let clock = Date.UTC(2030, 0, 31, 22, 0, 10);
   let t: TestApp;
@@ -46,7 +48,7 @@ describe('rate limits and quota with an injected clock', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({ now: () => clock });
+    t = await startTestApp({ now: () => clock, env: env() });
     client = t.workPlatformClient;
     fx = t.fixture.workPlatform;
   });

@@ -50,8 +50,9 @@ export class ContractClient {
     return this.request('GET', path, { headers });
   }
 
-  async request(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<CheckedResponse> {
-    const response = await fetch(new URL(path, this.baseUrl), { method, headers: init.headers, body: init.body, redirect: 'manual' });
+  /** `signal`: to give up on an answer that does not come (a test of a hang). */
+  async request(method: string, path: string, init: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<CheckedResponse> {
+    const response = await fetch(new URL(path, this.baseUrl), { method, headers: init.headers, body: init.body, redirect: 'manual', signal: init.signal });
     const text = await response.text();
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {

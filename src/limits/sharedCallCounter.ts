@@ -1,0 +1,30 @@
+import type { QuotaDecision, QuotaUsage } from '../store/quotaCounters.js';
+import type { RateLimitDecision } from './rateLimiter.js';
+
+/** One call to count: a rate-limit bucket's window and, for token calls of a workspace, its monthly quota. */
+export interface CountedCall {
+  /** What the bucket belongs to (a workspace, an API key): its counts share one Redis Cluster slot. */
+  owner: string;
+  bucket: string;
+  limit: number;
+  windowMs: number;
+  /** Counted only when the rate limit admits the call; `limit` null counts without a cap. */
+  quota?: { workspaceId: string; limit: number | null };
+}
+
+export interface CallCount {
+  decision: RateLimitDecision;
+  /** Present when the call carried a quota and the rate limit admitted it. */
+  quota?: QuotaDecision;
+}
+
+/**
+ * Rate-limit buckets and monthly quota counts kept outside the process (Redis), shared exactly by
+ * every server process: each call is counted in one atomic step. Never rejects: when the shared
+ * count cannot be reached, the call is decided on this process's own estimate.
+ */
+export interface SharedCallCounter {
+  countCall(call: CountedCall): Promise<CallCount>;
+  /** Calls counted in the workspace's month containing `now`, this process's calls not yet shared included. */
+  quotaUsage(workspaceId: string, now: number): Promise<QuotaUsage>;
+}

@@ -1,0 +1,143 @@
+// A real redis-server for the tests: its own port and temp folder, no persistence, stopped by the
+// test that started it. Fails (never skips) when redis-server is not installed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH || 'redis-server';
+const READY = /Ready to accept connections/;
+
+export interface RedisServer {
+  port: number;
+  /** `redis://127.0.0.1:<port>` (with the password, if any) */
+  url: string;
+  /** SIGKILL: the server is gone at once, as in a crash (nothing is persisted). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (after kill). */
+  restart(): Promise<void>;
+  /** SIGSTOP / SIGCONT: the server keeps its connections but answers nothing until resumed. */
+  pause(): void;
+  resume(): void;
+  stop(): Promise<void>;
+}
+
+/** A port no one listens on now (the OS picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function assertInstalled(): void {
+  const probe = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(`redis-server is needed by the Redis tests and was not found (${REDIS_SERVER}): install it with \`apt-get install -y redis-server\` (Debian), or set REDIS_SERVER_PATH.`);
+  }
+}
+
+function launch(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'notice'];
+  if (password !== undefined) args.push('--requirepass', password);
+  const child = spawn(REDIS_SERVER, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (READY.test(output)) {
+        child.stdout!.off('data', onData);
+        // Drained from now on, so a full pipe never stalls the server.
+        child.stdout!.resume();
+        child.off('exit', onExit);
+        resolve(child);
+      }
+    };
+    const onExit = (code: number | null) => reject(new Error(`redis-server exited with ${code} before it was ready: ${output}`));
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', onExit);
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts redis-server on a free port of 127.0.0.1 with `--save '' --appendonly no` in a temp folder (and a password when given). */
+export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+  assertInstalled();
+  const dir = mkdtempSync(path.join(tmpdir(), 'test-redis-'));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  // Another process may take the free port before redis-server binds it: try another.
+  for (let attempt = 0; attempt < 5 && !child; attempt += 1) {
+    port = await freePort();
+    child = await launch(port, dir, options.password).catch((error: unknown) => {
+      if (attempt === 4) throw error;
+      return undefined;
+    });
+  }
+  let current = child!;
+  return {
+    port,
+    url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
+    async kill() {
+      current.kill('SIGKILL');
+      await exited(current);
+    },
+    async restart() {
+      current = await launch(port, dir, options.password);
+    },
+    pause() {
+      current.kill('SIGSTOP');
+    },
+    resume() {
+      current.kill('SIGCONT');
+    },
+    async stop() {
+      current.kill('SIGCONT');
+      current.kill('SIGTERM');
+      await exited(current);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a redis-server before the file's tests and stops it after them; the getter hands it to the tests. */
+export function useRedisServer(): () => RedisServer {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('the Redis server is started in beforeAll');
+    return server;
+  };
+}
+
+/** The environment of a server (or test app) that counts its limits in `server`, under a key prefix of its own. */
+export function redisLimitsEnv(server: RedisServer): Record<string, string> {
+  return { REDIS_URL: server.url, REDIS_KEY_PREFIX: `test-${randomUUID()}:` };
+}
+
+/** Where the limit suites count: SQLite alone (no REDIS_URL), and a real Redis; `env` is read when a test app starts. */
+export function limitEngines(redis: () => RedisServer): { engine: string; env: () => Record<string, string> }[] {
+  return [
+    { engine: 'SQLite', env: () => ({}) },
+    { engine: 'Redis', env: () => redisLimitsEnv(redis()) },
+  ];
+}
