@@ -3,8 +3,9 @@
 // Computed once at start-up by the caller; the texts are served as they are.
 
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import YAML from 'yaml';
+import { projectFile } from '../projectFiles.js';
 import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
 
 export interface ServedArtifacts {
@@ -24,14 +25,12 @@ export interface ServedArtifacts {
   document: object;
 }
 
-const GENERATED_ROOT = new URL('../../generated/', import.meta.url);
 
 const SERVER_DESCRIPTION = 'This server (its public base URL).';
 
 function readGenerated(api: string, name: string): string {
-  const url = new URL(`${encodeURIComponent(api)}/${name}`, GENERATED_ROOT);
   try {
-    return fs.readFileSync(fileURLToPath(url), 'utf8');
+    return fs.readFileSync(path.join(projectFile('generated'), api, name), 'utf8');
   } catch (error) {
     throw new Error(`Cannot read generated/${api}/${name} (${(error as Error).message}); run npm run build:contract`);
   }
