@@ -34,8 +34,8 @@ Then the analytics phase: one workspace of 100,000 tasks and 20,000 deals (--qui
 range by week, beside GET /v1/tasks?limit=50 of the same workspace (no list pages kept) as the
 reference measured in the same run.
 
-Then the start-up phase: builds the compiled server (as npm run build does, into a scratch folder)
-and starts npm start (tsx) and npm run start:production (compiled) on the same existing database
+Before the HTTP scenarios, the start-up phase: builds the compiled server (as npm run build does,
+into a scratch folder) and starts npm start (tsx) and npm run start:production (compiled) on the same existing database
 (--startup-runs times each, alternating, each a new process): time from spawning the process to
 its first 200 answers to GET /api/v1/portfolio and GET /v1/tasks?limit=50 (sent together the moment
 it prints that it listens), its CPU time and its RSS then; medians and compiled ÷ tsx.
@@ -46,7 +46,7 @@ from commit to receipt.
 
 Options:
   --webhook-events N  events of the webhook phase (default 5000; --quick: 1000)
-  --startup-runs N  measured starts of each kind in the start-up phase (default 7; --quick: 3)
+  --startup-runs N    measured starts of each kind in the start-up phase (default 7; --quick: 3)
   --connections N   concurrent connections (default 10)
   --duration S      seconds per scenario (default 5; --quick: 2)
   --warmup S        seconds of warm-up per scenario, not counted (default 1)
@@ -398,7 +398,7 @@ async function main(): Promise<void> {
           `| ${result.name} | ${result.range} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${result.meanMs} | ${fixed(ratio(result.meanMs, analytics[0]!.meanMs))} | ${result.non2xx + result.errors} |`,
       ),
       '',
-      `Start-up on the existing database (medians of ${settings.startupRuns} starts each, alternating; compiled build made in ${startup.buildSeconds} s; load average ${os.loadavg()[0]!.toFixed(1)} at the end):`,
+      `Start-up on the existing database (medians of ${settings.startupRuns} starts each, alternating; compiled build made in ${startup.buildSeconds} s; 1-minute load average ${startup.loadAverage.toFixed(1)} after them):`,
       '',
       '| Start | spawn → listening ms | → first 200s ms | CPU ms by then | RSS MB then |',
       '|---|---:|---:|---:|---:|',

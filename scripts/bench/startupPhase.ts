@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildIntoScratchFolder } from '../compiledBuild.js';
 import { compiledScriptNodeArguments, npmScriptNodeArguments } from '../npmScriptArguments.js';
@@ -43,6 +44,8 @@ export interface StartupFigures {
   firstAnswersRatio: number;
   cpuRatio: number;
   rssRatio: number;
+  /** The machine's 1-minute load average after the starts: wall times stretch with it, CPU times much less. */
+  loadAverage: number;
 }
 
 export interface StartupCredentials {
@@ -166,6 +169,7 @@ export async function measureStartup(databasePath: string, credentials: StartupC
       firstAnswersRatio: compiled.median.firstAnswersMs / tsx.median.firstAnswersMs,
       cpuRatio: compiled.median.cpuMs / tsx.median.cpuMs,
       rssRatio: compiled.median.rssMb / tsx.median.rssMb,
+      loadAverage: os.loadavg()[0]!,
     };
   } finally {
     build.remove();
