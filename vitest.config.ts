@@ -11,6 +11,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Starts nothing: hands the test processes where to find the run's one PostgreSQL server, started by the first test that needs it.
+    globalSetup: ['test/support/postgresGlobalSetup.ts'],
     projects: [
       { extends: true, test: { name: 'api', include: apiSuites, exclude: moduleTestsBesideOperations, isolate: false } },
       {

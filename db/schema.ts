@@ -191,7 +191,7 @@ export const dueOnNullSortKey = Number.MAX_SAFE_INTEGER;
 export const dueOnSortExpressionText = `CASE WHEN "due_on" IS NULL THEN ${dueOnNullSortKey} ELSE "due_on" END`;
 const dueOnSortExpression = sql.raw(dueOnSortExpressionText);
 
-const inList = (column: string, values: readonly string[]) =>
+export const inList = (column: string, values: readonly string[]) =>
   sql.raw(`"${column}" IN (${values.map((value) => `'${value}'`).join(', ')})`);
 
 /** The tenant of the Work-Platform API. Null override columns mean "the plan's value". */
@@ -364,7 +364,7 @@ export const tasks = sqliteTable(
 // Each list sorts by an index (workspace_id, sort key, id); each list filter has an index that
 // starts with (workspace_id, filter column).
 
-const nullableTextWithin = (column: string, limit: number) => sql.raw(`"${column}" IS NULL OR length("${column}") <= ${limit}`);
+export const nullableTextWithin = (column: string, limit: number) => sql.raw(`"${column}" IS NULL OR length("${column}") <= ${limit}`);
 
 export const companies = sqliteTable(
   'companies',

@@ -41,7 +41,7 @@ export function createWebhookReceiver({ secrets, onEvent, onRefused = () => {}, 
       try {
         onEvent(event);
       } catch (error) {
-        dedupe.forget(event.id);
+        void dedupe.forget(event.id);
         throw error;
       }
     }

@@ -44,6 +44,7 @@ import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
+import { sqliteWriteTransactions } from './store/writeTransactions.js';
 import { createUserStore } from './store/users.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
@@ -215,7 +216,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       now,
       idempotency: {
         store: idempotencyKeys,
-        inTransaction: (fn) => runInImmediateTransaction(db, fn),
+        transactions: sqliteWriteTransactions(db),
         answerBox: webhookSecrets,
         now,
         // A claim outlives the longest AI call by far; it lapses only when its process died mid-call.

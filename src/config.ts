@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   host: string;
   databasePath: string;
+  /** Set by DATABASE_URL: the database is PostgreSQL rather than SQLite at databasePath. */
+  postgres: PostgresConfig | undefined;
   /** Base URL written into the served specifications and Postman collections. */
   publicBaseUrl: string;
   /** Default allowance per API key and window of the Portfolio Read API. */
@@ -48,6 +50,14 @@ export interface Config {
   connectors: ConnectorsConfig;
 }
 
+export interface PostgresConfig {
+  /** The postgres:// URL as given; print postgresUrlForDisplay(url) instead, never this. */
+  url: string;
+  poolMax: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
 export interface ConnectorsConfig {
   /** GitHub's REST API, e.g. https://api.github.com (no trailing slash). */
   githubApiBaseUrl: string;
@@ -73,6 +83,23 @@ export const ENVIRONMENT_VARIABLES = [
   { name: 'PORT', default: '3000', description: 'TCP port to listen on (0 picks a free port).' },
   { name: 'HOST', default: '0.0.0.0', description: 'Interface to listen on.' },
   { name: 'DATABASE_PATH', default: 'data/app.db', description: 'SQLite database file; created and migrated at start-up.' },
+  {
+    name: 'DATABASE_URL',
+    default: 'none (SQLite at DATABASE_PATH)',
+    description:
+      'postgres://user:password@host:5432/name (or postgresql://) selects PostgreSQL instead of SQLite. This build migrates it (npm run admin -- migrate) but cannot serve from it yet: npm start and npm run worker refuse to start with it set.',
+  },
+  { name: 'DATABASE_POOL_MAX', default: '10', description: 'PostgreSQL: connections at most per process.' },
+  {
+    name: 'DATABASE_CONNECT_TIMEOUT_MS',
+    default: '5000',
+    description: 'PostgreSQL: how long to wait for a new connection, or for a free one when the pool is full, before failing.',
+  },
+  {
+    name: 'DATABASE_STATEMENT_TIMEOUT_MS',
+    default: '15000',
+    description: 'PostgreSQL: the server cancels a statement running longer (0: no limit). Migrations run without it.',
+  },
   {
     name: 'PUBLIC_BASE_URL',
     default: 'http://localhost:<PORT>',
@@ -207,6 +234,54 @@ export function exitOnStartFailure(error: unknown): never {
   process.exit(1);
 }
 
+/** A postgres:// URL (as loadConfig admits it) with its password replaced by `***`, for messages and start-up banners. */
+export function postgresUrlForDisplay(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<not a URL>';
+  }
+}
+
+/** DATABASE_URL and the pool variables: undefined when DATABASE_URL is unset (SQLite). Throws ConfigError. */
+export function postgresConfig(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
+  const url = env.DATABASE_URL;
+  if (url === undefined || url === '') return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['postgres:', 'postgresql:'].includes(parsed.protocol) || (parsed.hostname === '' && !parsed.searchParams.has('host'))) {
+    // The value itself is never repeated: whatever its form, it may hold a password.
+    const given = !parsed ? 'a value that is not a URL' : ['postgres:', 'postgresql:'].includes(parsed.protocol) ? 'one without a host' : `a ${parsed.protocol} URL`;
+    throw new ConfigError(
+      `DATABASE_URL must be a postgres:// or postgresql:// URL with a host, e.g. postgres://app:secret@127.0.0.1:5432/app (unset it for SQLite at DATABASE_PATH); got ${given}`,
+    );
+  }
+  return {
+    url,
+    poolMax: positiveInteger('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10),
+    connectTimeoutMs: positiveInteger('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, 5_000),
+    statementTimeoutMs: positiveInteger('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, 15_000, true),
+  };
+}
+
+/**
+ * The stores run on SQLite only so far: an entry point that serves (npm start, npm run worker)
+ * refuses PostgreSQL rather than quietly using a SQLite file beside it.
+ */
+export function refuseUnservableDatabase(config: Config): void {
+  if (!config.postgres) return;
+  throw new ConfigError(
+    `DATABASE_URL selects PostgreSQL (${postgresUrlForDisplay(config.postgres.url)}), which this build cannot serve from yet; ` +
+      '`npm run admin -- migrate` can already create and migrate its schema. Unset DATABASE_URL to serve from SQLite at DATABASE_PATH.',
+  );
+}
+
 function positiveInteger(name: VariableName, raw: string | undefined, fallback: number, allowZero = false): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -277,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST || '0.0.0.0',
     databasePath,
+    postgres: postgresConfig(env),
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
     answerCacheMaxBytes: positiveInteger('ANSWER_CACHE_MAX_BYTES', env.ANSWER_CACHE_MAX_BYTES, 32 * 1024 * 1024, true),

@@ -7,7 +7,8 @@ export interface Housekeeping {
   name: string;
   /** A cron expression (node-cron, with seconds optional). */
   every: string;
-  run: () => number;
+  /** Answers how many rows it changed or removed. */
+  run: () => number | Promise<number>;
 }
 
 /**
@@ -18,9 +19,9 @@ export function startScheduledJobs(jobs: Housekeeping[], logger: Logger): { stop
   const tasks: ScheduledTask[] = jobs.map((job) =>
     schedule(
       job.every,
-      () => {
+      async () => {
         try {
-          const removed = job.run();
+          const removed = await job.run();
           if (removed > 0) logger.info('housekeeping', { job: job.name, removed });
         } catch (error) {
           logger.error('housekeeping failed', { job: job.name, error });

@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, refuseUnservableDatabase, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openDatabase } from './store/database.js';
@@ -20,13 +20,14 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
+  refuseUnservableDatabase(config);
   const logger = createJsonLogger();
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   let demo: DemoFixture | undefined;
   if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
     // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.
     const { loadDemoData } = await import('./demo/demoData.js');
-    demo = loadDemoData(db, Date.now);
+    demo = await loadDemoData(db, Date.now);
   }
   const app = await startApp(config, { logger, db });
   printBanner(app.url, app.publicBaseUrl, config, demo);

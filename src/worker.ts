@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, refuseUnservableDatabase } from './config.js';
 import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openDatabase } from './store/database.js';
@@ -7,7 +7,7 @@ import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENC
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK']);
 
 const HELP = `Usage: npm run worker
 
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
+  refuseUnservableDatabase(config);
   const logger = createJsonLogger();
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const worker = createDeliveryWorker({

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from '../src/config.js';
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig, postgresUrlForDisplay } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has documented defaults', () => {
@@ -31,6 +31,11 @@ describe('loadConfig', () => {
     [{ AI_TIMEOUT_MS: '0' }, 'AI_TIMEOUT_MS must be an integer ≥ 1'],
     [{ AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: '-1' }, 'AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS must be a number of cents'],
     [{ AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS: '0.0001' }, 'AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS must be a number of cents'],
+    [{ DATABASE_URL: 'mysql://app@db.example/app' }, 'DATABASE_URL must be a postgres:// or postgresql:// URL'],
+    [{ DATABASE_URL: 'postgres:///app' }, 'DATABASE_URL must be a postgres:// or postgresql:// URL with a host'],
+    [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX must be an integer ≥ 1'],
+    [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_CONNECT_TIMEOUT_MS: 'soon' }, 'DATABASE_CONNECT_TIMEOUT_MS must be an integer ≥ 1'],
+    [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_STATEMENT_TIMEOUT_MS: '-5' }, 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer ≥ 0'],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -54,6 +59,38 @@ describe('loadConfig', () => {
         AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: '2.5',
       }).ai,
     ).toMatchObject({ provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-x', model: 'gpt-4o-mini', prices: { inputCentsPerMillionTokens: 2.5 } });
+  });
+
+  it('selects SQLite without DATABASE_URL and PostgreSQL with a postgres:// or postgresql:// one, with the documented pool defaults', () => {
+    expect(loadConfig({}).postgres).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: '' }).postgres).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:secret@db.example:5432/app' }).postgres).toEqual({
+      url: 'postgres://app:secret@db.example:5432/app',
+      poolMax: 10,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 15_000,
+    });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgresql://app@localhost/app',
+        DATABASE_POOL_MAX: '25',
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      }).postgres,
+    ).toMatchObject({ poolMax: 25, connectTimeoutMs: 1000, statementTimeoutMs: 0 });
+  });
+
+  it('never repeats the password of a refused DATABASE_URL', () => {
+    for (const [url, given] of [
+      ['mysql://app:hunter2@db.example/app', 'got a mysql: URL'],
+      ['app:hunter2 at db.example', 'got a app: URL'],
+      ['postgres:///app?password=hunter2', 'got one without a host'],
+      ['//app:hunter2@db.example', 'got a value that is not a URL'],
+    ]) {
+      expect(() => loadConfig({ DATABASE_URL: url })).toThrow(given);
+      expect(() => loadConfig({ DATABASE_URL: url })).not.toThrow(/hunter2/);
+    }
+    expect(postgresUrlForDisplay('postgres://app:hunter2@db.example:5432/app')).toBe('postgres://app:***@db.example:5432/app');
   });
 
   it('drops a trailing slash from PUBLIC_BASE_URL', () => {

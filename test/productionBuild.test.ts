@@ -15,7 +15,7 @@ let database: DemoDatabaseFile;
 
 beforeAll(async () => {
   build = await buildIntoScratchFolder('test-');
-  database = makeDemoDatabaseFile('contract-api-compiled-');
+  database = await makeDemoDatabaseFile('contract-api-compiled-');
 }, 120_000);
 afterAll(() => {
   build?.remove();

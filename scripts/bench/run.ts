@@ -273,7 +273,7 @@ async function main(): Promise<void> {
   try {
     const databasePath = path.join(dataDir, 'bench.db');
     const db = openDatabase(databasePath);
-    const demo = loadDemoData(db, Date.now, {});
+    const demo = await loadDemoData(db, Date.now, {});
     const sizes = settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();

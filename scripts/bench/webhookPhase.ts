@@ -10,6 +10,7 @@
 // commits only through the database, as beside a server). The receiver stands in for a subscriber;
 // keeping it here keeps the counts, the duplicate check and the receipt times in the process that
 // commits, so commit → receipt needs no clock shared across processes.
+import { sqliteWriteTransactions } from '../../src/store/writeTransactions.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -110,10 +111,10 @@ export async function measureWebhooks(
   };
   const worker = await startWorkerProcess(databasePath, options.workerNodeArguments ?? []);
   try {
-    // Immediate: the worker writes meanwhile, and a deferred transaction could not take the write lock.
-    db.transaction(() => {
-      for (let index = 0; index < events; index += 1) tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Webhook bench ${index}` }, actor);
-    }).immediate();
+    // One transaction (taking the write lock at its start: the worker writes meanwhile) for every event at once.
+    await sqliteWriteTransactions(db).write(async () => {
+      for (let index = 0; index < events; index += 1) await tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Webhook bench ${index}` }, actor);
+    });
     const started = performance.now();
     await waitFor(() => received.size + refused >= events, events, 'deliveries');
     // Done means durable: every attempt recorded, as a crash after receipt would otherwise repeat it.
@@ -124,7 +125,7 @@ export async function measureWebhooks(
     const latencyTasks = new Set<string>();
     const before = received.size + refused;
     for (let index = 0; index < latencyEvents; index += 1) {
-      latencyTasks.add(tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor).id);
+      latencyTasks.add((await tasks.createTask(workspace.workspaceId, { projectId: workspace.projectId, title: `Latency ${index}` }, actor)).id);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await waitFor(() => received.size + refused >= before + latencyEvents, before + latencyEvents, 'deliveries (latency part)');

@@ -12,6 +12,7 @@ import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
 import { CliError, iso, parseExpiresAt, required, type Command } from './cliCommand.js';
 import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands.js';
 import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
+import { migrateCommand } from './migrateCommand.js';
 
 export { CliError };
 
@@ -226,6 +227,7 @@ const commands: Command[] = [
   },
   ...workPlatformCommands,
   ...oauthClientCommands,
+  migrateCommand,
   {
     path: ['demo'],
     usage: 'demo',
@@ -249,7 +251,7 @@ const commands: Command[] = [
     options: {},
     positionals: 0,
     async run(context) {
-      const fixture = (await modules.demo()).loadDemoData(await context.db(), context.now);
+      const fixture = await (await modules.demo()).loadDemoData(await context.db(), context.now);
       const demo = fixture.portfolio;
       const work = fixture.workPlatform;
       return {
@@ -307,6 +309,8 @@ function mainHelp(): string {
     '',
     'Environment:',
     `  DATABASE_PATH       SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
+    '  DATABASE_URL        postgres://… : `migrate` migrates that PostgreSQL database instead; the other',
+    '                      commands cannot use PostgreSQL yet and refuse to run while it is set',
     '  SESSION_JWT_SECRET  key that session create signs with (default: session-jwt.key beside the database)',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
@@ -386,7 +390,11 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
 
     const databasePath = resolve(io.cwd, io.env.DATABASE_PATH || defaultDatabasePath);
     const output = await command.run({
-      db: async () => (db ??= (await modules.database()).openDatabase(databasePath)),
+      db: async () => {
+        // The stores run on SQLite only so far: rather than write to a SQLite file the operator did not mean.
+        if (io.env.DATABASE_URL) throw new CliError('DATABASE_URL selects PostgreSQL, which this command cannot use yet (only `migrate` can); unset it to work on SQLite at DATABASE_PATH.');
+        return (db ??= (await modules.database()).openDatabase(databasePath));
+      },
       databasePath,
       env: io.env,
       now: io.now,

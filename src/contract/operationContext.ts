@@ -53,22 +53,26 @@ export type OperationReply<Ops extends OperationsOf<Ops>, Op extends keyof Ops> 
   [Status in SuccessStatus<Ops, Op>]: { status: Status; headers?: Record<string, string>; body: BodyOf<ResponsesOf<Ops, Op>[Status]> };
 }[SuccessStatus<Ops, Op>];
 
-/** Handlers are synchronous: a write, its outbox row and an idempotent answer commit in one transaction. */
-export type OperationHandler<Ctx, R> = (ctx: Ctx) => R;
+/**
+ * A handler answers at once or after awaiting its store: a write, its outbox row and an idempotent
+ * answer still commit in one transaction (src/store/writeTransactions.ts), which the store calls
+ * inside it join.
+ */
+export type OperationHandler<Ctx, R> = (ctx: Ctx) => R | Promise<R>;
 
 /**
  * A handler that must wait for something outside the database before it can answer (an AI
  * provider's HTTP answer): it does that outside any transaction (it must never hold one across an
- * await) and resolves to its commit step, which the pipeline runs as it runs a synchronous handler,
+ * await) and resolves to its commit step, which the pipeline runs as it runs a one-phase handler,
  * in one transaction with the stored idempotent answer. A failure before the commit step undoes
  * what the handler wrote on the way (a spend reservation, say) before it throws.
  */
-export type TwoPhaseHandler<Ctx, R> = ((ctx: Ctx) => Promise<() => R>) & { readonly [twoPhaseMark]: true };
+export type TwoPhaseHandler<Ctx, R> = ((ctx: Ctx) => Promise<() => R | Promise<R>>) & { readonly [twoPhaseMark]: true };
 
 const twoPhaseMark = Symbol('two-phase handler');
 
 /** Marks a handler as two-phase (see `TwoPhaseHandler`), so the pipeline awaits it outside any transaction. */
-export function twoPhaseHandler<Ctx, R>(handler: (ctx: Ctx) => Promise<() => R>): TwoPhaseHandler<Ctx, R> {
+export function twoPhaseHandler<Ctx, R>(handler: (ctx: Ctx) => Promise<() => R | Promise<R>>): TwoPhaseHandler<Ctx, R> {
   return Object.assign(handler, { [twoPhaseMark]: true as const });
 }
 
@@ -77,7 +81,7 @@ export function isTwoPhaseHandler(handler: unknown): handler is TwoPhaseHandler<
 }
 
 /** Any handler, as the pipeline calls it. */
-export type AnyOperationHandler = ((ctx: never) => Reply) | TwoPhaseHandler<never, Reply>;
+export type AnyOperationHandler = ((ctx: never) => Reply | Promise<Reply>) | TwoPhaseHandler<never, Reply>;
 
 /** The headers of a reply whose body is JSON already encoded (a string or bytes). */
 export const JSON_CONTENT = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });

@@ -179,7 +179,7 @@ export async function createContractApi<Caller, Services>(
     const { rules: rule } = operation;
     const idempotent = idempotentRequest(rule, context, caller);
     // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
-    const replay = idempotent && storedAnswer(options.idempotency!, idempotent);
+    const replay = idempotent && (await storedAnswer(options.idempotency!, idempotent));
     if (replay) return replayedReply(replay);
 
     const request = await validatedRequest(operation, context, state.call);
@@ -200,8 +200,8 @@ export async function createContractApi<Caller, Services>(
     return retryWhileBusy(idempotent ? () => idempotentReply(idempotent, act) : act, pauses);
   }
 
-  function idempotentReply(request: IdempotentRequest, act: () => Reply): Reply {
-    const outcome = runIdempotently(options.idempotency!, request, act, storedAnswerOf);
+  async function idempotentReply(request: IdempotentRequest, act: () => Reply | Promise<Reply>): Promise<Reply> {
+    const outcome = await runIdempotently(options.idempotency!, request, act, storedAnswerOf);
     return outcome.replayed ? replayedReply(outcome.answer) : outcome.result;
   }
 
@@ -235,11 +235,9 @@ export async function createContractApi<Caller, Services>(
       await retryWhileBusy(release, pauses);
     } catch {
       const retry = () => {
-        try {
-          release();
-        } catch {
+        release().catch(() => {
           if (options.now() + CLAIM_RELEASE_RETRY_MS < claim.claimedUntil) setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
-        }
+        });
       };
       setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
     }

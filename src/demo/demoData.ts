@@ -14,6 +14,7 @@ import { createTenantStore } from '../store/tenants.js';
 import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
 import { jonasFeldPortfolio, otherTenantOnlyPostSlug, priyaRamanPortfolio } from './otherPortfolios.js';
+import { sqliteWriteTransactions } from '../store/writeTransactions.js';
 import { loadWorkPlatformDemo, type WorkPlatformDemoFixture } from './workPlatformDemo.js';
 
 /** Every demo key and slug, for tests, newman runs and people trying the API. */
@@ -85,13 +86,13 @@ const day = 24 * 60 * 60 * 1000;
  * keys and tokens; keys and tokens from earlier calls stay valid. Other tenants and workspaces
  * are never touched.
  */
-export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now, options: LoadDemoDataOptions = {}): DemoFixture {
+export async function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now, options: LoadDemoDataOptions = {}): Promise<DemoFixture> {
   const sessionSecret = options.sessionSecret ?? defaultSessionSecret(db);
   const webhookSecretBox = options.webhookSecretBox ?? defaultWebhookSecretBox(db);
   const tenantStore = createTenantStore(db, { now });
   const keyStore = createApiKeyStore(db, { now });
 
-  return db.transaction((): DemoFixture => {
+  return sqliteWriteTransactions(db).write(async (): Promise<DemoFixture> => {
     for (const tenant of Object.values(demoTenants)) {
       if (!tenantStore.getTenant(tenant.id)) tenantStore.createTenant(tenant.name, { id: tenant.id });
       importPortfolio(db, tenant.id, tenant.document, now);
@@ -113,9 +114,9 @@ export function loadDemoData(db: BetterSqlite3.Database, now: () => number = Dat
         unpublished: slugsOf(avaMorenoPortfolio, false),
         otherTenantOnly: { posts: [otherTenantOnlyPostSlug] },
       },
-      workPlatform: loadWorkPlatformDemo(db, now, sessionSecret, webhookSecretBox),
+      workPlatform: await loadWorkPlatformDemo(db, now, sessionSecret, webhookSecretBox),
     };
-  }).immediate();
+  });
 }
 
 function slugsOf(document: PortfolioDocumentInput, published: boolean): DemoFixture['portfolio']['published'] {

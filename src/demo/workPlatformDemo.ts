@@ -257,12 +257,12 @@ function seededRandomBytes(seed: string): RandomBytes {
  * removed again. Users are kept, tokens and the demo subscription's signing secret are new on
  * every load and earlier tokens stay valid.
  */
-export function loadWorkPlatformDemo(
+export async function loadWorkPlatformDemo(
   db: BetterSqlite3.Database,
   now: () => number,
   sessionSecret: Uint8Array,
   webhookSecretBox: SecretBox,
-): WorkPlatformDemoFixture {
+): Promise<WorkPlatformDemoFixture> {
   const workspaceStore = createWorkspaceStore(db, { now });
   const userStore = createUserStore(db, { now });
   const tokenStore = createPersonalAccessTokenStore(db, { now });
@@ -296,11 +296,11 @@ export function loadWorkPlatformDemo(
   });
   const taskIds: string[] = [];
   let index = 0;
-  demoProjects.forEach((project, projectIndex) => {
+  for (const [projectIndex, project] of demoProjects.entries()) {
     for (const title of project.titles) {
       if (index % 4 !== 3) clock += ((index * 7) % 11) * 60_000 + 60_000;
       const due = dueOffsets[index % dueOffsets.length]!;
-      const task = tasks.createTask(
+      const task = await tasks.createTask(
         demoWorkspaces.main.id,
         {
           projectId: projectIds[projectIndex]!,
@@ -314,23 +314,23 @@ export function loadWorkPlatformDemo(
       taskIds.push(task.id);
       index += 1;
     }
-  });
+  }
 
   // Later work: some tasks move on, so that status, updatedAt and version vary.
   clock = start + 40 * day;
   const progress: TaskStatus[] = ['IN_PROGRESS', 'DONE', 'BLOCKED', 'DONE', 'DONE'];
-  taskIds.forEach((id, position) => {
-    if (position % 3 !== 0) return;
+  for (const [position, id] of taskIds.entries()) {
+    if (position % 3 !== 0) continue;
     clock += (position % 2) * 37 * 60_000;
     const status = progress[(position / 3) % progress.length]!;
-    const updated = tasks.updateTask(demoWorkspaces.main.id, id, { status }, 1, owner);
-    if (status === 'DONE' && position % 2 === 0) tasks.updateTask(demoWorkspaces.main.id, id, { priority: 'LOW' }, updated.version, owner);
-  });
+    const updated = await tasks.updateTask(demoWorkspaces.main.id, id, { status }, 1, owner);
+    if (status === 'DONE' && position % 2 === 0) await tasks.updateTask(demoWorkspaces.main.id, id, { priority: 'LOW' }, updated.version, owner);
+  }
 
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   clock = start;
   const otherProjectId = projects.createProject(demoWorkspaces.other.id, { name: 'Harbor internal tools', description: 'Another workspace: never visible to Northwind.' }, otherOwner).id;
-  const otherTaskId = tasks.createTask(demoWorkspaces.other.id, { projectId: otherProjectId, title: 'Renew TLS certificates', priority: 'HIGH' }, otherOwner).id;
+  const otherTaskId = (await tasks.createTask(demoWorkspaces.other.id, { projectId: otherProjectId, title: 'Renew TLS certificates', priority: 'HIGH' }, otherOwner)).id;
   // An empty project, created last so the ids above stay as they were: the contract's
   // `projectId` examples name it, so the Postman collection can update and delete it.
   clock = start + 41 * day;
@@ -340,7 +340,7 @@ export function loadWorkPlatformDemo(
   const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);
 
   const connectors = loadConnectorDemo(db, start, webhookSecretBox);
-  taskIds.push(...loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo')));
+  taskIds.push(...(await loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo'))));
 
   // Deleting the events deletes their deliveries too (foreign key cascade).
   db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
@@ -635,7 +635,7 @@ function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox:
  * today's midnight), some left open past their due date; and a deal or two a week in three
  * currencies and every stage. Its own random stream, so the ids above stay as they were.
  */
-function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId: string, random: RandomBytes): string[] {
+async function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId: string, random: RandomBytes): Promise<string[]> {
   let clock = start;
   const scripted = () => clock;
   const tasks = createTaskStore(db, { now: scripted, randomBytes: random });
@@ -648,7 +648,7 @@ function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId:
     for (let copy = 0; copy < 1 + ((offset * 7 + copy) % 3); copy += 1) {
       clock = start + offset * day + (9 + copy * 3) * hour * 1000;
       const serial = created.length;
-      const task = tasks.createTask(
+      const task = await tasks.createTask(
         main,
         {
           projectId,
@@ -665,7 +665,7 @@ function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId:
   }
   for (const { id, doneAt } of [...created].filter((task) => task.doneAt !== null).sort((a, b) => a.doneAt! - b.doneAt!)) {
     clock = doneAt!;
-    tasks.updateTask(main, id, { status: 'DONE' }, 1, owner);
+    await tasks.updateTask(main, id, { status: 'DONE' }, 1, owner);
   }
   const currencies = ['EUR', 'USD', 'GBP'];
   const stages: DealStage[] = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];

@@ -1,5 +1,6 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+import type { WriteTransactions } from '../store/writeTransactions.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
 export interface StoredAnswer {
@@ -21,8 +22,8 @@ export interface AnswerBox {
 
 export interface IdempotencyDependencies {
   store: IdempotencyKeyStore;
-  /** Runs a function in one BEGIN IMMEDIATE transaction. */
-  inTransaction: <T>(fn: () => T) => T;
+  /** The key store's write transactions: a request's change and its stored answer commit in one. */
+  transactions: WriteTransactions;
   /**
    * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
    * signing secret, which must never be written in plaintext, and a replay must still return it.
@@ -71,17 +72,17 @@ export class IdempotentAnswerUnreadableError extends Error {}
 export function runIdempotently<T>(
   deps: IdempotencyDependencies,
   request: IdempotentRequest,
-  act: () => T,
+  act: () => T | Promise<T>,
   answerOf: (result: T) => StoredAnswer,
-): IdempotentOutcome<T> {
-  return deps.inTransaction((): IdempotentOutcome<T> => {
+): Promise<IdempotentOutcome<T>> {
+  return deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
     const now = deps.now();
-    const stored = storedAnswer(deps, request, now);
+    const stored = await storedAnswer(deps, request, now);
     if (stored) return { replayed: true, answer: stored };
-    const result = act();
+    const result = await act();
     const answer = answerOf(result);
     if (answer.status >= 200 && answer.status < 300) {
-      deps.store.saveIdempotencyRecord({
+      await deps.store.saveIdempotencyRecord({
         workspaceId: request.scope,
         key: request.key,
         method: request.method,
@@ -103,15 +104,15 @@ export function runIdempotently<T>(
  * Returns the stored answer, or the claim taken; the caller releases its claim with
  * `releaseKeyClaim` when it has answered, whatever the answer.
  */
-export function claimKey(deps: IdempotencyDependencies, request: IdempotentRequest): { stored: StoredAnswer } | { claim: KeyClaim } {
+export async function claimKey(deps: IdempotencyDependencies, request: IdempotentRequest): Promise<{ stored: StoredAnswer } | { claim: KeyClaim }> {
   const claims = deps.claims;
   if (!claims) throw new Error('two-phase idempotent operations need an idempotency claim store');
-  return deps.inTransaction(() => {
+  return deps.transactions.write(async () => {
     const now = deps.now();
-    const stored = storedAnswer(deps, request, now);
+    const stored = await storedAnswer(deps, request, now);
     if (stored) return { stored };
     const claim = { claimedUntil: now + claims.leaseMs };
-    const claimed = claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: claim.claimedUntil });
+    const claimed = await claims.store.claimIdempotencyKey({ workspaceId: request.scope, key: request.key, now, claimedUntil: claim.claimedUntil });
     if (!claimed) throw new IdempotencyKeyInUseError(`idempotency key ${request.key} is held by a request still running`);
     return { claim };
   });
@@ -122,8 +123,9 @@ export interface KeyClaim {
   claimedUntil: number;
 }
 
-export function releaseKeyClaim(deps: IdempotencyDependencies, request: IdempotentRequest, claim: KeyClaim): void {
-  deps.claims?.store.releaseIdempotencyClaim(request.scope, request.key, claim.claimedUntil);
+export async function releaseKeyClaim(deps: IdempotencyDependencies, request: IdempotentRequest, claim: KeyClaim): Promise<void> {
+  const claims = deps.claims;
+  if (claims) await deps.transactions.write(() => claims.store.releaseIdempotencyClaim(request.scope, request.key, claim.claimedUntil));
 }
 
 /**
@@ -131,8 +133,10 @@ export function releaseKeyClaim(deps: IdempotencyDependencies, request: Idempote
  * key on another request is an `IdempotencyKeyReusedError`; an answer sealed with a replaced key is
  * an `IdempotentAnswerUnreadableError`.
  */
-export function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): StoredAnswer | undefined {
-  const stored = deps.store.findIdempotencyRecord(request.scope, request.key, now);
+export async function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Promise<StoredAnswer | undefined> {
+  // Outside a transaction, wait for one open on the connection: its answer is not stored until it commits.
+  await deps.transactions.readable();
+  const stored = await deps.store.findIdempotencyRecord(request.scope, request.key, now);
   if (!stored) return undefined;
   if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
   return {

@@ -5,7 +5,9 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../db/schema.js';
 import { projectFile } from '../projectFiles.js';
+import { revisionTriggers } from './revisionTriggers.js';
 import { backfillTaskCompletions } from './tasks.js';
+import { sqliteWriteTransactions } from './writeTransactions.js';
 
 /** The committed drizzle-kit migrations, found from the project root rather than from the working directory. */
 export const migrationsFolder = projectFile('db/migrations');
@@ -60,16 +62,6 @@ function applyMigrations(db: BetterSqlite3.Database): void {
   }
 }
 
-/**
- * The triggers that raise the revisions readers keep encoded answers by (migrations 0004, 0005).
- * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
- * drop them silently and leave kept answers stale, so start-up refuses a database without them.
- */
-const revisionTriggers = [
-  ...['tasks', 'projects', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
-  'portfolios_update_revision',
-];
-
 function checkRevisionTriggers(db: BetterSqlite3.Database): void {
   const present = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]);
   const missing = revisionTriggers.filter((name) => !present.has(name));
@@ -87,6 +79,9 @@ function checkRevisionTriggers(db: BetterSqlite3.Database): void {
  * Store writes called inside nest as savepoints and commit or roll back with it.
  */
 export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () => T): T {
+  // A transaction of another async context is open on this connection (src/store/writeTransactions.ts):
+  // starting here would nest in it and commit or roll back with somebody else's change.
+  if (sqliteWriteTransactions(db).heldElsewhere()) throw new TransactionOpenElsewhereError();
   let transaction = immediateTransactions.get(db);
   if (!transaction) {
     transaction = db.transaction((body: () => unknown) => body());
@@ -98,8 +93,16 @@ export function runInImmediateTransaction<T>(db: BetterSqlite3.Database, fn: () 
 /** One transaction function per connection, made on first use rather than per call. */
 const immediateTransactions = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Transaction<(body: () => unknown) => unknown>>();
 
-/** SQLite's answer when another connection holds the write lock past the busy timeout. */
+/** A synchronous write found this process's own asynchronous transaction open: busy, like another process's lock. */
+export class TransactionOpenElsewhereError extends Error {
+  constructor() {
+    super('a write transaction of another request is open on this connection');
+  }
+}
+
+/** SQLite's answer when another connection holds the write lock past the busy timeout (or this process's own open transaction). */
 export function isDatabaseBusy(error: unknown): boolean {
+  if (error instanceof TransactionOpenElsewhereError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
 }

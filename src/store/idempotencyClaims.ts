@@ -11,11 +11,11 @@ export interface IdempotencyClaimStore {
    * Claims the key until `claimedUntil`; false when another request holds a live claim on it. A
    * claim whose time has passed (its process died) is taken over.
    */
-  claimIdempotencyKey(input: { workspaceId: string; key: string; now: number; claimedUntil: number }): boolean;
+  claimIdempotencyKey(input: { workspaceId: string; key: string; now: number; claimedUntil: number }): Promise<boolean>;
   /** Drops the claim taken until `claimedUntil`, and no other: a claim that lapsed and was taken over stays. */
-  releaseIdempotencyClaim(workspaceId: string, key: string, claimedUntil: number): void;
+  releaseIdempotencyClaim(workspaceId: string, key: string, claimedUntil: number): Promise<void>;
   /** Deletes claims that lapsed (left by processes that died); returns how many. Run on a schedule. */
-  purgeLapsedIdempotencyClaims(now: number): number;
+  purgeLapsedIdempotencyClaims(now: number): Promise<number>;
 }
 
 export function createIdempotencyClaimStore(db: BetterSqlite3.Database): IdempotencyClaimStore {
@@ -42,10 +42,10 @@ export function createIdempotencyClaimStore(db: BetterSqlite3.Database): Idempot
     .prepare();
   const purge = orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))).prepare();
   return {
-    claimIdempotencyKey: (input) => claim.run(input).changes > 0,
-    releaseIdempotencyClaim(workspaceId, key, claimedUntil) {
+    claimIdempotencyKey: async (input) => claim.run(input).changes > 0,
+    async releaseIdempotencyClaim(workspaceId, key, claimedUntil) {
       release.run({ workspaceId, key, claimedUntil });
     },
-    purgeLapsedIdempotencyClaims: (now) => purge.run({ now }).changes,
+    purgeLapsedIdempotencyClaims: async (now) => purge.run({ now }).changes,
   };
 }

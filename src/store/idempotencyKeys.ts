@@ -46,11 +46,11 @@ export interface SaveIdempotencyRecordInput {
 
 export interface IdempotencyKeyStore {
   /** The live record of a key, or undefined (never stored, or expired). */
-  findIdempotencyRecord(workspaceId: string, key: string, now: number): IdempotencyRecord | undefined;
+  findIdempotencyRecord(workspaceId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
   /** Stores a 2xx answer; an expired record of the same key is replaced, a live one is an error. */
-  saveIdempotencyRecord(input: SaveIdempotencyRecordInput): IdempotencyRecord;
+  saveIdempotencyRecord(input: SaveIdempotencyRecordInput): Promise<IdempotencyRecord>;
   /** Deletes every expired record; returns how many. Run on a schedule. */
-  purgeExpiredIdempotencyKeys(now: number): number;
+  purgeExpiredIdempotencyKeys(now: number): Promise<number>;
 }
 
 /** The value the insert proposed for `column`, in an upsert's DO UPDATE. */
@@ -115,14 +115,14 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
   const purge = orm.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, sql.placeholder('now'))).prepare();
 
   return {
-    findIdempotencyRecord(workspaceId, key, now) {
+    async findIdempotencyRecord(workspaceId, key, now) {
       const row = findLive.row({ workspaceId, key, now });
       if (!row) return undefined;
       const [method, path, status, headers, body, createdAt, expiresAt] = row;
       return { workspaceId, key, method, path, status, headers: JSON.parse(headers) as Record<string, string>, body, createdAt, expiresAt };
     },
 
-    saveIdempotencyRecord(input) {
+    async saveIdempotencyRecord(input) {
       if (!Number.isInteger(input.status) || input.status < 200 || input.status > 299) {
         throw new StoreError('invalid_argument', `Only 2xx answers are stored for idempotency keys; got ${input.status}.`);
       }
@@ -147,7 +147,7 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
       return record;
     },
 
-    purgeExpiredIdempotencyKeys(now) {
+    async purgeExpiredIdempotencyKeys(now) {
       return purge.run({ now }).changes;
     },
   };

@@ -10,7 +10,7 @@ import { defaultRandomBytes, type RandomBytes } from './ids.js';
 import type { EventActor } from './outboxEvents.js';
 import { createTaskStore, type UpdateTaskInput } from './tasks.js';
 import { NotFoundError } from './workPlatformErrors.js';
-import { immediateWriter } from './workPlatformValues.js';
+import { changeWriter } from './workPlatformValues.js';
 
 export interface IssueToImport {
   /** The tracker's id of the issue, stable across renames of its repository. */
@@ -33,7 +33,7 @@ export interface ImportedIssueStore {
    * the issue changed since the last import (title; state: closed → DONE, reopened → TODO); a
    * task deleted since is not made again.
    */
-  importIssues(workspaceId: string, projectId: string, repository: string, issues: readonly IssueToImport[], actor: EventActor): IssueImportCounts;
+  importIssues(workspaceId: string, projectId: string, repository: string, issues: readonly IssueToImport[], actor: EventActor): Promise<IssueImportCounts>;
 }
 
 /** The issue's title as a task title: storable text, cut to the task title's limit, never empty. */
@@ -67,11 +67,11 @@ export function createImportedIssueStore(db: BetterSqlite3.Database, options: { 
     })
     .where(and(eq(importedIssues.workspaceId, sql.placeholder('workspaceId')), eq(importedIssues.issueId, sql.placeholder('issueId'))))
     .prepare();
-  const write = immediateWriter(orm, {});
+  const write = changeWriter(orm, {});
 
   return {
     importIssues(workspaceId, projectId, repository, issues, actor) {
-      return write(() => {
+      return write(async () => {
         if (!projectExists.get({ workspaceId, id: projectId })) throw new NotFoundError('project', projectId);
         const counts: IssueImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 };
         const at = now();
@@ -79,13 +79,13 @@ export function createImportedIssueStore(db: BetterSqlite3.Database, options: { 
           const record = { workspaceId, issueId: issue.id, repository, issueNumber: issue.number, issueTitle: issue.title, issueState: issue.state, importedAt: at };
           const earlier = selectOne.get({ workspaceId, issueId: issue.id });
           if (!earlier) {
-            const task = tasks.createTask(workspaceId, { projectId, title: taskTitleOf(issue), status: taskStatusOf(issue.state) }, actor);
+            const task = await tasks.createTask(workspaceId, { projectId, title: taskTitleOf(issue), status: taskStatusOf(issue.state) }, actor);
             insert.run({ ...record, taskId: task.id });
             counts.created += 1;
             continue;
           }
           update.run(record);
-          const task = tasks.getTask(workspaceId, earlier.taskId);
+          const task = await tasks.getTask(workspaceId, earlier.taskId);
           if (!task) {
             counts.skipped += 1;
             continue;
@@ -93,7 +93,7 @@ export function createImportedIssueStore(db: BetterSqlite3.Database, options: { 
           const patch: UpdateTaskInput = {};
           if (issue.title !== earlier.issueTitle) patch.title = taskTitleOf(issue);
           if (issue.state !== earlier.issueState) patch.status = taskStatusOf(issue.state);
-          const changed = Object.keys(patch).length > 0 && tasks.updateTask(workspaceId, task.id, patch, task.version, actor).version !== task.version;
+          const changed = Object.keys(patch).length > 0 && (await tasks.updateTask(workspaceId, task.id, patch, task.version, actor)).version !== task.version;
           counts[changed ? 'updated' : 'unchanged'] += 1;
         }
         return counts;

@@ -10,6 +10,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
 import { compiledStatement, drizzleFor } from './drizzle.js';
+import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 
 export type ListedCollection = 'tasks' | 'projects';
 
@@ -24,15 +25,16 @@ export interface ListPageCache {
   /**
    * The encoded page for `query` (a key naming every parameter that shapes the page): the kept
    * bytes while the collection's revision is the one they were built at, else `build()`'s answer,
-   * encoded and kept. `build` throws to refuse the request.
+   * encoded and kept. `build` throws (or rejects) to refuse the request.
    */
-  page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Buffer;
+  page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Promise<Buffer>;
 }
 
 export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
-  const encode = (build: () => unknown) => Buffer.from(JSON.stringify(build()));
+  const encode = async (build: () => unknown) => Buffer.from(JSON.stringify(await build()));
   // Keeping nothing, a page needs no revision either.
   if (maxPages === 0) return { page: (_workspaceId, _collection, _query, build) => encode(build) };
+  const transactions = sqliteWriteTransactions(db);
   const selectRevision = compiledStatement<{ workspaceId: string; collection: ListedCollection }, [number]>(
     db,
     drizzleFor(db)
@@ -43,10 +45,11 @@ export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPage
   const pages = cache.space('list pages', { maxEntries: maxPages });
 
   return {
-    page(workspaceId, collection, query, build) {
+    async page(workspaceId, collection, query, build) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
-      const revision = (selectRevision.value({ workspaceId, collection }) as number | undefined) ?? 0;
-      return pages.get(key, revision) ?? pages.keep(key, revision, encode(build));
+      // Committed only: a revision raised by a change that then rolls back would be raised again by another change.
+      const revision = ((await readCommitted(transactions, () => selectRevision.value({ workspaceId, collection }))) as number | undefined) ?? 0;
+      return pages.get(key, revision) ?? pages.keep(key, revision, await encode(build));
     },
   };
 }

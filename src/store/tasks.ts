@@ -32,7 +32,8 @@ import {
 } from './keysetPages.js';
 import { createOutboxWriter, type EventActor } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
@@ -51,18 +52,18 @@ export interface TaskStoreOptions {
 }
 
 export interface TaskStore {
-  createTask(workspaceId: string, input: CreateTaskInput, actor: EventActor): Task;
+  createTask(workspaceId: string, input: CreateTaskInput, actor: EventActor): Promise<Task>;
   /** Undefined when missing or in another workspace. */
-  getTask(workspaceId: string, id: string): Task | undefined;
+  getTask(workspaceId: string, id: string): Promise<Task | undefined>;
   /**
    * Applies the given members when `expectedVersion` is the current version. Records
    * task.updated, and task.completed as well when the status becomes DONE. A patch that changes
    * nothing writes nothing: version, updatedAt and events stay as they are.
    */
-  updateTask(workspaceId: string, id: string, patch: UpdateTaskInput, expectedVersion: number, actor: EventActor): Task;
+  updateTask(workspaceId: string, id: string, patch: UpdateTaskInput, expectedVersion: number, actor: EventActor): Promise<Task>;
   /** Deletes a task; `expectedVersion`, when given, must be the current version. Returns the task as it was. */
-  deleteTask(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Task;
-  listTasks(workspaceId: string, options: KeysetListOptions<TaskSort>): KeysetPage<Task>;
+  deleteTask(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Task>;
+  listTasks(workspaceId: string, options: KeysetListOptions<TaskSort>): Promise<KeysetPage<Task>>;
 }
 
 type TaskRow = typeof tasks.$inferSelect;
@@ -195,7 +196,8 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
     return prepareKeysetList<ListedTaskRow>(db, query);
   }
 
-  const write = immediateWriter(orm, constraintFields);
+  const write = changeWriter(orm, constraintFields);
+  const transactions = sqliteWriteTransactions(db);
 
   function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): void {
     if (row.projectId !== previous?.projectId && !projectExists.get({ workspaceId, id: row.projectId })) {
@@ -211,7 +213,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
   }
 
   return {
-    createTask(workspaceId, input, actor) {
+    async createTask(workspaceId, input, actor) {
       if (input.projectId === undefined) throw new InvalidValueError('projectId', 'is required.');
       if (input.title === undefined) throw new InvalidValueError('title', 'is required.');
       const { dueOn = null } = checkTaskValues(input);
@@ -241,12 +243,12 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       });
     },
 
-    getTask(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getTask(workspaceId, id) {
+      const row = await readCommitted(transactions, () => selectOne.get({ workspaceId, id }));
       return row ? toTask(row) : undefined;
     },
 
-    updateTask(workspaceId, id, patch, expectedVersion, actor) {
+    async updateTask(workspaceId, id, patch, expectedVersion, actor) {
       const checked = checkTaskValues(patch);
       return write(() => {
         const current = currentRow(workspaceId, id, expectedVersion);
@@ -276,7 +278,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       });
     },
 
-    deleteTask(workspaceId, id, expectedVersion, actor) {
+    async deleteTask(workspaceId, id, expectedVersion, actor) {
       return write(() => {
         const current = currentRow(workspaceId, id, expectedVersion);
         remove.run({ workspaceId, id });
@@ -286,13 +288,13 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       });
     },
 
-    listTasks(workspaceId, options) {
+    async listTasks(workspaceId, options) {
       const definition = checkListOptions(options, sortKeys);
       const after = options.after ?? null;
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id });
+      const rows = await readCommitted(transactions, () => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
       return toPageOfKeysetRows(rows, options.limit, listedTask);
     },
   };

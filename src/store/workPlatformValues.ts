@@ -2,6 +2,7 @@
 // its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
 import type BetterSqlite3 from 'better-sqlite3';
 import { runInImmediateTransaction } from './database.js';
+import { sqliteWriteTransactions } from './writeTransactions.js';
 import type { AppDatabase } from './drizzle.js';
 import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
@@ -103,6 +104,16 @@ export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>
       return rethrowConstraintFailure(error, fields);
     }
   };
+}
+
+/**
+ * The asynchronous store's writer: runs a synchronous change in one write transaction of the
+ * connection (joining the caller's, src/store/writeTransactions.ts) and words a failed CHECK
+ * constraint as the field it guards.
+ */
+export function changeWriter(orm: AppDatabase, fields: ConstraintFields): <T>(change: () => T | Promise<T>) => Promise<T> {
+  const transactions = sqliteWriteTransactions((orm as AppDatabase & { $client: BetterSqlite3.Database }).$client);
+  return <T>(change: () => T | Promise<T>): Promise<T> => transactions.write(change).catch((error: unknown) => rethrowConstraintFailure(error, fields));
 }
 
 /** The row a change applies to: it must exist in the workspace and, when a version is expected, be at it. */

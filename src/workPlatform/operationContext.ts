@@ -58,7 +58,9 @@ export type WorkPlatformContext<Op extends WorkPlatformOperationId> = OperationC
 /** A success reply of the operation; failures are thrown as `ApiProblem`s. */
 export type WorkPlatformReply<Op extends WorkPlatformOperationId> = OperationReply<operations, Op>;
 
-export type WorkPlatformHandler<Op extends WorkPlatformOperationId> = (ctx: WorkPlatformContext<Op>) => WorkPlatformReply<Op>;
+export type WorkPlatformHandler<Op extends WorkPlatformOperationId> = (
+  ctx: WorkPlatformContext<Op>,
+) => WorkPlatformReply<Op> | Promise<WorkPlatformReply<Op>>;
 
 /** A handler that waits for an outside service before it answers (see `TwoPhaseHandler`). */
 export type WorkPlatformTwoPhaseHandler<Op extends WorkPlatformOperationId> = TwoPhaseHandler<WorkPlatformContext<Op>, WorkPlatformReply<Op>>;

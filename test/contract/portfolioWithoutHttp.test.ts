@@ -61,10 +61,10 @@ function call(pathAndQuery: string, key?: string) {
   };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-handle-'));
   db = openDatabase(path.join(dataDir, 'app.db'));
-  fixture = loadDemoData(db, Date.now);
+  fixture = await loadDemoData(db, Date.now);
 });
 afterAll(() => {
   db.close();

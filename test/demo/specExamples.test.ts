@@ -9,7 +9,7 @@ import { contractOperations } from '../support/operations.js';
 /** The downloaded Postman collections send the spec's examples: they must name demo data. */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-examples-'));
 const db = openDatabase(path.join(dataDir, 'app.db'));
-const fixture = loadDemoData(db);
+const fixture = await loadDemoData(db);
 afterAll(() => {
   db.close();
   rmSync(dataDir, { recursive: true, force: true });

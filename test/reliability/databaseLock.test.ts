@@ -19,7 +19,7 @@ let portfolio: ContractClient;
 let locker: BetterSqlite3.Database;
 
 beforeAll(async () => {
-  database = makeDemoDatabaseFile('contract-api-lock-');
+  database = await makeDemoDatabaseFile('contract-api-lock-');
   ({ databasePath, fixture } = database);
   server = await startServerProcess({ DATABASE_PATH: databasePath, DEMO_DATA: 'off', WEBHOOK_WORKER: 'off' });
   workPlatform = new ContractClient(server.url, 'work-platform', 'Problem');

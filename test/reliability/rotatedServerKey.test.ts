@@ -17,8 +17,8 @@ const started: ServerProcess[] = [];
 
 const newServerKey = () => randomBytes(32).toString('base64url');
 
-beforeAll(() => {
-  database = makeDemoDatabaseFile('contract-api-rotated-key-');
+beforeAll(async () => {
+  database = await makeDemoDatabaseFile('contract-api-rotated-key-');
   ({ databasePath, fixture } = database);
 });
 

@@ -13,8 +13,8 @@ let databasePath: string;
 let fixture: DemoFixture;
 const started: ServerProcess[] = [];
 
-beforeAll(() => {
-  database = makeDemoDatabaseFile('contract-api-shutdown-');
+beforeAll(async () => {
+  database = await makeDemoDatabaseFile('contract-api-shutdown-');
   ({ databasePath, fixture } = database);
 });
 

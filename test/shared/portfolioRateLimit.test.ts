@@ -83,7 +83,7 @@ describe('rate limit shared by two server processes on one database', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-ratelimit-'));
     const databasePath = path.join(dataDir, 'app.db');
     const db = openDatabase(databasePath);
-    const fixture = loadDemoData(db, Date.now);
+    const fixture = await loadDemoData(db, Date.now);
     key = issueApiKey(createApiKeyStore(db), { tenantId: fixture.portfolio.tenantId, rateLimit: 6 }).key;
     db.close();
     // One window spans the whole test, so a window boundary cannot fall inside it.

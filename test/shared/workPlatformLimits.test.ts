@@ -221,14 +221,14 @@ describe('two server processes on one database', () => {
   const children: ChildProcess[] = [];
   let dataDir: string;
   let databasePath: string;
-  let fx: ReturnType<typeof loadDemoData>['workPlatform'];
+  let fx: Awaited<ReturnType<typeof loadDemoData>>['workPlatform'];
   let clients: ContractClient[];
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-wp-limits-'));
     databasePath = path.join(dataDir, 'app.db');
     const db = openDatabase(databasePath);
-    fx = loadDemoData(db, Date.now).workPlatform;
+    fx = (await loadDemoData(db, Date.now)).workPlatform;
     createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 4 });
     db.close();
     const servers = await Promise.all([startServerProcess({ DATABASE_PATH: databasePath }), startServerProcess({ DATABASE_PATH: databasePath })]);

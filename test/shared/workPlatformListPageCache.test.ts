@@ -41,14 +41,14 @@ describe('kept list pages', () => {
     expect(await list('tasks')).toEqual(before);
 
     const tasks = createTaskStore(otherConnection);
-    const created = tasks.createTask(workspaceId, { projectId: t.fixture.workPlatform.projectId, title: 'Written elsewhere' }, owner);
+    const created = await tasks.createTask(workspaceId, { projectId: t.fixture.workPlatform.projectId, title: 'Written elsewhere' }, owner);
     const afterCreate = await list('tasks');
     expect(afterCreate.items.map((item) => item.id)).toEqual([created.id, ...before.items.map((item) => item.id)].slice(0, 100));
 
-    tasks.updateTask(workspaceId, created.id, { title: 'Renamed elsewhere' }, created.version, owner);
+    await tasks.updateTask(workspaceId, created.id, { title: 'Renamed elsewhere' }, created.version, owner);
     expect((await list('tasks')).items[0]).toMatchObject({ id: created.id, title: 'Renamed elsewhere' });
 
-    tasks.deleteTask(workspaceId, created.id, null, owner);
+    await tasks.deleteTask(workspaceId, created.id, null, owner);
     expect(await list('tasks')).toEqual(before);
   });
 
@@ -80,7 +80,7 @@ describe('kept list pages', () => {
 });
 
 describe('collection revisions', () => {
-  it('rise with every insert, update and delete of the workspace, and leave other workspaces alone', () => {
+  it('rise with every insert, update and delete of the workspace, and leave other workspaces alone', async () => {
     const db = new BetterSqlite3(t.db.name);
     try {
       const revision = (workspaceId: string, collection: string) =>
@@ -91,11 +91,11 @@ describe('collection revisions', () => {
       // The first revision is random (a re-created workspace id must not repeat one), then +1 per write.
       expect(revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
       const tasks = createTaskStore(otherConnection);
-      const task = tasks.createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+      const task = await tasks.createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
       const first = revision(workspace.workspaceId, 'tasks');
-      tasks.updateTask(workspace.workspaceId, task.id, { title: 'U' }, task.version, workspace.actor);
+      await tasks.updateTask(workspace.workspaceId, task.id, { title: 'U' }, task.version, workspace.actor);
       expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 1);
-      tasks.deleteTask(workspace.workspaceId, task.id, null, workspace.actor);
+      await tasks.deleteTask(workspace.workspaceId, task.id, null, workspace.actor);
       expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 2);
       expect(revision(other.workspaceId, 'tasks')).toBe(0);
     } finally {
@@ -103,10 +103,10 @@ describe('collection revisions', () => {
     }
   });
 
-  it('do not stand in the way of deleting a workspace with its tasks', () => {
+  it('do not stand in the way of deleting a workspace with its tasks', async () => {
     const workspace = makeWorkspace(otherConnection);
     const project = createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
-    createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+    await createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
     otherConnection.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
     expect(otherConnection.prepare('SELECT count(*) FROM collection_revisions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
     expect(otherConnection.prepare('SELECT count(*) FROM tasks WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
@@ -116,7 +116,7 @@ describe('collection revisions', () => {
 describe('createListPageCache bounds', () => {
   const answerCache = () => createBoundedCache({ maxBytes: 1024 * 1024 });
 
-  it('keeps at most maxPages pages, dropping the least recently used', () => {
+  it('keeps at most maxPages pages, dropping the least recently used', async () => {
     const cache = createListPageCache(otherConnection, { cache: answerCache(), maxPages: 2 });
     const workspaceId = makeWorkspace(otherConnection).workspaceId;
     const builds: string[] = [];
@@ -125,52 +125,52 @@ describe('createListPageCache bounds', () => {
         builds.push(query);
         return body;
       });
-    page('a');
-    page('b');
-    page('a');
-    page('c'); // drops b, the least recently used
-    page('a');
-    page('b');
+    await page('a');
+    await page('b');
+    await page('a');
+    await page('c'); // drops b, the least recently used
+    await page('a');
+    await page('b');
     expect(builds).toEqual(['a', 'b', 'c', 'b']);
   });
 
-  it('builds again once the collection changed, and refuses as build refuses', () => {
+  it('builds again once the collection changed, and refuses as build refuses', async () => {
     const cache = createListPageCache(otherConnection, { cache: answerCache() });
     const workspace = makeWorkspace(otherConnection);
     let builds = 0;
     const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ builds: ++builds }));
-    page();
-    page();
+    await page();
+    await page();
     createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
-    expect(JSON.parse(page().toString())).toEqual({ builds: 2 });
-    expect(() => cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).toThrow('refused');
+    expect(JSON.parse((await page()).toString())).toEqual({ builds: 2 });
+    await expect(cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).rejects.toThrow('refused');
   });
-  it('never keeps a page under a revision newer than its rows: a write while the page is built shows on the next request', () => {
+  it('never keeps a page under a revision newer than its rows: a write while the page is built shows on the next request', async () => {
     const cache = createListPageCache(t.db, { cache: answerCache() });
     const workspace = makeWorkspace(otherConnection);
     const projects = createProjectStore(t.db);
     const names = () => projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 }).items.map((project) => project.name);
-    const page = (during?: () => void) =>
+    const page = async (during?: () => void) =>
       JSON.parse(
-        cache.page(workspace.workspaceId, 'projects', 'q', () => {
+        (await cache.page(workspace.workspaceId, 'projects', 'q', () => {
           const read = names();
           // Another process commits after this page's rows were read.
           during?.();
           return read;
-        }).toString(),
+        })).toString(),
       ) as string[];
-    expect(page(() => createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'late' }, workspace.actor))).toEqual([]);
-    expect(page()).toEqual(['late']);
+    expect(await page(() => createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'late' }, workspace.actor))).toEqual([]);
+    expect(await page()).toEqual(['late']);
   });
 });
 
 describe('LIST_PAGE_CACHE_PAGES=0', () => {
-  it('keeps no page: every request builds its page', () => {
+  it('keeps no page: every request builds its page', async () => {
     const cache = createListPageCache(otherConnection, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }), maxPages: 0 });
     const workspaceId = makeWorkspace(otherConnection).workspaceId;
     let builds = 0;
-    cache.page(workspaceId, 'tasks', 'q', () => ++builds);
-    cache.page(workspaceId, 'tasks', 'q', () => ++builds);
+    await cache.page(workspaceId, 'tasks', 'q', () => ++builds);
+    await cache.page(workspaceId, 'tasks', 'q', () => ++builds);
     expect(builds).toBe(2);
   });
 });

@@ -107,7 +107,7 @@ useWorkPlatformTestApp(async (app) => {
   // A few tasks in the other workspace, so that it has cursors of its own.
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   const tasks = createTaskStore(t.db);
-  for (const title of ['One', 'Two', 'Three']) tasks.createTask(fx.otherWorkspace.workspaceId, { projectId: fx.otherWorkspace.projectId, title }, otherOwner);
+  for (const title of ['One', 'Two', 'Three']) await tasks.createTask(fx.otherWorkspace.workspaceId, { projectId: fx.otherWorkspace.projectId, title }, otherOwner);
 }, { now: () => heldAt ?? Date.now() });
 
 function listPath(resource: string, query: Record<string, string | number | undefined>): string {

@@ -105,7 +105,7 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
   });
   afterEach(() => t.cleanup());
 
-  it("holds across both users: either one's new answers push out the other's least recently used ones", () => {
+  it("holds across both users: either one's new answers push out the other's least recently used ones", async () => {
     const tenantId = makeTenant(t.db);
     importPortfolio(t.db, tenantId, makeDocument(), Date.now);
     const workspace = makeWorkspace(t.db);
@@ -118,8 +118,8 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
     const builds: string[] = [];
     const sizes: number[] = [];
     // A list page of about 3 KiB; the portfolio document is about 3 KiB, its page "about" under 1 KiB.
-    const listPage = (query: string) => {
-      const bytes = listPages.page(workspace.workspaceId, 'tasks', query, () => {
+    const listPage = async (query: string) => {
+      const bytes = await listPages.page(workspace.workspaceId, 'tasks', query, () => {
         builds.push(query);
         return { query, filler: 'x'.repeat(3000), build: builds.length };
       });
@@ -132,26 +132,26 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
       return value;
     };
 
-    listPage('old');
+    await listPage('old');
     const document = portfolio(() => reader.publishedDocumentBytes(tenantId));
     portfolio(() => reader.publishedBySlugBytes(tenantId, 'page', 'about'));
     expect(cache.entries).toBe(3);
     // One more portfolio answer does not fit beside them: the list page, least recently used, goes.
     portfolio(() => reader.publishedBySlugBytes(tenantId, 'outcome', 'first-outcome'));
     portfolio(() => reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, encodeListPage({ limit: 20, offset: 0 })));
-    listPage('old');
+    await listPage('old');
     expect(builds).toEqual(['old', 'old']);
 
     // And list pages push out the portfolio answers read longest ago: the document first.
-    listPage('new');
+    await listPage('new');
     expect(portfolio(() => reader.publishedDocumentBytes(tenantId))).not.toBe(document);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(cap);
 
     // A change raises the revision the kept page was built at: it is built again, never served stale.
-    const kept = listPage('new');
+    const kept = await listPage('new');
     expect(builds).toEqual(['old', 'old', 'new']);
-    createTaskStore(t.db).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
-    expect(listPage('new')).not.toBe(kept);
+    await createTaskStore(t.db).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
+    expect(await listPage('new')).not.toBe(kept);
     expect(builds).toEqual(['old', 'old', 'new', 'new']);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(cap);
   });

@@ -19,8 +19,8 @@ describe('demo data set', () => {
     for (const tenant of Object.values(demoTenants)) expect(validatePortfolioDocument(tenant.document)).toEqual([]);
   });
 
-  it('returns the fixture with exactly the documented members and working keys', () => {
-    const fixture = loadDemoData(t.db, clock.now);
+  it('returns the fixture with exactly the documented members and working keys', async () => {
+    const fixture = await loadDemoData(t.db, clock.now);
     expect(Object.keys(fixture)).toEqual(['portfolio', 'workPlatform']);
     expect(Object.keys(fixture.portfolio).sort()).toEqual(
       [
@@ -47,8 +47,8 @@ describe('demo data set', () => {
     expect(demo.otherTenantId).not.toBe(demo.tenantId);
   });
 
-  it('serves what the fixture promises', () => {
-    const demo = loadDemoData(t.db, clock.now).portfolio;
+  it('serves what the fixture promises', async () => {
+    const demo = (await loadDemoData(t.db, clock.now)).portfolio;
     const reads = publishedReads(t.db);
     const document = reads.document(demo.tenantId);
     expect(contractErrors('PortfolioResponse', document)).toEqual([]);
@@ -79,8 +79,8 @@ describe('demo data set', () => {
     expect(contractErrors('PortfolioResponse', reads.document(demo.otherTenantId))).toEqual([]);
   });
 
-  it('interleaves unpublished posts with published ones, so paging skips them', () => {
-    const demo = loadDemoData(t.db, clock.now).portfolio;
+  it('interleaves unpublished posts with published ones, so paging skips them', async () => {
+    const demo = (await loadDemoData(t.db, clock.now)).portfolio;
     const exported = exportPortfolio(t.db, demo.tenantId);
     const flags = exported?.posts.map((post) => post.published) ?? [];
     const firstDraft = flags.indexOf(false);
@@ -93,8 +93,8 @@ describe('demo data set', () => {
     expect([...(first?.items ?? []), ...(second?.items ?? [])].map((post) => post.slug)).toEqual(demo.published.posts);
   });
 
-  it('has every list kind, every block kind and assets with and without dimensions', () => {
-    const demo = loadDemoData(t.db, clock.now).portfolio;
+  it('has every list kind, every block kind and assets with and without dimensions', async () => {
+    const demo = (await loadDemoData(t.db, clock.now)).portfolio;
     const document = publishedReads(t.db).document(demo.tenantId);
     for (const list of ['outcomes', 'posts', 'pages', 'experience', 'skills', 'stats', 'awards', 'education', 'testimonials', 'links'] as const) {
       expect(document?.[list].length, list).toBeGreaterThan(0);
@@ -106,8 +106,8 @@ describe('demo data set', () => {
     expect(exported?.assets.some((asset) => asset.width === null)).toBe(true);
   });
 
-  it('shows the sanitizer at work on the XSS demo post', () => {
-    const demo = loadDemoData(t.db, clock.now).portfolio;
+  it('shows the sanitizer at work on the XSS demo post', async () => {
+    const demo = (await loadDemoData(t.db, clock.now)).portfolio;
     const post = publishedReads(t.db).bySlug(demo.tenantId, 'post', 'sanitizing-rich-text-at-the-door');
     expect(post?.bodyHtml).toContain('<strong>bold</strong>');
     for (const pattern of [/<script/i, /onclick=/i, /onerror=/i, /onload=/i, /href="javascript/i, /<iframe/i, /srcdoc/i, /<svg/i, /style=/i, /formaction/i, /data:image/i]) {
@@ -115,8 +115,8 @@ describe('demo data set', () => {
     }
   });
 
-  it('is idempotent: reloading keeps three demo tenants and the same content, and issues new keys', () => {
-    const first = loadDemoData(t.db, clock.now);
+  it('is idempotent: reloading keeps three demo tenants and the same content, and issues new keys', async () => {
+    const first = await loadDemoData(t.db, clock.now);
     const countRows = () => ({
       tenants: t.db.prepare('SELECT count(*) FROM tenants').pluck().get(),
       items: t.db.prepare('SELECT count(*) FROM portfolio_items').pluck().get(),
@@ -125,7 +125,7 @@ describe('demo data set', () => {
     const before = countRows();
     const exportedBefore = exportPortfolio(t.db, first.portfolio.tenantId);
     clock.advance(60_000);
-    const second = loadDemoData(t.db, clock.now);
+    const second = await loadDemoData(t.db, clock.now);
     expect(countRows()).toEqual(before);
     expect(before.tenants).toBe(3);
     expect(exportPortfolio(t.db, second.portfolio.tenantId)).toEqual(exportedBefore);
@@ -136,10 +136,10 @@ describe('demo data set', () => {
     expect(second.portfolio.published).toEqual(first.portfolio.published);
   });
 
-  it('leaves other tenants alone', () => {
+  it('leaves other tenants alone', async () => {
     const tenants = createTenantStore(t.db, { now: clock.now });
     const own = tenants.createTenant('Not a demo').id;
-    loadDemoData(t.db, clock.now);
+    await loadDemoData(t.db, clock.now);
     expect(tenants.listTenants().map((tenant) => tenant.id)).toContain(own);
     expect(exportPortfolio(t.db, own)).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, runInImmediateTransaction } from '../../src/store/database.js';
+import { openDatabase } from '../../src/store/database.js';
+import { sqliteWriteTransactions } from '../../src/store/writeTransactions.js';
 import { StoreError } from '../../src/store/errors.js';
 import {
   createIdempotencyKeyStore,
@@ -38,68 +39,68 @@ const answer = (overrides: Partial<Parameters<IdempotencyKeyStore['saveIdempoten
 const count = (table: string) => t.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 describe('idempotency key store', () => {
-  it('stores a 2xx answer and finds it for 24 hours in the same workspace only', () => {
-    const saved = store.saveIdempotencyRecord(answer());
+  it('stores a 2xx answer and finds it for 24 hours in the same workspace only', async () => {
+    const saved = await store.saveIdempotencyRecord(answer());
     expect(saved).toEqual({ ...answer(), now: undefined, createdAt: now, expiresAt: now + idempotencyWindowMs });
     expect(idempotencyWindowMs).toBe(86_400_000);
     const { now: _now, ...expected } = answer();
-    expect(store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now + idempotencyWindowMs - 1)).toEqual({
+    expect(await store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now + idempotencyWindowMs - 1)).toEqual({
       ...expected,
       createdAt: now,
       expiresAt: now + idempotencyWindowMs,
     });
-    expect(store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now + idempotencyWindowMs)).toBeUndefined();
-    expect(store.findIdempotencyRecord(makeWorkspace(t.db, { name: 'Other' }).workspaceId, 'order-7f3a', now)).toBeUndefined();
-    expect(store.findIdempotencyRecord(workspace.workspaceId, 'ORDER-7F3A', now)).toBeUndefined();
+    expect(await store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now + idempotencyWindowMs)).toBeUndefined();
+    expect(await store.findIdempotencyRecord(makeWorkspace(t.db, { name: 'Other' }).workspaceId, 'order-7f3a', now)).toBeUndefined();
+    expect(await store.findIdempotencyRecord(workspace.workspaceId, 'ORDER-7F3A', now)).toBeUndefined();
   });
 
-  it('stores only 2xx answers and well-formed keys', () => {
-    for (const status of [199, 300, 409, 500]) expect(() => store.saveIdempotencyRecord(answer({ status }))).toThrow(/Only 2xx/);
-    for (const key of ['', 'x'.repeat(256), 'tab\tkey', 'naïve']) expect(() => store.saveIdempotencyRecord(answer({ key }))).toThrow(StoreError);
+  it('stores only 2xx answers and well-formed keys', async () => {
+    for (const status of [199, 300, 409, 500]) await expect(store.saveIdempotencyRecord(answer({ status }))).rejects.toThrow(/Only 2xx/);
+    for (const key of ['', 'x'.repeat(256), 'tab\tkey', 'naïve']) await expect(store.saveIdempotencyRecord(answer({ key }))).rejects.toThrow(StoreError);
     expect(idempotencyKeyPattern.test('a'.repeat(255))).toBe(true);
     expect(idempotencyKeyPattern.test('with space ~!')).toBe(true);
     expect(count('idempotency_keys')).toBe(0);
   });
 
-  it('refuses to overwrite a live record but replaces an expired one', () => {
-    store.saveIdempotencyRecord(answer());
-    expect(() => store.saveIdempotencyRecord(answer({ body: '{"id":"tsk_other"}', now: now + 1000 }))).toThrow(/already has a stored answer/);
+  it('refuses to overwrite a live record but replaces an expired one', async () => {
+    await store.saveIdempotencyRecord(answer());
+    await expect(store.saveIdempotencyRecord(answer({ body: '{"id":"tsk_other"}', now: now + 1000 }))).rejects.toThrow(/already has a stored answer/);
     const later = now + idempotencyWindowMs;
-    store.saveIdempotencyRecord(answer({ body: '{"id":"tsk_new"}', now: later }));
-    expect(store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', later)?.body).toBe('{"id":"tsk_new"}');
+    await store.saveIdempotencyRecord(answer({ body: '{"id":"tsk_new"}', now: later }));
+    expect((await store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', later))?.body).toBe('{"id":"tsk_new"}');
     expect(count('idempotency_keys')).toBe(1);
   });
 
-  it('purges expired records only and says how many', () => {
-    store.saveIdempotencyRecord(answer({ key: 'old-1' }));
-    store.saveIdempotencyRecord(answer({ key: 'old-2', now: now + 10 }));
-    store.saveIdempotencyRecord(answer({ key: 'fresh', now: now + 60_000 }));
-    expect(store.purgeExpiredIdempotencyKeys(now + idempotencyWindowMs + 10)).toBe(2);
-    expect(store.purgeExpiredIdempotencyKeys(now + idempotencyWindowMs + 10)).toBe(0);
+  it('purges expired records only and says how many', async () => {
+    await store.saveIdempotencyRecord(answer({ key: 'old-1' }));
+    await store.saveIdempotencyRecord(answer({ key: 'old-2', now: now + 10 }));
+    await store.saveIdempotencyRecord(answer({ key: 'fresh', now: now + 60_000 }));
+    expect(await store.purgeExpiredIdempotencyKeys(now + idempotencyWindowMs + 10)).toBe(2);
+    expect(await store.purgeExpiredIdempotencyKeys(now + idempotencyWindowMs + 10)).toBe(0);
     expect(t.db.prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['fresh']);
   });
 });
 
-describe('runInImmediateTransaction', () => {
-  it('commits the record, the resource and its outbox row together, or none of them', () => {
+describe('one write transaction for the record, the resource and its outbox row', () => {
+  it('commits the record, the resource and its outbox row together, or none of them', async () => {
     const projectId = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor).id;
     const tasks = createTaskStore(t.db);
     const before = { tasks: count('tasks'), events: count('events') };
-    expect(() =>
-      runInImmediateTransaction(t.db, () => {
-        const task = tasks.createTask(workspace.workspaceId, { projectId, title: 'Lost' }, workspace.actor);
-        store.saveIdempotencyRecord(answer({ body: JSON.stringify(task) }));
+    await expect(
+      sqliteWriteTransactions(t.db).write(async () => {
+        const task = await tasks.createTask(workspace.workspaceId, { projectId, title: 'Lost' }, workspace.actor);
+        await store.saveIdempotencyRecord(answer({ body: JSON.stringify(task) }));
         throw new Error('the response could not be built');
       }),
-    ).toThrow(/could not be built/);
+    ).rejects.toThrow(/could not be built/);
     expect({ tasks: count('tasks'), events: count('events'), keys: count('idempotency_keys') }).toEqual({ ...before, keys: 0 });
 
-    const task = runInImmediateTransaction(t.db, () => {
-      const created = tasks.createTask(workspace.workspaceId, { projectId, title: 'Kept' }, workspace.actor);
-      store.saveIdempotencyRecord(answer({ body: JSON.stringify(created) }));
+    const task = await sqliteWriteTransactions(t.db).write(async () => {
+      const created = await tasks.createTask(workspace.workspaceId, { projectId, title: 'Kept' }, workspace.actor);
+      await store.saveIdempotencyRecord(answer({ body: JSON.stringify(created) }));
       return created;
     });
-    expect(JSON.parse(store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now)!.body)).toEqual(task);
+    expect(JSON.parse((await store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now))!.body)).toEqual(task);
     expect({ tasks: count('tasks'), events: count('events') }).toEqual({ tasks: before.tasks + 1, events: before.events + 1 });
   });
 
@@ -107,20 +108,21 @@ describe('runInImmediateTransaction', () => {
     const projectId = createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor).id;
     t.db.close();
     const script = `
-const { openDatabase, runInImmediateTransaction } = await import(${sourceUrl('src/store/database.ts')});
+const { openDatabase } = await import(${sourceUrl('src/store/database.ts')});
+const { sqliteWriteTransactions } = await import(${sourceUrl('src/store/writeTransactions.ts')});
 const { createIdempotencyKeyStore } = await import(${sourceUrl('src/store/idempotencyKeys.ts')});
 const { createTaskStore } = await import(${sourceUrl('src/store/tasks.ts')});
 const db = openDatabase(${JSON.stringify(t.path)});
 const keys = createIdempotencyKeyStore(db);
 const tasks = createTaskStore(db);
 const workspaceId = ${JSON.stringify(workspace.workspaceId)};
-const result = runInImmediateTransaction(db, () => {
-  const found = keys.findIdempotencyRecord(workspaceId, 'same-key', Date.now());
+const result = await sqliteWriteTransactions(db).write(async () => {
+  const found = await keys.findIdempotencyRecord(workspaceId, 'same-key', Date.now());
   if (found) return { replayed: true, body: found.body };
-  const task = tasks.createTask(workspaceId, { projectId: ${JSON.stringify(projectId)}, title: 'Once' }, ${JSON.stringify(workspace.actor)});
+  const task = await tasks.createTask(workspaceId, { projectId: ${JSON.stringify(projectId)}, title: 'Once' }, ${JSON.stringify(workspace.actor)});
   const until = Date.now() + 150; while (Date.now() < until) {} // hold the lock so that the others queue
   const body = JSON.stringify(task);
-  keys.saveIdempotencyRecord({ workspaceId, key: 'same-key', method: 'POST', path: '/v1/tasks', status: 201, headers: {}, body, now: Date.now() });
+  await keys.saveIdempotencyRecord({ workspaceId, key: 'same-key', method: 'POST', path: '/v1/tasks', status: 201, headers: {}, body, now: Date.now() });
   return { replayed: false, body };
 });
 db.close();

@@ -107,12 +107,12 @@ describe('project store: writes', () => {
     expect(store.listProjects(workspaceId, { sort: 'createdAt', order: 'desc', limit: 50 }).items).toEqual([]);
   });
 
-  it('deletes with or without a version, records project.deleted with the last state, and refuses a project with tasks', () => {
+  it('deletes with or without a version, records project.deleted with the last state, and refuses a project with tasks', async () => {
     const empty = store.createProject(workspace.workspaceId, { name: 'Empty' }, workspace.actor);
     const busy = store.createProject(workspace.workspaceId, { name: 'Busy' }, workspace.actor);
     const tasks = createTaskStore(t.db, { now: clock.now });
-    tasks.createTask(workspace.workspaceId, { projectId: busy.id, title: 'One' }, workspace.actor);
-    tasks.createTask(workspace.workspaceId, { projectId: busy.id, title: 'Two' }, workspace.actor);
+    await tasks.createTask(workspace.workspaceId, { projectId: busy.id, title: 'One' }, workspace.actor);
+    await tasks.createTask(workspace.workspaceId, { projectId: busy.id, title: 'Two' }, workspace.actor);
 
     expect(() => store.deleteProject(workspace.workspaceId, empty.id, 2, workspace.actor)).toThrow(expect.objectContaining({ currentVersion: 1 }));
     expect(store.deleteProject(workspace.workspaceId, empty.id, 1, workspace.actor)).toEqual(empty);

@@ -37,7 +37,7 @@ let fx: DeliveryFixture;
 afterEach(() => fx?.cleanup());
 
 describe('fan-out in the outbox transaction', () => {
-  it('queues one PENDING delivery per ACTIVE subscription of the workspace that lists the type, due when the event occurred', () => {
+  it('queues one PENDING delivery per ACTIVE subscription of the workspace that lists the type, due when the event occurred', async () => {
     fx = makeDeliveryFixture();
     const { workspaceId } = fx.workspace;
     const created = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
@@ -49,7 +49,7 @@ describe('fan-out in the outbox transaction', () => {
     // A type name that only contains the wanted one must not match.
     const lookalike = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created.v2'] });
 
-    const task = fx.createTask();
+    const task = await fx.createTask();
     const event = fx.db.prepare("SELECT id, occurred_at FROM events WHERE type = 'task.created'").get() as { id: string; occurred_at: number };
 
     for (const subscription of [created, both]) {
@@ -70,12 +70,12 @@ describe('fan-out in the outbox transaction', () => {
     }
     for (const subscription of [completedOnly, disabled, elsewhere, lookalike]) expect(deliveriesOf(fx.db, subscription.id)).toEqual([]);
 
-    fx.completeTask(task);
+    await fx.completeTask(task);
     expect(deliveriesOf(fx.db, both.id).map((row) => row.event_type)).toEqual(['task.created', 'task.completed']);
     expect(deliveriesOf(fx.db, completedOnly.id).map((row) => row.event_type)).toEqual(['task.completed']);
   });
 
-  it('a rolled-back change leaves no event and no delivery', () => {
+  it('a rolled-back change leaves no event and no delivery', async () => {
     fx = makeDeliveryFixture();
     const { workspaceId } = fx.workspace;
     insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
@@ -91,7 +91,7 @@ describe('fan-out in the outbox transaction', () => {
     expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
 
     // A task store write refused by a CHECK rolls back the same way.
-    expect(() => fx.createTask('x'.repeat(201))).toThrow();
+    await expect(fx.createTask('x'.repeat(201))).rejects.toThrow();
     expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
   });
 
@@ -100,23 +100,23 @@ describe('fan-out in the outbox transaction', () => {
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const seen: number[] = [];
     const unsubscribe = onDeliveriesQueued(fx.db, () => seen.push((fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n));
-    fx.createTask();
+    await fx.createTask();
     expect(seen).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([1]);
     unsubscribe();
-    fx.createTask();
+    await fx.createTask();
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([1]);
   });
 });
 
 describe('claims and leases', () => {
-  it('claims due deliveries once; a second owner gets none until the lease expires, then takes it over', () => {
+  it('claims due deliveries once; a second owner gets none until the lease expires, then takes it over', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
-    fx.createTask();
-    fx.createTask();
+    await fx.createTask();
+    await fx.createTask();
     const first = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const second = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
 
@@ -143,10 +143,10 @@ describe('claims and leases', () => {
     expect(attemptsOf(fx.db, claimed[1]!.id)).toHaveLength(1);
   });
 
-  it('writes a fresh token per claim: the same owner re-claiming after its lease expired invalidates the earlier claim', () => {
+  it('writes a fresh token per claim: the same owner re-claiming after its lease expired invalidates the earlier claim', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const [first] = store.claimDue('wkr_a', 1);
     expect(first!.leaseToken).toMatch(/^wkr_a\.[0-9a-f]{16}$/);
@@ -174,16 +174,16 @@ describe('claims and leases', () => {
     expect(testSecretBox.open(oldest!.sealedSecret, id)).toBe(secret);
   });
 
-  it('claims only what is due, oldest first, at most the limit', () => {
+  it('claims only what is due, oldest first, at most the limit', async () => {
     fx = makeDeliveryFixture();
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const start = fx.clock.now();
-    fx.createTask('a');
+    await fx.createTask('a');
     fx.clock.advance(1000);
-    fx.createTask('b');
+    await fx.createTask('b');
     fx.clock.advance(1000);
-    fx.createTask('c');
+    await fx.createTask('c');
     fx.clock.set(start + 1000);
     const due = store.claimDue('wkr_a', 1);
     expect(due.map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['a']);
@@ -191,17 +191,17 @@ describe('claims and leases', () => {
     expect(store.claimDue('wkr_a', 5)).toEqual([]);
   });
 
-  it('cancels, instead of claiming, a due delivery whose subscription is DISABLED', () => {
+  it('cancels, instead of claiming, a due delivery whose subscription is DISABLED', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
-    fx.createTask();
+    await fx.createTask();
     fx.db.prepare("UPDATE webhook_subscriptions SET status = 'DISABLED', disabled_code = 'MANUAL', disabled_message = 'off' WHERE id = ?").run(id);
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     expect(store.claimDue('wkr_a', 10)).toEqual([]);
     expect(deliveriesOf(fx.db, id)).toMatchObject([{ status: 'CANCELLED', next_attempt_at: null, completed_at: fx.clock.now(), attempt_count: 0 }]);
   });
 
-  it('hands out the sealed current secret and, while the overlap lasts, the previous one, never opened', () => {
+  it('hands out the sealed current secret and, while the overlap lasts, the previous one, never opened', async () => {
     fx = makeDeliveryFixture();
     const expiresAt = fx.clock.now() + 60_000;
     const { id, secret } = insertSubscription(fx.db, {
@@ -209,7 +209,7 @@ describe('claims and leases', () => {
       url: URL,
       previous: { secret: 'whsec_previousprevious', expiresAt },
     });
-    fx.createTask();
+    await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const opened = (claimed: ClaimedDelivery) => claimed.sealedSecrets.map((sealed) => testSecretBox.open(sealed, claimed.subscriptionId));
     const [during] = store.claimDue('wkr_a', 1);
@@ -224,11 +224,11 @@ describe('claims and leases', () => {
 });
 
 describe('recording attempts', () => {
-  it('writes the attempt and the outcome together; a success resets the failed-events count', () => {
+  it('writes the attempt and the outcome together; a success resets the failed-events count', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     fx.db.prepare('UPDATE webhook_subscriptions SET consecutive_failed_events = 2 WHERE id = ?').run(id);
-    fx.createTask();
+    await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const t0 = fx.clock.now();
     const [claimed] = store.claimDue('wkr_a', 1);
@@ -248,11 +248,11 @@ describe('recording attempts', () => {
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(0);
   });
 
-  it('a 410 fails the delivery, disables the subscription (GONE, version + 1) and cancels its pending deliveries', () => {
+  it('a 410 fails the delivery, disables the subscription (GONE, version + 1) and cancels its pending deliveries', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'], now: fx.clock.now() });
-    fx.createTask();
-    fx.createTask();
+    await fx.createTask();
+    await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const [claimed] = store.claimDue('wkr_a', 1);
     fx.clock.advance(10);
@@ -277,10 +277,10 @@ describe('recording a batch', () => {
       )
       .run();
 
-  it('writes each attempt whose claim holds; one lost to a takeover and one whose statements fail leave no trace, the others commit', () => {
+  it('writes each attempt whose claim holds; one lost to a takeover and one whose statements fail leave no trace, the others commit', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
-    for (let index = 0; index < 4; index += 1) fx.createTask();
+    for (let index = 0; index < 4; index += 1) await fx.createTask();
     const first = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const second = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
     const claimed = first.claimDue('wkr_a', 4);
@@ -320,11 +320,11 @@ describe('recording a batch', () => {
     expect(recordOne(first, again!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
   });
 
-  it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', () => {
+  it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
-    fx.createTask();
-    fx.createTask();
+    await fx.createTask();
+    await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const claimed = store.claimDue('wkr_a', 2);
     const other = openDatabase(fx.path);
@@ -350,17 +350,17 @@ describe('purges', () => {
     expect(subscriptionRow(fx.db, running.id).previous_secret_expires_at).toBe(at + 1);
   });
 
-  it('deletes deliveries ended more than 30 days ago, and events older than that with nothing pending or recently ended', () => {
+  it('deletes deliveries ended more than 30 days ago, and events older than that with nothing pending or recently ended', async () => {
     fx = makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const t0 = fx.clock.now();
-    fx.createTask('delivered long ago');
-    fx.createTask('still pending');
+    await fx.createTask('delivered long ago');
+    await fx.createTask('still pending');
     const [delivered] = store.claimDue('wkr_a', 1);
     recordOne(store, delivered!, ok(t0));
     fx.clock.advance(5 * 24 * 3600_000);
-    fx.createTask('recent');
+    await fx.createTask('recent');
 
     fx.clock.advance(WEBHOOK_LOG_RETENTION_MS);
     const before = fx.clock.now() - WEBHOOK_LOG_RETENTION_MS;

@@ -26,12 +26,12 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const load = () => loadDemoData(t.db, clock.now, { sessionSecret: secret }).workPlatform;
-const allTasks = (workspaceId: string): Task[] => createTaskStore(t.db).listTasks(workspaceId, { sort: 'createdAt', order: 'asc', limit: 1000 }).items;
+const load = async () => (await loadDemoData(t.db, clock.now, { sessionSecret: secret })).workPlatform;
+const allTasks = async (workspaceId: string): Promise<Task[]> => (await createTaskStore(t.db).listTasks(workspaceId, { sort: 'createdAt', order: 'asc', limit: 1000 })).items;
 
 describe('Work-Platform demo data', () => {
-  it('returns exactly the fixture members of the issue', () => {
-    const demo = load();
+  it('returns exactly the fixture members of the issue', async () => {
+    const demo = await load();
     expect(Object.keys(demo).sort()).toEqual(['allowedOrigin', 'connectors', 'contracts', 'crm', 'oauthClient', 'otherWorkspace', 'plan', 'projectId', 'taskIds', 'tokens', 'webhook', 'workspaceId']);
     expect(Object.keys(demo.tokens).sort()).toEqual(['all', 'expiredSession', 'memberSession', 'noScopes', 'readOnly', 'revoked', 'session']);
     expect(Object.keys(demo.otherWorkspace).sort()).toEqual(['companyId', 'connectorId', 'contactId', 'contractId', 'dealId', 'projectId', 'taskId', 'token', 'webhookId', 'workspaceId']);
@@ -53,8 +53,8 @@ describe('Work-Platform demo data', () => {
     expect(demo.otherWorkspace.workspaceId).not.toBe(demo.workspaceId);
   });
 
-  it("holds a contract in each status, with the ids the contract's path examples name, the same on every load", () => {
-    const demo = load();
+  it("holds a contract in each status, with the ids the contract's path examples name, the same on every load", async () => {
+    const demo = await load();
     const contracts = createContractStore(t.db, { now: clock.now });
     const statusOf = (id: string) => contracts.getContract(demo.workspaceId, id)!.status;
     expect(['draft', 'sent', 'signed', 'declined', 'expired'].map((status) => statusOf(demo.contracts[status as 'draft']))).toEqual(['draft', 'sent', 'signed', 'declined', 'expired']);
@@ -66,12 +66,12 @@ describe('Work-Platform demo data', () => {
       expect(statusOf(id)).toBe(status);
     }
     expect(spec('components/schemas/ContractCreate.yaml')).toContain(`dealId: ${demo.crm.dealIds[0]}`);
-    expect(load().contracts).toEqual(demo.contracts);
+    expect((await load()).contracts).toEqual(demo.contracts);
     expect(contracts.getContract(demo.otherWorkspace.workspaceId, demo.otherWorkspace.contractId)!.status).toBe('draft');
   });
 
-  it('holds one GitHub connector in each status in the main workspace (the connected one sealed, never in clear), and one never connected in the other', () => {
-    const demo = load();
+  it('holds one GitHub connector in each status in the main workspace (the connected one sealed, never in clear), and one never connected in the other', async () => {
+    const demo = await load();
     const rows = t.db.prepare('SELECT id, workspace_id AS workspaceId, status, sealed_credential AS sealed, credential_expires_at AS expiresAt FROM connectors ORDER BY id').all() as { id: string; workspaceId: string; status: string; sealed: string | null; expiresAt: number | null }[];
     expect(rows.map(({ id, workspaceId, status }) => [id, workspaceId, status])).toEqual([
       [demo.otherWorkspace.connectorId, demoWorkspaces.other.id, 'not_connected'],
@@ -84,20 +84,20 @@ describe('Work-Platform demo data', () => {
     expect(rows[1]!.sealed).toMatch(/^v1\./);
     expect(JSON.stringify(rows)).not.toContain('ghp_');
     // Loading again replaces them: still four.
-    load();
+    await load();
     expect((t.db.prepare('SELECT count(*) AS n FROM connectors').get() as { n: number }).n).toBe(4);
   });
 
-  it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', () => {
-    load();
-    load();
+  it('registers one public OAuth client for the main workspace, once, however often the demo is loaded', async () => {
+    await load();
+    await load();
     const clients = t.db.prepare('SELECT id, workspace_id, secret_hash FROM oauth_clients').all();
     expect(clients).toEqual([{ id: 'ocl_demoNorthwindCli', workspace_id: demoWorkspaces.main.id, secret_hash: null }]);
   });
 
-  it('holds over 120 tasks in three projects (and one empty project), with ties on dueOn, priority and title and some null dueOn', () => {
-    const demo = load();
-    const tasks = allTasks(demo.workspaceId);
+  it('holds over 120 tasks in three projects (and one empty project), with ties on dueOn, priority and title and some null dueOn', async () => {
+    const demo = await load();
+    const tasks = await allTasks(demo.workspaceId);
     expect(tasks.length).toBeGreaterThanOrEqual(120);
     expect(tasks.map((task) => task.id).sort()).toEqual([...demo.taskIds].sort());
     expect(new Set(demo.taskIds).size).toBe(demo.taskIds.length);
@@ -121,17 +121,17 @@ describe('Work-Platform demo data', () => {
     for (const task of tasks) expect(task.title).not.toMatch(/^Task \d+$/);
   });
 
-  it('keeps the other workspace\'s project and task out of the demo workspace', () => {
-    const demo = load();
+  it('keeps the other workspace\'s project and task out of the demo workspace', async () => {
+    const demo = await load();
     const tasks = createTaskStore(t.db);
-    expect(tasks.getTask(demo.workspaceId, demo.otherWorkspace.taskId)).toBeUndefined();
-    expect(tasks.getTask(demo.otherWorkspace.workspaceId, demo.otherWorkspace.taskId)).toMatchObject({ projectId: demo.otherWorkspace.projectId });
-    expect(allTasks(demo.otherWorkspace.workspaceId).map((task) => task.id)).toEqual([demo.otherWorkspace.taskId]);
+    expect(await tasks.getTask(demo.workspaceId, demo.otherWorkspace.taskId)).toBeUndefined();
+    expect(await tasks.getTask(demo.otherWorkspace.workspaceId, demo.otherWorkspace.taskId)).toMatchObject({ projectId: demo.otherWorkspace.projectId });
+    expect((await allTasks(demo.otherWorkspace.workspaceId)).map((task) => task.id)).toEqual([demo.otherWorkspace.taskId]);
     expect(createProjectStore(t.db).getProject(demo.workspaceId, demo.otherWorkspace.projectId)).toBeUndefined();
   });
 
   it('issues PATs of every kind and session tokens signed with the given key', async () => {
-    const demo = load();
+    const demo = await load();
     const pats = createPersonalAccessTokenStore(t.db);
     const find = (token: string) => pats.findPatCaller(hashPersonalAccessToken(token));
     expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: null, expiresAt: null });
@@ -156,13 +156,13 @@ describe('Work-Platform demo data', () => {
     const previous = process.env.SESSION_JWT_SECRET;
     delete process.env.SESSION_JWT_SECRET;
     try {
-      const demo = loadDemoData(t.db, clock.now).workPlatform;
+      const demo = (await loadDemoData(t.db, clock.now)).workPlatform;
       const keyFile = path.join(path.dirname(t.path), 'session-jwt.key');
       const fileSecret = new Uint8Array(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64url'));
       expect(await verifySessionToken(fileSecret, demo.tokens.session, clock.now())).toMatchObject({ ok: true });
       const configured = Buffer.alloc(32, 9);
       process.env.SESSION_JWT_SECRET = configured.toString('base64url');
-      const again = loadDemoData(t.db, clock.now).workPlatform;
+      const again = (await loadDemoData(t.db, clock.now)).workPlatform;
       expect(await verifySessionToken(new Uint8Array(configured), again.tokens.session, clock.now())).toMatchObject({ ok: true });
     } finally {
       if (previous === undefined) delete process.env.SESSION_JWT_SECRET;
@@ -170,40 +170,40 @@ describe('Work-Platform demo data', () => {
     }
   });
 
-  it('loads into an in-memory database without writing a key file', () => {
+  it('loads into an in-memory database without writing a key file', async () => {
     const db = openDatabase(':memory:');
     try {
-      expect(loadDemoData(db, clock.now).workPlatform.taskIds.length).toBeGreaterThanOrEqual(120);
+      expect((await loadDemoData(db, clock.now)).workPlatform.taskIds.length).toBeGreaterThanOrEqual(120);
     } finally {
       db.close();
     }
   });
 
-  it('leaves no outbox rows: demo content is seed data, not activity', () => {
-    load();
+  it('leaves no outbox rows: demo content is seed data, not activity', async () => {
+    await load();
     expect(t.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
   });
 
-  it('is idempotent: reloading recreates the same projects and tasks, keeps users and earlier tokens, issues new ones', () => {
-    const first = load();
+  it('is idempotent: reloading recreates the same projects and tasks, keeps users and earlier tokens, issues new ones', async () => {
+    const first = await load();
     const counts = () =>
       Object.fromEntries(['workspaces', 'users', 'projects', 'tasks', 'events'].map((table) => [table, t.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()]));
     const before = counts();
-    const titles = allTasks(first.workspaceId).map((task) => [task.id, task.title, task.priority, task.status]);
+    const titles = (await allTasks(first.workspaceId)).map((task) => [task.id, task.title, task.priority, task.status]);
     clock.advance(60_000);
-    const second = load();
+    const second = await load();
     expect(counts()).toEqual(before);
     expect(second.taskIds).toEqual(first.taskIds);
     expect(second.projectId).toBe(first.projectId);
     expect(second.otherWorkspace.taskId).toBe(first.otherWorkspace.taskId);
-    expect(allTasks(second.workspaceId).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
+    expect((await allTasks(second.workspaceId)).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
     expect(second.tokens.all).not.toBe(first.tokens.all);
     expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(first.tokens.all))?.revokedAt).toBeNull();
   });
 
-  it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', () => {
+  it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', async () => {
     const box = createSecretBox(new Uint8Array(32).fill(7));
-    const demo = loadDemoData(t.db, clock.now, { sessionSecret: secret, webhookSecretBox: box }).workPlatform;
+    const demo = (await loadDemoData(t.db, clock.now, { sessionSecret: secret, webhookSecretBox: box })).workPlatform;
     const webhooks = createWebhookSubscriptionStore(t.db, { now: clock.now });
     expect(webhooks.getWebhook(demo.workspaceId, demo.webhook.id)).toMatchObject({
       id: 'whk_Q7mXc2VbN9pLr4TzK8sD',
@@ -220,21 +220,21 @@ describe('Work-Platform demo data', () => {
     expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);
   });
 
-  it('leaves no deliveries, and a reload replaces the subscriptions (same ids, new secret)', () => {
-    const first = load();
+  it('leaves no deliveries, and a reload replaces the subscriptions (same ids, new secret)', async () => {
+    const first = await load();
     const counts = () => t.db.prepare('SELECT (SELECT count(*) FROM webhook_subscriptions) AS subscriptions, (SELECT count(*) FROM webhook_deliveries) AS deliveries').get();
     expect(counts()).toEqual({ subscriptions: 2, deliveries: 0 });
-    const second = load();
+    const second = await load();
     expect(counts()).toEqual({ subscriptions: 2, deliveries: 0 });
     expect(second.webhook.id).toBe(first.webhook.id);
     expect(second.webhook.secret).not.toBe(first.webhook.secret);
   });
 
-  it('seals with the server\'s box by default: the webhook-secrets.key beside the database file', () => {
+  it('seals with the server\'s box by default: the webhook-secrets.key beside the database file', async () => {
     const previous = process.env.WEBHOOK_SECRET_KEY;
     delete process.env.WEBHOOK_SECRET_KEY;
     try {
-      const demo = loadDemoData(t.db, clock.now).workPlatform;
+      const demo = (await loadDemoData(t.db, clock.now)).workPlatform;
       const box = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(t.path) });
       const sealed = t.db.prepare('SELECT sealed_secret FROM webhook_subscriptions WHERE id = ?').pluck().get(demo.webhook.id) as string;
       expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);
@@ -243,13 +243,13 @@ describe('Work-Platform demo data', () => {
     }
   });
 
-  it('leaves other workspaces alone', () => {
+  it('leaves other workspaces alone', async () => {
     const own = makeWorkspace(t.db, { name: 'Not a demo' });
     const projectId = createProjectStore(t.db).createProject(own.workspaceId, { name: 'Mine' }, own.actor).id;
-    const task = createTaskStore(t.db).createTask(own.workspaceId, { projectId, title: 'Keep me' }, own.actor);
-    load();
-    load();
-    expect(createTaskStore(t.db).getTask(own.workspaceId, task.id)).toEqual(task);
+    const task = await createTaskStore(t.db).createTask(own.workspaceId, { projectId, title: 'Keep me' }, own.actor);
+    await load();
+    await load();
+    expect(await createTaskStore(t.db).getTask(own.workspaceId, task.id)).toEqual(task);
     expect(t.db.prepare('SELECT count(*) FROM events WHERE workspace_id = ?').pluck().get(own.workspaceId)).toBe(2);
   });
 });

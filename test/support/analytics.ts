@@ -70,9 +70,9 @@ export function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Ui
     secondOwnerId,
     tasks,
     /** Creates a task at `createdAt`; `completed` moves it to DONE at each instant given, `reopened` back to TODO. */
-    task(options: { createdAt: number; projectId?: string; dueOn?: number | null; priority?: Task['priority']; doneAt?: number[]; reopenedAt?: number[]; createdDone?: boolean }): SeededTask {
+    async task(options: { createdAt: number; projectId?: string; dueOn?: number | null; priority?: Task['priority']; doneAt?: number[]; reopenedAt?: number[]; createdDone?: boolean }): Promise<SeededTask> {
       clock = options.createdAt;
-      let task = taskStore.createTask(
+      let task = await taskStore.createTask(
         workspace.workspaceId,
         {
           projectId: options.projectId ?? workspace.projectId,
@@ -89,7 +89,7 @@ export function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Ui
       ].sort((a, b) => a.at - b.at);
       for (const move of moves) {
         clock = move.at;
-        task = taskStore.updateTask(workspace.workspaceId, task.id, { status: move.status }, task.version, actor);
+        task = await taskStore.updateTask(workspace.workspaceId, task.id, { status: move.status }, task.version, actor);
       }
       const seeded: SeededTask = {
         id: task.id,

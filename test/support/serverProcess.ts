@@ -16,11 +16,11 @@ export interface DemoDatabaseFile {
   remove(): void;
 }
 
-export function makeDemoDatabaseFile(folderPrefix: string): DemoDatabaseFile {
+export async function makeDemoDatabaseFile(folderPrefix: string): Promise<DemoDatabaseFile> {
   const dataDir = mkdtempSync(path.join(tmpdir(), folderPrefix));
   const databasePath = path.join(dataDir, 'app.db');
   const db = openDatabase(databasePath);
-  const fixture = loadDemoData(db, Date.now);
+  const fixture = await loadDemoData(db, Date.now);
   db.close();
   return { dataDir, databasePath, fixture, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
 }

@@ -64,7 +64,7 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
-  const fixture = loadDemoData(db, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
+  const fixture = await loadDemoData(db, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
   const logLines: string[] = [];
   const app = await startApp(config, { logger: memoryLogger(logLines), db, now });
   const client = new ContractClient(app.url);

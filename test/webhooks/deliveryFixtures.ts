@@ -37,9 +37,9 @@ export interface DeliveryFixture extends TempDatabase {
   workspace: WorkspaceFixture;
   projectId: string;
   /** Creates a task through the task store (one task.created event in its transaction). */
-  createTask(title?: string): Task;
+  createTask(title?: string): Promise<Task>;
   /** Moves a task to DONE (task.updated and task.completed). */
-  completeTask(task: Task): Task;
+  completeTask(task: Task): Promise<Task>;
 }
 
 export function makeDeliveryFixture(clock: Clock = makeClock()): DeliveryFixture {

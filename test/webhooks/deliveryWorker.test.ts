@@ -122,8 +122,8 @@ describe('a successful delivery', () => {
   it('POSTs the exact envelope bytes with exactly the seed headers; verifyWebhook, Stripe and the contract accept it', async () => {
     await setUp();
     const { id: subscriptionId, secret } = subscribe({ eventTypes: ['task.created', 'task.completed'] });
-    const task = fx.createTask('Ship the worker');
-    fx.completeTask(task);
+    const task = await fx.createTask('Ship the worker');
+    await fx.completeTask(task);
     expect(await deliverDue()).toBe(2);
 
     const events = fx.db.prepare('SELECT id, type, payload FROM events WHERE type IN (?, ?) ORDER BY rowid').all('task.created', 'task.completed') as {
@@ -174,9 +174,9 @@ describe('a successful delivery', () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = () => ({ status: 200, body: 'x'.repeat(1024 * 1024) });
-    fx.createTask();
+    await fx.createTask();
     receiver.answer = () => ({ status: 299 });
-    fx.createTask();
+    await fx.createTask();
     await deliverDue();
     expect(deliveriesOf(fx.db, id).map((d) => d.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
 
@@ -215,7 +215,7 @@ describe('a successful delivery', () => {
       lookups.push(hostname);
       return [{ address: '127.0.0.2', family: 4 }];
     };
-    fx.createTask();
+    await fx.createTask();
     await deliverDue(worker({ lookup }));
     expect(lookups).toEqual(['localhost']);
     expect(hosts).toEqual([`localhost:${port}`]);
@@ -228,7 +228,7 @@ describe('failures and retries', () => {
     await setUp();
     if (answer) receiver.answer = answer;
     const { id } = subscribe({ eventTypes: ['task.created'], ...(url ? { url } : {}) });
-    fx.createTask();
+    await fx.createTask();
     await deliverDue(worker(options));
     const [delivery] = deliveriesOf(fx.db, id);
     return { delivery: delivery!, attempts: attemptsOf(fx.db, delivery!.id) };
@@ -290,7 +290,7 @@ describe('failures and retries', () => {
     ];
     const titles = answers.map((_, index) => `t${index}`);
     receiver.answer = (d) => answers[titles.indexOf(JSON.parse(d.body.toString()).data.object.title)]!;
-    for (const title of titles) fx.createTask(title);
+    for (const title of titles) await fx.createTask(title);
     await deliverDue();
     const next = deliveriesOf(fx.db, id).map((d) => d.next_attempt_at! - t0);
     expect(next).toEqual([600_000, 2 * 3600_000, 86_400_000, 31_500, 31_500]);
@@ -300,9 +300,9 @@ describe('failures and retries', () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = (d) => (JSON.parse(d.body.toString()).data.object.title === 'gone' ? { status: 410 } : { status: 500 });
-    fx.createTask('failing first');
+    await fx.createTask('failing first');
     await deliverDue();
-    fx.createTask('gone');
+    await fx.createTask('gone');
     fx.clock.advance(1000);
     await deliverDue();
     const row = subscriptionRow(fx.db, id);
@@ -312,7 +312,7 @@ describe('failures and retries', () => {
     expect(logLines.some((line) => line.includes('webhook subscription disabled') && line.includes('GONE'))).toBe(true);
     // Nothing more is sent, and a new event finds no ACTIVE subscription.
     fx.clock.advance(3600_000);
-    fx.createTask('after');
+    await fx.createTask('after');
     expect(await deliverDue()).toBe(0);
     expect(receiver.received).toHaveLength(2);
   });
@@ -324,7 +324,7 @@ describe('failures and retries', () => {
     const randoms = [0, 0.25, 0.5, 0.75, 0.999, 0.1, 0.3];
     let draws = 0;
     const w = worker({ random: () => randoms[draws++ % randoms.length]! });
-    fx.createTask();
+    await fx.createTask();
     const [delivery] = deliveriesOf(fx.db, id);
     for (let attempt = 1; attempt <= 8; attempt += 1) {
       const due = deliveriesOf(fx.db, id)[0]!.next_attempt_at!;
@@ -354,7 +354,7 @@ describe('failures and retries', () => {
     createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [5, 60] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = () => ({ status: 503 });
-    fx.createTask();
+    await fx.createTask();
     const w = worker({ random: () => 0 });
     const t0 = fx.clock.now();
     await deliverDue(w);
@@ -374,7 +374,7 @@ describe('failures and retries', () => {
     const w = worker({ random: () => 0 });
     const deliverOne = async (status: number) => {
       receiver.answer = () => ({ status });
-      fx.createTask();
+      await fx.createTask();
       await deliverDue(w);
       fx.clock.advance(1000);
       await deliverDue(w);
@@ -388,11 +388,11 @@ describe('failures and retries', () => {
     await deliverOne(500);
     // The third failing event; meanwhile another event's delivery waits, not yet due.
     receiver.answer = () => ({ status: 500 });
-    fx.createTask('third');
+    await fx.createTask('third');
     await deliverDue(w);
     const t = fx.clock.now();
     fx.clock.set(t + 10_000);
-    fx.createTask('waiting');
+    await fx.createTask('waiting');
     fx.clock.set(t + 1000);
     await deliverDue(w);
     const row = subscriptionRow(fx.db, id);
@@ -416,7 +416,7 @@ describe('replays and the FAILING rule', () => {
       await deliverDue(w);
     };
     receiver.answer = () => ({ status: 500 });
-    fx.createTask();
+    await fx.createTask();
     await runSchedule();
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(1);
     const eventId = deliveriesOf(fx.db, id)[0]!.event_id;
@@ -443,7 +443,7 @@ describe('target checks at delivery', () => {
       return [{ address: '10.1.2.3', family: 4 }];
     };
     const { id } = subscribe({ url: 'https://hooks.example.com/in', eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     await deliverDue(worker({ lookup, allowLoopback: false }));
     expect(lookups).toEqual(['hooks.example.com']);
     const [attempt] = attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id);
@@ -463,7 +463,7 @@ describe('target checks at delivery', () => {
     const lookup: LookupAll = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
     };
-    fx.createTask();
+    await fx.createTask();
     await deliverDue(worker({ lookup, allowLoopback: false }));
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, loopback.id)[0]!.id)).toMatchObject([{ error_code: 'forbidden-address' }]);
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure', error_message: TARGET_UNRESOLVABLE_MESSAGE }]);
@@ -482,7 +482,7 @@ describe('TLS', () => {
   it('an https URL whose server does not speak TLS is tls-failure', async () => {
     await setUp();
     const { id } = subscribe({ url: `https://127.0.0.1:${receiver.port}/hooks`, eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     await deliverDue();
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, id)[0]!.id)).toMatchObject([{ status_code: null, error_code: 'tls-failure' }]);
   });
@@ -510,7 +510,7 @@ describe('TLS', () => {
     const lookup: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
     const good = subscribe({ url: `https://hooks.test:${port}/in`, eventTypes: ['task.created'] });
     const wrongName = subscribe({ url: `https://other.test:${port}/in`, eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     await deliverDue(worker({ lookup, ca: cert }));
     expect(deliveriesOf(fx.db, good.id)[0]!.status).toBe('SUCCEEDED');
     const [mismatch] = attemptsOf(fx.db, deliveriesOf(fx.db, wrongName.id)[0]!.id);
@@ -526,7 +526,7 @@ describe('rotation overlap', () => {
     const previous = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA';
     const expiresAt = fx.clock.now() + (58 * 60 + 45) * 60_000;
     const { secret } = subscribe({ eventTypes: ['task.created'], previous: { secret: previous, expiresAt } });
-    fx.createTask('during');
+    await fx.createTask('during');
     await deliverDue();
     const during = receiver.received[0]!;
     const duringHeader = header(during.headers['svc-signature']);
@@ -541,7 +541,7 @@ describe('rotation overlap', () => {
     expect(onlyCurrent.id).toBe(during.headers['svc-event-id']);
 
     fx.clock.set(expiresAt);
-    fx.createTask('after');
+    await fx.createTask('after');
     await deliverDue();
     const after = receiver.received[1]!;
     expect(header(after.headers['svc-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -557,7 +557,7 @@ describe('workers sharing one database', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = () => ({ status: 204 });
     const N = 60;
-    for (let index = 0; index < N; index += 1) fx.createTask();
+    for (let index = 0; index < N; index += 1) await fx.createTask();
     const otherDb = openDatabase(fx.path);
     cleanups.push(() => otherDb.close());
     const a = worker({ workerId: 'wkr_a', concurrency: 4 });
@@ -579,7 +579,7 @@ describe('workers sharing one database', () => {
   it("takes over a dead worker's claim once its 60-second lease has expired", async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     // A worker that claims and dies before sending.
     const dead = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
     expect(dead.claimDue('wkr_dead', 10)).toHaveLength(1);
@@ -594,7 +594,7 @@ describe('workers sharing one database', () => {
   it('an attempt held up past its lease is not sent once another worker has taken the delivery over', async () => {
     await setUp();
     const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const lookups: string[] = [];
@@ -628,7 +628,7 @@ describe('workers sharing one database', () => {
   it('sends only while the attempt can still end LEASE_MARGIN_MS before its lease does', async () => {
     await setUp();
     const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     // The lookup moves the clock to `lateBy` ms after the last moment a 10-second attempt may start.
     const attemptAfterLookup = async (lateBy: number) => {
       const claimedAt = fx.clock.now();
@@ -650,7 +650,7 @@ describe('workers sharing one database', () => {
   it('gives the lookup and the request one time budget: a lookup that never answers ends the attempt as a timeout', async () => {
     await setUp();
     const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     const never: LookupAll = () => new Promise(() => {});
     const started = performance.now();
     await deliverDue(worker({ lookup: never, timeoutMs: 200 }));
@@ -664,7 +664,7 @@ describe('workers sharing one database', () => {
   it('a slow lookup leaves the request only what is left of the budget', async () => {
     await setUp();
     const { id } = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     const slow: LookupAll = async () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return [{ address: '127.0.0.1', family: 4 }];
@@ -681,7 +681,7 @@ describe('recording attempts in batches', () => {
   it('an attempt whose record fails stays claimed and is sent again after its lease; the others of its batch are recorded', async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    for (let index = 0; index < 3; index += 1) fx.createTask();
+    for (let index = 0; index < 3; index += 1) await fx.createTask();
     const failing = deliveriesOf(fx.db, id)[1]!.id;
     fx.db
       .prepare(`CREATE TEMP TRIGGER fail_attempt BEFORE INSERT ON webhook_attempts WHEN NEW.delivery_id = '${failing}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
@@ -708,7 +708,7 @@ describe('recording attempts in batches', () => {
   it('a 2xx that cannot be recorded (the write lock is held elsewhere) is no success: the delivery is sent again after its lease', async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     fx.db.pragma('busy_timeout = 0');
     const other = openDatabase(fx.path);
     cleanups.push(() => other.close());
@@ -755,7 +755,7 @@ describe('connections', () => {
     await setUp();
     const target = await countingServer((_req, res) => res.writeHead(204).end());
     const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
-    for (let index = 0; index < 5; index += 1) fx.createTask();
+    for (let index = 0; index < 5; index += 1) await fx.createTask();
     await deliverDue(worker({ concurrency: 1 }));
     expect(target.counts).toEqual({ connections: 1, requests: 5 });
     expect(deliveriesOf(fx.db, id).every((d) => d.status === 'SUCCEEDED')).toBe(true);
@@ -768,8 +768,8 @@ describe('connections', () => {
       else res.writeHead(204).end();
     });
     const { id } = subscribe({ url: target.url, eventTypes: ['task.created'] });
-    fx.createTask();
-    fx.createTask();
+    await fx.createTask();
+    await fx.createTask();
     await deliverDue(worker({ concurrency: 1 }));
     expect(target.counts).toEqual({ connections: 2, requests: 3 });
     for (const delivery of deliveriesOf(fx.db, id)) {
@@ -803,13 +803,13 @@ describe('the running worker', () => {
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ retrySweep: false, timeoutMs: 300 });
     w.start();
-    fx.createTask();
+    await fx.createTask();
     await waitFor(() => deliveriesOf(fx.db, id)[0]!.status === 'SUCCEEDED', 'the woken delivery');
 
     // An attempt is in flight (the receiver does not answer) when stop() is called: stop waits for
     // it to end (here by the timeout) and be recorded, and claims nothing more.
     receiver.answer = () => 'hang';
-    fx.createTask();
+    await fx.createTask();
     await waitFor(() => receiver.received.length === 2, 'the second request');
     await w.stop();
     const second = deliveriesOf(fx.db, id)[1]!;
@@ -817,7 +817,7 @@ describe('the running worker', () => {
     expect(attemptsOf(fx.db, second.id)).toMatchObject([{ error_code: 'timeout' }]);
     expect(logLines.some((line) => line.includes('webhook worker stopped'))).toBe(true);
     fx.clock.advance(3600_000);
-    fx.createTask();
+    await fx.createTask();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(receiver.received).toHaveLength(2);
   });
@@ -829,7 +829,7 @@ describe('the running worker', () => {
     w.start();
     const other = openDatabase(fx.path);
     cleanups.push(() => other.close());
-    createTaskStore(other, { now: fx.clock.now }).createTask(fx.workspace.workspaceId, { projectId: fx.projectId, title: 'From elsewhere' }, fx.workspace.actor);
+    await createTaskStore(other, { now: fx.clock.now }).createTask(fx.workspace.workspaceId, { projectId: fx.projectId, title: 'From elsewhere' }, fx.workspace.actor);
     await waitFor(() => deliveriesOf(fx.db, id)[0]?.status === 'SUCCEEDED', 'the delivery of the other connection');
     expect(receiver.received).toHaveLength(1);
   });
@@ -843,7 +843,7 @@ describe('the running worker', () => {
       previous: { secret: previous, expiresAt: fx.clock.now() + 3600_000 },
     });
     receiver.answer = () => (receiver.received.length === 1 ? { status: 500 } : { status: 204 });
-    fx.createTask();
+    await fx.createTask();
     const w = worker();
     await deliverDue(w);
     fx.clock.advance(40_000);
@@ -861,7 +861,7 @@ describe('the signing-secret key', () => {
   it('start() refuses, naming WEBHOOK_SECRET_KEY, when the key cannot open the stored secrets', async () => {
     await setUp();
     subscribe({ eventTypes: ['task.created'] });
-    fx.createTask();
+    await fx.createTask();
     const wrongKey = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)), retrySweep: false });
     expect(() => wrongKey.start()).toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -878,7 +878,7 @@ describe('the signing-secret key', () => {
     const opened: string[] = [];
     const countingBox = { seal: testSecretBox.seal, open: (sealed: string, context: string) => (opened.push(context), testSecretBox.open(sealed, context)) };
     const { id, secret } = subscribe({ eventTypes: ['task.created'] });
-    for (let index = 0; index < 3; index += 1) fx.createTask();
+    for (let index = 0; index < 3; index += 1) await fx.createTask();
     expect(await deliverDue(worker({ secretBox: countingBox }))).toBe(3);
     // One by start()'s check of the key, then one per attempt.
     expect(opened).toEqual([id, id, id, id]);
@@ -886,7 +886,7 @@ describe('the signing-secret key', () => {
 
     const rotated = 'whsec_rotatedrotatedrotatedrotatedrotatedrotat';
     fx.db.prepare('UPDATE webhook_subscriptions SET sealed_secret = ? WHERE id = ?').run(testSecretBox.seal(rotated, id), id);
-    fx.createTask();
+    await fx.createTask();
     expect(await deliverDue(worker({ secretBox: countingBox }))).toBe(1);
     expect(opened).toEqual([id, id, id, id, id, id]);
     const last = receiver.received[3]!;
@@ -899,7 +899,7 @@ describe('the signing-secret key', () => {
     subscribe({ eventTypes: ['task.created'] });
     fx.clock.advance(1);
     const sealedElsewhere = subscribe({ eventTypes: ['task.created'], box: createSecretBox(Buffer.alloc(32, 9)) });
-    fx.createTask();
+    await fx.createTask();
     expect(await deliverDue()).toBe(1);
     expect(receiver.received.map((r) => r.headers['svc-subscription-id'])).not.toContain(sealedElsewhere.id);
     const [unsigned] = deliveriesOf(fx.db, sealedElsewhere.id);
@@ -922,7 +922,7 @@ describe('housekeeping jobs', () => {
   it('end rotation overlaps and purge logs and events older than 30 days, on valid cron expressions', async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'], previous: { secret: 'whsec_old', expiresAt: fx.clock.now() + 1000 } });
-    fx.createTask();
+    await fx.createTask();
     const w = worker();
     await deliverDue(w);
     const jobs = webhookHousekeeping(w.store, fx.clock.now);

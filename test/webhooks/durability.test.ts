@@ -195,8 +195,8 @@ describe('durable delivery across kill -9', () => {
     const subscription = insertSubscription(db, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     const projectId = createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor).id;
     const tasks = createTaskStore(db);
-    const commit = (count: number) => {
-      for (let index = 0; index < count; index += 1) tasks.createTask(workspace.workspaceId, { projectId, title: `task ${index}` }, workspace.actor);
+    const commit = async (count: number) => {
+      for (let index = 0; index < count; index += 1) await tasks.createTask(workspace.workspaceId, { projectId, title: `task ${index}` }, workspace.actor);
     };
     const unrecorded = () => deliveriesOf(db, subscription.id).filter((d) => d.status === 'PENDING' && d.attempt_count === 0 && d.lease_owner !== null);
     const expireLeases = () => db.prepare('UPDATE webhook_deliveries SET lease_expires_at = ? WHERE lease_owner IS NOT NULL AND status = ?').run(Date.now(), 'PENDING');
@@ -206,7 +206,7 @@ describe('durable delivery across kill -9', () => {
     receiver.answer = () => 'hang';
     let worker = await startWorkerProcess(workerEnv);
     children.push(worker.child);
-    commit(6);
+    await commit(6);
     await waitFor(() => receiver!.received.length === 6, 'six requests in flight', 10_000, 20);
     await killHard(worker.child);
     expect(unrecorded()).toHaveLength(6);
@@ -234,7 +234,7 @@ describe('durable delivery across kill -9', () => {
     worker = await startWorkerProcess(workerEnv);
     children.push(worker.child);
     expireLeases();
-    commit(4);
+    await commit(4);
     await waitFor(() => deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'), 'every delivery to succeed', 20_000, 20);
     await killHard(worker.child);
 

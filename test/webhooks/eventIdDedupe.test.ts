@@ -72,7 +72,7 @@ describe('createEventIdDedupe', () => {
   it('forget() lets a retry of a failed event be processed', () => {
     const dedupe = createEventIdDedupe();
     expect(dedupe.firstTime('evt_1')).toBe(true);
-    dedupe.forget('evt_1');
+    void dedupe.forget('evt_1');
     expect(dedupe.firstTime('evt_1')).toBe(true);
   });
 

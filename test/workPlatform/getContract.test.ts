@@ -25,7 +25,7 @@ describe('GET /v1/contracts/{contractId}', () => {
     const sent = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 1) });
     const expiry = Date.parse(`${dayAfter(start, 2)}T00:00:00.000Z`);
     clock.at = expiry - 1;
-    expect(sweep()).toBe(0);
+    expect(await sweep()).toBe(0);
     expect(expectSuccess(await contracts.get(sent.id), 200)).toEqual(sent);
     clock.at = expiry;
     const shown = await contracts.get(sent.id);
@@ -35,13 +35,13 @@ describe('GET /v1/contracts/{contractId}', () => {
     expect(eventsAbout(t.db, sent.id).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
 
     clock.at = expiry + 45_000;
-    expect(sweep()).toBeGreaterThanOrEqual(1);
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
     expect(expectSuccess(await contracts.get(sent.id), 200)).toEqual(expired);
     const events = eventsAbout(t.db, sent.id);
     expect(events.map((event) => event.type)).toEqual(['contract.created', 'contract.sent', 'contract.expired']);
     expect(events[2]!.payload.actor).toEqual({ id: 'contract-expiry', kind: 'SYSTEM' });
     expect(events[2]!.payload.data.object).toEqual(expired);
-    expect(sweep()).toBe(0);
+    expect(await sweep()).toBe(0);
     expect(eventsAbout(t.db, sent.id)).toHaveLength(3);
     clock.at = start;
   });
@@ -51,7 +51,7 @@ describe('GET /v1/contracts/{contractId}', () => {
     const draft = await contracts.newContract({ expiresOn: dayAfter(clock.at, 1) });
     const signed = await contracts.contractIn(['send', 'sign'], { expiresOn: dayAfter(clock.at, 1) });
     clock.at += 5 * 86_400_000;
-    sweep();
+    await sweep();
     expect(expectSuccess(await contracts.get(draft.id), 200)).toEqual(draft);
     expect(expectSuccess(await contracts.get(signed.id), 200)).toEqual(signed);
     clock.at = start;

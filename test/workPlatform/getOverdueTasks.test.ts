@@ -20,32 +20,32 @@ let secondProject: string;
 const overdueAt = (tasks: SeededTask[], instant: number) =>
   tasks.filter((task) => task.dueOn !== null && Math.max(task.createdAt, task.dueOn) < instant && (task.completedAt === null || task.completedAt >= instant)).length;
 
-beforeAll(() => {
+beforeAll(async () => {
   ws = analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
   secondProject = ws.project('Second');
   // Overdue before the ranges start, still open.
-  ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-20T17:00:00Z'), priority: 'HIGH' });
+  await ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-20T17:00:00Z'), priority: 'HIGH' });
   // Overdue before, completed inside the ranges.
-  ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-02-10T17:00:00Z'), doneAt: [at('2026-03-03T10:00:00Z')] });
+  await ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-02-10T17:00:00Z'), doneAt: [at('2026-03-03T10:00:00Z')] });
   // Completed before its due date: never overdue.
-  ws.task({ createdAt: at('2026-02-20T09:00:00Z'), dueOn: at('2026-03-10T17:00:00Z'), doneAt: [at('2026-03-09T10:00:00Z')] });
+  await ws.task({ createdAt: at('2026-02-20T09:00:00Z'), dueOn: at('2026-03-10T17:00:00Z'), doneAt: [at('2026-03-09T10:00:00Z')] });
   // Created after its due date: overdue from its creation.
-  ws.task({ createdAt: at('2026-03-04T08:00:00Z'), dueOn: at('2026-03-01T00:00:00Z'), priority: 'LOW', projectId: secondProject });
+  await ws.task({ createdAt: at('2026-03-04T08:00:00Z'), dueOn: at('2026-03-01T00:00:00Z'), priority: 'LOW', projectId: secondProject });
   // Due on a week edge (Monday 2026-03-09 00:00): overdue just after it, not at it.
-  ws.task({ createdAt: at('2026-03-02T08:00:00Z'), dueOn: at('2026-03-09T00:00:00Z'), priority: 'HIGH', projectId: secondProject });
+  await ws.task({ createdAt: at('2026-03-02T08:00:00Z'), dueOn: at('2026-03-09T00:00:00Z'), priority: 'HIGH', projectId: secondProject });
   // Overdue, completed, reopened: overdue again from its due date (its first completion is not kept).
-  ws.task({ createdAt: at('2026-02-01T08:00:00Z'), dueOn: at('2026-02-15T00:00:00Z'), doneAt: [at('2026-02-20T00:00:00Z')], reopenedAt: [at('2026-03-12T00:00:00Z')] });
+  await ws.task({ createdAt: at('2026-02-01T08:00:00Z'), dueOn: at('2026-02-15T00:00:00Z'), doneAt: [at('2026-02-20T00:00:00Z')], reopenedAt: [at('2026-03-12T00:00:00Z')] });
   // Overdue, completed later than due.
-  ws.task({ createdAt: at('2026-03-01T08:00:00Z'), dueOn: at('2026-03-05T12:00:00Z'), doneAt: [at('2026-03-16T12:00:00Z')] });
+  await ws.task({ createdAt: at('2026-03-01T08:00:00Z'), dueOn: at('2026-03-05T12:00:00Z'), doneAt: [at('2026-03-16T12:00:00Z')] });
   // Due later today, next week, and no due date: not overdue now.
-  ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: at('2026-03-18T18:00:00Z') });
-  ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: at('2026-03-25T00:00:00Z') });
-  ws.task({ createdAt: at('2026-03-10T08:00:00Z') });
+  await ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: at('2026-03-18T18:00:00Z') });
+  await ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: at('2026-03-25T00:00:00Z') });
+  await ws.task({ createdAt: at('2026-03-10T08:00:00Z') });
   // Due an hour ago.
-  ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: NOW - 3_600_000, priority: 'LOW' });
+  await ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: NOW - 3_600_000, priority: 'LOW' });
   const other = analyticsWorkspace(t.db, t.sessionSecret);
-  other.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-06T00:00:00Z') });
+  await other.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-06T00:00:00Z') });
 });
 
 const overdue = (query: Record<string, string>, token = ws.pat) => getAnalytics(client, 'tasks/overdue', query, token);

@@ -33,7 +33,7 @@ function statistics(durationsMs: number[]) {
 const durationsIn = (tasks: SeededTask[], startMs: number, endMs: number) =>
   tasks.flatMap((task) => (task.completedAt !== null && task.completedAt >= startMs && task.completedAt < endMs ? [task.completedAt - task.createdAt] : []));
 
-beforeAll(() => {
+beforeAll(async () => {
   ws = analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
   secondProject = ws.project('Second');
@@ -41,18 +41,18 @@ beforeAll(() => {
   // project), one on each side of the week edge (Monday 2026-03-09 00:00), and four in April.
   for (let index = 1; index <= 11; index += 1) {
     const doneAt = at('2026-03-04T12:00:00Z') + index * 12 * HOUR;
-    ws.task({ createdAt: doneAt - index * HOUR, doneAt: [doneAt], projectId: index % 2 ? secondProject : ws.projectId });
+    await ws.task({ createdAt: doneAt - index * HOUR, doneAt: [doneAt], projectId: index % 2 ? secondProject : ws.projectId });
   }
-  ws.task({ createdAt: at('2026-03-08T10:00:00Z'), doneAt: [at('2026-03-08T23:59:59.999Z')] });
-  ws.task({ createdAt: at('2026-03-08T10:00:00Z'), doneAt: [at('2026-03-09T00:00:00.000Z')] });
-  for (const hours of [30, 2, 500, 7]) ws.task({ createdAt: at('2026-04-10T00:00:00Z'), doneAt: [at('2026-04-10T00:00:00Z') + hours * HOUR] });
+  await ws.task({ createdAt: at('2026-03-08T10:00:00Z'), doneAt: [at('2026-03-08T23:59:59.999Z')] });
+  await ws.task({ createdAt: at('2026-03-08T10:00:00Z'), doneAt: [at('2026-03-09T00:00:00.000Z')] });
+  for (const hours of [30, 2, 500, 7]) await ws.task({ createdAt: at('2026-04-10T00:00:00Z'), doneAt: [at('2026-04-10T00:00:00Z') + hours * HOUR] });
   // Reopened and done again: the cycle runs from creation to the last completion.
-  ws.task({ createdAt: at('2026-04-01T00:00:00Z'), doneAt: [at('2026-04-02T00:00:00Z'), at('2026-04-20T00:00:00Z')], reopenedAt: [at('2026-04-03T00:00:00Z')] });
+  await ws.task({ createdAt: at('2026-04-01T00:00:00Z'), doneAt: [at('2026-04-02T00:00:00Z'), at('2026-04-20T00:00:00Z')], reopenedAt: [at('2026-04-03T00:00:00Z')] });
   // Created DONE: a cycle time of 0. Open tasks have none.
-  ws.task({ createdAt: at('2026-04-15T00:00:00Z'), createdDone: true });
-  ws.task({ createdAt: at('2026-03-05T00:00:00Z') });
+  await ws.task({ createdAt: at('2026-04-15T00:00:00Z'), createdDone: true });
+  await ws.task({ createdAt: at('2026-03-05T00:00:00Z') });
   const other = analyticsWorkspace(t.db, t.sessionSecret);
-  other.task({ createdAt: at('2026-03-01T00:00:00Z'), doneAt: [at('2026-03-20T00:00:00Z')] });
+  await other.task({ createdAt: at('2026-03-01T00:00:00Z'), doneAt: [at('2026-03-20T00:00:00Z')] });
 });
 
 const cycleTime = (query: Record<string, string>, token = ws.pat) => getAnalytics(client, 'tasks/cycle-time', query, token);

@@ -13,7 +13,7 @@ useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 const at = (iso: string) => Date.parse(iso);
 let ws: ReturnType<typeof analyticsWorkspace>;
 
-beforeAll(() => {
+beforeAll(async () => {
   ws = analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
   // Edges: UTC midnight, the last millisecond before it, Sunday → Monday (2026-03-01 is a Sunday),
@@ -29,18 +29,18 @@ beforeAll(() => {
     '2026-04-30T23:59:59.999Z',
     '2026-05-01T00:00:00.000Z',
   ];
-  created.forEach((iso, index) => {
+  for (const [index, iso] of created.entries()) {
     const createdAt = at(iso);
-    ws.task({ createdAt, doneAt: index % 2 === 0 ? [createdAt + (index + 1) * 3_600_000] : [] });
-  });
+    await ws.task({ createdAt, doneAt: index % 2 === 0 ? [createdAt + (index + 1) * 3_600_000] : [] });
+  }
   // Completed, reopened: not a completion. Completed, reopened, completed again: counts once, at the last.
-  ws.task({ createdAt: at('2026-03-03T08:00:00Z'), doneAt: [at('2026-03-04T08:00:00Z')], reopenedAt: [at('2026-03-05T08:00:00Z')] });
-  ws.task({ createdAt: at('2026-03-03T09:00:00Z'), doneAt: [at('2026-03-04T09:00:00Z'), at('2026-04-02T09:00:00Z')], reopenedAt: [at('2026-03-06T09:00:00Z')] });
+  await ws.task({ createdAt: at('2026-03-03T08:00:00Z'), doneAt: [at('2026-03-04T08:00:00Z')], reopenedAt: [at('2026-03-05T08:00:00Z')] });
+  await ws.task({ createdAt: at('2026-03-03T09:00:00Z'), doneAt: [at('2026-03-04T09:00:00Z'), at('2026-04-02T09:00:00Z')], reopenedAt: [at('2026-03-06T09:00:00Z')] });
   // Created DONE: completed when created.
-  ws.task({ createdAt: at('2026-03-20T10:00:00Z'), createdDone: true });
+  await ws.task({ createdAt: at('2026-03-20T10:00:00Z'), createdDone: true });
   // Another workspace's tasks at the same instants are never counted.
   const other = analyticsWorkspace(t.db, t.sessionSecret);
-  for (const iso of created) other.task({ createdAt: at(iso), doneAt: [at(iso) + 1000] });
+  for (const iso of created) await other.task({ createdAt: at(iso), doneAt: [at(iso) + 1000] });
 });
 
 const throughput = (query: Record<string, string>, token = ws.pat) => getAnalytics(client, 'tasks/throughput', query, token);
@@ -89,7 +89,7 @@ describe('GET /v1/analytics/tasks/throughput', () => {
 
   it('narrows to one project; a project of another workspace answers 404 like a missing one', async () => {
     const second = ws.project('Second');
-    ws.task({ projectId: second, createdAt: at('2026-03-10T10:00:00Z') });
+    await ws.task({ projectId: second, createdAt: at('2026-03-10T10:00:00Z') });
     const body = expectSuccess(await throughput({ from: '2026-03-01', to: '2026-04-01', bucket: 'month', projectId: second }), 200);
     expect(body).toMatchObject({ projectId: second, totals: { created: 1, completed: 0 } });
     const all = expectSuccess(await throughput({ from: '2026-03-01', to: '2026-04-01', bucket: 'month' }), 200);

@@ -34,8 +34,8 @@ export const importIssues: WorkPlatformTwoPhaseHandler<'importIssues'> = twoPhas
     }
     throw githubProblem(error, connectorId, 'nothing was imported');
   }
-  return () => {
-    const counts = services.importedIssues.importIssues(workspace.id, projectId, repository, listed.issues, actor);
+  return async () => {
+    const counts = await services.importedIssues.importIssues(workspace.id, projectId, repository, listed.issues, actor);
     return {
       status: 200,
       body: {

@@ -1,12 +1,12 @@
 import { listEnvelope, startAfter } from '../listPages.js';
 import { JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
 
-export const listProjects: WorkPlatformHandler<'listProjects'> = (ctx) => {
+export const listProjects: WorkPlatformHandler<'listProjects'> = async (ctx) => {
   const { workspace } = ctx.caller;
   const { sort, order, limit, cursor } = ctx.query;
   const request = { resource: 'projects', workspaceId: workspace.id, sort, order, cursor: cursor || undefined };
-  const body = ctx.services.listPages.page(workspace.id, 'projects', JSON.stringify([sort, order, limit, request.cursor]), () => {
-    const page = ctx.services.projects.listProjects(workspace.id, { sort, order, limit, after: startAfter(ctx.services.cursors, request) });
+  const body = await ctx.services.listPages.page(workspace.id, 'projects', JSON.stringify([sort, order, limit, request.cursor]), async () => {
+    const page = await ctx.services.projects.listProjects(workspace.id, { sort, order, limit, after: startAfter(ctx.services.cursors, request) });
     return listEnvelope(ctx.services.cursors, request, page);
   });
   return { status: 200, headers: JSON_CONTENT, body };

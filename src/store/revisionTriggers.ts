@@ -1,0 +1,9 @@
+/**
+ * The triggers that raise the revisions readers keep encoded answers by (SQLite: migrations 0004 and 0005; PostgreSQL: 0001_revision_triggers.sql).
+ * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
+ * drop them silently and leave kept answers stale, so start-up refuses a database without them.
+ */
+export const revisionTriggers = [
+  ...['tasks', 'projects', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
+  'portfolios_update_revision',
+];

@@ -1,0 +1,114 @@
+// How store code runs a change on an engine whose calls may wait: one write transaction that every
+// store call made inside it joins, found through the async context rather than passed along. On
+// SQLite the statements themselves are synchronous, but a transaction that awaits between them
+// stays open across other requests' turns of the event loop on the same connection, so this
+// process's transactions take turns (a queue) and reads from outside an open transaction wait for
+// it to end: they never see a change that may yet roll back.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type BetterSqlite3 from 'better-sqlite3';
+
+export interface WriteTransactions {
+  /**
+   * Runs `change` in one write transaction and commits it, or rolls everything back when it
+   * throws. Called inside another `write`'s `change` (however deep in its awaits), it joins that
+   * transaction as a savepoint instead: a nested change that throws undoes only its own writes.
+   * SQLite's own busy error passes through: the caller retries the whole change.
+   */
+  write<T>(change: () => T | Promise<T>): Promise<T>;
+  /**
+   * Undefined when a read may run now; otherwise a promise that settles when it may (another
+   * context's transaction is open on the connection). Inside a transaction reads run at once.
+   */
+  readable(): Promise<void> | undefined;
+  /** Whether a transaction of another async context is open now (a synchronous writer must not start one). */
+  heldElsewhere(): boolean;
+}
+
+/** Runs a synchronous read once no other context's transaction is open on the connection (see `readable`). */
+export async function readCommitted<T>(transactions: WriteTransactions, read: () => T): Promise<T> {
+  const wait = transactions.readable();
+  if (wait) await wait;
+  return read();
+}
+
+interface OpenTransaction {
+  /** Settles when the transaction has committed or rolled back. */
+  ended: Promise<void>;
+  /** Savepoints open inside it, for naming the next one. */
+  depth: number;
+}
+
+const runners = new WeakMap<BetterSqlite3.Database, WriteTransactions>();
+
+/** The connection's one runner: every store on a connection shares its queue. */
+export function sqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransactions {
+  let runner = runners.get(db);
+  if (!runner) {
+    runner = createSqliteWriteTransactions(db);
+    runners.set(db, runner);
+  }
+  return runner;
+}
+
+function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransactions {
+  const context = new AsyncLocalStorage<OpenTransaction>();
+  let open: OpenTransaction | undefined;
+  /** The end of the last transaction queued: each one starts after the one before it ended. */
+  let queueEnd: Promise<void> = Promise.resolve();
+
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+
+  const insideOpen = () => open !== undefined && context.getStore() === open;
+
+  async function write<T>(change: () => T | Promise<T>): Promise<T> {
+    if (insideOpen()) return joined(open!, change);
+    let end!: () => void;
+    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), depth: 0 };
+    const before = queueEnd;
+    queueEnd = transaction.ended;
+    await before;
+    open = transaction;
+    try {
+      // IMMEDIATE takes SQLite's write lock before the first read (waiting up to the busy timeout for another process).
+      begin.run();
+      try {
+        const result = await context.run(transaction, change);
+        commit.run();
+        return result;
+      } catch (error) {
+        if (db.inTransaction) rollback.run();
+        throw error;
+      }
+    } finally {
+      open = undefined;
+      end();
+    }
+  }
+
+  async function joined<T>(transaction: OpenTransaction, change: () => T | Promise<T>): Promise<T> {
+    const savepoint = `nested_change_${(transaction.depth += 1)}`;
+    db.exec(`SAVEPOINT ${savepoint}`);
+    try {
+      const result = await change();
+      db.exec(`RELEASE ${savepoint}`);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      throw error;
+    } finally {
+      transaction.depth -= 1;
+    }
+  }
+
+  return {
+    write,
+    readable: () => (open === undefined || insideOpen() ? undefined : waitUntilNoneOpen()),
+    heldElsewhere: () => open !== undefined && !insideOpen(),
+  };
+
+  async function waitUntilNoneOpen(): Promise<void> {
+    while (open !== undefined) await open.ended;
+  }
+}

@@ -1,0 +1,26 @@
+// vitest globalSetup: gives every test process of the run one rendezvous folder for the shared
+// PostgreSQL server (see sharedPostgresServer in postgresServer.ts) and stops that server, if a
+// test started one, after the last file. It starts nothing itself: a run without PostgreSQL tests
+// pays nothing.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { stopSharedPostgresServer } from './postgresServer.js';
+
+// Both projects of vitest.config.ts run this setup in the one main process: they share one folder.
+const runState = globalThis as { postgresRendezvous?: { folder: string; users: number } };
+
+export default function setup(project: TestProject): () => Promise<void> {
+  runState.postgresRendezvous ??= { folder: mkdtempSync(path.join(tmpdir(), 'test-postgres-rendezvous-')), users: 0 };
+  const rendezvous = runState.postgresRendezvous;
+  rendezvous.users += 1;
+  project.provide('postgresRendezvous', rendezvous.folder);
+  return async () => {
+    rendezvous.users -= 1;
+    if (rendezvous.users === 0) {
+      runState.postgresRendezvous = undefined;
+      await stopSharedPostgresServer(rendezvous.folder);
+    }
+  };
+}

@@ -1,0 +1,264 @@
+// A real PostgreSQL server for tests: initdb into a fresh temporary folder, started by pg_ctl on a
+// free port, reached over TCP on 127.0.0.1. Nothing here fakes the engine.
+//
+// One server per test run, started lazily: vitest's globalSetup (test/support/postgresGlobalSetup.ts)
+// only hands every test process a rendezvous folder; the first test file that asks for the server
+// (sharedPostgresServer) starts it and writes its URL there, the others wait for that file, and the
+// global teardown stops it. A run without PostgreSQL tests never starts one. Each test file then
+// takes its own database: an empty one, or a clone of a template migrated once per server (CREATE
+// DATABASE … TEMPLATE copies files, far quicker than running the migrations again).
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+const run = promisify(execFile);
+
+export interface PostgresServer {
+  /** The `postgres` maintenance database, as the superuser `app` (no password: trust on 127.0.0.1). */
+  url: string;
+  /**
+   * A new database of its own, returning its URL: empty; with `{ migrated: true }` a clone of a
+   * template this server migrated once (every migration of db/postgres/migrations applied); with
+   * `{ template }` a clone of that database.
+   */
+  createDatabase(options?: { migrated?: boolean; template?: string }): Promise<string>;
+  /** Stops the server and deletes its folder. */
+  stop(): Promise<void>;
+}
+
+const superuser = 'app';
+
+/** initdb and pg_ctl from PATH, else from the newest /usr/lib/postgresql/<version>/bin (Debian's place). */
+export function findPostgresBinaries(): { initdb: string; pgCtl: string } {
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  const debian = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql')
+        .filter((version) => /^\d+$/.test(version))
+        .sort((a, b) => Number(b) - Number(a))
+        .map((version) => `/usr/lib/postgresql/${version}/bin`)
+    : [];
+  for (const dir of [...onPath, ...debian]) {
+    if (existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl'))) {
+      return { initdb: path.join(dir, 'initdb'), pgCtl: path.join(dir, 'pg_ctl') };
+    }
+  }
+  throw new Error(
+    'The PostgreSQL tests need a PostgreSQL server (initdb and pg_ctl), found neither on PATH nor under /usr/lib/postgresql/*/bin. ' +
+      'Install it with: apt-get install -y postgresql',
+  );
+}
+
+const isRoot = process.getuid?.() === 0;
+
+/** initdb and the server refuse to run as root: as root they run as the `postgres` user. */
+function asServerUser(binary: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return isRoot ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Where a started server lives: enough for another process to stop it. */
+interface ServerLocation {
+  url: string;
+  folder: string;
+  pgCtl: string;
+}
+
+async function stopServer(location: Pick<ServerLocation, 'folder' | 'pgCtl'>): Promise<void> {
+  const dataDir = path.join(location.folder, 'data');
+  if (existsSync(path.join(dataDir, 'postmaster.pid'))) {
+    // Test data is thrown away: no shutdown checkpoint needed.
+    await asServerUser(location.pgCtl, ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+  }
+  rmSync(location.folder, { recursive: true, force: true });
+}
+
+async function startServerProcess(): Promise<ServerLocation> {
+  const { initdb, pgCtl } = findPostgresBinaries();
+  const folder = mkdtempSync(path.join(tmpdir(), 'test-postgres-'));
+  if (isRoot) chownSync(folder, ...postgresUserIds());
+  const dataDir = path.join(folder, 'data');
+  try {
+    // --no-sync and the settings below trade durability for speed: the data dies with the test run.
+    await asServerUser(initdb, ['-D', dataDir, '-A', 'trust', '-U', superuser, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    // Another process may take the free port between the probe and the start: try a few.
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await freePort();
+      const settings = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+      try {
+        await asServerUser(pgCtl, ['-D', dataDir, '-l', path.join(folder, 'server.log'), '-o', settings, '-w', '-t', '30', 'start']);
+        return { url: `postgres://${superuser}@127.0.0.1:${port}/postgres`, folder, pgCtl };
+      } catch (error) {
+        if (attempt >= 3) {
+          const log = existsSync(path.join(folder, 'server.log')) ? readFileSync(path.join(folder, 'server.log'), 'utf8') : '';
+          throw new Error(`PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}\n${log}`);
+        }
+      }
+    }
+  } catch (error) {
+    await stopServer({ folder, pgCtl });
+    throw error;
+  }
+}
+
+function postgresUserIds(): [number, number] {
+  const entry = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((line) => line.startsWith('postgres:'));
+  if (!entry) throw new Error('Running as root, the PostgreSQL tests need the `postgres` user that the Debian package creates: apt-get install -y postgresql');
+  const [, , uid, gid] = entry.split(':');
+  return [Number(uid), Number(gid)];
+}
+
+/** The URL of another database on the same server. */
+export function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Runs `fn` on one connection to the database at `url`, closing it after. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function serverHandle(location: ServerLocation, stop: () => Promise<void>): PostgresServer {
+  return {
+    url: location.url,
+    async createDatabase(options = {}) {
+      const name = `t_${randomBytes(6).toString('hex')}`;
+      const templateName = options.migrated ? await migratedTemplate(location.url) : options.template;
+      const template = templateName === undefined ? '' : ` TEMPLATE "${templateName}"`;
+      await withClient(location.url, (client) => client.query(`CREATE DATABASE "${name}"${template}`));
+      return databaseUrl(location.url, name);
+    },
+    stop,
+  };
+}
+
+const migratedTemplateName = 'migrated_template';
+const templateLockKey = 4_711_016_017;
+
+/**
+ * The name of the server's migrated template, made by the first caller of any test process (the
+ * others wait for its advisory lock). Built under another name and renamed when complete, so that
+ * a test process that dies while migrating leaves no half-made template behind that name.
+ */
+function migratedTemplate(serverUrl: string): Promise<string> {
+  let template = migratedTemplates.get(serverUrl);
+  if (!template) {
+    template = makeMigratedTemplate(serverUrl);
+    migratedTemplates.set(serverUrl, template);
+  }
+  return template;
+}
+
+const migratedTemplates = new Map<string, Promise<string>>();
+
+async function makeMigratedTemplate(serverUrl: string): Promise<string> {
+  await withClient(serverUrl, async (client) => {
+    await client.query('SELECT pg_advisory_lock($1)', [templateLockKey]);
+    try {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [migratedTemplateName]);
+      if (rowCount) return;
+      const building = `${migratedTemplateName}_${randomBytes(4).toString('hex')}`;
+      await client.query(`CREATE DATABASE "${building}"`);
+      const { openPostgres } = await import('../../src/store/postgres.js');
+      await (await openPostgres(databaseUrl(serverUrl, building))).close();
+      // No connections from here on: CREATE DATABASE … TEMPLATE refuses a template someone is connected to.
+      await client.query(`ALTER DATABASE "${building}" WITH ALLOW_CONNECTIONS false`);
+      await client.query(`ALTER DATABASE "${building}" RENAME TO "${migratedTemplateName}"`);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [templateLockKey]);
+    }
+  });
+  return migratedTemplateName;
+}
+
+/** A server of its own, for a test that stops or breaks it; most tests want sharedPostgresServer(). */
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const location = await startServerProcess();
+  return serverHandle(location, () => stopServer(location));
+}
+
+// ─── One server per test run ────────────────────────────────────────────────────────────────────
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A folder of the test run where the first test process to need PostgreSQL leaves the server's location. */
+    postgresRendezvous: string;
+  }
+}
+
+const locationFile = 'server.json';
+
+let shared: Promise<PostgresServer> | undefined;
+
+/**
+ * The test run's PostgreSQL server, started by whichever test process asks first. Its stop() does
+ * nothing: the global teardown stops it once every file is done.
+ */
+export function sharedPostgresServer(): Promise<PostgresServer> {
+  shared ??= joinOrStartSharedServer(inject('postgresRendezvous'));
+  return shared;
+}
+
+async function joinOrStartSharedServer(rendezvous: string): Promise<PostgresServer> {
+  const file = path.join(rendezvous, locationFile);
+  let starter = false;
+  try {
+    mkdirSync(path.join(rendezvous, 'starting')); // atomic: exactly one process wins
+    starter = true;
+  } catch {
+    // another test process is starting it
+  }
+  if (starter) {
+    let written: ServerLocation | { error: string };
+    try {
+      written = await startServerProcess();
+    } catch (error) {
+      written = { error: error instanceof Error ? error.message : String(error) };
+    }
+    writeFileSync(`${file}.tmp`, JSON.stringify(written));
+    renameSync(`${file}.tmp`, file);
+  }
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`No PostgreSQL server appeared in ${rendezvous} within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const location = JSON.parse(readFileSync(file, 'utf8')) as ServerLocation | { error: string };
+  if ('error' in location) throw new Error(location.error);
+  return serverHandle(location, async () => undefined);
+}
+
+/** For the global teardown: stops the run's server if a test started one. */
+export async function stopSharedPostgresServer(rendezvous: string): Promise<void> {
+  const file = path.join(rendezvous, locationFile);
+  if (existsSync(file)) {
+    const location = JSON.parse(readFileSync(file, 'utf8')) as ServerLocation | { error: string };
+    if (!('error' in location)) await stopServer(location);
+  }
+  rmSync(rendezvous, { recursive: true, force: true });
+}
