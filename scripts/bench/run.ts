@@ -13,6 +13,7 @@ import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
+import { measureStartup, type StartupFigures } from './startupPhase.js';
 
 const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--json-out FILE]
 
@@ -33,12 +34,19 @@ Then the analytics phase: one workspace of 100,000 tasks and 20,000 deals (--qui
 range by week, beside GET /v1/tasks?limit=50 of the same workspace (no list pages kept) as the
 reference measured in the same run.
 
+Before the HTTP scenarios, the start-up phase: builds the compiled server (as npm run build does,
+into a scratch folder) and starts npm start (tsx) and npm run start:production (compiled) on the same existing database
+(--startup-runs times each, alternating, each a new process): time from spawning the process to
+its first 200 answers to GET /api/v1/portfolio and GET /v1/tasks?limit=50 (sent together the moment
+it prints that it listens), its CPU time and its RSS then; medians and compiled ÷ tsx.
+
 Then commits N task.created events (--webhook-events, default 5,000) for a local receiver that
 verifies every signature, and measures deliveries per second of the real worker and the latency
 from commit to receipt.
 
 Options:
   --webhook-events N  events of the webhook phase (default 5000; --quick: 1000)
+  --startup-runs N    measured starts of each kind in the start-up phase (default 7; --quick: 3)
   --connections N   concurrent connections (default 10)
   --duration S      seconds per scenario (default 5; --quick: 2)
   --warmup S        seconds of warm-up per scenario, not counted (default 1)
@@ -97,6 +105,7 @@ interface Settings {
   quick: boolean;
   jsonOut: string;
   webhookEvents: number;
+  startupRuns: number;
   cpuProfileDir: string | undefined;
 }
 
@@ -109,6 +118,7 @@ function readSettings(): Settings | undefined {
       quick: { type: 'boolean', default: false },
       'json-out': { type: 'string', default: 'bench-results.json' },
       'webhook-events': { type: 'string' },
+      'startup-runs': { type: 'string' },
       'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -129,6 +139,7 @@ function readSettings(): Settings | undefined {
     quick: values.quick!,
     jsonOut: path.resolve(values['json-out']!),
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
+    startupRuns: number('startup-runs', values['startup-runs'] ?? (values.quick ? '3' : '7'), 1),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
   };
 }
@@ -272,6 +283,10 @@ async function main(): Promise<void> {
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
+    // First, while nothing else of the bench runs: each start is a process of its own on this existing database.
+    process.stdout.write(`  start-up: building the compiled server, then ${settings.startupRuns} starts of npm start and of npm run start:production...\n`);
+    const startup: StartupFigures = await measureStartup(databasePath, { portfolioKey: bench.portfolioKey, token: bench.workspaces[0]!.token }, settings.startupRuns);
+
     const server = await startServer(databasePath, children, settings.cpuProfileDir);
     // The same server with no list pages kept: what a page costs to build, and the keyset growth.
     const uncached = await startServer(databasePath, children, undefined, { LIST_PAGE_CACHE_PAGES: '0' });
@@ -383,6 +398,13 @@ async function main(): Promise<void> {
           `| ${result.name} | ${result.range} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${result.meanMs} | ${fixed(ratio(result.meanMs, analytics[0]!.meanMs))} | ${result.non2xx + result.errors} |`,
       ),
       '',
+      `Start-up on the existing database (medians of ${settings.startupRuns} starts each, alternating; compiled build made in ${startup.buildSeconds} s; 1-minute load average ${startup.loadAverage.toFixed(1)} after them):`,
+      '',
+      '| Start | spawn → listening ms | → first 200s ms | CPU ms by then | RSS MB then |',
+      '|---|---:|---:|---:|---:|',
+      ...startup.starts.map(({ command, median }) => `| ${command} | ${median.listeningMs} | ${median.firstAnswersMs} | ${median.cpuMs} | ${median.rssMb} |`),
+      `| compiled ÷ tsx | | ${fixed(startup.firstAnswersRatio)} | ${fixed(startup.cpuRatio)} | ${fixed(startup.rssRatio)} |`,
+      '',
       `Webhooks: ${webhooks.events.toLocaleString('en')} events delivered and acknowledged at ${webhooks.deliveriesPerSecond} per second (one worker, durable state in SQLite, every signature verified by the receiver; ${webhooks.refused} refused); commit → receipt over ${webhooks.latencyEvents} events committed one at a time: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms.`,
       '',
     ];
@@ -409,6 +431,7 @@ async function main(): Promise<void> {
         atMost: true,
       },
       { goal: 'webhook deliveries/s ≥ 1,000', value: webhooks.deliveriesPerSecond, target: 1000 },
+      { goal: 'compiled start: spawn → first 200s < 1,000 ms', value: startup.starts.find((start) => start.kind === 'compiled')!.median.firstAnswersMs, target: 1000, atMost: true },
     ];
     lines.push('| Goal | measured | met |', '|---|---:|---|');
     for (const { goal, value, target, atMost } of goals) {
@@ -416,7 +439,7 @@ async function main(): Promise<void> {
     }
     lines.push('');
     process.stdout.write(lines.join('\n') + '\n');
-    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, goals }, null, 2) + '\n');
+    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, goals }, null, 2) + '\n');
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {
     cleanUp();

@@ -21,23 +21,27 @@ export interface OpenAiCompatibleProviderOptions {
 export const MAX_ANSWER_BYTES = 64 * 1024;
 const LOGGED_ERROR_BODY_CHARACTERS = 500;
 
-const ajv = new Ajv2020Module.default({ strict: false, allErrors: false });
-const validateEnvelope = ajv.compile({
-  type: 'object',
-  required: ['choices', 'usage'],
-  properties: {
-    choices: {
-      type: 'array',
-      minItems: 1,
-      items: { type: 'object', required: ['message'], properties: { message: { type: 'object', required: ['content'], properties: { content: { type: 'string' } } } } },
+/** Compiled on the first answer: servers that never call a model skip an Ajv of their own at start-up. */
+function compileEnvelopeValidator() {
+  return new Ajv2020Module.default({ strict: false, allErrors: false }).compile({
+    type: 'object',
+    required: ['choices', 'usage'],
+    properties: {
+      choices: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', required: ['message'], properties: { message: { type: 'object', required: ['content'], properties: { content: { type: 'string' } } } } },
+      },
+      usage: {
+        type: 'object',
+        required: ['prompt_tokens', 'completion_tokens'],
+        properties: { prompt_tokens: { type: 'integer', minimum: 0 }, completion_tokens: { type: 'integer', minimum: 0 } },
+      },
     },
-    usage: {
-      type: 'object',
-      required: ['prompt_tokens', 'completion_tokens'],
-      properties: { prompt_tokens: { type: 'integer', minimum: 0 }, completion_tokens: { type: 'integer', minimum: 0 } },
-    },
-  },
-});
+  });
+}
+
+let envelopeValidator: ReturnType<typeof compileEnvelopeValidator> | undefined;
 
 interface ChatCompletion {
   choices: { message: { content: string } }[];
@@ -119,6 +123,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
         } catch (error) {
           throw new AiProviderFailure('malformed-answer', 'the answer is not JSON', { cause: error });
         }
+        const validateEnvelope = (envelopeValidator ??= compileEnvelopeValidator());
         if (!validateEnvelope(envelope)) {
           throw new AiProviderFailure('malformed-answer', `the answer is not a chat completion with usage: ${JSON.stringify(validateEnvelope.errors)}`);
         }

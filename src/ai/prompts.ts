@@ -15,9 +15,6 @@ import {
   type TaskDraft,
 } from './provider.js';
 
-// Both packages are CommonJS with a default export; under NodeNext the class sits on `.default`.
-const ajv = new Ajv2020Module.default({ strict: false, allErrors: false });
-addFormatsModule.default(ajv);
 
 export interface ChatMessage {
   role: 'system' | 'user';
@@ -105,42 +102,50 @@ export function projectSummaryPrompt(input: ProjectSummaryInput): ChatPrompt {
   };
 }
 
-const validateDraftsAnswer = ajv.compile({
-  type: 'object',
-  required: ['drafts'],
-  properties: {
-    drafts: {
-      type: 'array',
-      maxItems: 100,
-      items: {
-        type: 'object',
-        required: ['title', 'priority'],
-        properties: {
-          title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_CHARACTERS },
-          priority: { enum: [...taskPriorities] },
-          dueOn: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] },
+/** Compiled on the first answer read: an Ajv of its own and two schemas are not worth their start-up time to servers that never call a model. */
+function compileAnswerValidators() {
+  // Both packages are CommonJS with a default export; under NodeNext the class sits on `.default`.
+  const ajv = new Ajv2020Module.default({ strict: false, allErrors: false });
+  addFormatsModule.default(ajv);
+  const drafts = ajv.compile({
+    type: 'object',
+    required: ['drafts'],
+    properties: {
+      drafts: {
+        type: 'array',
+        maxItems: 100,
+        items: {
+          type: 'object',
+          required: ['title', 'priority'],
+          properties: {
+            title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_CHARACTERS },
+            priority: { enum: [...taskPriorities] },
+            dueOn: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] },
+          },
         },
       },
     },
-  },
-});
-
-const validateSummaryAnswer = ajv.compile({
-  type: 'object',
-  required: ['summary', 'highlights'],
-  properties: {
-    summary: { type: 'string', minLength: 1, maxLength: 4000 },
-    highlights: {
-      type: 'array',
-      maxItems: MAX_HIGHLIGHTS,
-      items: {
-        type: 'object',
-        required: ['taskId', 'reason'],
-        properties: { taskId: { type: 'string' }, reason: { type: 'string', minLength: 1, maxLength: 300 } },
+  });
+  const summary = ajv.compile({
+    type: 'object',
+    required: ['summary', 'highlights'],
+    properties: {
+      summary: { type: 'string', minLength: 1, maxLength: 4000 },
+      highlights: {
+        type: 'array',
+        maxItems: MAX_HIGHLIGHTS,
+        items: {
+          type: 'object',
+          required: ['taskId', 'reason'],
+          properties: { taskId: { type: 'string' }, reason: { type: 'string', minLength: 1, maxLength: 300 } },
+        },
       },
     },
-  },
-});
+  });
+  return { drafts, summary };
+}
+
+let answerValidators: ReturnType<typeof compileAnswerValidators> | undefined;
 
 function malformed(what: string, errors: unknown): AiProviderFailure {
   return new AiProviderFailure('malformed-answer', `the ${what} answer does not match its schema: ${JSON.stringify(errors)}`);
@@ -163,6 +168,7 @@ export function cutToCharacters(text: string, max: number): string {
 
 /** Drafts from a model's parsed JSON answer: checked, at most `maxDrafts`, dates as end-of-day UTC timestamps. */
 export function readDraftsAnswer(answer: unknown, maxDrafts: number): TaskDraft[] {
+  const validateDraftsAnswer = (answerValidators ??= compileAnswerValidators()).drafts;
   if (!validateDraftsAnswer(answer)) throw malformed('drafts', validateDraftsAnswer.errors);
   const drafts = (answer as { drafts: { title: string; priority: TaskDraft['priority']; dueOn?: string | null }[] }).drafts;
   return drafts.slice(0, maxDrafts).map((draft) => {
@@ -180,6 +186,7 @@ function dueOnOf(value: string | null): string | null {
 
 /** A summary from a model's parsed JSON answer; highlights of tasks it was not shown are dropped. */
 export function readSummaryAnswer(answer: unknown, input: ProjectSummaryInput): ProjectSummaryResult {
+  const validateSummaryAnswer = (answerValidators ??= compileAnswerValidators()).summary;
   if (!validateSummaryAnswer(answer)) throw malformed('summary', validateSummaryAnswer.errors);
   const { summary, highlights } = answer as ProjectSummaryResult;
   if (summary.trim() === '') throw malformed('summary', [{ message: 'the summary is only whitespace' }]);

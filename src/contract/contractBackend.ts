@@ -1,6 +1,6 @@
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationResult } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { useAjv2020 } from './ajv.js';
+import { ajv2020Customizer } from './ajv.js';
 import { PrecompiledRouter } from './precompiledRouter.js';
 
 export type ParameterObject = { name: string; in: 'query' | 'path' | 'header' | 'cookie'; schema?: Record<string, unknown> };
@@ -33,7 +33,7 @@ export class ContractBackend extends OpenAPIBackend {
       coerceTypes: true,
       ignoreTrailingSlashes: true,
       ajvOpts: { useDefaults: true, allErrors: true },
-      customizeAjv: useAjv2020,
+      customizeAjv: ajv2020Customizer(),
       // The validator is built in init() below, with the precompiled router and without the
       // response validators: responses are checked by ResponseContract, and only when asked.
       validate: false,

@@ -24,13 +24,12 @@ const DOCUMENT_ID = 'contract';
  * document (internal `$ref`s only), the same one clients download.
  */
 export class ResponseContract {
-  private readonly ajv: Ajv;
+  /** Made on the first check: adding the whole document to Ajv is a tenth of start-up, and most servers check nothing. */
+  private documentAjv: Ajv | undefined;
   private readonly operationPointers = new Map<string, string>();
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: JsonObject) {
-    this.ajv = createAjv2020({ validateSchema: false, allErrors: true });
-    this.ajv.addSchema(document, DOCUMENT_ID);
     const paths = (document.paths ?? {}) as Record<string, JsonObject>;
     for (const [path, pathItem] of Object.entries(paths)) {
       for (const [method, operation] of Object.entries(pathItem)) {
@@ -103,9 +102,17 @@ export class ResponseContract {
   private validatorAt(pointer: string): ValidateFunction {
     const cached = this.validators.get(pointer);
     if (cached) return cached;
-    const validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
+    const validate = this.ajv().compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
     this.validators.set(pointer, validate);
     return validate;
+  }
+
+  private ajv(): Ajv {
+    if (!this.documentAjv) {
+      this.documentAjv = createAjv2020({ validateSchema: false, allErrors: true });
+      this.documentAjv.addSchema(this.document, DOCUMENT_ID);
+    }
+    return this.documentAjv;
   }
 
   /** Follows `$ref`s of responses and headers (objects Ajv does not resolve) to their target pointer. */

@@ -1,17 +1,20 @@
 // The downloads an API serves (its spec as JSON and YAML, its Postman collection, its changelog), made from the committed
 // generated/<api>/ files with this server's public base URL in place of the local demo server.
-// Computed once at start-up by the caller; the texts are served as they are.
+// Computed once at start-up by the caller; the texts are served as they are. The YAML text alone is made on its first
+// download (handlers answer synchronously, hence require): parsing and printing it, and loading the yaml package, took
+// a fifth of the start-up time.
 
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { projectFile } from '../projectFiles.js';
 import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
   openapiJson: string;
-  /** openapi.yaml as served: the same document, keeping the do-not-edit comment. */
-  openapiYaml: string;
+  /** openapi.yaml as served: the same document, keeping the do-not-edit comment; made once, when first read. */
+  readonly openapiYaml: string;
   /** postman.json as served: the `baseUrl` collection variable defaults to the public base URL. */
   postmanJson: string;
   /** postman-environment.json as served: `baseUrl` = the public base URL, `bearerToken` empty. */
@@ -24,14 +27,12 @@ export interface ServedArtifacts {
   document: object;
 }
 
-const GENERATED_ROOT = new URL('../../generated/', import.meta.url);
 
 const SERVER_DESCRIPTION = 'This server (its public base URL).';
 
 function readGenerated(api: string, name: string): string {
-  const url = new URL(`${encodeURIComponent(api)}/${name}`, GENERATED_ROOT);
   try {
-    return fs.readFileSync(fileURLToPath(url), 'utf8');
+    return fs.readFileSync(path.join(projectFile('generated'), api, name), 'utf8');
   } catch (error) {
     throw new Error(`Cannot read generated/${api}/${name} (${(error as Error).message}); run npm run build:contract`);
   }
@@ -80,10 +81,16 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   }
   const openapiJson = JSON.stringify(document, null, 2) + '\n';
 
-  const yamlDocument = YAML.parseDocument(readGenerated(api, 'openapi.yaml'));
-  yamlDocument.set('servers', yamlDocument.createNode(servers));
-  for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
-  const openapiYaml = yamlDocument.toString({ lineWidth: 0 });
+  // Read now, so that a missing file still fails start-up.
+  const committedYaml = readGenerated(api, 'openapi.yaml');
+  let servedYaml: string | undefined;
+  const yamlAsServed = () => {
+    const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    const yamlDocument = YAML.parseDocument(committedYaml);
+    yamlDocument.set('servers', yamlDocument.createNode(servers));
+    for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
+    return yamlDocument.toString({ lineWidth: 0 });
+  };
 
   const collection = JSON.parse(readGenerated(api, 'postman.json')) as {
     variable?: { key?: string; value?: unknown }[];
@@ -108,7 +115,17 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
 
   const info = (document.info ?? {}) as { title?: unknown };
   const referencePage = referencePageHtml(String(info.title ?? api), specPathOf(document));
-  return { openapiJson, openapiYaml, postmanJson, postmanEnvironmentJson, changelogJson: readGenerated(api, 'changelog.json'), referencePageHtml: referencePage, document };
+  return {
+    openapiJson,
+    get openapiYaml() {
+      return (servedYaml ??= yamlAsServed());
+    },
+    postmanJson,
+    postmanEnvironmentJson,
+    changelogJson: readGenerated(api, 'changelog.json'),
+    referencePageHtml: referencePage,
+    document,
+  };
 }
 
 /** The path the API serves its openapi.json at (the operation `getOpenapiJson`). */

@@ -1,6 +1,6 @@
 // The scripts of the HTML reference pages, served from this origin so the pages work offline and
-// under a strict Content-Security-Policy: the Redoc standalone bundle (a dependency, read once at
-// start) and the few lines that start it on the page's element.
+// under a strict Content-Security-Policy: the Redoc standalone bundle (a dependency, read once, on
+// its first request) and the few lines that start it on the page's element.
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +30,10 @@ function asset(body: Buffer): Asset {
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
+function constant(served: ServedAsset): () => ServedAsset {
+  return () => served;
+}
+
 /** `If-None-Match` names this tag (a list, weak tags and `*` included: RFC 9110 §13.1.2 compares weakly). */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
@@ -51,17 +55,21 @@ function rendererBundle(source: string): string {
   return parts.join(LOCAL_LOGO_PATH);
 }
 
+type ServedAsset = Asset & { contentType: string };
+
 export function createReferenceAssets(): MountedHandler {
-  const require = createRequire(import.meta.url);
-  const assets = new Map<string, Asset & { contentType: string }>([
-    [REFERENCE_RENDERER_PATH, { ...asset(Buffer.from(rendererBundle(fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8')))), contentType: 'text/javascript; charset=utf-8' }],
-    [REFERENCE_INIT_PATH, { ...asset(Buffer.from(INIT_SCRIPT)), contentType: 'text/javascript; charset=utf-8' }],
-    [LOCAL_LOGO_PATH, { ...asset(Buffer.from(LOCAL_LOGO)), contentType: 'image/svg+xml' }],
+  // Found now, so that a missing package fails start-up; read (1 MB) when a browser first asks for it.
+  const bundlePath = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  let renderer: ServedAsset | undefined;
+  const assets = new Map<string, () => ServedAsset>([
+    [REFERENCE_RENDERER_PATH, () => (renderer ??= { ...asset(Buffer.from(rendererBundle(fs.readFileSync(bundlePath, 'utf8')))), contentType: 'text/javascript; charset=utf-8' })],
+    [REFERENCE_INIT_PATH, constant({ ...asset(Buffer.from(INIT_SCRIPT)), contentType: 'text/javascript; charset=utf-8' })],
+    [LOCAL_LOGO_PATH, constant({ ...asset(Buffer.from(LOCAL_LOGO)), contentType: 'image/svg+xml' })],
   ]);
   return {
     owns: (path) => assets.has(path),
     async handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
-      const found = assets.get(req.url!.split('?')[0]!)!;
+      const found = assets.get(req.url!.split('?')[0]!)!();
       const headers = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { ...headers, allow: 'GET, HEAD', 'content-length': '0' }).end();

@@ -3,9 +3,7 @@
 // `/mcp` by the API server; `npm run mcp` relays stdio to it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallerResolver } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
 import { DEFAULT_MAX_BODY_BYTES, duplicateAuthorization, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
@@ -43,8 +41,31 @@ export interface McpServerOptions {
   logger: Logger;
 }
 
+/**
+ * The SDK's parts that serve a request. Loaded on the first request to /v1/mcp, not at start-up: with zod and hono it
+ * is a quarter of the server's start-up time, for an endpoint that many deployments never see called.
+ */
+async function loadSdk() {
+  const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode };
+}
+
+type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
+
 /** One MCP server for one caller: it lists the tools the scopes allow and calls any tool by name with the caller's credential. */
-function serverFor(tools: ReadonlyMap<string, OperationTool>, scopes: readonly string[], authorization: string, requestId: string, options: McpServerOptions): Server {
+function serverFor(
+  sdk: McpSdk,
+  tools: ReadonlyMap<string, OperationTool>,
+  scopes: readonly string[],
+  authorization: string,
+  requestId: string,
+  options: McpServerOptions,
+): Server {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } = sdk;
   let calls = 0;
   const server = new Server({ name: 'work-platform', title: 'Work-Platform API', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -67,6 +88,7 @@ function serverFor(tools: ReadonlyMap<string, OperationTool>, scopes: readonly s
 export function createMcpHttpHandler(options: McpServerOptions): MountedHandler {
   const tools = new Map(toolsFromDocument(options.document).map((tool) => [tool.name, tool]));
   const challenge = `Bearer realm="work-platform", resource_metadata="${options.resourceMetadataUrl}"`;
+  let sdk: Promise<McpSdk> | undefined;
   return {
     owns: (path) => path === MCP_PATH,
     async handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
@@ -105,8 +127,9 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
         res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(parseError)) }).end(parseError);
         return;
       }
-      const server = serverFor(tools, scopes, authorization!, requestId, options);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const loaded = await (sdk ??= loadSdk());
+      const server = serverFor(loaded, tools, scopes, authorization!, requestId, options);
+      const transport = new loaded.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       transport.onerror = (error) => options.logger.warn('mcp transport error', { requestId, error: error.message });
       res.on('close', () => {
         void transport.close();

@@ -1,16 +1,16 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from '../../db/schema.js';
+import { projectFile } from '../projectFiles.js';
 import { revisionTriggers } from './revisionTriggers.js';
 import { backfillTaskCompletions } from './tasks.js';
 import { sqliteWriteTransactions } from './writeTransactions.js';
 
-/** The committed drizzle-kit migrations, found from this file rather than from the working directory. */
-export const migrationsFolder = fileURLToPath(new URL('../../db/migrations', import.meta.url));
+/** The committed drizzle-kit migrations, found from the project root rather than from the working directory. */
+export const migrationsFolder = projectFile('db/migrations');
 
 const migrationAttempts = 5;
 

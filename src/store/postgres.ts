@@ -1,7 +1,7 @@
 // The PostgreSQL engine: a connection pool with drizzle over it (node-postgres), the schema of
 // db/postgres/schema.ts brought up to date at open. The stores are not ported to it yet: this is
 // what they will be built on, and what `admin migrate` runs.
-import { fileURLToPath } from 'node:url';
+import { projectFile } from '../projectFiles.js';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
@@ -10,7 +10,7 @@ import { revisionTriggers } from './revisionTriggers.js';
 import { migrationsAfter } from './migrationJournal.js';
 
 /** The committed drizzle-kit migrations of PostgreSQL, found from this file rather than from the working directory. */
-export const postgresMigrationsFolder = fileURLToPath(new URL('../../db/postgres/migrations', import.meta.url));
+export const postgresMigrationsFolder = projectFile('db/postgres/migrations');
 
 export type PostgresOrm = NodePgDatabase<typeof schema>;
 

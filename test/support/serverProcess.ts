@@ -34,10 +34,12 @@ export interface ServerProcess {
 
 /**
  * `npm start` as a child process (its node arguments from package.json) on the given environment; resolves with the
- * URL it prints once listening. Several may share one database file.
+ * URL it prints once listening. Several may share one database file. `nodeArguments` start another way (the compiled
+ * build: compiledScriptNodeArguments), from the repository root.
  */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
+export function startServerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('start')): Promise<ServerProcess> {
+  const child = spawn(process.execPath, nodeArguments, {
+    cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,9 +77,9 @@ export interface WorkerProcess {
   output: () => string;
 }
 
-/** `npm run worker` (src/worker.ts) as a child process on `env`; resolves once it has printed that it started. */
-export function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, npmScriptNodeArguments('worker'), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `npm run worker` (src/worker.ts, or what `nodeArguments` name) as a child process on `env`; resolves once it has printed that it started. */
+export function startWorkerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('worker')): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, nodeArguments, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -5,7 +5,7 @@
 // consent. What it issues is stored by src/auth/oauth/oauthAdapter.ts; /v1 reads access tokens
 // straight from the store (src/auth/bearerTokens.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, interactionPolicy, type ProviderClient, type ProviderContext } from 'oidc-provider';
+import type { ProviderClient, ProviderContext } from 'oidc-provider';
 import { scopeCatalogue } from '../../../generated/work-platform/rules.js';
 import type { Logger } from '../../logger.js';
 import type { OauthClientStore } from '../../store/oauthClients.js';
@@ -71,6 +71,59 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const publicBase = new URL(options.publicBaseUrl);
   const issuer = publicBase.origin;
   const resource = oauthResourceFor(options.publicBaseUrl);
+  // oidc-provider (with Koa, about 260 modules) is loaded and configured on the first request that needs it: it was
+  // a quarter of the server's start-up. What could make it refuse to start, the signing key, is checked at start-up
+  // (loadOrCreateSigningJwk); the issuer comes from the checked public base URL.
+  let started: Promise<ProviderRoutes> | undefined;
+  const providerRoutes = () => (started ??= startProvider(options, publicBase, resource));
+
+  return {
+    issuer,
+    resource,
+    owns(path) {
+      return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
+    },
+    async handle(req, res, requestId) {
+      res.setHeader('x-request-id', requestId);
+      req.headers['x-forwarded-host'] = publicBase.host;
+      req.headers['x-forwarded-proto'] = publicBase.protocol.slice(0, -1);
+      const target = req.url ?? '/';
+      const queryStart = target.indexOf('?');
+      const path = queryStart >= 0 ? target.slice(0, queryStart) : target;
+      const query = queryStart >= 0 ? target.slice(queryStart) : '';
+      const method = req.method ?? 'GET';
+
+      if (path === METADATA_PATH) return (await providerRoutes()).toProvider(req, res, `${OAUTH_MOUNT_PATH}${METADATA_PATH}${query}`);
+      if (RESOURCE_METADATA_PATHS.has(path)) {
+        if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { error: 'invalid_request', error_description: 'use GET' }, { allow: 'GET, HEAD' });
+        // RFC 9728: what a client of /v1 needs to find the authorization server.
+        return sendJson(res, 200, {
+          resource,
+          authorization_servers: [issuer],
+          scopes_supported: [...scopeCatalogue],
+          bearer_methods_supported: ['header'],
+          resource_documentation: `${resource}/openapi.json`,
+        }, { 'cache-control': 'public, max-age=300' });
+      }
+      // The metadata lives at the issuer's well-known address only (RFC 8414), not under the mount.
+      if (path.startsWith(`${OAUTH_MOUNT_PATH}/.well-known/`)) return sendJson(res, 404, { error: 'not_found', error_description: `see ${issuer}${METADATA_PATH}` });
+      const { interactions, toProvider } = await providerRoutes();
+      if (await interactions.handle(req, res, path, query)) return;
+      return toProvider(req, res, target);
+    },
+  };
+}
+
+interface ProviderRoutes {
+  /** The consent and sign-in routes under /oauth/interaction. */
+  interactions: ReturnType<typeof createInteractionRoutes>;
+  /** Hands a request to oidc-provider as mounted at /oauth. */
+  toProvider(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, target: string): Promise<void>;
+}
+
+async function startProvider(options: AuthorizationServerOptions, publicBase: URL, resource: string): Promise<ProviderRoutes> {
+  const { default: Provider, errors, interactionPolicy } = await import('oidc-provider');
+  const issuer = publicBase.origin;
   const cookieKey = Buffer.from(options.cookieSecret).toString('base64url');
 
   const policy = interactionPolicy.base();
@@ -220,40 +273,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     return callback(req, res);
   };
 
-  return {
-    issuer,
-    resource,
-    owns(path) {
-      return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
-    },
-    async handle(req, res, requestId) {
-      res.setHeader('x-request-id', requestId);
-      req.headers['x-forwarded-host'] = publicBase.host;
-      req.headers['x-forwarded-proto'] = publicBase.protocol.slice(0, -1);
-      const target = req.url ?? '/';
-      const queryStart = target.indexOf('?');
-      const path = queryStart >= 0 ? target.slice(0, queryStart) : target;
-      const query = queryStart >= 0 ? target.slice(queryStart) : '';
-      const method = req.method ?? 'GET';
-
-      if (path === METADATA_PATH) return toProvider(req, res, `${OAUTH_MOUNT_PATH}${METADATA_PATH}${query}`);
-      if (RESOURCE_METADATA_PATHS.has(path)) {
-        if (method !== 'GET' && method !== 'HEAD') return sendJson(res, 405, { error: 'invalid_request', error_description: 'use GET' }, { allow: 'GET, HEAD' });
-        // RFC 9728: what a client of /v1 needs to find the authorization server.
-        return sendJson(res, 200, {
-          resource,
-          authorization_servers: [issuer],
-          scopes_supported: [...scopeCatalogue],
-          bearer_methods_supported: ['header'],
-          resource_documentation: `${resource}/openapi.json`,
-        }, { 'cache-control': 'public, max-age=300' });
-      }
-      // The metadata lives at the issuer's well-known address only (RFC 8414), not under the mount.
-      if (path.startsWith(`${OAUTH_MOUNT_PATH}/.well-known/`)) return sendJson(res, 404, { error: 'not_found', error_description: `see ${issuer}${METADATA_PATH}` });
-      if (await interactions.handle(req, res, path, query)) return;
-      return toProvider(req, res, target);
-    },
-  };
+  return { interactions, toProvider };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -3,13 +3,15 @@
 // slugs and ids, asset references, date order, address schemes, no markup in plain text). Every
 // problem of a document comes out at once, in document order; nothing is written.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { createAjv2020 } from '../../contract/ajv.js';
 import { escapePointerToken } from '../../contract/jsonPointer.js';
 import { validationIssues } from '../../contract/validationIssues.js';
+import { projectFile } from '../../projectFiles.js';
 import { idPrefixes, listMembers } from './importFormat.js';
 
-export const importFormatSchemaPath = new URL('../../../specs/portfolio/import-format.schema.json', import.meta.url);
+export const importFormatSchemaPath = pathToFileURL(projectFile('specs/portfolio/import-format.schema.json'));
 
 /** One reason a document was refused: a JSON pointer into the document and what is wrong there. */
 export interface ImportProblem {
