@@ -28,6 +28,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY generated ./generated
 COPY db/migrations ./db/migrations
+COPY db/postgres/migrations ./db/postgres/migrations
 COPY specs/portfolio/import-format.schema.json ./specs/portfolio/
 COPY scripts/requireFreshBuild.mjs ./scripts/
 # The database and the key files the server generates (session, cursor, webhook, OAuth) live here:

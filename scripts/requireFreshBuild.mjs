@@ -10,7 +10,7 @@ const projectRoot = path.resolve(import.meta.dirname, '..');
 /** What the build is compiled from (tsconfig.build.json): src/ but the client package, and what it imports. */
 const SOURCE_FOLDERS = ['src', 'generated'];
 const SKIPPED_FOLDERS = new Set([path.join('src', 'client')]);
-const SOURCE_FILES = [path.join('db', 'schema.ts'), 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCE_FILES = [path.join('db', 'schema.ts'), path.join('db', 'postgres', 'schema.ts'), 'tsconfig.json', 'tsconfig.build.json'];
 
 /** The most recently changed source file and its modification time, or undefined when there are no sources here. */
 function newestSource() {

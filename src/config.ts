@@ -264,6 +264,9 @@ export function postgresUrlForDisplay(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    // The query may carry a password too (?password=, ?sslpassword=): it is never shown.
+    parsed.search = '';
+    parsed.hash = '';
     return parsed.toString();
   } catch {
     return '<not a URL>';
@@ -378,6 +381,9 @@ export function redactedRedisUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.username !== '') parsed.username = '***';
   if (parsed.password !== '') parsed.password = '***';
+  // The query may carry a password too (?password=): it is never shown.
+  parsed.search = '';
+  parsed.hash = '';
   return parsed.href;
 }
 

@@ -93,6 +93,7 @@ describe('loadConfig', () => {
     expect(redactedRedisUrl('redis://admin:s3cret@redis.internal:6380/2')).toBe('redis://***:***@redis.internal:6380/2');
     expect(redactedRedisUrl('redis://:s3cret@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
     expect(redactedRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(redactedRedisUrl('redis://127.0.0.1:6379/0?password=s3cret')).toBe('redis://127.0.0.1:6379/0');
   });
 
   it('selects SQLite without DATABASE_URL and PostgreSQL with a postgres:// or postgresql:// one, with the documented pool defaults', () => {
@@ -125,6 +126,7 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ DATABASE_URL: url })).not.toThrow(/hunter2/);
     }
     expect(postgresUrlForDisplay('postgres://app:hunter2@db.example:5432/app')).toBe('postgres://app:***@db.example:5432/app');
+    expect(postgresUrlForDisplay('postgres://app@db.example/app?password=hunter2&sslmode=require')).toBe('postgres://app@db.example/app');
   });
 
   it('drops a trailing slash from PUBLIC_BASE_URL', () => {

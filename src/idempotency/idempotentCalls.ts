@@ -1,6 +1,6 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
-import type { WriteTransactions } from '../store/writeTransactions.js';
+import { readCommitted, type WriteTransactions } from '../store/writeTransactions.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
 export interface StoredAnswer {
@@ -135,8 +135,7 @@ export async function releaseKeyClaim(deps: IdempotencyDependencies, request: Id
  */
 export async function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Promise<StoredAnswer | undefined> {
   // Outside a transaction, wait for one open on the connection: its answer is not stored until it commits.
-  await deps.transactions.readable();
-  const stored = await deps.store.findIdempotencyRecord(request.scope, request.key, now);
+  const stored = await readCommitted(deps.transactions, () => deps.store.findIdempotencyRecord(request.scope, request.key, now));
   if (!stored) return undefined;
   if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
   return {

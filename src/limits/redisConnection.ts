@@ -46,7 +46,14 @@ export async function openRedisConnection(config: RedisConfig, logger: Logger, c
   let closed = false;
   const connection: RedisConnection = {
     redis,
-    usable: () => redis.status === 'ready' && (reachable || clock() >= retryAt),
+    usable() {
+      if (redis.status !== 'ready') return false;
+      if (reachable) return true;
+      if (clock() < retryAt) return false;
+      // One call probes a Redis that failed; the others decide on their own counts until it answers.
+      retryAt = clock() + RETRY_AFTER_FAILURE_MS;
+      return true;
+    },
     failed(error) {
       retryAt = clock() + RETRY_AFTER_FAILURE_MS;
       if (!reachable || closed) return;

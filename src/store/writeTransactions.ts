@@ -25,17 +25,26 @@ export interface WriteTransactions {
 }
 
 /** Runs a synchronous read once no other context's transaction is open on the connection (see `readable`). */
-export async function readCommitted<T>(transactions: WriteTransactions, read: () => T): Promise<T> {
-  const wait = transactions.readable();
-  if (wait) await wait;
+export async function readCommitted<T>(transactions: WriteTransactions, read: () => T | Promise<T>): Promise<T> {
+  // A queued writer may open a transaction as the last one ends: check again after every wait, and
+  // read in the same turn as the check that found none open (a read that awaits must start synchronously).
+  for (let wait = transactions.readable(); wait; wait = transactions.readable()) await wait;
   return read();
 }
 
 interface OpenTransaction {
   /** Settles when the transaction has committed or rolled back. */
   ended: Promise<void>;
-  /** Savepoints open inside it, for naming the next one. */
-  depth: number;
+  /** Savepoints open inside it, innermost last: SQLite's savepoints are a stack. */
+  savepoints: string[];
+  /** Savepoints made so far, for a name never used twice. */
+  made: number;
+}
+
+/** Where an async context stands: in which transaction, inside which of its savepoints (none: at its top). */
+interface Frame {
+  transaction: OpenTransaction;
+  savepoint: string | undefined;
 }
 
 const runners = new WeakMap<BetterSqlite3.Database, WriteTransactions>();
@@ -51,7 +60,7 @@ export function sqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransa
 }
 
 function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransactions {
-  const context = new AsyncLocalStorage<OpenTransaction>();
+  const context = new AsyncLocalStorage<Frame>();
   let open: OpenTransaction | undefined;
   /** The end of the last transaction queued: each one starts after the one before it ended. */
   let queueEnd: Promise<void> = Promise.resolve();
@@ -60,12 +69,12 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
 
-  const insideOpen = () => open !== undefined && context.getStore() === open;
+  const insideOpen = () => open !== undefined && context.getStore()?.transaction === open;
 
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
-    if (insideOpen()) return joined(open!, change);
+    if (insideOpen()) return joined(context.getStore()!, change);
     let end!: () => void;
-    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), depth: 0 };
+    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), savepoints: [], made: 0 };
     const before = queueEnd;
     queueEnd = transaction.ended;
     await before;
@@ -74,7 +83,7 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
       // IMMEDIATE takes SQLite's write lock before the first read (waiting up to the busy timeout for another process).
       begin.run();
       try {
-        const result = await context.run(transaction, change);
+        const result = await context.run({ transaction, savepoint: undefined }, change);
         commit.run();
         return result;
       } catch (error) {
@@ -87,18 +96,29 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
     }
   }
 
-  async function joined<T>(transaction: OpenTransaction, change: () => T | Promise<T>): Promise<T> {
-    const savepoint = `nested_change_${(transaction.depth += 1)}`;
+  async function joined<T>(frame: Frame, change: () => T | Promise<T>): Promise<T> {
+    const { transaction } = frame;
+    // Two changes of one transaction at once (Promise.all) would release each other's savepoints.
+    if (transaction.savepoints.at(-1) !== frame.savepoint) {
+      throw new Error('two changes ran at once inside one write transaction: await one before starting the next');
+    }
+    const savepoint = `nested_change_${(transaction.made += 1)}`;
     db.exec(`SAVEPOINT ${savepoint}`);
+    transaction.savepoints.push(savepoint);
+    // A change still running when its transaction ended (a sibling failed it) must not touch the next one.
+    const stillOpen = () => {
+      if (open !== transaction) throw new Error('the write transaction this change joined has already ended');
+    };
     try {
-      const result = await change();
+      const result = await context.run({ transaction, savepoint }, change);
+      stillOpen();
       db.exec(`RELEASE ${savepoint}`);
       return result;
     } catch (error) {
-      if (db.inTransaction) db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      if (open === transaction && db.inTransaction) db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
       throw error;
     } finally {
-      transaction.depth -= 1;
+      if (open === transaction) transaction.savepoints.pop();
     }
   }
 

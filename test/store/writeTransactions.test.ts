@@ -68,6 +68,28 @@ describe('SQLite write transactions across awaits', () => {
     expect(db.prepare('SELECT text FROM notes ORDER BY rowid').pluck().all()).toEqual(['kept', 'kept too']);
   });
 
+  it('refuses two nested changes at once inside one transaction (they would release each other\'s savepoints), and rolls back', async () => {
+    const change = (text: string) => transactions.write(async () => {
+      insert(text);
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    let first: Promise<unknown> | undefined;
+    await expect(
+      transactions.write(() => {
+        first = change('one');
+        return Promise.all([first, change('two')]);
+      }),
+    ).rejects.toThrow(/two changes ran at once/);
+    // The change that was still running finds its transaction ended and touches nothing after it.
+    await expect(first).rejects.toThrow(/already ended/);
+    expect(count()).toBe(0);
+    await transactions.write(async () => {
+      await change('one');
+      await change('two');
+    });
+    expect(count()).toBe(2);
+  });
+
   it('runs the transactions of concurrent contexts one after the other, never interleaved', async () => {
     const order: string[] = [];
     const change = (name: string) => async () => {

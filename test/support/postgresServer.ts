@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -59,17 +59,6 @@ const isRoot = process.getuid?.() === 0;
 /** initdb and the server refuse to run as root: as root they run as the `postgres` user. */
 function asServerUser(binary: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   return isRoot ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Where a started server lives: enough for another process to stop it. */

@@ -75,7 +75,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // a quarter of the server's start-up. What could make it refuse to start, the signing key, is checked at start-up
   // (loadOrCreateSigningJwk); the issuer comes from the checked public base URL.
   let started: Promise<ProviderRoutes> | undefined;
-  const providerRoutes = () => (started ??= startProvider(options, publicBase, resource));
+  const providerRoutes = () =>
+    (started ??= startProvider(options, publicBase, resource).catch((error: unknown) => {
+      // Not kept: the next request tries again rather than finding OAuth down until a restart.
+      started = undefined;
+      throw error;
+    }));
 
   return {
     issuer,
