@@ -152,15 +152,17 @@ export class RedisLimitCounters implements SharedCallCounter {
         continue;
       }
       if (!this.connection.usable()) break;
+      // Taken before the await: a run at the same time (the job and the shutdown) finds nothing to add twice.
       const calls = known.unwritten;
+      known.unwritten = 0;
       try {
         const ttl = Math.max(known.resetAt - now, 0) + MONTH_KEY_GRACE_MS;
-        const used = (await this.addQuotaCallsScript(1, this.monthKey(known.workspaceId, known.period), calls, ttl)) as number;
+        // The shared count with these calls; calls admitted during the await are in `unwritten` again.
+        known.used = (await this.addQuotaCallsScript(1, this.monthKey(known.workspaceId, known.period), calls, ttl)) as number;
         this.connection.answered();
-        known.unwritten -= calls;
-        known.used = used - known.unwritten;
         written += calls;
       } catch (error) {
+        known.unwritten += calls;
         this.connection.failed(error);
         break;
       }
