@@ -82,7 +82,7 @@ describe('npm run start:production (the compiled build)', () => {
     utimesSync(entry, longAgo, longAgo);
     const stale = runCompiled('start:production', build.outDir);
     expect(stale.status).toBe(1);
-    expect(stale.stderr).toMatch(/is older than the sources \(\S+\.ts changed after it was built\): run npm run build first\.\n$/);
+    expect(stale.stderr).toMatch(/is older than the sources \(\S+ changed after it was built\): run npm run build first\.\n$/);
   });
 });
 
