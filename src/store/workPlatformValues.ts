@@ -95,8 +95,7 @@ export function rethrowConstraintFailure(error: unknown, fields: ConstraintField
  * connection itself rather than drizzle's wrapper, which builds a transaction object per call.
  */
 export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>(fn: () => T) => T {
-  // drizzle() returns the database with its connection as `$client`; AppDatabase's type leaves it out.
-  const connection = (orm as AppDatabase & { $client: BetterSqlite3.Database }).$client;
+  const connection = connectionOf(orm);
   return <T>(fn: () => T): T => {
     try {
       return runInImmediateTransaction(connection, fn);
@@ -112,8 +111,13 @@ export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>
  * constraint as the field it guards.
  */
 export function changeWriter(orm: AppDatabase, fields: ConstraintFields): <T>(change: () => T | Promise<T>) => Promise<T> {
-  const transactions = sqliteWriteTransactions((orm as AppDatabase & { $client: BetterSqlite3.Database }).$client);
+  const transactions = sqliteWriteTransactions(connectionOf(orm));
   return <T>(change: () => T | Promise<T>): Promise<T> => transactions.write(change).catch((error: unknown) => rethrowConstraintFailure(error, fields));
+}
+
+/** The connection under drizzle's wrapper: drizzle() keeps it as `$client`, which AppDatabase's type leaves out. */
+function connectionOf(orm: AppDatabase): BetterSqlite3.Database {
+  return (orm as AppDatabase & { $client: BetterSqlite3.Database }).$client;
 }
 
 /** The row a change applies to: it must exist in the workspace and, when a version is expected, be at it. */
