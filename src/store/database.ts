@@ -100,9 +100,15 @@ export class TransactionOpenElsewhereError extends Error {
   }
 }
 
-/** SQLite's answer when another connection holds the write lock past the busy timeout (or this process's own open transaction). */
+/**
+ * The engine's answer when the change could not get its turn: on SQLite another connection held the
+ * write lock past the busy timeout (or this process's own open transaction); on PostgreSQL a
+ * serialization failure or deadlock outlasted the engine's retries, or a lock wait its timeout.
+ */
 export function isDatabaseBusy(error: unknown): boolean {
   if (error instanceof TransactionOpenElsewhereError) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+  return typeof code === 'string' && busyCodes.has(code);
 }
+
+const busyCodes = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED', '40001', '40P01', '55P03']);

@@ -8,6 +8,7 @@ import { and, eq, getTableColumns, Param, Placeholder, sql, type DriverValueEnco
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from '../../db/schema.js';
+import type { StoreEngine } from './engine.js';
 
 export type AppDatabase = BetterSQLite3Database<typeof schema>;
 
@@ -94,4 +95,14 @@ export function workspaceRowLookup(orm: AppDatabase, table: WorkspaceRows) {
     .from(table)
     .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(table.id, sql.placeholder('id'))))
     .prepare();
+}
+
+/** workspaceRowLookup on an engine. */
+export function workspaceRowStatement(engine: StoreEngine, table: WorkspaceRows) {
+  return engine.statement<unknown, { workspaceId: string; id: string }>(
+    engine.orm
+      .select({ id: table.id })
+      .from(table)
+      .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(table.id, sql.placeholder('id')))),
+  );
 }

@@ -2,10 +2,10 @@
 // that importing again changes the same task instead of making another. One import is one
 // transaction: its tasks (through the task store, with their task.created, task.updated and
 // task.completed events) and the issue records commit together or not at all.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import { importedIssues, projects, storageLimits } from '../../db/schema.js';
-import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, type RandomBytes } from './ids.js';
 import type { EventActor } from './outboxEvents.js';
 import { createTaskStore, type UpdateTaskInput } from './tasks.js';
@@ -45,46 +45,45 @@ export function taskTitleOf(issue: IssueToImport): string {
 
 const taskStatusOf = (state: IssueToImport['state']) => (state === 'closed' ? 'DONE' : 'TODO');
 
-export function createImportedIssueStore(db: BetterSqlite3.Database, options: { now?: () => number; randomBytes?: RandomBytes } = {}): ImportedIssueStore {
+export function createImportedIssueStore(source: StoreSource, options: { now?: () => number; randomBytes?: RandomBytes } = {}): ImportedIssueStore {
   const now = options.now ?? Date.now;
-  const orm = drizzleFor(db);
-  const tasks = createTaskStore(db, { now, randomBytes: options.randomBytes ?? defaultRandomBytes });
-  const projectExists = workspaceRowLookup(orm, projects);
-  const selectOne = orm
-    .select()
-    .from(importedIssues)
-    .where(and(eq(importedIssues.workspaceId, sql.placeholder('workspaceId')), eq(importedIssues.issueId, sql.placeholder('issueId'))))
-    .prepare();
-  const insert = orm.insert(importedIssues).values(placeholdersFor(importedIssues)).prepare();
-  const update = orm
-    .update(importedIssues)
-    .set({
-      repository: sql`${sql.placeholder('repository')}`,
-      issueNumber: sql`${sql.placeholder('issueNumber')}`,
-      issueTitle: sql`${sql.placeholder('issueTitle')}`,
-      issueState: sql`${sql.placeholder('issueState')}`,
-      importedAt: sql`${sql.placeholder('importedAt')}`,
-    })
-    .where(and(eq(importedIssues.workspaceId, sql.placeholder('workspaceId')), eq(importedIssues.issueId, sql.placeholder('issueId'))))
-    .prepare();
-  const write = changeWriter(orm, {});
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const tasks = createTaskStore(engine, { now, randomBytes: options.randomBytes ?? defaultRandomBytes });
+  const projectExists = workspaceRowStatement(engine, projects);
+  const theIssue = and(eq(importedIssues.workspaceId, sql.placeholder('workspaceId')), eq(importedIssues.issueId, sql.placeholder('issueId')));
+  const selectOne = engine.statement<typeof importedIssues.$inferSelect>(orm.select().from(importedIssues).where(theIssue));
+  const insert = engine.statement(orm.insert(importedIssues).values(placeholdersFor(importedIssues)));
+  const update = engine.statement(
+    orm
+      .update(importedIssues)
+      .set({
+        repository: sql`${sql.placeholder('repository')}`,
+        issueNumber: sql`${sql.placeholder('issueNumber')}`,
+        issueTitle: sql`${sql.placeholder('issueTitle')}`,
+        issueState: sql`${sql.placeholder('issueState')}`,
+        importedAt: sql`${sql.placeholder('importedAt')}`,
+      })
+      .where(theIssue),
+  );
+  const write = changeWriter(engine, {});
 
   return {
     importIssues(workspaceId, projectId, repository, issues, actor) {
       return write(async () => {
-        if (!projectExists.get({ workspaceId, id: projectId })) throw new NotFoundError('project', projectId);
+        if (!(await projectExists.row({ workspaceId, id: projectId }))) throw new NotFoundError('project', projectId);
         const counts: IssueImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 };
         const at = now();
         for (const issue of issues) {
           const record = { workspaceId, issueId: issue.id, repository, issueNumber: issue.number, issueTitle: issue.title, issueState: issue.state, importedAt: at };
-          const earlier = selectOne.get({ workspaceId, issueId: issue.id });
+          const earlier = await selectOne.object({ workspaceId, issueId: issue.id });
           if (!earlier) {
             const task = await tasks.createTask(workspaceId, { projectId, title: taskTitleOf(issue), status: taskStatusOf(issue.state) }, actor);
-            insert.run({ ...record, taskId: task.id });
+            await insert.run({ ...record, taskId: task.id });
             counts.created += 1;
             continue;
           }
-          update.run(record);
+          await update.run(record);
           const task = await tasks.getTask(workspaceId, earlier.taskId);
           if (!task) {
             counts.skipped += 1;

@@ -6,6 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { compiledStatement, type BuiltQuery } from './drizzle.js';
+import type { StoreEngine } from './engine.js';
 import { StoreError } from './errors.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
@@ -120,6 +121,12 @@ export interface KeysetListArguments {
  */
 export function prepareKeysetList<R extends KeysetRow>(db: BetterSqlite3.Database, query: BuiltQuery): (args: KeysetListArguments) => R[] {
   const statement = compiledStatement<KeysetListArguments, R>(db, query);
+  return (args) => statement.rows(args);
+}
+
+/** prepareKeysetList on an engine: the list statement read on whichever engine the store runs on. */
+export function engineKeysetList<R extends KeysetRow>(engine: StoreEngine, query: BuiltQuery): (args: KeysetListArguments) => Promise<R[]> {
+  const statement = engine.statement<unknown, KeysetListArguments, R>(query);
   return (args) => statement.rows(args);
 }
 

@@ -7,6 +7,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
 import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreEngine, type StoreSource } from './engine.js';
 import { newId, type RandomBytes } from './ids.js';
 
 /** The webhook delivery body, exactly as stored in `events.payload`. */
@@ -22,15 +23,17 @@ export type OutboxEventType = EventType;
 /** Who caused a change: the session's user, or the user a personal access token belongs to. */
 export type EventActor = WebhookEnvelope['actor'];
 
-const deliveryListeners = new WeakMap<BetterSqlite3.Database, Set<() => void>>();
+/** Keyed by engine: a SQLite connection and its engine are one key (engineOf). */
+const deliveryListeners = new WeakMap<StoreEngine, Set<() => void>>();
 
 /**
  * Calls `listener` soon after deliveries were queued on this connection (the in-process worker's
  * wake-up, so that it need not wait for the next retry sweep). Returns the function that unsubscribes.
  */
-export function onDeliveriesQueued(db: BetterSqlite3.Database, listener: () => void): () => void {
-  let listeners = deliveryListeners.get(db);
-  if (!listeners) deliveryListeners.set(db, (listeners = new Set()));
+export function onDeliveriesQueued(source: StoreSource, listener: () => void): () => void {
+  const engine = engineOf(source);
+  let listeners = deliveryListeners.get(engine);
+  if (!listeners) deliveryListeners.set(engine, (listeners = new Set()));
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
@@ -40,8 +43,8 @@ export function onDeliveriesQueued(db: BetterSqlite3.Database, listener: () => v
  * writing transaction; the listeners run on a later turn of the event loop, after the synchronous
  * transaction has committed (or rolled back: then they find nothing new, which is harmless).
  */
-export function notifyDeliveriesQueued(db: BetterSqlite3.Database): void {
-  const listeners = deliveryListeners.get(db);
+export function notifyDeliveriesQueued(source: StoreSource): void {
+  const listeners = deliveryListeners.get(engineOf(source));
   if (!listeners || listeners.size === 0) return;
   setImmediate(() => {
     for (const listener of listeners) listener();
@@ -123,15 +126,7 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
     .prepare();
   return {
     record(workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): WebhookEnvelope {
-      const envelope: WebhookEnvelope = {
-        id: newId('evt', randomBytes),
-        type,
-        apiVersion: webhookApiVersion,
-        createdAt: new Date(occurredAt).toISOString(),
-        tenantId: workspaceId,
-        actor: { id: actor.id, kind: actor.kind },
-        data: { object },
-      };
+      const envelope = envelopeOf(randomBytes, workspaceId, type, actor, occurredAt, object);
       insert.run({ id: envelope.id, workspaceId, type, occurredAt, payload: JSON.stringify(envelope) });
       const subscriptions = subscribedTo.all({ workspaceId, type });
       for (const subscription of subscriptions) {
@@ -144,3 +139,88 @@ export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: Rand
 }
 
 export type OutboxWriter = ReturnType<typeof createOutboxWriter>;
+
+/** The webhook envelope of a change, as the outbox stores and the worker sends it. */
+function envelopeOf(randomBytes: RandomBytes, workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): WebhookEnvelope {
+  return {
+    id: newId('evt', randomBytes),
+    type,
+    apiVersion: webhookApiVersion,
+    createdAt: new Date(occurredAt).toISOString(),
+    tenantId: workspaceId,
+    actor: { id: actor.id, kind: actor.kind },
+    data: { object },
+  };
+}
+
+/** The insert of PENDING deliveries on an engine (createDeliveryQueue's statements); `queue()` answers the new delivery id. */
+export function createEngineDeliveryQueue(engine: StoreEngine, randomBytes: RandomBytes) {
+  const prepareInsert = (replay: boolean) =>
+    engine.statement(
+      engine.orm.insert(webhookDeliveries).values({
+        id: sql.placeholder('id'),
+        subscriptionId: sql.placeholder('subscriptionId'),
+        workspaceId: sql.placeholder('workspaceId'),
+        eventId: sql.placeholder('eventId'),
+        eventType: sql.placeholder('eventType'),
+        replay,
+        status: 'PENDING',
+        attemptCount: 0,
+        nextAttemptAt: sql.placeholder('dueAt'),
+        createdAt: sql.placeholder('dueAt'),
+      }),
+    );
+  const insertFresh = prepareInsert(false);
+  const insertReplay = prepareInsert(true);
+  return {
+    async queue({ replay, ...delivery }: QueuedDelivery): Promise<string> {
+      const id = newId('dlv', randomBytes);
+      await (replay ? insertReplay : insertFresh).run({ id, ...delivery });
+      return id;
+    },
+  };
+}
+
+/**
+ * The outbox on an engine: `record()` must run inside the caller's write transaction, so the event
+ * and its deliveries exist exactly when the change does.
+ */
+export function createOutboxRecorder(engine: StoreEngine, randomBytes: RandomBytes) {
+  const subscribedTo = engine.statement<unknown, { workspaceId: string; type: string }, [id: string]>(
+    engine.orm
+      .select({ id: webhookSubscriptions.id })
+      .from(webhookSubscriptions)
+      .where(
+        and(
+          eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')),
+          eq(webhookSubscriptions.status, 'ACTIVE'),
+          engine.dialect.jsonArrayHas(webhookSubscriptions.eventTypes, sql.placeholder('type')),
+        ),
+      )
+      .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id)),
+  );
+  const deliveries = createEngineDeliveryQueue(engine, randomBytes);
+  const insert = engine.statement(
+    engine.orm.insert(events).values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      type: sql.placeholder('type'),
+      occurredAt: sql.placeholder('occurredAt'),
+      payload: sql.placeholder('payload'),
+    }),
+  );
+  return {
+    async record(workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): Promise<WebhookEnvelope> {
+      const envelope = envelopeOf(randomBytes, workspaceId, type, actor, occurredAt, object);
+      await insert.run({ id: envelope.id, workspaceId, type, occurredAt, payload: JSON.stringify(envelope) });
+      const subscriptions = await subscribedTo.rows({ workspaceId, type });
+      for (const [subscriptionId] of subscriptions) {
+        await deliveries.queue({ subscriptionId, workspaceId, eventId: envelope.id, eventType: type, replay: false, dueAt: occurredAt });
+      }
+      if (subscriptions.length > 0) notifyDeliveriesQueued(engine);
+      return envelope;
+    },
+  };
+}
+
+export type OutboxRecorder = ReturnType<typeof createOutboxRecorder>;

@@ -3,25 +3,23 @@
 // outbox event in the same transaction.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { projects, projectStatuses, storageLimits, tasks, type ProjectStatus } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
   keysetCondition,
   keysetOrderBy,
-  prepareKeysetList,
+  engineKeysetList,
   statementCache,
   toPageOfKeysetRows,
   type KeysetListOptions,
   type KeysetPage,
   type SortKeyDefinition,
 } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
-import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js';
 
 export { projectStatuses, type ProjectStatus };
@@ -120,44 +118,48 @@ function checkProjectValues(input: UpdateProjectInput): void {
   if (input.status !== undefined) checkStatus(input.status);
 }
 
-export function createProjectStore(db: BetterSqlite3.Database, options: ProjectStoreOptions = {}): ProjectStore {
+export function createProjectStore(source: StoreSource, options: ProjectStoreOptions = {}): ProjectStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(projects.workspaceId, sql.placeholder('workspaceId')), eq(projects.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(projects).where(inWorkspace).prepare();
-  const insert = orm
-    .insert(projects)
-    .values({
-      id: sql.placeholder('id'),
-      workspaceId: sql.placeholder('workspaceId'),
-      name: sql.placeholder('name'),
-      description: sql.placeholder('description'),
-      status: sql.placeholder('status'),
-      version: 1,
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-    })
-    .prepare();
-  const update = orm
-    .update(projects)
-    .set({
-      name: sql`${sql.placeholder('name')}`,
-      description: sql`${sql.placeholder('description')}`,
-      status: sql`${sql.placeholder('status')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(projects).where(inWorkspace).prepare();
-  const countTasks = orm
-    .select({ taskCount: count() })
-    .from(tasks)
-    .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id'))))
-    .prepare();
+  const selectOne = engine.statement<ProjectRow>(orm.select().from(projects).where(inWorkspace));
+  const insert = engine.statement(
+    orm
+      .insert(projects)
+      .values({
+        id: sql.placeholder('id'),
+        workspaceId: sql.placeholder('workspaceId'),
+        name: sql.placeholder('name'),
+        description: sql.placeholder('description'),
+        status: sql.placeholder('status'),
+        version: 1,
+        createdAt: sql.placeholder('now'),
+        updatedAt: sql.placeholder('now'),
+      }),
+  );
+  const update = engine.statement(
+    orm
+      .update(projects)
+      .set({
+        name: sql`${sql.placeholder('name')}`,
+        description: sql`${sql.placeholder('description')}`,
+        status: sql`${sql.placeholder('status')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(projects).where(inWorkspace));
+  const countTasks = engine.statement<{ taskCount: number }>(
+    orm
+      .select({ taskCount: count() })
+      .from(tasks)
+      .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id')))),
+  );
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
 
   function prepareList(definition: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean) {
@@ -168,14 +170,13 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, projects.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, projects.id, order))
       .limit(sql.placeholder('limit'));
-    return prepareKeysetList<ListedProjectRow>(db, query);
+    return engineKeysetList<ListedProjectRow>(engine, query);
   }
 
-  const write = changeWriter(orm, constraintFields);
-  const transactions = sqliteWriteTransactions(db);
+  const write = changeWriter(engine, constraintFields);
 
-  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): ProjectRow {
-    return versionedRow('project', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  async function currentRow(workspaceId: string, id: string, expectedVersion: number | null): Promise<ProjectRow> {
+    return versionedRow('project', id, await selectOne.object({ workspaceId, id }), expectedVersion);
   }
 
   return {
@@ -193,23 +194,23 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        insert.run({ ...row, now: row.createdAt });
+      return write(async () => {
+        await insert.run({ ...row, now: row.createdAt });
         const project = toProject(row);
-        outbox.record(workspaceId, 'project.created', actor, row.createdAt, project);
+        await outbox.record(workspaceId, 'project.created', actor, row.createdAt, project);
         return project;
       });
     },
 
     async getProject(workspaceId, id) {
-      const row = await readCommitted(transactions, () => selectOne.get({ workspaceId, id }));
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toProject(row) : undefined;
     },
 
     async updateProject(workspaceId, id, patch, expectedVersion, actor) {
       checkProjectValues(patch);
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const next: ProjectRow = {
           ...current,
           name: patch.name ?? current.name,
@@ -221,21 +222,21 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
         }
         next.version = current.version + 1;
         next.updatedAt = now();
-        update.run({ ...next, workspaceId, id });
+        await update.run({ ...next, workspaceId, id });
         const project = toProject(next);
-        outbox.record(workspaceId, 'project.updated', actor, next.updatedAt, project);
+        await outbox.record(workspaceId, 'project.updated', actor, next.updatedAt, project);
         return project;
       });
     },
 
     async deleteProject(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        const { taskCount } = countTasks.get({ workspaceId, id })!;
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        const { taskCount } = (await countTasks.object({ workspaceId, id }))!;
         if (taskCount > 0) throw new ProjectHasTasksError(id, taskCount);
-        remove.run({ workspaceId, id });
+        await remove.run({ workspaceId, id });
         const project = toProject(current);
-        outbox.record(workspaceId, 'project.deleted', actor, now(), project);
+        await outbox.record(workspaceId, 'project.deleted', actor, now(), project);
         return project;
       });
     },
@@ -246,7 +247,7 @@ export function createProjectStore(db: BetterSqlite3.Database, options: ProjectS
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = await readCommitted(transactions, () => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
+      const rows = await engine.read(() => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
       return toPageOfKeysetRows(rows, options.limit, listedProject);
     },
   };

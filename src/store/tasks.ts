@@ -16,13 +16,14 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from '../../db/schema.js';
-import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { drizzleFor, placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import {
   checkListOptions,
   keysetCondition,
   keysetOrderBy,
-  prepareKeysetList,
+  engineKeysetList,
   statementCache,
   toPageOfKeysetRows,
   type KeysetListOptions,
@@ -30,10 +31,9 @@ import {
   type SortKeyDefinition,
   type SortOrder,
 } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
 import { changeWriter, checkText, formatTimestamp, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
-import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
@@ -155,34 +155,36 @@ function checkTaskValues(input: UpdateTaskInput): { dueOn?: number | null } {
   return { dueOn: input.dueOn === null ? null : parseTimestamp('dueOn', input.dueOn) };
 }
 
-export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOptions = {}): TaskStore {
+export function createTaskStore(source: StoreSource, options: TaskStoreOptions = {}): TaskStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(tasks).where(inWorkspace).prepare();
-  const projectExists = workspaceRowLookup(orm, projects);
-  const userExists = workspaceRowLookup(orm, users);
-  const insert = orm.insert(tasks).values(placeholdersFor(tasks)).prepare();
-  const update = orm
-    .update(tasks)
-    .set({
-      projectId: sql`${sql.placeholder('projectId')}`,
-      title: sql`${sql.placeholder('title')}`,
-      status: sql`${sql.placeholder('status')}`,
-      priority: sql`${sql.placeholder('priority')}`,
-      priorityRank: sql`${sql.placeholder('priorityRank')}`,
-      dueOn: sql`${sql.placeholder('dueOn')}`,
-      assigneeId: sql`${sql.placeholder('assigneeId')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      completedAt: sql`${sql.placeholder('completedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(tasks).where(inWorkspace).prepare();
+  const selectOne = engine.statement<TaskRow>(orm.select().from(tasks).where(inWorkspace));
+  const projectExists = workspaceRowStatement(engine, projects);
+  const userExists = workspaceRowStatement(engine, users);
+  const insert = engine.statement(orm.insert(tasks).values(placeholdersFor(tasks)));
+  const update = engine.statement(
+    orm
+      .update(tasks)
+      .set({
+        projectId: sql`${sql.placeholder('projectId')}`,
+        title: sql`${sql.placeholder('title')}`,
+        status: sql`${sql.placeholder('status')}`,
+        priority: sql`${sql.placeholder('priority')}`,
+        priorityRank: sql`${sql.placeholder('priorityRank')}`,
+        dueOn: sql`${sql.placeholder('dueOn')}`,
+        assigneeId: sql`${sql.placeholder('assigneeId')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+        completedAt: sql`${sql.placeholder('completedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(tasks).where(inWorkspace));
   const listStatement = statementCache<ReturnType<typeof prepareList>>();
 
   function prepareList(definition: SortKeyDefinition, order: SortOrder, afterPosition: boolean) {
@@ -193,23 +195,22 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, tasks.id, order)) : inThisWorkspace)
       .orderBy(...keysetOrderBy(definition, tasks.id, order))
       .limit(sql.placeholder('limit'));
-    return prepareKeysetList<ListedTaskRow>(db, query);
+    return engineKeysetList<ListedTaskRow>(engine, query);
   }
 
-  const write = changeWriter(orm, constraintFields);
-  const transactions = sqliteWriteTransactions(db);
+  const write = changeWriter(engine, constraintFields);
 
-  function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): void {
-    if (row.projectId !== previous?.projectId && !projectExists.get({ workspaceId, id: row.projectId })) {
+  async function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): Promise<void> {
+    if (row.projectId !== previous?.projectId && !(await projectExists.row({ workspaceId, id: row.projectId }))) {
       throw new NotFoundError('project', row.projectId);
     }
-    if (row.assigneeId !== null && row.assigneeId !== previous?.assigneeId && !userExists.get({ workspaceId, id: row.assigneeId })) {
+    if (row.assigneeId !== null && row.assigneeId !== previous?.assigneeId && !(await userExists.row({ workspaceId, id: row.assigneeId }))) {
       throw new NotFoundError('user', row.assigneeId);
     }
   }
 
-  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): TaskRow {
-    return versionedRow('task', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  async function currentRow(workspaceId: string, id: string, expectedVersion: number | null): Promise<TaskRow> {
+    return versionedRow('task', id, await selectOne.object({ workspaceId, id }), expectedVersion);
   }
 
   return {
@@ -234,24 +235,24 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
         updatedAt: at,
         completedAt: input.status === 'DONE' ? at : null,
       };
-      return write(() => {
-        checkReferences(workspaceId, row);
-        insert.run(row);
+      return write(async () => {
+        await checkReferences(workspaceId, row);
+        await insert.run(row);
         const task = toTask(row);
-        outbox.record(workspaceId, 'task.created', actor, at, task);
+        await outbox.record(workspaceId, 'task.created', actor, at, task);
         return task;
       });
     },
 
     async getTask(workspaceId, id) {
-      const row = await readCommitted(transactions, () => selectOne.get({ workspaceId, id }));
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toTask(row) : undefined;
     },
 
     async updateTask(workspaceId, id, patch, expectedVersion, actor) {
       const checked = checkTaskValues(patch);
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const priority = patch.priority ?? current.priority;
         const next: TaskRow = {
           ...current,
@@ -265,25 +266,25 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
         };
         const changed = (['projectId', 'title', 'status', 'priority', 'dueOn', 'assigneeId'] as const).some((name) => next[name] !== current[name]);
         if (!changed) return toTask(current);
-        checkReferences(workspaceId, next, current);
+        await checkReferences(workspaceId, next, current);
         next.version = current.version + 1;
         next.updatedAt = now();
         // Moving to DONE stamps the completion; leaving DONE clears it; staying DONE keeps it.
         next.completedAt = next.status !== 'DONE' ? null : current.status === 'DONE' ? current.completedAt : next.updatedAt;
-        update.run(next);
+        await update.run(next);
         const task = toTask(next);
-        outbox.record(workspaceId, 'task.updated', actor, next.updatedAt, task);
-        if (next.status === 'DONE' && current.status !== 'DONE') outbox.record(workspaceId, 'task.completed', actor, next.updatedAt, task);
+        await outbox.record(workspaceId, 'task.updated', actor, next.updatedAt, task);
+        if (next.status === 'DONE' && current.status !== 'DONE') await outbox.record(workspaceId, 'task.completed', actor, next.updatedAt, task);
         return task;
       });
     },
 
     async deleteTask(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        remove.run({ workspaceId, id });
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        await remove.run({ workspaceId, id });
         const task = toTask(current);
-        outbox.record(workspaceId, 'task.deleted', actor, now(), task);
+        await outbox.record(workspaceId, 'task.deleted', actor, now(), task);
         return task;
       });
     },
@@ -294,7 +295,7 @@ export function createTaskStore(db: BetterSqlite3.Database, options: TaskStoreOp
       const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
         prepareList(definition, options.order, after !== null),
       );
-      const rows = await readCommitted(transactions, () => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
+      const rows = await engine.read(() => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
       return toPageOfKeysetRows(rows, options.limit, listedTask);
     },
   };

@@ -2,7 +2,7 @@
 // its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
 import type BetterSqlite3 from 'better-sqlite3';
 import { runInImmediateTransaction } from './database.js';
-import { sqliteWriteTransactions } from './writeTransactions.js';
+import type { StoreEngine } from './engine.js';
 import type { AppDatabase } from './drizzle.js';
 import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
@@ -79,14 +79,20 @@ export function formatTimestamp(ms: number): string {
   return `${twoDigits[Math.floor(year / 100)]}${twoDigits[year % 100]}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[milliseconds]}Z`;
 }
 
-/** Rethrows a SQLite CHECK failure on a length constraint as StorageLimitError; anything else as is. */
+/** Rethrows a CHECK failure (SQLite's, or PostgreSQL's check_violation) on a length constraint as StorageLimitError; anything else as is. */
 export function rethrowConstraintFailure(error: unknown, fields: ConstraintFields): never {
-  if (error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_CHECK') {
-    const name = /CHECK constraint failed: (\w+)/.exec(error.message)?.[1];
-    const known = name ? fields[name] : undefined;
-    if (known) throw new StorageLimitError(known.field, known.limit, null);
-  }
+  const name = failedCheckConstraint(error);
+  const known = name ? fields[name] : undefined;
+  if (known) throw new StorageLimitError(known.field, known.limit, null);
   throw error;
+}
+
+function failedCheckConstraint(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (code === 'SQLITE_CONSTRAINT_CHECK') return /CHECK constraint failed: (\w+)/.exec(error.message)?.[1];
+  if (code === '23514' && typeof constraint === 'string') return constraint;
+  return undefined;
 }
 
 /**
@@ -106,13 +112,11 @@ export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>
 }
 
 /**
- * The asynchronous store's writer: runs a synchronous change in one write transaction of the
- * connection (joining the caller's, src/store/writeTransactions.ts) and words a failed CHECK
- * constraint as the field it guards.
+ * The asynchronous store's writer: runs a change in one write transaction of the engine (joining
+ * the caller's, src/store/engine.ts) and words a failed CHECK constraint as the field it guards.
  */
-export function changeWriter(orm: AppDatabase, fields: ConstraintFields): <T>(change: () => T | Promise<T>) => Promise<T> {
-  const transactions = sqliteWriteTransactions(connectionOf(orm));
-  return <T>(change: () => T | Promise<T>): Promise<T> => transactions.write(change).catch((error: unknown) => rethrowConstraintFailure(error, fields));
+export function changeWriter(engine: StoreEngine, fields: ConstraintFields): <T>(change: () => T | Promise<T>) => Promise<T> {
+  return <T>(change: () => T | Promise<T>): Promise<T> => engine.write(change).catch((error: unknown) => rethrowConstraintFailure(error, fields));
 }
 
 /** The connection under drizzle's wrapper: drizzle() keeps it as `$client`, which AppDatabase's type leaves out. */

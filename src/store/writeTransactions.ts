@@ -22,6 +22,8 @@ export interface WriteTransactions {
   readable(): Promise<void> | undefined;
   /** Whether a transaction of another async context is open now (a synchronous writer must not start one). */
   heldElsewhere(): boolean;
+  /** Throws when called from a change whose transaction has already ended: its statement would run outside it. */
+  refuseEnded(): void;
 }
 
 /** Runs a synchronous read once no other context's transaction is open on the connection (see `readable`). */
@@ -126,6 +128,10 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
     write,
     readable: () => (open === undefined || insideOpen() ? undefined : waitUntilNoneOpen()),
     heldElsewhere: () => open !== undefined && !insideOpen(),
+    refuseEnded: () => {
+      const frame = context.getStore();
+      if (frame !== undefined && frame.transaction !== open) throw new Error('the write transaction this statement belongs to has already ended');
+    },
   };
 
   async function waitUntilNoneOpen(): Promise<void> {

@@ -1,0 +1,343 @@
+// The one store interface over both engines. Every store writes its statements once, with drizzle's
+// SQLite query builder over the tables of db/schema.ts; the engine runs that SQL on better-sqlite3
+// or, with `?` numbered as `$1, $2, …`, on PostgreSQL, whose schema (db/postgres/schema.ts) has the
+// same tables, columns and constraint names (npm run check:schema). The few expressions the two
+// dialects spell differently come from `engine.dialect`.
+//
+// A change runs in `engine.write`: one transaction that every store call made inside it joins
+// (a savepoint when nested), found through the async context. On SQLite that is BEGIN IMMEDIATE on
+// the process's one connection (src/store/writeTransactions.ts). On PostgreSQL it is a pooled
+// connection at SERIALIZABLE: the same guarantee as SQLite's single writer (a read-then-write
+// decision such as an If-Match check or an idempotency claim cannot interleave with another
+// instance's), and a transaction the server refuses as a serialization failure is run again from
+// the start, as SQLite's busy writer is.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type BetterSqlite3 from 'better-sqlite3';
+import * as drizzleOrm from 'drizzle-orm';
+import { Param, Placeholder, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import type pg from 'pg';
+import * as schema from '../../db/schema.js';
+import { drizzleFor, type AppDatabase, type BuiltQuery } from './drizzle.js';
+import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
+
+export type EngineKind = 'sqlite' | 'postgres';
+
+/** A selected field and where its value goes in the result object, as drizzle orders them. */
+type SelectedField = { path: string[]; field: unknown };
+// What drizzle's own prepare() maps rows with: exported at run time, left out of its types (@internal).
+const { mapResultRow, orderSelectedFields } = drizzleOrm as unknown as {
+  mapResultRow(fields: SelectedField[], row: unknown[], joinsNotNullableMap: undefined): unknown;
+  orderSelectedFields(fields: Record<string, unknown>): SelectedField[];
+};
+
+/** A statement compiled once; its placeholders are bound by name from one arguments object. */
+export interface EngineStatement<Args extends object, Row extends readonly unknown[], Item> {
+  /** Rows as arrays, in the order the query selects its columns. */
+  rows(args: Args): Promise<Row[]>;
+  /** The first row as an array, or undefined. */
+  row(args: Args): Promise<Row | undefined>;
+  /** The first column of the first row, or undefined. */
+  value(args: Args): Promise<unknown>;
+  /** Rows as objects keyed and decoded as drizzle's select (or `returning`) says. */
+  objects(args: Args): Promise<Item[]>;
+  /** The first row as such an object, or undefined. */
+  object(args: Args): Promise<Item | undefined>;
+  /** Runs the statement and answers how many rows it changed. */
+  run(args: Args): Promise<number>;
+}
+
+/** The expressions the two dialects spell differently. */
+export interface DialectSql {
+  /** The larger of two values (SQLite's two-argument max, PostgreSQL's GREATEST). */
+  greatest(a: SQLWrapper, b: SQLWrapper): SQL;
+  /** `YYYY-MM` of a time in epoch milliseconds, in UTC. */
+  utcMonth(epochMs: SQLWrapper): SQL;
+  /** Whether a text column holding a JSON array of strings has `value` among them. */
+  jsonArrayHas(column: SQLWrapper, value: SQLWrapper): SQL;
+}
+
+export interface StoreEngine {
+  readonly kind: EngineKind;
+  /** The builder the stores write their statements with (SQLite's dialect; see the top of this file). Never runs a query itself on PostgreSQL. */
+  readonly orm: AppDatabase;
+  readonly dialect: DialectSql;
+  /**
+   * Runs `change` in one write transaction and commits it, or rolls everything back when it
+   * throws. Inside another `write` (however deep in its awaits) it joins that transaction as a
+   * savepoint. On PostgreSQL a transaction refused for a serialization failure runs again, a few
+   * times, from the start: a change must not do anything outside the database it cannot repeat.
+   */
+  write<T>(change: () => T | Promise<T>): Promise<T>;
+  /** Runs reads that must see only committed data (on SQLite, after the open transaction of another request ends). */
+  read<T>(read: () => T | Promise<T>): Promise<T>;
+  statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
+    query: BuiltQuery,
+  ): EngineStatement<Args, Row, Item>;
+  /** Closes what the engine opened (PostgreSQL's pool); the SQLite connection is its opener's to close. */
+  close(): Promise<void>;
+}
+
+/** The SQL and the value of each parameter: a placeholder bound from the call's arguments (through its column's encoder), or a literal. */
+interface CompiledQuery {
+  source: string;
+  bind: (args: object) => unknown[];
+  fields: SelectedField[] | undefined;
+}
+
+function compile(query: BuiltQuery): CompiledQuery {
+  const { sql: source, params } = query.toSQL();
+  const binders = params.map((param): ((args: Record<string, unknown>) => unknown) => {
+    if (param instanceof Placeholder) return (args) => args[param.name];
+    if (param instanceof Param) {
+      const { value, encoder } = param;
+      if (value instanceof Placeholder) return encoder ? (args) => encoder.mapToDriverValue(args[value.name]) : (args) => args[value.name];
+      const encoded = encoder ? encoder.mapToDriverValue(value) : value;
+      return () => encoded;
+    }
+    return () => param;
+  });
+  return { source, bind: (args) => binders.map((binder) => binder(args as Record<string, unknown>)), fields: selectedFields(query) };
+}
+
+/** The fields drizzle maps a row of this query to: a select's selection, or an insert's, update's or delete's `returning`. */
+function selectedFields(query: BuiltQuery): SelectedField[] | undefined {
+  // drizzle keeps both in the builder's config (what its own prepare() reads).
+  const { config } = query as { config?: { fields?: Record<string, unknown>; returning?: SelectedField[] } };
+  if (config?.fields) return orderSelectedFields(config.fields);
+  return config?.returning;
+}
+
+function objectMapper<Item>(compiled: CompiledQuery): (row: unknown[]) => Item {
+  const { fields } = compiled;
+  if (!fields) return () => {
+    throw new Error(`a statement that selects nothing cannot read objects: ${compiled.source}`);
+  };
+  return (row) => mapResultRow(fields, row, undefined) as Item;
+}
+
+const sqliteDialect: DialectSql = {
+  greatest: (a, b) => sql`max(${a}, ${b})`,
+  utcMonth: (epochMs) => sql`strftime('%Y-%m', ${epochMs} / 1000, 'unixepoch')`,
+  jsonArrayHas: (column, value) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${value})`,
+};
+
+const postgresDialect: DialectSql = {
+  greatest: (a, b) => sql`greatest(${a}, ${b})`,
+  utcMonth: (epochMs) => sql`to_char(to_timestamp(${epochMs} / 1000) at time zone 'UTC', 'YYYY-MM')`,
+  // jsonb_exists is the function behind the `?` operator, which the parameter numbering would take for a parameter.
+  jsonArrayHas: (column, value) => sql`jsonb_exists(${column}::jsonb, ${value})`,
+};
+
+const sqliteEngines = new WeakMap<BetterSqlite3.Database, StoreEngine>();
+
+/** The engine of a SQLite connection, made once per connection (every store on it shares its transaction queue). */
+export function sqliteEngine(db: BetterSqlite3.Database): StoreEngine {
+  let engine = sqliteEngines.get(db);
+  if (!engine) {
+    engine = createSqliteEngine(db);
+    sqliteEngines.set(db, engine);
+  }
+  return engine;
+}
+
+/** What the stores accept while callers move from a SQLite connection to an engine. */
+export type StoreSource = BetterSqlite3.Database | StoreEngine;
+
+export function engineOf(source: StoreSource): StoreEngine {
+  return isEngine(source) ? source : sqliteEngine(source);
+}
+
+function isEngine(source: StoreSource): source is StoreEngine {
+  return typeof (source as StoreEngine).statement === 'function' && typeof (source as StoreEngine).write === 'function';
+}
+
+function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
+  const transactions = sqliteWriteTransactions(db);
+  return {
+    kind: 'sqlite',
+    orm: drizzleFor(db),
+    dialect: sqliteDialect,
+    write: (change) => transactions.write(change),
+    read: (read) => readCommitted(transactions, read),
+    statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
+      const compiled = compile(query);
+      const toObject = objectMapper<Item>(compiled);
+      // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
+      let arrays: BetterSqlite3.Statement<unknown[], Row> | undefined;
+      let values: BetterSqlite3.Statement<unknown[], unknown> | undefined;
+      let writes: BetterSqlite3.Statement<unknown[], unknown> | undefined;
+      const arrayStatement = () => {
+        transactions.refuseEnded();
+        return (arrays ??= db.prepare<unknown[], Row>(compiled.source).raw(true));
+      };
+      return {
+        rows: async (args) => arrayStatement().all(...compiled.bind(args)),
+        row: async (args) => arrayStatement().get(...compiled.bind(args)),
+        value: async (args) => {
+          transactions.refuseEnded();
+          return (values ??= db.prepare<unknown[], unknown>(compiled.source).pluck(true)).get(...compiled.bind(args));
+        },
+        objects: async (args) => arrayStatement().all(...compiled.bind(args)).map((row) => toObject(row as unknown as unknown[])),
+        object: async (args) => {
+          const row = arrayStatement().get(...compiled.bind(args));
+          return row === undefined ? undefined : toObject(row as unknown as unknown[]);
+        },
+        run: async (args) => {
+          transactions.refuseEnded();
+          return (writes ??= db.prepare<unknown[], unknown>(compiled.source)).run(...compiled.bind(args)).changes;
+        },
+      };
+    },
+    close: async () => undefined,
+  };
+}
+
+/** SQLSTATEs after which PostgreSQL's transaction is run again: serialization failure, deadlock, a unique key a concurrent transaction took. */
+const retriedStates = new Set(['40001', '40P01', '23505']);
+
+export interface PostgresEngineOptions {
+  /** How many times a transaction runs at most before its serialization failure reaches the caller (busy: a 503 to retry). */
+  maxAttempts?: number;
+  /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…(5·2ⁿ) ms, so that two retrying transactions part. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+interface PostgresTransaction {
+  client: pg.PoolClient;
+  /** Savepoints open inside it, innermost last. */
+  savepoints: string[];
+  made: number;
+  ended: boolean;
+}
+
+interface PostgresFrame {
+  transaction: PostgresTransaction;
+  savepoint: string | undefined;
+}
+
+/** Statement names the pool's connections prepare a text under: one name per text, however many engines use it. */
+const preparedNames = new Map<string, string>();
+
+/** Numbers the `?` parameters drizzle's SQLite dialect writes as PostgreSQL's `$1, $2, …`, leaving quoted text and identifiers alone. */
+export function numberedParameters(source: string): string {
+  let index = 0;
+  let out = '';
+  let quote: string | undefined;
+  for (const char of source) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      out += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      out += char;
+    } else if (char === '?') {
+      index += 1;
+      out += `$${index}`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/** An engine over a PostgreSQL pool (src/store/postgres.ts opens it); closing the engine ends the pool. */
+export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {}): StoreEngine {
+  const context = new AsyncLocalStorage<PostgresFrame>();
+  const maxAttempts = options.maxAttempts ?? 10;
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * 5 * 2 ** attempt);
+  const builder = drizzle.mock({ schema });
+
+  /** The connection a statement runs on: the open transaction's, else any of the pool's. */
+  function connection(): pg.Pool | pg.PoolClient {
+    const frame = context.getStore();
+    if (!frame) return pool;
+    if (frame.transaction.ended) throw new Error('the write transaction this statement belongs to has already ended');
+    return frame.transaction.client;
+  }
+
+  async function write<T>(change: () => T | Promise<T>): Promise<T> {
+    const frame = context.getStore();
+    if (frame && !frame.transaction.ended) return joined(frame, change);
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await pool.connect();
+      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false };
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        try {
+          const result = await context.run({ transaction, savepoint: undefined }, change);
+          // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
+          transaction.ended = true;
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          transaction.ended = true;
+          await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+          if (attempt >= maxAttempts || !retriedStates.has((error as { code?: string }).code ?? '')) throw error;
+        }
+      } finally {
+        // A connection whose rollback failed is not handed to the next caller.
+        client.release(broken);
+      }
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt + 1)));
+    }
+  }
+
+  async function joined<T>(frame: PostgresFrame, change: () => T | Promise<T>): Promise<T> {
+    const { transaction } = frame;
+    if (transaction.savepoints.at(-1) !== frame.savepoint) {
+      throw new Error('two changes ran at once inside one write transaction: await one before starting the next');
+    }
+    const savepoint = `nested_change_${(transaction.made += 1)}`;
+    // Pushed before the await, so that a second change started meanwhile is refused above.
+    transaction.savepoints.push(savepoint);
+    try {
+      await transaction.client.query(`SAVEPOINT ${savepoint}`);
+      const result = await context.run({ transaction, savepoint }, change);
+      if (transaction.ended) throw new Error('the write transaction this change joined has already ended');
+      await transaction.client.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    } catch (error) {
+      if (!transaction.ended) await transaction.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+      throw error;
+    } finally {
+      if (!transaction.ended) transaction.savepoints.pop();
+    }
+  }
+
+  return {
+    kind: 'postgres',
+    orm: builder as unknown as AppDatabase,
+    dialect: postgresDialect,
+    write,
+    read: async (read) => read(),
+    statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
+      const compiled = compile(query);
+      const text = numberedParameters(compiled.source);
+      let name = preparedNames.get(text);
+      if (name === undefined) {
+        name = `contract_api_${preparedNames.size + 1}`;
+        preparedNames.set(text, name);
+      }
+      const toObject = objectMapper<Item>(compiled);
+      const query_ = async (args: Args) => {
+        const config: pg.QueryArrayConfig = { name, text, values: compiled.bind(args), rowMode: 'array' };
+        const result = await connection().query(config);
+        return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
+      };
+      return {
+        rows: async (args) => (await query_(args)).rows,
+        row: async (args) => (await query_(args)).rows[0],
+        value: async (args) => (await query_(args)).rows[0]?.[0],
+        objects: async (args) => (await query_(args)).rows.map((row) => toObject(row as unknown as unknown[])),
+        object: async (args) => {
+          const row = (await query_(args)).rows[0];
+          return row === undefined ? undefined : toObject(row as unknown as unknown[]);
+        },
+        run: async (args) => (await query_(args)).rowCount ?? 0,
+      };
+    },
+    close: () => pool.end(),
+  };
+}
