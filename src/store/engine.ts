@@ -71,6 +71,12 @@ export interface StoreEngine {
   write<T>(change: () => T | Promise<T>): Promise<T>;
   /** Runs reads that must see only committed data (on SQLite, after the open transaction of another request ends). */
   read<T>(read: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs several reads that must agree with each other: one snapshot (PostgreSQL: a read-only
+   * REPEATABLE READ transaction; SQLite: a turn of the connection's transaction queue, so no
+   * change of this process lands between them). Inside a write it reads in that transaction.
+   */
+  snapshot<T>(read: () => T | Promise<T>): Promise<T>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -160,6 +166,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     dialect: sqliteDialect,
     write: (change) => transactions.write(change),
     read: (read) => readCommitted(transactions, read),
+    snapshot: (read) => transactions.write(read),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const toObject = objectMapper<Item>(compiled);
@@ -259,12 +266,22 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
     const frame = context.getStore();
     if (frame && !frame.transaction.ended) return joined(frame, change);
+    return transaction(change, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+  }
+
+  async function snapshot<T>(read: () => T | Promise<T>): Promise<T> {
+    const frame = context.getStore();
+    if (frame && !frame.transaction.ended) return read();
+    return transaction(read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
       const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false };
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await client.query(begin);
         try {
           const result = await context.run({ transaction, savepoint: undefined }, change);
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
@@ -312,6 +329,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     dialect: postgresDialect,
     write,
     read: async (read) => read(),
+    snapshot,
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const text = numberedParameters(compiled.source);

@@ -105,6 +105,24 @@ describe.each(storeEngines)('the store engine on $name', (engineCase) => {
     expect(await tenantCount(engine).value({})).toBe(0);
   });
 
+  it('reads a snapshot: a change committed by another instance between two reads of it is not seen', async () => {
+    await engine.write(() => insertTenant(engine).run({ id: 'ten_1', name: 'One', createdAt: 1 }));
+    const counts = await engine.snapshot(async () => {
+      const before = await tenantCount(engine).value({});
+      if (engineCase.name === 'PostgreSQL') {
+        const other = await opened.openAnother();
+        await other.write(() => insertTenant(other).run({ id: 'ten_2', name: 'Two', createdAt: 2 }));
+      } else {
+        // On SQLite a change of this process waits for the snapshot's turn to end.
+        void engine.write(() => insertTenant(engine).run({ id: 'ten_2', name: 'Two', createdAt: 2 }));
+      }
+      return [before, await tenantCount(engine).value({})];
+    });
+    expect(counts).toEqual([1, 1]);
+    await engine.write(() => undefined);
+    expect(await tenantCount(engine).value({})).toBe(2);
+  });
+
   it('loses no update when read-then-write changes run at once (on PostgreSQL from two instances)', async () => {
     const other = engineCase.name === 'PostgreSQL' ? await opened.openAnother() : engine;
     await engine.write(() => insertTenant(engine).run({ id: 'ten_counter', name: 'counter', createdAt: 0 }));
