@@ -105,21 +105,17 @@ describe.each(storeEngines)('the store engine on $name', (engineCase) => {
     expect(await tenantCount(engine).value({})).toBe(0);
   });
 
-  it('reads a snapshot: a change committed by another instance between two reads of it is not seen', async () => {
+  // Another instance committing in the middle of a snapshot exists on PostgreSQL only: on SQLite the
+  // snapshot holds the file's write lock, and another connection of this process would block the thread.
+  it.runIf(engineCase.name === 'PostgreSQL')('reads a snapshot: a change committed by another instance between two reads of it is not seen', async () => {
     await engine.write(() => insertTenant(engine).run({ id: 'ten_1', name: 'One', createdAt: 1 }));
+    const other = await opened.openAnother();
     const counts = await engine.snapshot(async () => {
       const before = await tenantCount(engine).value({});
-      if (engineCase.name === 'PostgreSQL') {
-        const other = await opened.openAnother();
-        await other.write(() => insertTenant(other).run({ id: 'ten_2', name: 'Two', createdAt: 2 }));
-      } else {
-        // On SQLite a change of this process waits for the snapshot's turn to end.
-        void engine.write(() => insertTenant(engine).run({ id: 'ten_2', name: 'Two', createdAt: 2 }));
-      }
+      await other.write(() => insertTenant(other).run({ id: 'ten_2', name: 'Two', createdAt: 2 }));
       return [before, await tenantCount(engine).value({})];
     });
     expect(counts).toEqual([1, 1]);
-    await engine.write(() => undefined);
     expect(await tenantCount(engine).value({})).toBe(2);
   });
 
