@@ -66,7 +66,7 @@ try {
   const db = openDatabase(databasePath);
   const demo = await loadDemoData(db, Date.now, {});
   const key = issueApiKey(createApiKeyStore(db), { tenantId: demo.portfolio.tenantId, rateLimit: 1_000_000_000 }).key;
-  createWorkspaceStore(db).setWorkspaceLimits(demo.workPlatform.workspaceId, { readPerMinute: 1_000_000, monthlyQuota: 1_000_000_000 });
+  await createWorkspaceStore(db).setWorkspaceLimits(demo.workPlatform.workspaceId, { readPerMinute: 1_000_000, monthlyQuota: 1_000_000_000 });
   db.close();
   const env = { DATABASE_PATH: databasePath, PORTFOLIO_RATE_LIMIT: '1000000000' };
   const servers: { name: string; url: string; pid: number }[] = [];

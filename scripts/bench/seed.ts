@@ -45,9 +45,9 @@ export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly 
   const seeded: BenchData['workspaces'] = [];
   for (const [index, size] of sizes.entries()) {
     // Enterprise has no monthly quota; the per-minute allowances are lifted by override.
-    const { id: workspaceId } = workspaces.createWorkspace({ name: `Bench ${size} tasks`, plan: 'enterprise' });
-    workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
-    const { id: userId } = users.createUser({ workspaceId, role: 'owner', name: 'Bench owner' });
+    const { id: workspaceId } = await workspaces.createWorkspace({ name: `Bench ${size} tasks`, plan: 'enterprise' });
+    await workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
+    const { id: userId } = await users.createUser({ workspaceId, role: 'owner', name: 'Bench owner' });
     const projectId = (await projects.createProject(workspaceId, { name: 'Bench project' }, { id: userId, kind: 'USER' })).id;
     db.transaction(() => {
       for (let row = 0; row < size; row += 1) {
@@ -68,7 +68,7 @@ export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly 
         );
       }
     })();
-    const { token } = issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
+    const { token } = await issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
     seeded.push({ workspaceId, projectId, taskCount: size, token, ownerId: userId });
   }
   const { key } = issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
@@ -99,9 +99,12 @@ export async function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCou
   const workspaces = createWorkspaceStore(db);
   const users = createUserStore(db);
   const projects = createProjectStore(db);
-  const { id: workspaceId } = workspaces.createWorkspace({ name: `Bench analytics`, plan: 'enterprise' });
-  workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
-  const ownerIds = Array.from({ length: 4 }, (_, index) => users.createUser({ workspaceId, role: index === 0 ? 'owner' : 'member', name: `Bench user ${index}` }).id);
+  const { id: workspaceId } = await workspaces.createWorkspace({ name: `Bench analytics`, plan: 'enterprise' });
+  await workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
+  const ownerIds: string[] = [];
+  for (let index = 0; index < 4; index += 1) {
+    ownerIds.push((await users.createUser({ workspaceId, role: index === 0 ? 'owner' : 'member', name: `Bench user ${index}` })).id);
+  }
   const actor = { id: ownerIds[0]!, kind: 'USER' as const };
   const projectIds: string[] = [];
   for (let index = 0; index < 5; index += 1) projectIds.push((await projects.createProject(workspaceId, { name: `Bench analytics ${index}` }, actor)).id);
@@ -150,7 +153,7 @@ export async function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCou
       );
     }
   })();
-  const { token } = issuePersonalAccessToken(createPersonalAccessTokenStore(db), { workspaceId, userId: ownerIds[0]!, scopes: ALL_SCOPES });
+  const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(db), { workspaceId, userId: ownerIds[0]!, scopes: ALL_SCOPES });
   const day = (at: number) => new Date(at).toISOString().slice(0, 10);
   return { workspaceId, taskCount, dealCount, token, firstDay: day(start), lastDay: day(start + span - 1) };
 }

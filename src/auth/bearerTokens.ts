@@ -50,8 +50,8 @@ export function createCallerResolver(deps: {
    * Revoked tokens and whole revoked families are deleted rows; a deleted client or a user no
    * longer in the client's workspace leaves the join empty: every case is one 401.
    */
-  function oauthCaller(token: string, now: number): Caller {
-    const found = deps.oauthTokens.findAccessTokenCaller(oauthSecretHash(token));
+  async function oauthCaller(token: string, now: number): Promise<Caller> {
+    const found = await deps.oauthTokens.findAccessTokenCaller(oauthSecretHash(token));
     if (!found || found.expiresAt === null || found.expiresAt <= now) throw unauthenticated();
     if (found.role === null || !found.workspace || found.clientId === null || found.accountId === null) throw unauthenticated();
     const payload = JSON.parse(found.payload) as { scope?: unknown; aud?: unknown };
@@ -78,7 +78,7 @@ export function createCallerResolver(deps: {
 
       if (token.startsWith('svc_pat_')) {
         if (!personalAccessTokenPattern.test(token)) throw unauthenticated();
-        const pat = deps.pats.findPatCaller(hashPersonalAccessToken(token));
+        const pat = await deps.pats.findPatCaller(hashPersonalAccessToken(token));
         if (!pat || patState(pat, now) !== 'active') throw unauthenticated();
         // role is null when the user is gone or no longer in the token's workspace.
         if (pat.role === null || !pat.workspace) throw unauthenticated();
@@ -102,7 +102,7 @@ export function createCallerResolver(deps: {
         }
         throw unauthenticated();
       }
-      const member = deps.users.getUserAndWorkspace(session.userId);
+      const member = await deps.users.getUserAndWorkspace(session.userId);
       if (!member || member.user.workspaceId !== session.workspaceId) throw unauthenticated();
       // Issued before the user's sessions were revoked.
       if (session.issuedAt < member.user.sessionsValidAfter) throw new CredentialRefusedError('session-revoked');

@@ -4,22 +4,22 @@ import type { CreatePatInput, PersonalAccessTokenStore } from '../store/personal
 import { mintPersonalAccessToken } from './patFormat.js';
 
 /** Mints a token and stores its hash; the returned `token` is the only copy that will ever exist. */
-export function issuePersonalAccessToken(
+export async function issuePersonalAccessToken(
   pats: Pick<PersonalAccessTokenStore, 'createPat'>,
   input: Omit<CreatePatInput, 'tokenHash' | 'tokenPrefix'>,
   randomBytes?: RandomBytes,
-): { id: string; token: string } {
+): Promise<{ id: string; token: string }> {
   const { token, tokenHash, tokenPrefix } = mintPersonalAccessToken(randomBytes);
-  const { id } = pats.createPat({ ...input, tokenHash, tokenPrefix });
+  const { id } = await pats.createPat({ ...input, tokenHash, tokenPrefix });
   return { id, token };
 }
 
 /** Replaces an active token with a new one (same user, scopes and expiry); the old one is revoked. */
-export function rotatePersonalAccessToken(
+export async function rotatePersonalAccessToken(
   pats: Pick<PersonalAccessTokenStore, 'rotatePat'>,
   id: string,
   randomBytes?: RandomBytes,
-): { id: string; token: string } {
+): Promise<{ id: string; token: string }> {
   const { token, tokenHash, tokenPrefix } = mintPersonalAccessToken(randomBytes);
-  return { id: pats.rotatePat(id, { tokenHash, tokenPrefix }).id, token };
+  return { id: (await pats.rotatePat(id, { tokenHash, tokenPrefix })).id, token };
 }

@@ -50,7 +50,7 @@ export const oauthClientCommands: Command[] = [
       const scopes = required(context, 'scopes').split(',').map((scope) => scope.trim()).filter(Boolean);
       const confidential = context.values.confidential === true;
       const [{ createOauthClientStore }, { registerOauthClient }] = await Promise.all([modules.oauthClients(), modules.clientRegistration()]);
-      const created = registerOauthClient(createOauthClientStore(await context.db(), { now: context.now }), {
+      const created = await registerOauthClient(createOauthClientStore(await context.db(), { now: context.now }), {
         workspaceId,
         name,
         redirectUris,
@@ -74,8 +74,8 @@ export const oauthClientCommands: Command[] = [
       const workspaceId = required(context, 'workspace');
       const [{ createWorkspaceStore }, { createOauthClientStore }] = await Promise.all([modules.workspaces(), modules.oauthClients()]);
       const db = await context.db();
-      if (!createWorkspaceStore(db).getWorkspace(workspaceId)) throw new CliError(`No workspace with id "${workspaceId}".`);
-      const clients = createOauthClientStore(db).listOauthClients(workspaceId).map((client) => ({
+      if (!(await createWorkspaceStore(db).getWorkspace(workspaceId))) throw new CliError(`No workspace with id "${workspaceId}".`);
+      const clients = (await createOauthClientStore(db).listOauthClients(workspaceId)).map((client) => ({
         id: client.id,
         name: client.name,
         type: client.secretHash === null ? 'public' : 'confidential',
@@ -103,7 +103,7 @@ export const oauthClientCommands: Command[] = [
       const id = context.positionals[0];
       if (!id) throw new CliError('Missing the id of the client to delete (ocl_…).');
       const { createOauthClientStore } = await modules.oauthClients();
-      const deleted = createOauthClientStore(await context.db()).deleteOauthClient(id);
+      const deleted = await createOauthClientStore(await context.db()).deleteOauthClient(id);
       return { json: deleted, text: `Deleted OAuth client ${id} and ${deleted.deletedRecords} token, code and grant records issued to it.` };
     },
   },

@@ -92,7 +92,7 @@ export const workPlatformCommands: Command[] = [
       const name = required(context, 'name');
       const plan = oneOf(context, 'plan', plans);
       const { createWorkspaceStore } = await modules.workspaces();
-      const { id } = createWorkspaceStore(await context.db(), { now: context.now }).createWorkspace({ name, plan });
+      const { id } = await createWorkspaceStore(await context.db(), { now: context.now }).createWorkspace({ name, plan });
       return { json: { id }, text: `Created workspace ${id} on plan ${plan}.` };
     },
   },
@@ -106,7 +106,7 @@ export const workPlatformCommands: Command[] = [
     async run(context) {
       const id = positional(context, 'workspace (ten_…)');
       const { createWorkspaceStore } = await modules.workspaces();
-      const workspace = createWorkspaceStore(await context.db()).getWorkspace(id);
+      const workspace = await createWorkspaceStore(await context.db()).getWorkspace(id);
       if (!workspace) throw new CliError(`No workspace with id "${id}".`);
       return limitsOutput(workspace);
     },
@@ -157,7 +157,7 @@ export const workPlatformCommands: Command[] = [
       if (context.values.clear !== true && !given) throw new CliError('Give at least one limit to set, or --clear (run with --help for the list).');
       const { createWorkspaceStore } = await modules.workspaces();
       const store = createWorkspaceStore(await context.db());
-      return limitsOutput(context.values.clear === true ? store.clearWorkspaceLimits(id) : store.setWorkspaceLimits(id, overrides));
+      return limitsOutput(await (context.values.clear === true ? store.clearWorkspaceLimits(id) : store.setWorkspaceLimits(id, overrides)));
     },
   },
   {
@@ -171,7 +171,7 @@ export const workPlatformCommands: Command[] = [
       const workspaceId = required(context, 'workspace');
       const role = oneOf(context, 'role', roles);
       const { createUserStore } = await modules.users();
-      const { id } = createUserStore(await context.db(), { now: context.now }).createUser({
+      const { id } = await createUserStore(await context.db(), { now: context.now }).createUser({
         workspaceId,
         role,
         name: typeof context.values.name === 'string' ? context.values.name : null,
@@ -195,7 +195,7 @@ export const workPlatformCommands: Command[] = [
     async run(context) {
       const id = positional(context, 'user to delete (usr_…)');
       const { createUserStore } = await modules.users();
-      const deleted = createUserStore(await context.db(), { now: context.now }).deleteUser(id);
+      const deleted = await createUserStore(await context.db(), { now: context.now }).deleteUser(id);
       return { json: deleted, text: `Deleted user ${id} from workspace ${deleted.workspaceId}, with its tokens.` };
     },
   },
@@ -218,7 +218,7 @@ export const workPlatformCommands: Command[] = [
       const lifetimeSeconds =
         typeof expiresIn === 'string' ? parseDuration('--expires-in', expiresIn, { allowNegative: true, allowBareSeconds: false }) : undefined;
       const [{ createUserStore }, sessions, { loadOrCreateSecret }] = await Promise.all([modules.users(), modules.sessionTokens(), modules.serverSecrets()]);
-      const user = createUserStore(await context.db()).getUser(userId);
+      const user = await createUserStore(await context.db()).getUser(userId);
       if (!user) throw new CliError(`No user with id "${userId}".`);
       const secret = loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
       const now = context.now();
@@ -254,7 +254,7 @@ export const workPlatformCommands: Command[] = [
     async run(context) {
       const userId = required(context, 'user');
       const { createUserStore } = await modules.users();
-      const { sessionsValidAfter } = createUserStore(await context.db(), { now: context.now }).revokeSessions(userId);
+      const { sessionsValidAfter } = await createUserStore(await context.db(), { now: context.now }).revokeSessions(userId);
       return {
         json: { id: userId, sessionsValidAfter: iso(sessionsValidAfter) },
         text: `Revoked the sessions of ${userId}: tokens issued before ${iso(sessionsValidAfter)} are refused.`,
@@ -286,7 +286,7 @@ export const workPlatformCommands: Command[] = [
         modules.personalAccessTokens(),
         modules.issuePersonalAccessTokens(),
       ]);
-      const created = issuePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), { workspaceId, userId, scopes, expiresAt });
+      const created = await issuePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), { workspaceId, userId, scopes, expiresAt });
       return {
         json: created,
         text: [
@@ -310,7 +310,7 @@ export const workPlatformCommands: Command[] = [
     async run(context) {
       const id = positional(context, 'token to revoke (pat_…)');
       const { createPersonalAccessTokenStore } = await modules.personalAccessTokens();
-      const revoked = createPersonalAccessTokenStore(await context.db(), { now: context.now }).revokePat(id);
+      const revoked = await createPersonalAccessTokenStore(await context.db(), { now: context.now }).revokePat(id);
       const revokedAt = iso(revoked.revokedAt);
       return { json: { id: revoked.id, revokedAt }, text: `Revoked ${revoked.id} at ${revokedAt}.` };
     },
@@ -328,7 +328,7 @@ export const workPlatformCommands: Command[] = [
         modules.personalAccessTokens(),
         modules.issuePersonalAccessTokens(),
       ]);
-      const rotated = rotatePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), id);
+      const rotated = await rotatePersonalAccessToken(createPersonalAccessTokenStore(await context.db(), { now: context.now }), id);
       return {
         json: rotated,
         text: [`Rotated ${id}: it is revoked, and ${rotated.id} replaces it. The new token is shown only now:`, '', `  ${rotated.token}`].join('\n'),
@@ -346,20 +346,18 @@ export const workPlatformCommands: Command[] = [
       const workspaceId = required(context, 'workspace');
       const [{ createWorkspaceStore }, { createPersonalAccessTokenStore }] = await Promise.all([modules.workspaces(), modules.personalAccessTokens()]);
       const db = await context.db();
-      if (!createWorkspaceStore(db).getWorkspace(workspaceId)) throw new CliError(`No workspace with id "${workspaceId}".`);
-      const tokens = createPersonalAccessTokenStore(db, { now: context.now })
-        .listPats(workspaceId)
-        .map((token) => ({
-          id: token.id,
-          userId: token.userId,
-          prefix: token.prefix,
-          scopes: token.scopes,
-          state: token.state,
-          createdAt: iso(token.createdAt),
-          expiresAt: iso(token.expiresAt),
-          revokedAt: iso(token.revokedAt),
-          rotatedTo: token.rotatedTo,
-        }));
+      if (!(await createWorkspaceStore(db).getWorkspace(workspaceId))) throw new CliError(`No workspace with id "${workspaceId}".`);
+      const tokens = (await createPersonalAccessTokenStore(db, { now: context.now }).listPats(workspaceId)).map((token) => ({
+        id: token.id,
+        userId: token.userId,
+        prefix: token.prefix,
+        scopes: token.scopes,
+        state: token.state,
+        createdAt: iso(token.createdAt),
+        expiresAt: iso(token.expiresAt),
+        revokedAt: iso(token.revokedAt),
+        rotatedTo: token.rotatedTo,
+      }));
       const text =
         tokens.length === 0
           ? `Workspace ${workspaceId} has no personal access tokens.`

@@ -269,11 +269,11 @@ export async function loadWorkPlatformDemo(
   const demoIds = [demoWorkspaces.main.id, demoWorkspaces.other.id];
 
   for (const workspace of Object.values(demoWorkspaces)) {
-    if (!workspaceStore.getWorkspace(workspace.id)) workspaceStore.createWorkspace(workspace);
+    if (!(await workspaceStore.getWorkspace(workspace.id))) await workspaceStore.createWorkspace(workspace);
   }
   for (const user of Object.values(demoUsers)) {
-    if (!userStore.getUser(user.id)) {
-      userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
+    if (!(await userStore.getUser(user.id))) {
+      await userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
     }
   }
   for (const table of ['contracts', 'webhook_subscriptions', 'deal_contacts', 'deals', 'contacts', 'companies', 'tasks', 'projects']) {
@@ -358,8 +358,8 @@ export async function loadWorkPlatformDemo(
 
   // Registered once and kept: tokens issued to it by earlier runs stay valid.
   const oauthClients = createOauthClientStore(db, { now });
-  if (!oauthClients.getOauthClient(demoOauthClient.id)) {
-    registerOauthClient(oauthClients, {
+  if (!(await oauthClients.getOauthClient(demoOauthClient.id))) {
+    await registerOauthClient(oauthClients, {
       id: demoOauthClient.id,
       workspaceId: demoWorkspaces.main.id,
       name: demoOauthClient.name,
@@ -371,22 +371,22 @@ export async function loadWorkPlatformDemo(
 
   const pat = (userId: string, workspaceId: string, scopes: readonly string[]) => issuePersonalAccessToken(tokenStore, { workspaceId, userId, scopes });
   const mainId = demoWorkspaces.main.id;
-  const revoked = pat(demoUsers.owner.id, mainId, scopeCatalogue);
-  tokenStore.revokePat(revoked.id);
+  const revoked = await pat(demoUsers.owner.id, mainId, scopeCatalogue);
+  await tokenStore.revokePat(revoked.id);
   const session = (userId: string, lifetimeSeconds: number) =>
     issueSessionToken(sessionSecret, { userId, workspaceId: mainId, lifetimeSeconds, now: now() });
 
   return {
     workspaceId: mainId,
-    plan: workspaceStore.getWorkspace(mainId)!.plan,
+    plan: (await workspaceStore.getWorkspace(mainId))!.plan,
     projectId: projectIds[0]!,
     taskIds,
     crm: crm.main,
     contracts: contractIds.main,
     tokens: {
-      all: pat(demoUsers.owner.id, mainId, scopeCatalogue).token,
-      readOnly: pat(demoUsers.member.id, mainId, ['tasks:read']).token,
-      noScopes: pat(demoUsers.member.id, mainId, []).token,
+      all: (await pat(demoUsers.owner.id, mainId, scopeCatalogue)).token,
+      readOnly: (await pat(demoUsers.member.id, mainId, ['tasks:read'])).token,
+      noScopes: (await pat(demoUsers.member.id, mainId, [])).token,
       revoked: revoked.token,
       session: session(demoUsers.owner.id, 24 * hour),
       memberSession: session(demoUsers.member.id, 24 * hour),
@@ -402,12 +402,12 @@ export async function loadWorkPlatformDemo(
       contractId: contractIds.other,
       connectorId: connectors.other,
       webhookId: otherDemoWebhook.id,
-      token: pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue).token,
+      token: (await pat(demoUsers.otherOwner.id, demoWorkspaces.other.id, scopeCatalogue)).token,
     },
     connectors: connectors.main,
     webhook: { id: webhook.webhook.id, url: webhook.webhook.url, secret: webhook.secret },
     allowedOrigin: demoAllowedOrigin,
-    oauthClient: { id: demoOauthClient.id, redirectUri: demoOauthClient.redirectUri, scopes: [...oauthClients.getOauthClient(demoOauthClient.id)!.scopes] },
+    oauthClient: { id: demoOauthClient.id, redirectUri: demoOauthClient.redirectUri, scopes: [...(await oauthClients.getOauthClient(demoOauthClient.id))!.scopes] },
   };
 }
 

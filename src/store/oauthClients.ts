@@ -1,10 +1,9 @@
 // OAuth 2.0 clients of the authorization server: registered by an operator for one workspace,
 // public (PKCE only) or confidential (a secret, stored only as its SHA-256). Deleting a client
 // deletes every token, code and grant issued to it, in the same transaction.
-import type BetterSqlite3 from 'better-sqlite3';
 import { asc, eq, sql } from 'drizzle-orm';
 import { oauthClients, oauthRecords, workspaces } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { normalizeScopes } from './personalAccessTokens.js';
@@ -39,22 +38,23 @@ export interface CreateOauthClientInput {
 }
 
 export interface OauthClientStore {
-  createOauthClient(input: CreateOauthClientInput): { id: string };
+  createOauthClient(input: CreateOauthClientInput): Promise<{ id: string }>;
   /** Read by the authorization server on every request that names the client. */
-  getOauthClient(id: string): OauthClient | undefined;
+  getOauthClient(id: string): Promise<OauthClient | undefined>;
   /** A workspace's clients, oldest first. */
-  listOauthClients(workspaceId: string): OauthClient[];
+  listOauthClients(workspaceId: string): Promise<OauthClient[]>;
   /** Deletes the client and everything issued to it; its tokens stop working at once. */
-  deleteOauthClient(id: string): { id: string; deletedRecords: number };
+  deleteOauthClient(id: string): Promise<{ id: string; deletedRecords: number }>;
 }
 
 const secretHashPattern = /^[0-9a-f]{64}$/;
 const clientIdPattern = /^ocl_[A-Za-z0-9]+$/;
 
-export function createOauthClientStore(db: BetterSqlite3.Database, options: { now?: () => number; randomBytes?: RandomBytes } = {}): OauthClientStore {
+export function createOauthClientStore(source: StoreSource, options: { now?: () => number; randomBytes?: RandomBytes } = {}): OauthClientStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
   const columns = {
     id: oauthClients.id,
     workspaceId: oauthClients.workspaceId,
@@ -73,18 +73,33 @@ export function createOauthClientStore(db: BetterSqlite3.Database, options: { no
     secretHash: row[5] as string | null,
     createdAt: row[6] as number,
   });
-  const selectById = compiledStatement<{ id: string }>(db, orm.select(columns).from(oauthClients).where(eq(oauthClients.id, sql.placeholder('id'))));
-  const selectByWorkspace = compiledStatement<{ workspaceId: string }>(
-    db,
+  const selectById = engine.statement<unknown, { id: string }>(orm.select(columns).from(oauthClients).where(eq(oauthClients.id, sql.placeholder('id'))));
+  const selectByWorkspace = engine.statement<unknown, { workspaceId: string }>(
     orm
       .select(columns)
       .from(oauthClients)
       .where(eq(oauthClients.workspaceId, sql.placeholder('workspaceId')))
       .orderBy(asc(oauthClients.createdAt), asc(oauthClients.id)),
   );
+  const selectWorkspace = engine.statement<unknown, { workspaceId: string }>(
+    orm.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))),
+  );
+  const insert = engine.statement(
+    orm.insert(oauthClients).values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      name: sql.placeholder('name'),
+      redirectUris: sql.placeholder('redirectUris'),
+      scopes: sql.placeholder('scopes'),
+      secretHash: sql.placeholder('secretHash'),
+      createdAt: sql.placeholder('createdAt'),
+    }),
+  );
+  const deleteById = engine.statement(orm.delete(oauthClients).where(eq(oauthClients.id, sql.placeholder('id'))));
+  const deleteRecordsOfClient = engine.statement(orm.delete(oauthRecords).where(eq(oauthRecords.clientId, sql.placeholder('id'))));
 
   return {
-    createOauthClient({ workspaceId, name, redirectUris, scopes, secretHash, id: fixedId }) {
+    async createOauthClient({ workspaceId, name, redirectUris, scopes, secretHash, id: fixedId }) {
       const cleanName = name.trim();
       if (cleanName.length === 0 || [...cleanName].length > oauthClientNameMaxLength) {
         throw new StoreError('invalid_argument', `The client name must be 1 to ${oauthClientNameMaxLength} characters.`);
@@ -95,47 +110,37 @@ export function createOauthClientStore(db: BetterSqlite3.Database, options: { no
       if (secretHash !== null && !secretHashPattern.test(secretHash)) throw new StoreError('invalid_argument', 'secretHash must be a lowercase hex SHA-256.');
       const id = fixedId ?? newId('ocl', randomBytes);
       if (!clientIdPattern.test(id)) throw new StoreError('invalid_argument', `Invalid client id "${id}".`);
-      orm.transaction(
-        (tx) => {
-          if (!tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()) {
-            throw new NotFoundError('workspace', workspaceId);
-          }
-          tx.insert(oauthClients)
-            .values({
-              id,
-              workspaceId,
-              name: cleanName,
-              redirectUris: JSON.stringify([...new Set(redirectUris)]),
-              scopes: JSON.stringify(normalized),
-              secretHash,
-              createdAt: now(),
-            })
-            .run();
-        },
-        { behavior: 'immediate' },
-      );
+      await engine.write(async () => {
+        if (!(await selectWorkspace.row({ workspaceId }))) throw new NotFoundError('workspace', workspaceId);
+        await insert.run({
+          id,
+          workspaceId,
+          name: cleanName,
+          redirectUris: JSON.stringify([...new Set(redirectUris)]),
+          scopes: JSON.stringify(normalized),
+          secretHash,
+          createdAt: now(),
+        });
+      });
       return { id };
     },
 
-    getOauthClient(id) {
-      const row = selectById.row({ id });
+    async getOauthClient(id) {
+      const row = await engine.read(() => selectById.row({ id }));
       return row ? fromRow(row) : undefined;
     },
 
-    listOauthClients(workspaceId) {
-      return selectByWorkspace.rows({ workspaceId }).map(fromRow);
+    async listOauthClients(workspaceId) {
+      return (await engine.read(() => selectByWorkspace.rows({ workspaceId }))).map(fromRow);
     },
 
     deleteOauthClient(id) {
-      return orm.transaction(
-        (tx) => {
-          const deleted = tx.delete(oauthClients).where(eq(oauthClients.id, id)).run().changes;
-          if (deleted === 0) throw new NotFoundError('oauth-client', id);
-          const deletedRecords = tx.delete(oauthRecords).where(eq(oauthRecords.clientId, id)).run().changes;
-          return { id, deletedRecords };
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        const deleted = await deleteById.run({ id });
+        if (deleted === 0) throw new NotFoundError('oauth-client', id);
+        const deletedRecords = await deleteRecordsOfClient.run({ id });
+        return { id, deletedRecords };
+      });
     },
   };
 }

@@ -2,10 +2,9 @@
 // interactions), keyed by model and the SHA-256 of the record's id; src/auth/oauth/oauthAdapter.ts
 // hashes the ids and shapes the payloads. Also the read every OAuth-authenticated /v1 request
 // makes: the access token with its client, user and workspace, in one statement.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import { oauthClients, oauthRecords, users, workspaces } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import type { WorkspaceRole } from './users.js';
 import { withWorkspaceColumns, workspaceFromRow, type Workspace } from './workspaces.js';
 
@@ -46,65 +45,71 @@ export interface OauthAccessTokenCaller {
 
 export interface OauthRecordStore {
   /** Inserts or replaces a record (a replaced record keeps its consumed time). */
-  save(record: OauthRecordInput): void;
+  save(record: OauthRecordInput): Promise<void>;
   /** An unexpired record, or undefined. */
-  find(model: string, idHash: string): StoredOauthRecord | undefined;
-  findByUid(model: string, uid: string): StoredOauthRecord | undefined;
+  find(model: string, idHash: string): Promise<StoredOauthRecord | undefined>;
+  findByUid(model: string, uid: string): Promise<StoredOauthRecord | undefined>;
   /** Marks a single-use record as used. */
-  consume(model: string, idHash: string): void;
-  destroy(model: string, idHash: string): void;
+  consume(model: string, idHash: string): Promise<void>;
+  destroy(model: string, idHash: string): Promise<void>;
   /** Deletes every record of the model that belongs to the grant. */
-  revokeByGrantId(model: string, grantId: string): void;
+  revokeByGrantId(model: string, grantId: string): Promise<void>;
   /** Deletes expired records; returns how many. */
-  purgeExpired(): number;
+  purgeExpired(): Promise<number>;
   /** The hot path of OAuth-authenticated /v1 requests: one statement, read anew on every call. */
-  findAccessTokenCaller(idHash: string): OauthAccessTokenCaller | undefined;
+  findAccessTokenCaller(idHash: string): Promise<OauthAccessTokenCaller | undefined>;
 }
 
-export function createOauthRecordStore(db: BetterSqlite3.Database, options: { now?: () => number } = {}): OauthRecordStore {
+export function createOauthRecordStore(source: StoreSource, options: { now?: () => number } = {}): OauthRecordStore {
   const now = options.now ?? Date.now;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
   const unexpired = or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, sql.placeholder('now')));
   const byKey = and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.idHash, sql.placeholder('idHash')));
   const stored = { payload: oauthRecords.payload, consumedAt: oauthRecords.consumedAt };
 
-  const upsert = orm
-    .insert(oauthRecords)
-    .values({
-      model: sql.placeholder('model'),
-      idHash: sql.placeholder('idHash'),
-      payload: sql.placeholder('payload'),
-      grantId: sql.placeholder('grantId'),
-      clientId: sql.placeholder('clientId'),
-      accountId: sql.placeholder('accountId'),
-      uid: sql.placeholder('uid'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .onConflictDoUpdate({
-      target: [oauthRecords.model, oauthRecords.idHash],
-      set: {
-        payload: sql`${sql.placeholder('payload')}`,
-        grantId: sql`${sql.placeholder('grantId')}`,
-        clientId: sql`${sql.placeholder('clientId')}`,
-        accountId: sql`${sql.placeholder('accountId')}`,
-        uid: sql`${sql.placeholder('uid')}`,
-        expiresAt: sql`${sql.placeholder('expiresAt')}`,
-      },
-    })
-    .prepare();
-  const selectByKey = orm.select(stored).from(oauthRecords).where(and(byKey, unexpired)).prepare();
-  const selectByUid = orm
-    .select(stored)
-    .from(oauthRecords)
-    .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.uid, sql.placeholder('uid')), unexpired))
-    .prepare();
-  const consume = orm.update(oauthRecords).set({ consumedAt: sql`${sql.placeholder('now')}` }).where(byKey).prepare();
-  const destroy = orm.delete(oauthRecords).where(byKey).prepare();
-  const deleteByGrant = orm
-    .delete(oauthRecords)
-    .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.grantId, sql.placeholder('grantId'))))
-    .prepare();
-  const deleteExpired = orm.delete(oauthRecords).where(lte(oauthRecords.expiresAt, sql.placeholder('now'))).prepare();
+  const upsert = engine.statement(
+    orm
+      .insert(oauthRecords)
+      .values({
+        model: sql.placeholder('model'),
+        idHash: sql.placeholder('idHash'),
+        payload: sql.placeholder('payload'),
+        grantId: sql.placeholder('grantId'),
+        clientId: sql.placeholder('clientId'),
+        accountId: sql.placeholder('accountId'),
+        uid: sql.placeholder('uid'),
+        expiresAt: sql.placeholder('expiresAt'),
+      })
+      .onConflictDoUpdate({
+        target: [oauthRecords.model, oauthRecords.idHash],
+        set: {
+          payload: sql`${sql.placeholder('payload')}`,
+          grantId: sql`${sql.placeholder('grantId')}`,
+          clientId: sql`${sql.placeholder('clientId')}`,
+          accountId: sql`${sql.placeholder('accountId')}`,
+          uid: sql`${sql.placeholder('uid')}`,
+          expiresAt: sql`${sql.placeholder('expiresAt')}`,
+        },
+      }),
+  );
+  const selectByKey = engine.statement<StoredOauthRecord, { model: string; idHash: string; now: number }>(
+    orm.select(stored).from(oauthRecords).where(and(byKey, unexpired)),
+  );
+  const selectByUid = engine.statement<StoredOauthRecord, { model: string; uid: string; now: number }>(
+    orm
+      .select(stored)
+      .from(oauthRecords)
+      .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.uid, sql.placeholder('uid')), unexpired)),
+  );
+  const consume = engine.statement(orm.update(oauthRecords).set({ consumedAt: sql`${sql.placeholder('now')}` }).where(byKey));
+  const destroy = engine.statement(orm.delete(oauthRecords).where(byKey));
+  const deleteByGrant = engine.statement(
+    orm
+      .delete(oauthRecords)
+      .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.grantId, sql.placeholder('grantId')))),
+  );
+  const deleteExpired = engine.statement(orm.delete(oauthRecords).where(lte(oauthRecords.expiresAt, sql.placeholder('now'))));
 
   // Every OAuth-authenticated /v1 request reads this: compiled, rows as arrays. The user must be
   // in the client's workspace: a client is authorized only by its workspace's users.
@@ -116,8 +121,7 @@ export function createOauthRecordStore(db: BetterSqlite3.Database, options: { no
     clientWorkspaceId: oauthClients.workspaceId,
     role: users.role,
   });
-  const selectCaller = compiledStatement<{ model: string; idHash: string }>(
-    db,
+  const selectCaller = engine.statement<unknown, { model: string; idHash: string }>(
     orm
       .select(callerColumns.columns)
       .from(oauthRecords)
@@ -128,29 +132,29 @@ export function createOauthRecordStore(db: BetterSqlite3.Database, options: { no
   );
 
   return {
-    save(record) {
-      upsert.run({ ...record });
+    async save(record) {
+      await engine.write(() => upsert.run({ ...record }));
     },
     find(model, idHash) {
-      return selectByKey.get({ model, idHash, now: now() });
+      return engine.read(() => selectByKey.object({ model, idHash, now: now() }));
     },
     findByUid(model, uid) {
-      return selectByUid.get({ model, uid, now: now() });
+      return engine.read(() => selectByUid.object({ model, uid, now: now() }));
     },
-    consume(model, idHash) {
-      consume.run({ model, idHash, now: now() });
+    async consume(model, idHash) {
+      await engine.write(() => consume.run({ model, idHash, now: now() }));
     },
-    destroy(model, idHash) {
-      destroy.run({ model, idHash });
+    async destroy(model, idHash) {
+      await engine.write(() => destroy.run({ model, idHash }));
     },
-    revokeByGrantId(model, grantId) {
-      deleteByGrant.run({ model, grantId });
+    async revokeByGrantId(model, grantId) {
+      await engine.write(() => deleteByGrant.run({ model, grantId }));
     },
     purgeExpired() {
-      return deleteExpired.run({ now: now() }).changes;
+      return engine.write(() => deleteExpired.run({ now: now() }));
     },
-    findAccessTokenCaller(idHash) {
-      const row = selectCaller.row({ model: 'AccessToken', idHash });
+    async findAccessTokenCaller(idHash) {
+      const row = await engine.read(() => selectCaller.row({ model: 'AccessToken', idHash }));
       if (!row) return undefined;
       return {
         payload: row[0] as string,

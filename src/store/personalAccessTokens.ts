@@ -2,10 +2,9 @@
 // workspace, stored only as a SHA-256 hash (src/auth/patFormat.ts makes tokens and hashes),
 // revocable and rotatable.
 import { scopeCatalogue, type Scope } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { WorkspaceRole } from './users.js';
@@ -73,21 +72,21 @@ export interface PersonalAccessTokenStoreOptions {
 
 export interface PersonalAccessTokenStore {
   /** Stores a token by its hash. */
-  createPat(input: CreatePatInput): { id: string };
+  createPat(input: CreatePatInput): Promise<{ id: string }>;
   /**
    * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
    * in one statement, read anew on every call (a revocation by any process counts at once).
    */
-  findPatCaller(tokenHash: string): PatCaller | undefined;
+  findPatCaller(tokenHash: string): Promise<PatCaller | undefined>;
   /** Revokes a token; revoking a revoked token is a no-op that returns the original time. */
-  revokePat(id: string): { id: string; revokedAt: number };
+  revokePat(id: string): Promise<{ id: string; revokedAt: number }>;
   /**
    * Stores `replacement` with the same user, scopes and expiry as token `id` and revokes `id`, in
    * one transaction. A revoked or expired token cannot be rotated.
    */
-  rotatePat(id: string, replacement: StoredTokenForm): { id: string };
+  rotatePat(id: string, replacement: StoredTokenForm): Promise<{ id: string }>;
   /** A workspace's tokens, oldest first. */
-  listPats(workspaceId: string): PatSummary[];
+  listPats(workspaceId: string): Promise<PatSummary[]>;
 }
 
 /** Revocation wins over expiry; a token expires at the instant `expiresAt`. */
@@ -112,13 +111,11 @@ export function normalizeScopes(scopes: readonly string[]): Scope[] {
 
 const parseScopes = (json: string) => JSON.parse(json) as Scope[];
 
-export function createPersonalAccessTokenStore(
-  db: BetterSqlite3.Database,
-  options: PersonalAccessTokenStoreOptions = {},
-): PersonalAccessTokenStore {
+export function createPersonalAccessTokenStore(source: StoreSource, options: PersonalAccessTokenStoreOptions = {}): PersonalAccessTokenStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
 
   const recordColumns = {
     id: personalAccessTokens.id,
@@ -128,15 +125,13 @@ export function createPersonalAccessTokenStore(
     expiresAt: personalAccessTokens.expiresAt,
     revokedAt: personalAccessTokens.revokedAt,
   };
-  const findById = orm
-    .select(recordColumns)
-    .from(personalAccessTokens)
-    .where(eq(personalAccessTokens.id, sql.placeholder('id')))
-    .prepare();
-  // Every PAT-authenticated request reads this: compiled, rows as arrays.
+  type TokenRecord = Omit<PatRecord, 'scopes'> & { scopes: string };
+  const findById = engine.statement<TokenRecord, { id: string }>(
+    orm.select(recordColumns).from(personalAccessTokens).where(eq(personalAccessTokens.id, sql.placeholder('id'))),
+  );
+  // Every PAT-authenticated request reads this: one statement, rows as arrays.
   const callerColumns = withWorkspaceColumns({ ...recordColumns, role: users.role });
-  const selectCaller = compiledStatement<{ tokenHash: string }>(
-    db,
+  const selectCaller = engine.statement<unknown, { tokenHash: string }>(
     orm
       .select(callerColumns.columns)
       .from(personalAccessTokens)
@@ -144,9 +139,17 @@ export function createPersonalAccessTokenStore(
       .leftJoin(workspaces, eq(workspaces.id, personalAccessTokens.workspaceId))
       .where(eq(personalAccessTokens.tokenHash, sql.placeholder('tokenHash'))),
   );
-  const insert = orm
-    .insert(personalAccessTokens)
-    .values({
+  const selectWorkspace = engine.statement<unknown, { workspaceId: string }>(
+    orm.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))),
+  );
+  const selectUser = engine.statement<unknown, { workspaceId: string; userId: string }>(
+    orm
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, sql.placeholder('userId')), eq(users.workspaceId, sql.placeholder('workspaceId')))),
+  );
+  const insert = engine.statement(
+    orm.insert(personalAccessTokens).values({
       id: sql.placeholder('id'),
       workspaceId: sql.placeholder('workspaceId'),
       userId: sql.placeholder('userId'),
@@ -155,13 +158,32 @@ export function createPersonalAccessTokenStore(
       scopes: sql.placeholder('scopes'),
       createdAt: sql.placeholder('createdAt'),
       expiresAt: sql.placeholder('expiresAt'),
-    })
-    .prepare();
+    }),
+  );
+  const setRevoked = engine.statement(
+    orm
+      .update(personalAccessTokens)
+      .set({ revokedAt: sql`${sql.placeholder('revokedAt')}` })
+      .where(eq(personalAccessTokens.id, sql.placeholder('id'))),
+  );
+  const setRotated = engine.statement(
+    orm
+      .update(personalAccessTokens)
+      .set({ revokedAt: sql`${sql.placeholder('revokedAt')}`, rotatedTo: sql`${sql.placeholder('rotatedTo')}` })
+      .where(eq(personalAccessTokens.id, sql.placeholder('id'))),
+  );
+  const selectByWorkspace = engine.statement<TokenRecord & { prefix: string; createdAt: number; rotatedTo: string | null }, { workspaceId: string }>(
+    orm
+      .select({ ...recordColumns, prefix: personalAccessTokens.tokenPrefix, createdAt: personalAccessTokens.createdAt, rotatedTo: personalAccessTokens.rotatedTo })
+      .from(personalAccessTokens)
+      .where(eq(personalAccessTokens.workspaceId, sql.placeholder('workspaceId')))
+      .orderBy(asc(personalAccessTokens.createdAt), asc(personalAccessTokens.id)),
+  );
 
-  /** Inserts a new token row; must run inside a transaction. */
-  function insertToken(input: { workspaceId: string; userId: string; scopes: Scope[]; expiresAt: number | null } & StoredTokenForm) {
+  /** Inserts a new token row; must run inside a write. */
+  async function insertToken(input: { workspaceId: string; userId: string; scopes: Scope[]; expiresAt: number | null } & StoredTokenForm) {
     const id = newId('pat', randomBytes);
-    insert.run({
+    await insert.run({
       id,
       workspaceId: input.workspaceId,
       userId: input.userId,
@@ -179,31 +201,21 @@ export function createPersonalAccessTokenStore(
   }
 
   return {
-    createPat({ workspaceId, userId, scopes, expiresAt = null, tokenHash, tokenPrefix }) {
+    async createPat({ workspaceId, userId, scopes, expiresAt = null, tokenHash, tokenPrefix }) {
       checkTokenForm({ tokenHash, tokenPrefix });
       const normalized = normalizeScopes(scopes);
       if (expiresAt !== null && !Number.isSafeInteger(expiresAt)) {
         throw new StoreError('invalid_argument', 'expiresAt must be a whole number of milliseconds since the epoch.');
       }
-      return orm.transaction(
-        (tx) => {
-          if (!tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()) {
-            throw new NotFoundError('workspace', workspaceId);
-          }
-          const user = tx
-            .select({ id: users.id })
-            .from(users)
-            .where(and(eq(users.id, userId), eq(users.workspaceId, workspaceId)))
-            .get();
-          if (!user) throw new NotFoundError('user', userId);
-          return insertToken({ workspaceId, userId, scopes: normalized, expiresAt, tokenHash, tokenPrefix });
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        if (!(await selectWorkspace.row({ workspaceId }))) throw new NotFoundError('workspace', workspaceId);
+        if (!(await selectUser.row({ workspaceId, userId }))) throw new NotFoundError('user', userId);
+        return insertToken({ workspaceId, userId, scopes: normalized, expiresAt, tokenHash, tokenPrefix });
+      });
     },
 
-    findPatCaller(tokenHash) {
-      const row = selectCaller.row({ tokenHash });
+    async findPatCaller(tokenHash) {
+      const row = await engine.read(() => selectCaller.row({ tokenHash }));
       if (!row) return undefined;
       // In the order of recordColumns, then the role, then the workspace.
       return {
@@ -219,50 +231,36 @@ export function createPersonalAccessTokenStore(
     },
 
     revokePat(id) {
-      return orm.transaction(
-        (tx) => {
-          const existing = findById.get({ id });
-          if (!existing) throw new NotFoundError('personal-access-token', id);
-          if (existing.revokedAt !== null) return { id, revokedAt: existing.revokedAt };
-          const revokedAt = now();
-          tx.update(personalAccessTokens).set({ revokedAt }).where(eq(personalAccessTokens.id, id)).run();
-          return { id, revokedAt };
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        const existing = await findById.object({ id });
+        if (!existing) throw new NotFoundError('personal-access-token', id);
+        if (existing.revokedAt !== null) return { id, revokedAt: existing.revokedAt };
+        const revokedAt = now();
+        await setRevoked.run({ id, revokedAt });
+        return { id, revokedAt };
+      });
     },
 
-    rotatePat(id, { tokenHash, tokenPrefix }) {
+    async rotatePat(id, { tokenHash, tokenPrefix }) {
       checkTokenForm({ tokenHash, tokenPrefix });
-      return orm.transaction(
-        (tx) => {
-          const existing = findById.get({ id });
-          if (!existing) throw new NotFoundError('personal-access-token', id);
-          const at = now();
-          const state = patState(existing, at);
-          if (state !== 'active') {
-            throw new StoreError('invalid_argument', `The token ${id} is ${state}; only an active token can be rotated. Create a new one instead.`);
-          }
-          const replacement = insertToken({ ...existing, scopes: parseScopes(existing.scopes), tokenHash, tokenPrefix });
-          tx.update(personalAccessTokens)
-            .set({ revokedAt: at, rotatedTo: replacement.id })
-            .where(eq(personalAccessTokens.id, id))
-            .run();
-          return replacement;
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        const existing = await findById.object({ id });
+        if (!existing) throw new NotFoundError('personal-access-token', id);
+        const at = now();
+        const state = patState(existing, at);
+        if (state !== 'active') {
+          throw new StoreError('invalid_argument', `The token ${id} is ${state}; only an active token can be rotated. Create a new one instead.`);
+        }
+        const replacement = await insertToken({ ...existing, scopes: parseScopes(existing.scopes), tokenHash, tokenPrefix });
+        await setRotated.run({ id, revokedAt: at, rotatedTo: replacement.id });
+        return replacement;
+      });
     },
 
-    listPats(workspaceId) {
+    async listPats(workspaceId) {
       const at = now();
-      return orm
-        .select({ ...recordColumns, prefix: personalAccessTokens.tokenPrefix, createdAt: personalAccessTokens.createdAt, rotatedTo: personalAccessTokens.rotatedTo })
-        .from(personalAccessTokens)
-        .where(eq(personalAccessTokens.workspaceId, workspaceId))
-        .orderBy(asc(personalAccessTokens.createdAt), asc(personalAccessTokens.id))
-        .all()
-        .map((row) => ({ ...row, scopes: parseScopes(row.scopes), state: patState(row, at) }));
+      const rows = await engine.read(() => selectByWorkspace.objects({ workspaceId }));
+      return rows.map((row) => ({ ...row, scopes: parseScopes(row.scopes), state: patState(row, at) }));
     },
   };
 }

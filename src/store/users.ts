@@ -1,8 +1,7 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { deals, oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
@@ -37,24 +36,25 @@ export interface UserStoreOptions {
 }
 
 export interface UserStore {
-  createUser(input: CreateUserInput): { id: string };
-  getUser(id: string): User | undefined;
+  createUser(input: CreateUserInput): Promise<{ id: string }>;
+  getUser(id: string): Promise<User | undefined>;
   /** Session authentication reads this on every request: the user and its workspace in one statement. */
-  getUserAndWorkspace(id: string): { user: User; workspace: Workspace | undefined } | undefined;
+  getUserAndWorkspace(id: string): Promise<{ user: User; workspace: Workspace | undefined } | undefined>;
   /** Refuses every session token of the user issued until now; returns the time from which tokens count again. */
-  revokeSessions(id: string): { id: string; sessionsValidAfter: number };
+  revokeSessions(id: string): Promise<{ id: string; sessionsValidAfter: number }>;
   /**
    * Removes the user from its workspace: the user, its personal access tokens and everything the
    * OAuth authorization server issued for it go in one transaction. Refused while tasks are
    * assigned to the user or deals are owned by it (they would name a user who no longer exists).
    */
-  deleteUser(id: string): { id: string; workspaceId: string };
+  deleteUser(id: string): Promise<{ id: string; workspaceId: string }>;
 }
 
-export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOptions = {}): UserStore {
+export function createUserStore(source: StoreSource, options: UserStoreOptions = {}): UserStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
   const userColumns = {
     id: users.id,
     workspaceId: users.workspaceId,
@@ -64,25 +64,52 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
     createdAt: users.createdAt,
     sessionsValidAfter: users.sessionsValidAfter,
   };
-  const selectById = orm.select(userColumns).from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
-  // Every session-authenticated request reads this: compiled, rows as arrays.
+  const selectById = engine.statement<User, { id: string }>(orm.select(userColumns).from(users).where(eq(users.id, sql.placeholder('id'))));
+  // Every session-authenticated request reads this: one statement, rows as arrays.
   const withWorkspace = withWorkspaceColumns(userColumns);
-  const selectWithWorkspace = compiledStatement<{ id: string }>(
-    db,
+  const selectWithWorkspace = engine.statement<unknown, { id: string }>(
     orm
       .select(withWorkspace.columns)
       .from(users)
       .leftJoin(workspaces, eq(workspaces.id, users.workspaceId))
       .where(eq(users.id, sql.placeholder('id'))),
   );
-  const setSessionsValidAfter = orm
-    .update(users)
-    .set({ sessionsValidAfter: sql`${sql.placeholder('sessionsValidAfter')}` })
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare();
+  const selectWorkspace = engine.statement<unknown, { id: string }>(
+    orm.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))),
+  );
+  const insert = engine.statement(
+    orm.insert(users).values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      role: sql.placeholder('role'),
+      name: sql.placeholder('name'),
+      email: sql.placeholder('email'),
+      createdAt: sql.placeholder('createdAt'),
+    }),
+  );
+  const setSessionsValidAfter = engine.statement(
+    orm
+      .update(users)
+      .set({ sessionsValidAfter: sql`${sql.placeholder('sessionsValidAfter')}` })
+      .where(eq(users.id, sql.placeholder('id'))),
+  );
+  const countAssignedTasks = engine.statement<{ count: number }, { workspaceId: string; id: string }>(
+    orm
+      .select({ count: count() })
+      .from(tasks)
+      .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.assigneeId, sql.placeholder('id')))),
+  );
+  const countOwnedDeals = engine.statement<{ count: number }, { workspaceId: string; id: string }>(
+    orm
+      .select({ count: count() })
+      .from(deals)
+      .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.ownerId, sql.placeholder('id')))),
+  );
+  const deleteOauthRecords = engine.statement(orm.delete(oauthRecords).where(eq(oauthRecords.accountId, sql.placeholder('id'))));
+  const deleteById = engine.statement(orm.delete(users).where(eq(users.id, sql.placeholder('id'))));
 
   return {
-    createUser({ workspaceId, role, name = null, email = null, id: fixedId }) {
+    async createUser({ workspaceId, role, name = null, email = null, id: fixedId }) {
       if (!(workspaceRoles as readonly string[]).includes(role)) {
         throw new StoreError('invalid_argument', `Unknown role "${String(role)}"; use one of ${workspaceRoles.join(', ')}.`);
       }
@@ -93,53 +120,44 @@ export function createUserStore(db: BetterSqlite3.Database, options: UserStoreOp
       }
       const id = fixedId ?? newId('usr', randomBytes);
       if (!/^usr_[A-Za-z0-9]+$/.test(id)) throw new StoreError('invalid_argument', `Invalid user id "${id}".`);
-      orm.transaction(
-        (tx) => {
-          const workspace = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
-          if (!workspace) throw new NotFoundError('workspace', workspaceId);
-          tx.insert(users).values({ id, workspaceId, role, name: cleanName, email: cleanEmail, createdAt: now() }).run();
-        },
-        { behavior: 'immediate' },
-      );
+      await engine.write(async () => {
+        if (!(await selectWorkspace.row({ id: workspaceId }))) throw new NotFoundError('workspace', workspaceId);
+        await insert.run({ id, workspaceId, role, name: cleanName, email: cleanEmail, createdAt: now() });
+      });
       return { id };
     },
 
-    getUser(id) {
-      return selectById.get({ id });
-    },
+    getUser: (id) => engine.read(() => selectById.object({ id })),
 
-    revokeSessions(id) {
+    async revokeSessions(id) {
       // Tokens carry whole seconds: the next second is the first whose tokens count again.
       const sessionsValidAfter = (Math.floor(now() / 1000) + 1) * 1000;
-      const changed = setSessionsValidAfter.run({ sessionsValidAfter, id }).changes;
+      const changed = await engine.write(() => setSessionsValidAfter.run({ sessionsValidAfter, id }));
       if (changed === 0) throw new NotFoundError('user', id);
       return { id, sessionsValidAfter };
     },
 
     deleteUser(id) {
-      return orm.transaction(
-        (tx) => {
-          const user = selectById.get({ id });
-          if (!user) throw new NotFoundError('user', id);
-          const assigned = tx.select({ count: count() }).from(tasks).where(and(eq(tasks.workspaceId, user.workspaceId), eq(tasks.assigneeId, id))).get()?.count ?? 0;
-          if (assigned > 0) {
-            throw new StoreError('invalid_argument', `${assigned} task${assigned === 1 ? ' is' : 's are'} assigned to ${id}; assign them to someone else first.`);
-          }
-          const owned = tx.select({ count: count() }).from(deals).where(and(eq(deals.workspaceId, user.workspaceId), eq(deals.ownerId, id))).get()?.count ?? 0;
-          if (owned > 0) {
-            throw new StoreError('invalid_argument', `${owned} deal${owned === 1 ? ' is' : 's are'} owned by ${id}; give them to someone else first.`);
-          }
-          tx.delete(oauthRecords).where(eq(oauthRecords.accountId, id)).run();
-          // The user's personal access tokens go with it (foreign key cascade).
-          tx.delete(users).where(eq(users.id, id)).run();
-          return { id, workspaceId: user.workspaceId };
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        const user = await selectById.object({ id });
+        if (!user) throw new NotFoundError('user', id);
+        const assigned = (await countAssignedTasks.object({ workspaceId: user.workspaceId, id }))?.count ?? 0;
+        if (assigned > 0) {
+          throw new StoreError('invalid_argument', `${assigned} task${assigned === 1 ? ' is' : 's are'} assigned to ${id}; assign them to someone else first.`);
+        }
+        const owned = (await countOwnedDeals.object({ workspaceId: user.workspaceId, id }))?.count ?? 0;
+        if (owned > 0) {
+          throw new StoreError('invalid_argument', `${owned} deal${owned === 1 ? ' is' : 's are'} owned by ${id}; give them to someone else first.`);
+        }
+        await deleteOauthRecords.run({ id });
+        // The user's personal access tokens go with it (foreign key cascade).
+        await deleteById.run({ id });
+        return { id, workspaceId: user.workspaceId };
+      });
     },
 
-    getUserAndWorkspace(id) {
-      const row = selectWithWorkspace.row({ id });
+    async getUserAndWorkspace(id) {
+      const row = await engine.read(() => selectWithWorkspace.row({ id }));
       if (!row) return undefined;
       const user: User = {
         id: row[0] as string,

@@ -1,10 +1,9 @@
 // Workspaces: the tenants of the Work-Platform API, with their plan and per-workspace limit
 // overrides. What is in force (the plan's value unless overridden) is src/limits/workspaceLimits.ts.
-import type BetterSqlite3 from 'better-sqlite3';
 import { eq, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { workspacePlans, workspaces, type WorkspacePlan } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import { NotFoundError } from './workPlatformErrors.js';
@@ -92,13 +91,13 @@ export interface WorkspaceStoreOptions {
 }
 
 export interface WorkspaceStore {
-  createWorkspace(input: CreateWorkspaceInput): { id: string };
-  /** A compiled statement: the webhook worker reads it per failed attempt. */
-  getWorkspace(id: string): Workspace | undefined;
+  createWorkspace(input: CreateWorkspaceInput): Promise<{ id: string }>;
+  /** One statement read as an array row: the webhook worker reads it per failed attempt. */
+  getWorkspace(id: string): Promise<Workspace | undefined>;
   /** Sets the given overrides (null clears one) and leaves the others as they are. */
-  setWorkspaceLimits(id: string, overrides: Partial<LimitOverrides>): Workspace;
+  setWorkspaceLimits(id: string, overrides: Partial<LimitOverrides>): Promise<Workspace>;
   /** Drops every override: the plan's values apply again. */
-  clearWorkspaceLimits(id: string): Workspace;
+  clearWorkspaceLimits(id: string): Promise<Workspace>;
 }
 
 type WorkspaceRow = typeof workspaces.$inferSelect;
@@ -161,45 +160,54 @@ const noOverrides: LimitOverrides = {
   webhookRetryDelaysSeconds: null,
 };
 
-export function createWorkspaceStore(db: BetterSqlite3.Database, options: WorkspaceStoreOptions = {}): WorkspaceStore {
+export function createWorkspaceStore(source: StoreSource, options: WorkspaceStoreOptions = {}): WorkspaceStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const engine = engineOf(source);
+  const { orm } = engine;
 
-  const orm = drizzleFor(db);
-  const selectById = compiledStatement<{ id: string }>(
-    db,
-    orm.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))),
+  const selectById = engine.statement<unknown, { id: string }>(orm.select(workspaceColumns).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))));
+  const insert = engine.statement(
+    orm.insert(workspaces).values({
+      id: sql.placeholder('id'),
+      name: sql.placeholder('name'),
+      plan: sql.placeholder('plan'),
+      createdAt: sql.placeholder('createdAt'),
+    }),
   );
-  const readWorkspace = (id: string) => {
-    const row = selectById.row({ id });
+  const updateOverrides = engine.statement(
+    orm
+      .update(workspaces)
+      .set({
+        readPerMinuteOverride: sql`${sql.placeholder('readPerMinute')}`,
+        writePerMinuteOverride: sql`${sql.placeholder('writePerMinute')}`,
+        aiPerMinuteOverride: sql`${sql.placeholder('aiPerMinute')}`,
+        monthlyQuotaOverride: sql`${sql.placeholder('monthlyQuota')}`,
+        aiDailySpendCapCentsOverride: sql`${sql.placeholder('aiDailySpendCapCents')}`,
+        webhookRetryDelaysSecondsOverride: sql`${sql.placeholder('webhookRetryDelaysSeconds')}`,
+      })
+      .where(eq(workspaces.id, sql.placeholder('id'))),
+  );
+  const readWorkspace = async (id: string) => {
+    const row = await selectById.row({ id });
     return row ? workspaceFromRow(row) : undefined;
   };
 
-  const writeOverrides = (id: string, change: Partial<LimitOverrides> | 'clear'): Workspace =>
-    orm.transaction(
-      (tx) => {
-        const current = readWorkspace(id);
-        if (!current) throw new NotFoundError('workspace', id);
-        const next: LimitOverrides = change === 'clear' ? noOverrides : { ...current.overrides, ...change };
-        tx.update(workspaces)
-          .set({
-            readPerMinuteOverride: next.readPerMinute,
-            writePerMinuteOverride: next.writePerMinute,
-            aiPerMinuteOverride: next.aiPerMinute,
-            monthlyQuotaOverride: next.monthlyQuota,
-            aiDailySpendCapCentsOverride: next.aiDailySpendCapCents,
-            webhookRetryDelaysSecondsOverride:
-              next.webhookRetryDelaysSeconds === null ? null : JSON.stringify(next.webhookRetryDelaysSeconds),
-          })
-          .where(eq(workspaces.id, id))
-          .run();
-        return readWorkspace(id)!;
-      },
-      { behavior: 'immediate' },
-    );
+  const writeOverrides = (id: string, change: Partial<LimitOverrides> | 'clear'): Promise<Workspace> =>
+    engine.write(async () => {
+      const current = await readWorkspace(id);
+      if (!current) throw new NotFoundError('workspace', id);
+      const next: LimitOverrides = change === 'clear' ? noOverrides : { ...current.overrides, ...change };
+      await updateOverrides.run({
+        ...next,
+        webhookRetryDelaysSeconds: next.webhookRetryDelaysSeconds === null ? null : JSON.stringify(next.webhookRetryDelaysSeconds),
+        id,
+      });
+      return (await readWorkspace(id))!;
+    });
 
   return {
-    createWorkspace({ name, plan, id: fixedId }) {
+    async createWorkspace({ name, plan, id: fixedId }) {
       const trimmed = typeof name === 'string' ? name.trim() : '';
       if (trimmed === '') throw new StoreError('invalid_argument', 'A workspace needs a non-empty name.');
       if (!(workspacePlans as readonly string[]).includes(plan)) {
@@ -207,20 +215,20 @@ export function createWorkspaceStore(db: BetterSqlite3.Database, options: Worksp
       }
       const id = fixedId ?? newId('ten', randomBytes);
       if (!/^ten_[A-Za-z0-9]+$/.test(id)) throw new StoreError('invalid_argument', `Invalid workspace id "${id}".`);
-      orm.insert(workspaces).values({ id, name: trimmed, plan, createdAt: now() }).run();
+      await engine.write(() => insert.run({ id, name: trimmed, plan, createdAt: now() }));
       return { id };
     },
 
-    getWorkspace: readWorkspace,
+    getWorkspace: (id) => engine.read(() => readWorkspace(id)),
 
-    setWorkspaceLimits(id, overrides) {
+    async setWorkspaceLimits(id, overrides) {
       checkOverrides(overrides);
       // Drop undefined members so that they leave the stored value alone.
       const change = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as Partial<LimitOverrides>;
       return writeOverrides(id, change);
     },
 
-    clearWorkspaceLimits(id) {
+    async clearWorkspaceLimits(id) {
       return writeOverrides(id, 'clear');
     },
   };

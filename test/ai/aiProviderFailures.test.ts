@@ -32,7 +32,7 @@ beforeAll(async () => {
     },
   }));
   workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro' });
-  liftCallLimits(t.db, workspace.workspaceId);
+  await liftCallLimits(t.db, workspace.workspaceId);
 });
 afterAll(async () => {
   await t?.close();

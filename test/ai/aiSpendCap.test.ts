@@ -44,8 +44,8 @@ afterAll(async () => {
 /** A workspace of its own (a ledger of its own), its call limits lifted, with a daily cap when given. */
 async function workspaceWithCap(capCents?: number): Promise<TestWorkspace> {
   const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
-  liftCallLimits(t.db, workspace.workspaceId);
-  if (capCents !== undefined) createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiDailySpendCapCents: capCents });
+  await liftCallLimits(t.db, workspace.workspaceId);
+  if (capCents !== undefined) await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiDailySpendCapCents: capCents });
   return workspace;
 }
 

@@ -22,7 +22,7 @@ describe('revoking a user\'s sessions', () => {
     const before = sessionAt(Date.now());
     expect((await t.workPlatformClient.get('/v1/tasks?limit=1', bearer(before))).status).toBe(200);
 
-    const { sessionsValidAfter } = createUserStore(t.db).revokeSessions(demoUsers.owner.id);
+    const { sessionsValidAfter } = await createUserStore(t.db).revokeSessions(demoUsers.owner.id);
     const refused = await t.workPlatformClient.get('/v1/tasks?limit=1', bearer(before));
     expect(expectProblem(refused, 401, 'unauthenticated').detail).toContain('revoked');
 

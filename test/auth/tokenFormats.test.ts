@@ -74,15 +74,15 @@ describe('issuing', () => {
     expect(authenticateApiKey(`Bearer ${key}`, keys.findApiKeyByHash, Date.now())).toEqual({ keyId: id, tenantId, rateLimit: 9 });
   });
 
-  it('issues and rotates personal access tokens, storing only their hashes', () => {
-    const workspace = makeWorkspace(t.db);
+  it('issues and rotates personal access tokens, storing only their hashes', async () => {
+    const workspace = await makeWorkspace(t.db);
     const pats = createPersonalAccessTokenStore(t.db);
-    const first = issuePersonalAccessToken(pats, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] }, injected(0x22));
+    const first = await issuePersonalAccessToken(pats, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] }, injected(0x22));
     expect(first.token).toBe(`svc_pat_${Buffer.alloc(32, 0x22).toString('base64url')}`);
-    const rotated = rotatePersonalAccessToken(pats, first.id);
+    const rotated = await rotatePersonalAccessToken(pats, first.id);
     expect(rotated.token).toMatch(personalAccessTokenPattern);
-    expect(pats.findPatCaller(sha256(rotated.token))).toMatchObject({ id: rotated.id, scopes: ['tasks:read'], revokedAt: null });
-    expect(pats.findPatCaller(sha256(first.token))?.revokedAt).not.toBeNull();
+    expect(await pats.findPatCaller(sha256(rotated.token))).toMatchObject({ id: rotated.id, scopes: ['tasks:read'], revokedAt: null });
+    expect((await pats.findPatCaller(sha256(first.token)))?.revokedAt).not.toBeNull();
     const stored = JSON.stringify(t.db.prepare('SELECT * FROM personal_access_tokens').all());
     for (const token of [first.token, rotated.token]) expect(stored).not.toContain(token.slice(12));
   });

@@ -30,10 +30,10 @@ async function created(args: string[]): Promise<string> {
   return String(run.json.id);
 }
 
-function withDatabase<T>(fn: (db: ReturnType<typeof openDatabase>) => T): T {
+async function withDatabase<T>(fn: (db: ReturnType<typeof openDatabase>) => T | Promise<T>): Promise<T> {
   const db = openDatabase(databasePath);
   try {
-    return fn(db);
+    return await fn(db);
   } finally {
     db.close();
   }
@@ -189,10 +189,10 @@ describe('admin CLI: Work-Platform commands', () => {
     ]);
     expect(listed.stdout).not.toContain(String(first.json.token));
 
-    withDatabase((db) => {
+    await withDatabase(async (db) => {
       const tokens = createPersonalAccessTokenStore(db);
-      expect(tokens.findPatCaller(hashPersonalAccessToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
-      expect(tokens.findPatCaller(hashPersonalAccessToken(String(first.json.token)))?.revokedAt).not.toBeNull();
+      expect(await tokens.findPatCaller(hashPersonalAccessToken(String(rotated.json.token)))).toMatchObject({ workspaceId, userId, revokedAt: null });
+      expect((await tokens.findPatCaller(hashPersonalAccessToken(String(first.json.token))))?.revokedAt).not.toBeNull();
     });
     expect((await admin(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'projects:read'])).stdout).toMatch(/shown only now/);
   });

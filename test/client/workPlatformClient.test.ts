@@ -156,7 +156,7 @@ describe('limit headers', () => {
 
 describe('OAuth 2.0 with PKCE', () => {
   it('authorizes through the real authorization server, exchanges the code, calls the API with the token, and refreshes', async () => {
-    const registered = registerTestClient(t.db, { workspaceId: fx.workspaceId, scopes: ['tasks:read'] });
+    const registered = await registerTestClient(t.db, { workspaceId: fx.workspaceId, scopes: ['tasks:read'] });
     const metadata = await discover(t.app.publicBaseUrl);
     const pending = await createAuthorizationRequest(metadata, { clientId: registered.id, redirectUri: TEST_REDIRECT_URI, scopes: ['tasks:read'] });
     expect(new URL(pending.url).searchParams.get('code_challenge_method')).toBe('S256');

@@ -33,7 +33,7 @@ describe('two server processes on one Redis and one database', () => {
     database = await makeDemoDatabaseFile('contract-api-redis-limits-');
     const db = openDatabase(database.databasePath);
     portfolioKey = issueApiKey(createApiKeyStore(db), { tenantId: database.fixture.portfolio.tenantId, rateLimit: 10 }).key;
-    createWorkspaceStore(db).setWorkspaceLimits(database.fixture.workPlatform.workspaceId, { writePerMinute: 8, readPerMinute: 100_000, monthlyQuota: 1_000_000 });
+    await createWorkspaceStore(db).setWorkspaceLimits(database.fixture.workPlatform.workspaceId, { writePerMinute: 8, readPerMinute: 100_000, monthlyQuota: 1_000_000 });
     db.close();
     // One portfolio window spans the whole test; both processes share one key prefix, as one deployment.
     // A long command timeout: on a starved machine an event loop that stalls past the default would
@@ -89,7 +89,7 @@ describe('two server processes on one Redis and one database', () => {
     const db = openDatabase(database.databasePath);
     const usedBefore = Number((await workPlatform[0]!.get('/v1/workspace/limits', bearer(tokens.session))).body.monthlyQuota.usedThisMonth);
     try {
-      createWorkspaceStore(db).setWorkspaceLimits(workspaceId, { monthlyQuota: usedBefore + 7 });
+      await createWorkspaceStore(db).setWorkspaceLimits(workspaceId, { monthlyQuota: usedBefore + 7 });
     } finally {
       db.close();
     }

@@ -38,8 +38,8 @@ useTestApp((app) => {
 
 beforeAll(async () => {
   ws = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free' });
-  publicClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write', 'projects:read'], name: 'Public test client' });
-  confidentialClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write'], confidential: true, name: 'Confidential test client' });
+  publicClient = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write', 'projects:read'], name: 'Public test client' });
+  confidentialClient = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read', 'tasks:write'], confidential: true, name: 'Confidential test client' });
   as = await discover(t.app.publicBaseUrl);
 });
 
@@ -198,10 +198,10 @@ describe('consent and the application session', () => {
 
   it('sends the user back to sign-in when the application session was revoked, and refuses a PAT as a session', async () => {
     const users = createUserStore(t.db);
-    const { id: userId } = users.createUser({ workspaceId: ws.workspaceId, role: 'member' });
+    const { id: userId } = await users.createUser({ workspaceId: ws.workspaceId, role: 'member' });
     const browser = new TestBrowser();
     await authorizeAndExchange(as, publicClient, { browser, sessionToken: makeSession(t.sessionSecret, { userId, workspaceId: ws.workspaceId, now: Date.now() - 2000 }), scope: 'tasks:read' });
-    users.revokeSessions(userId);
+    await users.revokeSessions(userId);
     const again = await browser.follow((await authorizationRequest(as, publicClient.id, 'tasks:read')).url, TEST_REDIRECT_URI);
     expect(again.url).toMatch(/\/oauth\/sign-in\?return_to=%2Foauth%2Finteraction%2F/);
 
@@ -315,10 +315,10 @@ describe('the authorization request and the code', () => {
 
 describe('when OAuth tokens stop working, and what they count toward', () => {
   it('stops every token of a client at once when the client is deleted (the token endpoint refuses it too)', async () => {
-    const doomed = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'], confidential: true });
+    const doomed = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'], confidential: true });
     const tokens = await authorizeAndExchange(as, doomed, { sessionToken: ws.session, scope: 'tasks:read' });
     expect((await tasksWith(tokens.access_token)).status).toBe(200);
-    createOauthClientStore(t.db).deleteOauthClient(doomed.id);
+    await createOauthClientStore(t.db).deleteOauthClient(doomed.id);
     expectProblem(await tasksWith(tokens.access_token), 401, 'unauthenticated');
     const refresh = await oauth.refreshTokenGrantRequest(as, doomed.client, doomed.auth, tokens.refresh_token!, insecure);
     expect(refresh.status).toBe(401);
@@ -327,11 +327,11 @@ describe('when OAuth tokens stop working, and what they count toward', () => {
 
   it('stops a user\'s tokens when the user is removed from the workspace', async () => {
     const users = createUserStore(t.db);
-    const { id: userId } = users.createUser({ workspaceId: ws.workspaceId, role: 'member', name: 'Leaving soon' });
+    const { id: userId } = await users.createUser({ workspaceId: ws.workspaceId, role: 'member', name: 'Leaving soon' });
     const session = makeSession(t.sessionSecret, { userId, workspaceId: ws.workspaceId });
     const tokens = await authorizeAndExchange(as, publicClient, { sessionToken: session, scope: 'tasks:read' });
     expect((await tasksWith(tokens.access_token)).status).toBe(200);
-    users.deleteUser(userId);
+    await users.deleteUser(userId);
     expectProblem(await tasksWith(tokens.access_token), 401, 'unauthenticated');
     const refresh = await oauth.refreshTokenGrantRequest(as, publicClient.client, publicClient.auth, tokens.refresh_token!, insecure);
     expect(refresh.status).toBe(400);
@@ -340,7 +340,7 @@ describe('when OAuth tokens stop working, and what they count toward', () => {
 
   it('stops a user\'s tokens also when only the store row is gone (the join checks the user on every call)', async () => {
     const users = createUserStore(t.db);
-    const { id: userId } = users.createUser({ workspaceId: ws.workspaceId, role: 'member' });
+    const { id: userId } = await users.createUser({ workspaceId: ws.workspaceId, role: 'member' });
     const tokens = await authorizeAndExchange(as, publicClient, { sessionToken: makeSession(t.sessionSecret, { userId, workspaceId: ws.workspaceId }), scope: 'tasks:read' });
     t.db.prepare('DELETE FROM users WHERE id = ?').run(userId);
     expectProblem(await tasksWith(tokens.access_token), 401, 'unauthenticated');

@@ -54,7 +54,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   redirectUri = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
   ws = await makeTestWorkspace(t.db, t.sessionSecret, { name: 'Browser workspace' });
-  registered = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: [...REQUESTED], redirectUris: [redirectUri], name: 'Planner <b>Pro</b>' });
+  registered = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: [...REQUESTED], redirectUris: [redirectUri], name: 'Planner <b>Pro</b>' });
   as = await discover(t.app.publicBaseUrl);
   browser = await launchChromium();
 });

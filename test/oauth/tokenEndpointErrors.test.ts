@@ -16,8 +16,8 @@ useTestApp((app) => {
 
 beforeAll(async () => {
   const ws = await makeTestWorkspace(t.db, t.sessionSecret);
-  publicClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'] });
-  confidentialClient = registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'], confidential: true });
+  publicClient = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'] });
+  confidentialClient = await registerTestClient(t.db, { workspaceId: ws.workspaceId, scopes: ['tasks:read'], confidential: true });
 });
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -19,10 +19,10 @@ let caller: Caller;
 let rateLimiter: SqliteRateLimiter;
 let quotaStore: QuotaCounterStore;
 let localQuota: LocalQuotaCounts;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  const fixture = makeWorkspace(t.db, { plan: 'free' });
-  workspace = createWorkspaceStore(t.db).getWorkspace(fixture.workspaceId)!;
+  const fixture = await makeWorkspace(t.db, { plan: 'free' });
+  workspace = (await createWorkspaceStore(t.db).getWorkspace(fixture.workspaceId))!;
   caller = { kind: 'pat', workspaceId: workspace.id, userId: fixture.ownerId, role: 'owner', scopes: [], workspace, actor: { id: fixture.ownerId, kind: 'USER' } };
   rateLimiter = new SqliteRateLimiter(t.db, () => now);
   quotaStore = createQuotaCounterStore(t.db);
@@ -85,9 +85,9 @@ describe('enforceCallLimits: one write transaction per call', () => {
 });
 
 describe('enforceCallLimits: quota calls counted in the process while far from the quota', () => {
-  const withQuota = (monthlyQuota: number) => {
-    createWorkspaceStore(t.db).setWorkspaceLimits(workspace.id, { monthlyQuota, readPerMinute: 1_000_000 });
-    workspace = createWorkspaceStore(t.db).getWorkspace(workspace.id)!;
+  const withQuota = async (monthlyQuota: number) => {
+    await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.id, { monthlyQuota, readPerMinute: 1_000_000 });
+    workspace = (await createWorkspaceStore(t.db).getWorkspace(workspace.id))!;
     caller = { ...caller, workspace };
   };
   /** A second server process on the same database: its own limiter and local counts. */
@@ -97,8 +97,8 @@ describe('enforceCallLimits: quota calls counted in the process while far from t
     return (who: Caller = caller) => enforceCallLimits({ table: workPlatformPlanTable(), rateLimiter: limiter, quota: quotaStore, localQuota: counts, now }, who, 'read');
   };
 
-  it('writes most calls with a later one, and the rest when asked: the shared count ends exact', () => {
-    withQuota(100_000);
+  it('writes most calls with a later one, and the rest when asked: the shared count ends exact', async () => {
+    await withQuota(100_000);
     for (let call = 0; call < 50; call += 1) expect(enforce(quotaStore).refusal).toBeUndefined();
     const written = quotaCount();
     expect(written).toBeLessThan(50);
@@ -110,8 +110,8 @@ describe('enforceCallLimits: quota calls counted in the process while far from t
     expect(localQuota.unwrittenFor(workspace.id, now)).toBe(0);
   });
 
-  it('forgets counts of months that ended once they hold nothing unwritten, so a new month can be counted locally', () => {
-    withQuota(100_000);
+  it('forgets counts of months that ended once they hold nothing unwritten, so a new month can be counted locally', async () => {
+    await withQuota(100_000);
     for (let call = 0; call < 3; call += 1) enforce(quotaStore);
     const pending = localQuota.unwritten(now);
     for (const { workspaceId, period, calls } of pending) quotaStore.addQuotaCalls(workspaceId, period, calls);
@@ -121,15 +121,15 @@ describe('enforceCallLimits: quota calls counted in the process while far from t
     expect((localQuota as unknown as { known: Map<string, unknown> }).known.size).toBe(0);
   });
 
-  it('reports the calls counted in the process in its headers', () => {
-    withQuota(100_000);
+  it('reports the calls counted in the process in its headers', async () => {
+    await withQuota(100_000);
     let remaining = '';
     for (let call = 0; call < 20; call += 1) remaining = enforce(quotaStore).headers['x-quota-remaining']!;
     expect(remaining).toBe(String(100_000 - 20));
   });
 
-  it('near the quota counts every call in the database: two processes together admit exactly the quota', () => {
-    withQuota(40);
+  it('near the quota counts every call in the database: two processes together admit exactly the quota', async () => {
+    await withQuota(40);
     const other = otherProcess();
     let admitted = 0;
     for (let call = 0; call < 60; call += 1) {
@@ -147,7 +147,7 @@ describe('quota calls counted in the process, over HTTP', () => {
     const app = await startTestApp();
     try {
       const { workspaceId, tokens } = app.fixture.workPlatform;
-      liftCallLimits(app.db, workspaceId);
+      await liftCallLimits(app.db, workspaceId);
       const quotaUsed = () => createQuotaCounterStore(app.db).quotaUsage(workspaceId, Date.now()).used;
       const before = quotaUsed();
       for (let call = 0; call < 30; call += 1) {

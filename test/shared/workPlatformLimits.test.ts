@@ -104,7 +104,7 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
 
   it("replaces the plan's value with the workspace's override, and the plan's applies again when it is cleared", async () => {
     const { resetSeconds } = nextWindow();
-    workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: 3, readPerMinute: 2 });
+    await workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: 3, readPerMinute: 2 });
     try {
       for (const remaining of [2, 1, 0]) {
         const response = await createTask(fx.tokens.all);
@@ -128,7 +128,7 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
         ai: { inForce: 20, planDefault: 20, override: null },
       });
     } finally {
-      workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: null, readPerMinute: null });
+      await workspaces().setWorkspaceLimits(fx.workspaceId, { writePerMinute: null, readPerMinute: null });
     }
     // Same window, four writes counted: under the plan's 60 again.
     const response = await createTask(fx.tokens.all);
@@ -158,7 +158,7 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
 
     beforeAll(async () => {
       workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free', now: () => clock });
-      createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
+      await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
     });
 
     const listAs = (token: string) => client.get('/v1/tasks?limit=1', bearer(token));
@@ -231,7 +231,7 @@ describe('two server processes on one database', () => {
     databasePath = path.join(dataDir, 'app.db');
     const db = openDatabase(databasePath);
     fx = (await loadDemoData(db, Date.now)).workPlatform;
-    createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 4 });
+    await createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 4 });
     db.close();
     const servers = await Promise.all([startServerProcess({ DATABASE_PATH: databasePath }), startServerProcess({ DATABASE_PATH: databasePath })]);
     children.push(...servers.map((server) => server.child));
@@ -272,7 +272,7 @@ describe('two server processes on one database', () => {
   it('let exactly one of concurrent requests with one Idempotency-Key act, across both processes', async () => {
     const db = openDatabase(databasePath);
     try {
-      createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 1000 });
+      await createWorkspaceStore(db).setWorkspaceLimits(fx.workspaceId, { writePerMinute: 1000 });
       const key = `two-processes-${Date.now()}`;
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>

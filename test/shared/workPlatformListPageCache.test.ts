@@ -19,7 +19,7 @@ const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
 
 beforeAll(async () => {
   t = await startTestApp();
-  liftCallLimits(t.db, t.fixture.workPlatform.workspaceId);
+  await liftCallLimits(t.db, t.fixture.workPlatform.workspaceId);
   // A second connection on the same file: what the admin CLI or another server process would use.
   otherConnection = openDatabase(t.db.name);
 });
@@ -85,8 +85,8 @@ describe('collection revisions', () => {
     try {
       const revision = (workspaceId: string, collection: string) =>
         (db.prepare('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?').pluck().get(workspaceId, collection) as number | undefined) ?? 0;
-      const workspace = makeWorkspace(otherConnection);
-      const other = makeWorkspace(otherConnection);
+      const workspace = await makeWorkspace(otherConnection);
+      const other = await makeWorkspace(otherConnection);
       const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
       // The first revision is random (a re-created workspace id must not repeat one), then +1 per write.
       expect(revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
@@ -104,7 +104,7 @@ describe('collection revisions', () => {
   });
 
   it('do not stand in the way of deleting a workspace with its tasks', async () => {
-    const workspace = makeWorkspace(otherConnection);
+    const workspace = await makeWorkspace(otherConnection);
     const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
     await createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
     otherConnection.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
@@ -118,7 +118,7 @@ describe('createListPageCache bounds', () => {
 
   it('keeps at most maxPages pages, dropping the least recently used', async () => {
     const cache = createListPageCache(otherConnection, { cache: answerCache(), maxPages: 2 });
-    const workspaceId = makeWorkspace(otherConnection).workspaceId;
+    const workspaceId = (await makeWorkspace(otherConnection)).workspaceId;
     const builds: string[] = [];
     const page = (query: string, body: unknown = { query }) =>
       cache.page(workspaceId, 'tasks', query, () => {
@@ -136,7 +136,7 @@ describe('createListPageCache bounds', () => {
 
   it('builds again once the collection changed, and refuses as build refuses', async () => {
     const cache = createListPageCache(otherConnection, { cache: answerCache() });
-    const workspace = makeWorkspace(otherConnection);
+    const workspace = await makeWorkspace(otherConnection);
     let builds = 0;
     const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ builds: ++builds }));
     await page();
@@ -147,7 +147,7 @@ describe('createListPageCache bounds', () => {
   });
   it('never keeps a page under a revision newer than its rows: a write while the page is built shows on the next request', async () => {
     const cache = createListPageCache(t.db, { cache: answerCache() });
-    const workspace = makeWorkspace(otherConnection);
+    const workspace = await makeWorkspace(otherConnection);
     const projects = createProjectStore(t.db);
     const names = async () => (await projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 })).items.map((project) => project.name);
     const page = async (during?: () => void) =>
@@ -167,7 +167,7 @@ describe('createListPageCache bounds', () => {
 describe('LIST_PAGE_CACHE_PAGES=0', () => {
   it('keeps no page: every request builds its page', async () => {
     const cache = createListPageCache(otherConnection, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }), maxPages: 0 });
-    const workspaceId = makeWorkspace(otherConnection).workspaceId;
+    const workspaceId = (await makeWorkspace(otherConnection)).workspaceId;
     let builds = 0;
     await cache.page(workspaceId, 'tasks', 'q', () => ++builds);
     await cache.page(workspaceId, 'tasks', 'q', () => ++builds);

@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe.each(operations.filter((operation) => !operation.isPublic))('$operationId', (operation) => {
   it(`passes with exactly the scopes of x-required-scopes and is counted in its x-ratelimit-class`, async () => {
-    const { token } = issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), {
+    const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), {
       workspaceId: t.fixture.workPlatform.workspaceId,
       userId: ownerId,
       scopes: operation.scopes,

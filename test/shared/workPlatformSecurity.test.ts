@@ -44,9 +44,9 @@ let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
 let expiredPat: string;
-useWorkPlatformTestApp((app) => {
+useWorkPlatformTestApp(async (app) => {
   ({ t, client, fx } = app);
-  expiredPat = makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
+  expiredPat = await makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
 });
 
 /**
@@ -135,7 +135,7 @@ describe.each(authenticated)('$operationId ($method $template)', (operation) => 
 
   it.each(operation.requiredScopes)('answers 403 insufficient-scope to a PAT with every scope but %s', async (missing) => {
     const granted = scopeCatalogue.filter((scope) => scope !== missing);
-    const response = await call(operation, bearer(makePat(t.db, fx.workspaceId, granted)));
+    const response = await call(operation, bearer(await makePat(t.db, fx.workspaceId, granted)));
     const problem = expectProblem(response, 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(operation.requiredScopes);
     expect(problem.grantedScopes).toEqual(granted);

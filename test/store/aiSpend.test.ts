@@ -7,9 +7,9 @@ import { makeWorkspace } from './workPlatformFactories.js';
 let t: TempDatabase;
 let workspaceId: string;
 const clock = makeClock(Date.UTC(2026, 10, 25, 12, 0, 0));
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspaceId = makeWorkspace(t.db).workspaceId;
+  workspaceId = (await makeWorkspace(t.db)).workspaceId;
 });
 afterEach(() => t.cleanup());
 
@@ -52,10 +52,10 @@ describe('AI spend ledger', () => {
     expect(() => store.settle(first.entryId, { actualMillicents: 1, promptTokens: 1, completionTokens: 1 })).toThrow(/not an open reservation/);
   });
 
-  it('never caps a null cap, keeps workspaces apart, and refuses a reservation that is not a whole number of millicents', () => {
+  it('never caps a null cap, keeps workspaces apart, and refuses a reservation that is not a whole number of millicents', async () => {
     const store = createAiSpendStore(t.db, { now: clock.now });
     expect(store.reserve(reservation({ reservedMillicents: 5_000_000, capMillicents: null })).reserved).toBe(true);
-    const other = makeWorkspace(t.db).workspaceId;
+    const other = (await makeWorkspace(t.db)).workspaceId;
     expect(store.reserve(reservation({ workspaceId: other })).reserved).toBe(true);
     expect(store.spentOnDay(other, '2026-11-25')).toBe(400);
     expect(() => store.reserve(reservation({ reservedMillicents: 1.5 }))).toThrow(RangeError);

@@ -108,7 +108,7 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
   it("holds across both users: either one's new answers push out the other's least recently used ones", async () => {
     const tenantId = makeTenant(t.db);
     importPortfolio(t.db, tenantId, makeDocument(), Date.now);
-    const workspace = makeWorkspace(t.db);
+    const workspace = await makeWorkspace(t.db);
     const project = await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
 
     const cap = 8 * 1024;

@@ -23,9 +23,9 @@ describe('contract store', () => {
     expect(() => expiryInstantOf('0051-02-29')).toThrow(/calendar day/);
   });
 
-  it('the sweep records every overdue sent contract of every workspace once, in batches, and leaves the rest', () => {
+  it('the sweep records every overdue sent contract of every workspace once, in batches, and leaves the rest', async () => {
     const store = createContractStore(t.db, { now: clock.now });
-    const workspaces = [makeWorkspace(t.db), makeWorkspace(t.db)];
+    const workspaces = [await makeWorkspace(t.db), await makeWorkspace(t.db)];
     const overdue: string[] = [];
     for (const [index, workspace] of workspaces.entries()) {
       const companyId = createCompanyStore(t.db, { now: clock.now }).createCompany(workspace.workspaceId, { name: 'Acme' }, workspace.actor).id;

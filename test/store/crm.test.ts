@@ -9,9 +9,9 @@ import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFa
 let t: TempDatabase;
 let workspace: WorkspaceFixture;
 const clock = makeClock(Date.UTC(2026, 10, 25, 9, 0, 0));
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspace = makeWorkspace(t.db);
+  workspace = await makeWorkspace(t.db);
 });
 afterEach(() => t.cleanup());
 
@@ -40,12 +40,12 @@ describe('CRM stores', () => {
     expect(pairs()).toEqual([]);
   });
 
-  it('refuses to delete a user who owns deals', () => {
-    const owner = makeUser(t.db, workspace.workspaceId);
+  it('refuses to delete a user who owns deals', async () => {
+    const owner = await makeUser(t.db, workspace.workspaceId);
     const deals = createDealStore(t.db, { now: clock.now });
     const deal = deals.createDeal(workspace.workspaceId, { title: 'D', amountMinor: 5, currency: 'EUR', ownerId: owner }, workspace.actor);
-    expect(() => createUserStore(t.db).deleteUser(owner)).toThrow(/1 deal is owned by/);
+    await expect(createUserStore(t.db).deleteUser(owner)).rejects.toThrow(/1 deal is owned by/);
     deals.updateDeal(workspace.workspaceId, deal.id, { ownerId: workspace.ownerId }, 1, workspace.actor);
-    expect(createUserStore(t.db).deleteUser(owner)).toEqual({ id: owner, workspaceId: workspace.workspaceId });
+    expect(await createUserStore(t.db).deleteUser(owner)).toEqual({ id: owner, workspaceId: workspace.workspaceId });
   });
 });

@@ -5,9 +5,9 @@ import { makeWorkspace } from './workPlatformFactories.js';
 
 let t: TempDatabase;
 let workspaceId: string;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspaceId = makeWorkspace(t.db).workspaceId;
+  workspaceId = (await makeWorkspace(t.db)).workspaceId;
 });
 afterEach(() => t.cleanup());
 
@@ -45,7 +45,7 @@ describe('idempotency claims', () => {
 
   it('keeps keys and workspaces apart', async () => {
     const store = createIdempotencyClaimStore(t.db);
-    const other = makeWorkspace(t.db).workspaceId;
+    const other = (await makeWorkspace(t.db)).workspaceId;
     expect(await store.claimIdempotencyKey({ workspaceId, key: 'k1', now: 0, claimedUntil: 1000 })).toBe(true);
     expect(await store.claimIdempotencyKey({ workspaceId, key: 'k2', now: 0, claimedUntil: 1000 })).toBe(true);
     expect(await store.claimIdempotencyKey({ workspaceId: other, key: 'k1', now: 0, claimedUntil: 1000 })).toBe(true);

@@ -18,9 +18,9 @@ let t: TempDatabase;
 let workspace: WorkspaceFixture;
 let store: IdempotencyKeyStore;
 const now = Date.UTC(2026, 10, 23, 9, 41, 0);
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspace = makeWorkspace(t.db);
+  workspace = await makeWorkspace(t.db);
   store = createIdempotencyKeyStore(t.db);
 });
 afterEach(() => t.cleanup());
@@ -50,7 +50,7 @@ describe('idempotency key store', () => {
       expiresAt: now + idempotencyWindowMs,
     });
     expect(await store.findIdempotencyRecord(workspace.workspaceId, 'order-7f3a', now + idempotencyWindowMs)).toBeUndefined();
-    expect(await store.findIdempotencyRecord(makeWorkspace(t.db, { name: 'Other' }).workspaceId, 'order-7f3a', now)).toBeUndefined();
+    expect(await store.findIdempotencyRecord((await makeWorkspace(t.db, { name: 'Other' })).workspaceId, 'order-7f3a', now)).toBeUndefined();
     expect(await store.findIdempotencyRecord(workspace.workspaceId, 'ORDER-7F3A', now)).toBeUndefined();
   });
 

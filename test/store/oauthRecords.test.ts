@@ -12,16 +12,16 @@ let workspace: WorkspaceFixture;
 let clientId: string;
 const clock = makeClock(1_800_000_000_000);
 
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspace = makeWorkspace(t.db);
-  clientId = createOauthClientStore(t.db).createOauthClient({
+  workspace = await makeWorkspace(t.db);
+  clientId = (await createOauthClientStore(t.db).createOauthClient({
     workspaceId: workspace.workspaceId,
     name: 'Client',
     redirectUris: ['https://app.example/cb'],
     scopes: ['tasks:read'],
     secretHash: null,
-  }).id;
+  })).id;
 });
 afterEach(() => t.cleanup());
 
@@ -38,66 +38,66 @@ const accessToken = (idHash: string, overrides: Partial<OauthRecordInput> = {}):
 });
 
 describe('oauth record store', () => {
-  it('finds unexpired records only, marks consumption, and purges what has expired', () => {
+  it('finds unexpired records only, marks consumption, and purges what has expired', async () => {
     const store = createOauthRecordStore(t.db, { now: clock.now });
-    store.save(accessToken('a'));
-    store.save({ ...accessToken('b'), model: 'AuthorizationCode', expiresAt: clock.now() + 1000 });
-    expect(store.find('AccessToken', 'a')).toEqual({ payload: accessToken('a').payload, consumedAt: null });
-    expect(store.find('AuthorizationCode', 'a')).toBeUndefined();
-    store.consume('AuthorizationCode', 'b');
-    expect(store.find('AuthorizationCode', 'b')?.consumedAt).toBe(clock.now());
+    await store.save(accessToken('a'));
+    await store.save({ ...accessToken('b'), model: 'AuthorizationCode', expiresAt: clock.now() + 1000 });
+    expect(await store.find('AccessToken', 'a')).toEqual({ payload: accessToken('a').payload, consumedAt: null });
+    expect(await store.find('AuthorizationCode', 'a')).toBeUndefined();
+    await store.consume('AuthorizationCode', 'b');
+    expect((await store.find('AuthorizationCode', 'b'))?.consumedAt).toBe(clock.now());
     // Saving again replaces the payload and keeps the consumption.
-    store.save({ ...accessToken('b'), model: 'AuthorizationCode', payload: '{"v":2}', expiresAt: clock.now() + 1000 });
-    expect(store.find('AuthorizationCode', 'b')).toEqual({ payload: '{"v":2}', consumedAt: clock.now() });
+    await store.save({ ...accessToken('b'), model: 'AuthorizationCode', payload: '{"v":2}', expiresAt: clock.now() + 1000 });
+    expect(await store.find('AuthorizationCode', 'b')).toEqual({ payload: '{"v":2}', consumedAt: clock.now() });
     clock.advance(1000);
-    expect(store.find('AuthorizationCode', 'b')).toBeUndefined();
-    expect(store.purgeExpired()).toBe(1);
+    expect(await store.find('AuthorizationCode', 'b')).toBeUndefined();
+    expect(await store.purgeExpired()).toBe(1);
     expect(t.db.prepare('SELECT model, id_hash FROM oauth_records').all()).toEqual([{ model: 'AccessToken', id_hash: 'a' }]);
   });
 
-  it('revokes by grant, one model at a time, and destroys one record', () => {
+  it('revokes by grant, one model at a time, and destroys one record', async () => {
     const store = createOauthRecordStore(t.db, { now: clock.now });
-    store.save(accessToken('a'));
-    store.save(accessToken('b', { grantId: 'grant-2' }));
-    store.save({ ...accessToken('c'), model: 'RefreshToken' });
-    store.revokeByGrantId('AccessToken', 'grant-1');
-    expect(store.find('AccessToken', 'a')).toBeUndefined();
-    expect(store.find('AccessToken', 'b')).toBeDefined();
-    expect(store.find('RefreshToken', 'c')).toBeDefined();
-    store.destroy('RefreshToken', 'c');
-    expect(store.find('RefreshToken', 'c')).toBeUndefined();
+    await store.save(accessToken('a'));
+    await store.save(accessToken('b', { grantId: 'grant-2' }));
+    await store.save({ ...accessToken('c'), model: 'RefreshToken' });
+    await store.revokeByGrantId('AccessToken', 'grant-1');
+    expect(await store.find('AccessToken', 'a')).toBeUndefined();
+    expect(await store.find('AccessToken', 'b')).toBeDefined();
+    expect(await store.find('RefreshToken', 'c')).toBeDefined();
+    await store.destroy('RefreshToken', 'c');
+    expect(await store.find('RefreshToken', 'c')).toBeUndefined();
   });
 
-  it('reads an access token with its client, its user\'s role in the client\'s workspace and the workspace, in one statement', () => {
+  it('reads an access token with its client, its user\'s role in the client\'s workspace and the workspace, in one statement', async () => {
     const store = createOauthRecordStore(t.db, { now: clock.now });
-    store.save(accessToken('a'));
-    expect(store.findAccessTokenCaller('a')).toMatchObject({ clientId, accountId: workspace.ownerId, clientWorkspaceId: workspace.workspaceId, role: 'owner', workspace: { id: workspace.workspaceId } });
-    expect(store.findAccessTokenCaller('missing')).toBeUndefined();
+    await store.save(accessToken('a'));
+    expect(await store.findAccessTokenCaller('a')).toMatchObject({ clientId, accountId: workspace.ownerId, clientWorkspaceId: workspace.workspaceId, role: 'owner', workspace: { id: workspace.workspaceId } });
+    expect(await store.findAccessTokenCaller('missing')).toBeUndefined();
 
     // A user of another workspace: no role in the client's workspace.
-    const other = makeWorkspace(t.db, { name: 'Other' });
-    store.save(accessToken('b', { accountId: other.ownerId }));
-    expect(store.findAccessTokenCaller('b')).toMatchObject({ role: null });
+    const other = await makeWorkspace(t.db, { name: 'Other' });
+    await store.save(accessToken('b', { accountId: other.ownerId }));
+    expect(await store.findAccessTokenCaller('b')).toMatchObject({ role: null });
 
     // A user who left: no role.
-    const leaving = makeUser(t.db, workspace.workspaceId);
-    store.save(accessToken('c', { accountId: leaving }));
+    const leaving = await makeUser(t.db, workspace.workspaceId);
+    await store.save(accessToken('c', { accountId: leaving }));
     t.db.prepare('DELETE FROM users WHERE id = ?').run(leaving);
-    expect(store.findAccessTokenCaller('c')).toMatchObject({ role: null });
+    expect(await store.findAccessTokenCaller('c')).toMatchObject({ role: null });
 
     // The client deleted: its records go with it.
-    createOauthClientStore(t.db).deleteOauthClient(clientId);
-    expect(store.findAccessTokenCaller('a')).toBeUndefined();
+    await createOauthClientStore(t.db).deleteOauthClient(clientId);
+    expect(await store.findAccessTokenCaller('a')).toBeUndefined();
   });
 
-  it('deleting a user deletes what was issued for it', () => {
+  it('deleting a user deletes what was issued for it', async () => {
     const store = createOauthRecordStore(t.db, { now: clock.now });
-    const member = makeUser(t.db, workspace.workspaceId);
-    store.save(accessToken('a', { accountId: member }));
-    store.save(accessToken('b'));
-    createUserStore(t.db).deleteUser(member);
-    expect(store.find('AccessToken', 'a')).toBeUndefined();
-    expect(store.find('AccessToken', 'b')).toBeDefined();
+    const member = await makeUser(t.db, workspace.workspaceId);
+    await store.save(accessToken('a', { accountId: member }));
+    await store.save(accessToken('b'));
+    await createUserStore(t.db).deleteUser(member);
+    expect(await store.find('AccessToken', 'a')).toBeUndefined();
+    expect(await store.find('AccessToken', 'b')).toBeDefined();
   });
 });
 
@@ -128,7 +128,7 @@ describe('oidc-provider adapter', () => {
 
   it('serves clients from oauth_clients as oidc-provider metadata, the secret as its hash', async () => {
     const clients = createOauthClientStore(t.db);
-    const confidential = clients.createOauthClient({ workspaceId: workspace.workspaceId, name: 'C', redirectUris: ['https://c.example/cb'], scopes: ['tasks:read'], secretHash: 'a'.repeat(64) });
+    const confidential = await clients.createOauthClient({ workspaceId: workspace.workspaceId, name: 'C', redirectUris: ['https://c.example/cb'], scopes: ['tasks:read'], secretHash: 'a'.repeat(64) });
     const adapter = oauthAdapterFactory(createOauthRecordStore(t.db), clients, clock.now)('Client');
     expect(await adapter.find(clientId)).toMatchObject({ client_id: clientId, token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb'] });
     expect(await adapter.find(clientId)).not.toHaveProperty('client_secret');

@@ -12,9 +12,9 @@ import { makeUser, makeWorkspace, type WorkspaceFixture } from './workPlatformFa
 
 let t: TempDatabase;
 let workspace: WorkspaceFixture;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspace = makeWorkspace(t.db);
+  workspace = await makeWorkspace(t.db);
 });
 afterEach(() => t.cleanup());
 
@@ -33,9 +33,9 @@ describe('scope catalogue', () => {
 });
 
 describe('personal access token store', () => {
-  it('stores an issued token as its hash, a 12-character prefix and the scopes, never the token', () => {
+  it('stores an issued token as its hash, a 12-character prefix and the scopes, never the token', async () => {
     const store = createPersonalAccessTokenStore(t.db, { now: () => 5000 });
-    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:write', 'tasks:read'] });
+    const { id, token } = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:write', 'tasks:read'] });
     expect(id).toMatch(/^pat_[A-Za-z0-9]{20}$/);
     const row = patRow(id);
     expect(row).toMatchObject({
@@ -51,22 +51,22 @@ describe('personal access token store', () => {
     expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
   });
 
-  it('refuses anything but a lowercase hex SHA-256 as the hash, on create and on rotate', () => {
+  it('refuses anything but a lowercase hex SHA-256 as the hash, on create and on rotate', async () => {
     const store = createPersonalAccessTokenStore(t.db);
     const { token, tokenPrefix } = mintPersonalAccessToken();
     const { workspaceId, ownerId } = workspace;
     for (const tokenHash of [token, 'AB'.repeat(32), 'ab'.repeat(33)]) {
-      expect(() => store.createPat({ workspaceId, userId: ownerId, scopes: [], tokenHash, tokenPrefix })).toThrow(/tokenHash must be a lowercase hex SHA-256/);
+      await expect(store.createPat({ workspaceId, userId: ownerId, scopes: [], tokenHash, tokenPrefix })).rejects.toThrow(/tokenHash must be a lowercase hex SHA-256/);
     }
-    const { id } = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [] });
-    expect(() => store.rotatePat(id, { tokenHash: token, tokenPrefix })).toThrow(/tokenHash must be a lowercase hex SHA-256/);
+    const { id } = await issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [] });
+    await expect(store.rotatePat(id, { tokenHash: token, tokenPrefix })).rejects.toThrow(/tokenHash must be a lowercase hex SHA-256/);
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens WHERE revoked_at IS NULL').pluck().get()).toBe(1);
   });
 
-  it('finds a token by its hash with its workspace, user, scopes, expiry and revocation', () => {
+  it('finds a token by its hash with its workspace, user, scopes, expiry and revocation', async () => {
     const store = createPersonalAccessTokenStore(t.db);
-    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['projects:read'], expiresAt: 90_000 });
-    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({
+    const { id, token } = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['projects:read'], expiresAt: 90_000 });
+    expect(await store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({
       id,
       workspaceId: workspace.workspaceId,
       userId: workspace.ownerId,
@@ -74,15 +74,15 @@ describe('personal access token store', () => {
       expiresAt: 90_000,
       revokedAt: null,
     });
-    expect(store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
+    expect(await store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
   });
 
-  it('finds a token for authentication with its user\'s role and its workspace in one read, each time anew', () => {
+  it('finds a token for authentication with its user\'s role and its workspace in one read, each time anew', async () => {
     const store = createPersonalAccessTokenStore(t.db, { now: () => 7000 });
     const workspaces = createWorkspaceStore(t.db);
-    workspaces.setWorkspaceLimits(workspace.workspaceId, { readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
-    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] });
-    expect(store.findPatCaller(hashPersonalAccessToken(token))).toEqual({
+    await workspaces.setWorkspaceLimits(workspace.workspaceId, { readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
+    const { id, token } = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: ['tasks:read'] });
+    expect(await store.findPatCaller(hashPersonalAccessToken(token))).toEqual({
       id,
       workspaceId: workspace.workspaceId,
       userId: workspace.ownerId,
@@ -90,35 +90,35 @@ describe('personal access token store', () => {
       expiresAt: null,
       revokedAt: null,
       role: 'owner',
-      workspace: workspaces.getWorkspace(workspace.workspaceId),
+      workspace: (await workspaces.getWorkspace(workspace.workspaceId)),
     });
-    expect(store.findPatCaller(hashPersonalAccessToken(token))?.workspace?.overrides).toMatchObject({ readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
-    expect(store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
+    expect((await store.findPatCaller(hashPersonalAccessToken(token)))?.workspace?.overrides).toMatchObject({ readPerMinute: 5, webhookRetryDelaysSeconds: [5, 60] });
+    expect(await store.findPatCaller(hashPersonalAccessToken(`${token}x`))).toBeUndefined();
 
-    store.revokePat(id);
-    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, revokedAt: 7000, role: 'owner' });
+    await store.revokePat(id);
+    expect(await store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, revokedAt: 7000, role: 'owner' });
     // The foreign keys rule both out; the look-up still says so when the rows disagree.
     t.db.pragma('foreign_keys = OFF');
-    const other = makeWorkspace(t.db, { name: 'Other' });
+    const other = await makeWorkspace(t.db, { name: 'Other' });
     t.db.prepare('UPDATE users SET workspace_id = ? WHERE id = ?').run(other.workspaceId, workspace.ownerId);
-    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: { id: workspace.workspaceId } });
+    expect(await store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: { id: workspace.workspaceId } });
     t.db.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
-    expect(store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: undefined });
+    expect(await store.findPatCaller(hashPersonalAccessToken(token))).toMatchObject({ id, role: null, workspace: undefined });
   });
 
-  it('refuses unknown scopes, a missing workspace and a user of another workspace, writing nothing', () => {
+  it('refuses unknown scopes, a missing workspace and a user of another workspace, writing nothing', async () => {
     const store = createPersonalAccessTokenStore(t.db);
-    const other = makeWorkspace(t.db, { name: 'Other' });
+    const other = await makeWorkspace(t.db, { name: 'Other' });
     const { workspaceId, ownerId } = workspace;
-    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:delete'] })).toThrow(StoreError);
-    expect(() => issuePersonalAccessToken(store, { workspaceId: 'ten_missing', userId: ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'workspace-not-found' }));
-    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: other.ownerId, scopes: [] })).toThrow(expect.objectContaining({ code: 'user-not-found' }));
-    expect(() => issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1.5 })).toThrow(StoreError);
+    await expect(issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:delete'] })).rejects.toThrow(StoreError);
+    await expect(issuePersonalAccessToken(store, { workspaceId: 'ten_missing', userId: ownerId, scopes: [] })).rejects.toThrow(expect.objectContaining({ code: 'workspace-not-found' }));
+    await expect(issuePersonalAccessToken(store, { workspaceId, userId: other.ownerId, scopes: [] })).rejects.toThrow(expect.objectContaining({ code: 'user-not-found' }));
+    await expect(issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1.5 })).rejects.toThrow(StoreError);
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(0);
   });
 
-  it('keeps the token in its user\'s workspace in the database as well', () => {
-    const other = makeWorkspace(t.db, { name: 'Other' });
+  it('keeps the token in its user\'s workspace in the database as well', async () => {
+    const other = await makeWorkspace(t.db, { name: 'Other' });
     expect(() =>
       t.db
         .prepare("INSERT INTO personal_access_tokens (id, workspace_id, user_id, token_hash, token_prefix, scopes, created_at) VALUES ('pat_x', ?, ?, 'h', 'p', '[]', 1)")
@@ -126,29 +126,29 @@ describe('personal access token store', () => {
     ).toThrow(/FOREIGN KEY/);
   });
 
-  it('revokes once and keeps the first revocation time', () => {
+  it('revokes once and keeps the first revocation time', async () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
-    const { id, token } = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    const { id, token } = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
     clock.advance(500);
-    expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
+    expect(await store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
     clock.advance(500);
-    expect(store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
-    expect(store.findPatCaller(hashPersonalAccessToken(token))?.revokedAt).toBe(10_500);
-    expect(() => store.revokePat('pat_missing')).toThrow(NotFoundError);
+    expect(await store.revokePat(id)).toEqual({ id, revokedAt: 10_500 });
+    expect((await store.findPatCaller(hashPersonalAccessToken(token)))?.revokedAt).toBe(10_500);
+    await expect(store.revokePat('pat_missing')).rejects.toThrow(NotFoundError);
   });
 
-  it('rotates: a new token with the same user, scopes and expiry, the old one revoked and pointing to it', () => {
+  it('rotates: a new token with the same user, scopes and expiry, the old one revoked and pointing to it', async () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
-    const member = makeUser(t.db, workspace.workspaceId, 'member');
-    const old = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
+    const member = await makeUser(t.db, workspace.workspaceId, 'member');
+    const old = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
     clock.advance(1000);
-    const rotated = rotatePersonalAccessToken(store, old.id);
+    const rotated = await rotatePersonalAccessToken(store, old.id);
     expect(rotated.id).not.toBe(old.id);
     expect(rotated.token).toMatch(/^svc_pat_[A-Za-z0-9_-]{43}$/);
     expect(rotated.token).not.toBe(old.token);
-    expect(store.findPatCaller(hashPersonalAccessToken(rotated.token))).toMatchObject({
+    expect(await store.findPatCaller(hashPersonalAccessToken(rotated.token))).toMatchObject({
       id: rotated.id,
       workspaceId: workspace.workspaceId,
       userId: member,
@@ -156,38 +156,38 @@ describe('personal access token store', () => {
       expiresAt: 99_000,
       revokedAt: null,
     });
-    expect(store.findPatCaller(hashPersonalAccessToken(old.token))?.revokedAt).toBe(11_000);
+    expect((await store.findPatCaller(hashPersonalAccessToken(old.token)))?.revokedAt).toBe(11_000);
     expect(patRow(old.id).rotated_to).toBe(rotated.id);
-    expect(() => rotatePersonalAccessToken(store, old.id)).toThrow(/is revoked; only an active token can be rotated/);
-    expect(() => rotatePersonalAccessToken(store, 'pat_missing')).toThrow(NotFoundError);
+    await expect(rotatePersonalAccessToken(store, old.id)).rejects.toThrow(/is revoked; only an active token can be rotated/);
+    await expect(rotatePersonalAccessToken(store, 'pat_missing')).rejects.toThrow(NotFoundError);
   });
 
-  it('refuses to rotate an expired token, and rotates in one transaction (nothing changes when it fails)', () => {
+  it('refuses to rotate an expired token, and rotates in one transaction (nothing changes when it fails)', async () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
-    const expiring = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [], expiresAt: 10_500 });
+    const expiring = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [], expiresAt: 10_500 });
     clock.advance(500);
-    expect(() => rotatePersonalAccessToken(store, expiring.id)).toThrow(/is expired/);
+    await expect(rotatePersonalAccessToken(store, expiring.id)).rejects.toThrow(/is expired/);
 
-    const active = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
+    const active = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: workspace.ownerId, scopes: [] });
     t.db.exec("CREATE TRIGGER fail_revoke BEFORE UPDATE OF revoked_at ON personal_access_tokens BEGIN SELECT RAISE(ABORT, 'boom'); END");
-    expect(() => rotatePersonalAccessToken(store, active.id)).toThrow(/boom/);
+    await expect(rotatePersonalAccessToken(store, active.id)).rejects.toThrow(/boom/);
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(2);
     expect(patRow(active.id).revoked_at).toBeNull();
   });
 
-  it('lists a workspace\'s tokens with their state and never the token or its hash', () => {
+  it('lists a workspace\'s tokens with their state and never the token or its hash', async () => {
     const clock = makeClock(1_000_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
     const { workspaceId, ownerId } = workspace;
-    const active = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:read'] });
+    const active = await issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: ['tasks:read'] });
     clock.advance(1);
-    const expiring = issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1_000_100 });
+    const expiring = await issuePersonalAccessToken(store, { workspaceId, userId: ownerId, scopes: [], expiresAt: 1_000_100 });
     clock.advance(1);
-    const rotated = rotatePersonalAccessToken(store, active.id);
-    makeWorkspace(t.db, { name: 'Other' });
+    const rotated = await rotatePersonalAccessToken(store, active.id);
+    await makeWorkspace(t.db, { name: 'Other' });
     clock.advance(200);
-    const listed = store.listPats(workspaceId);
+    const listed = await store.listPats(workspaceId);
     expect(listed.map((pat) => [pat.id, pat.state, pat.rotatedTo])).toEqual([
       [active.id, 'revoked', rotated.id],
       [expiring.id, 'expired', null],
@@ -206,7 +206,7 @@ describe('personal access token store', () => {
       state: 'revoked',
     });
     expect(JSON.stringify(listed)).not.toContain(hashPersonalAccessToken(active.token));
-    expect(store.listPats('ten_missing')).toEqual([]);
+    expect(await store.listPats('ten_missing')).toEqual([]);
   });
 
   it('says revoked before expired, and expired from the instant expiresAt', () => {

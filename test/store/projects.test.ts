@@ -11,11 +11,11 @@ let clock: ReturnType<typeof makeClock>;
 let workspace: WorkspaceFixture;
 let other: WorkspaceFixture;
 let store: ProjectStore;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
   clock = makeClock(Date.UTC(2026, 10, 23, 9, 41, 0));
-  workspace = makeWorkspace(t.db);
-  other = makeWorkspace(t.db, { name: 'Other' });
+  workspace = await makeWorkspace(t.db);
+  other = await makeWorkspace(t.db, { name: 'Other' });
   store = createProjectStore(t.db, { now: clock.now });
 });
 afterEach(() => t.cleanup());

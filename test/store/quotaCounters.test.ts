@@ -10,9 +10,9 @@ let workspaceId: string;
 let store: QuotaCounterStore;
 const now = Date.UTC(2026, 10, 23, 9, 41, 0);
 const december = Date.UTC(2026, 11, 1);
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  workspaceId = makeWorkspace(t.db).workspaceId;
+  workspaceId = (await makeWorkspace(t.db)).workspaceId;
   store = createQuotaCounterStore(t.db);
 });
 afterEach(() => t.cleanup());
@@ -37,17 +37,17 @@ describe('quota counter store', () => {
     expect(store.countQuotaCall(workspaceId, now, 5)).toMatchObject({ allowed: true, used: 4, remaining: 1 });
   });
 
-  it('counts without a cap when the limit is null, and refuses everything at 0', () => {
+  it('counts without a cap when the limit is null, and refuses everything at 0', async () => {
     for (let call = 0; call < 5; call += 1) store.countQuotaCall(workspaceId, now, null);
     expect(store.countQuotaCall(workspaceId, now, null)).toEqual({ allowed: true, used: 6, limit: null, remaining: null, period: '2026-11', resetAt: december });
-    const other = makeWorkspace(t.db, { name: 'Zero' }).workspaceId;
+    const other = (await makeWorkspace(t.db, { name: 'Zero' })).workspaceId;
     expect(store.countQuotaCall(other, now, 0)).toMatchObject({ allowed: false, used: 0, limit: 0, remaining: 0 });
     expect(store.quotaUsage(other, now).used).toBe(0);
     expect(() => store.countQuotaCall(other, now, -1)).toThrow(RangeError);
   });
 
-  it('restarts at the month boundary and keeps workspaces apart', () => {
-    const other = makeWorkspace(t.db, { name: 'Other' }).workspaceId;
+  it('restarts at the month boundary and keeps workspaces apart', async () => {
+    const other = (await makeWorkspace(t.db, { name: 'Other' })).workspaceId;
     store.countQuotaCall(workspaceId, december - 1, 2);
     store.countQuotaCall(workspaceId, december - 1, 2);
     expect(store.countQuotaCall(workspaceId, december - 1, 2).allowed).toBe(false);

@@ -16,8 +16,8 @@ let store: TaskStore;
 beforeEach(async () => {
   t = makeDatabase();
   clock = makeClock(Date.UTC(2026, 10, 23, 9, 41, 0));
-  workspace = makeWorkspace(t.db);
-  other = makeWorkspace(t.db, { name: 'Other' });
+  workspace = await makeWorkspace(t.db);
+  other = await makeWorkspace(t.db, { name: 'Other' });
   const projects = createProjectStore(t.db, { now: clock.now });
   projectId = (await projects.createProject(workspace.workspaceId, { name: 'Main' }, workspace.actor)).id;
   otherProjectId = (await projects.createProject(other.workspaceId, { name: 'Theirs' }, other.actor)).id;
@@ -68,7 +68,7 @@ describe('task store: create and read', () => {
   });
 
   it('stores dueOn as UTC milliseconds and answers it in ISO 8601 UTC with milliseconds', async () => {
-    const assignee = makeUser(t.db, workspace.workspaceId);
+    const assignee = await makeUser(t.db, workspace.workspaceId);
     const task = await create({ dueOn: '2026-12-01T17:00:00+02:00', priority: 'HIGH', status: 'IN_PROGRESS', assigneeId: assignee });
     expect(task).toMatchObject({ dueOn: '2026-12-01T15:00:00.000Z', priority: 'HIGH', status: 'IN_PROGRESS', assigneeId: assignee });
     expect((await create({ dueOn: '2026-12-01T15:00:00.123456Z' })).dueOn).toBe('2026-12-01T15:00:00.123Z');
@@ -188,7 +188,7 @@ describe('task store: update and delete', () => {
   it('moves a task between projects and assignees of its workspace only', async () => {
     const task = await create();
     const second = (await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'Second' }, workspace.actor)).id;
-    const member = makeUser(t.db, workspace.workspaceId);
+    const member = await makeUser(t.db, workspace.workspaceId);
     expect(await store.updateTask(workspace.workspaceId, task.id, { projectId: second, assigneeId: member }, 1, workspace.actor)).toMatchObject({ projectId: second, assigneeId: member, version: 2 });
     await expect(store.updateTask(workspace.workspaceId, task.id, { projectId: otherProjectId }, 2, workspace.actor)).rejects.toThrow(expect.objectContaining({ code: 'project-not-found' }));
     await expect(store.updateTask(workspace.workspaceId, task.id, { assigneeId: other.ownerId }, 2, workspace.actor)).rejects.toThrow(expect.objectContaining({ code: 'user-not-found' }));

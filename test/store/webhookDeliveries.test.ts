@@ -44,7 +44,7 @@ describe('fan-out in the outbox transaction', () => {
     const both = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.completed', 'task.created'] });
     const completedOnly = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.completed'] });
     const disabled = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'], status: 'DISABLED' });
-    const other = makeWorkspace(fx.db, { now: fx.clock.now });
+    const other = await makeWorkspace(fx.db, { now: fx.clock.now });
     const elsewhere = insertSubscription(fx.db, { workspaceId: other.workspaceId, url: URL, eventTypes: ['task.created'] });
     // A type name that only contains the wanted one must not match.
     const lookalike = insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created.v2'] });

@@ -134,19 +134,19 @@ describe('Work-Platform demo data', () => {
     const demo = await load();
     const pats = createPersonalAccessTokenStore(t.db);
     const find = (token: string) => pats.findPatCaller(hashPersonalAccessToken(token));
-    expect(find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: null, expiresAt: null });
-    expect(find(demo.tokens.readOnly)).toMatchObject({ workspaceId: demo.workspaceId, scopes: ['tasks:read'], revokedAt: null });
-    expect(find(demo.tokens.noScopes)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [], revokedAt: null });
-    expect(find(demo.tokens.revoked)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: expect.any(Number) });
-    expect(find(demo.otherWorkspace.token)).toMatchObject({ workspaceId: demo.otherWorkspace.workspaceId, scopes: [...scopeCatalogue], revokedAt: null });
+    expect(await find(demo.tokens.all)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: null, expiresAt: null });
+    expect(await find(demo.tokens.readOnly)).toMatchObject({ workspaceId: demo.workspaceId, scopes: ['tasks:read'], revokedAt: null });
+    expect(await find(demo.tokens.noScopes)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [], revokedAt: null });
+    expect(await find(demo.tokens.revoked)).toMatchObject({ workspaceId: demo.workspaceId, scopes: [...scopeCatalogue], revokedAt: expect.any(Number) });
+    expect(await find(demo.otherWorkspace.token)).toMatchObject({ workspaceId: demo.otherWorkspace.workspaceId, scopes: [...scopeCatalogue], revokedAt: null });
 
     const users = createUserStore(t.db);
     const owner = await verifySessionToken(secret, demo.tokens.session, clock.now());
     const member = await verifySessionToken(secret, demo.tokens.memberSession, clock.now());
     expect(owner).toMatchObject({ ok: true, workspaceId: demo.workspaceId });
     expect(member).toMatchObject({ ok: true, workspaceId: demo.workspaceId });
-    expect(owner.ok && users.getUser(owner.userId)?.role).toBe('owner');
-    expect(member.ok && users.getUser(member.userId)?.role).toBe('member');
+    expect(owner.ok && (await users.getUser(owner.userId))?.role).toBe('owner');
+    expect(member.ok && (await users.getUser(member.userId))?.role).toBe('member');
     expect(await verifySessionToken(secret, demo.tokens.session, clock.now() + 23 * 3600_000)).toMatchObject({ ok: true });
     expect(await verifySessionToken(secret, demo.tokens.expiredSession, clock.now())).toEqual({ ok: false, reason: 'expired' });
     expect(await verifySessionToken(new Uint8Array(32), demo.tokens.session, clock.now())).toEqual({ ok: false, reason: 'invalid' });
@@ -198,7 +198,7 @@ describe('Work-Platform demo data', () => {
     expect(second.otherWorkspace.taskId).toBe(first.otherWorkspace.taskId);
     expect((await allTasks(second.workspaceId)).map((task) => [task.id, task.title, task.priority, task.status])).toEqual(titles);
     expect(second.tokens.all).not.toBe(first.tokens.all);
-    expect(createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(first.tokens.all))?.revokedAt).toBeNull();
+    expect((await createPersonalAccessTokenStore(t.db).findPatCaller(hashPersonalAccessToken(first.tokens.all)))?.revokedAt).toBeNull();
   });
 
   it('holds one ACTIVE subscription to every event type under the contract\'s example id, its secret sealed with the given box', async () => {
@@ -244,7 +244,7 @@ describe('Work-Platform demo data', () => {
   });
 
   it('leaves other workspaces alone', async () => {
-    const own = makeWorkspace(t.db, { name: 'Not a demo' });
+    const own = await makeWorkspace(t.db, { name: 'Not a demo' });
     const projectId = (await createProjectStore(t.db).createProject(own.workspaceId, { name: 'Mine' }, own.actor)).id;
     const task = await createTaskStore(t.db).createTask(own.workspaceId, { projectId, title: 'Keep me' }, own.actor);
     await load();

@@ -1,7 +1,7 @@
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // Small factories for the Work-Platform store tests: a workspace, its users and tokens, built
 // through the stores themselves so that every fixture passes the same checks as real data.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { StoreSource } from '../../src/store/engine.js';
 import type { EventActor } from '../../src/store/outboxEvents.js';
 import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
@@ -14,26 +14,26 @@ export interface WorkspaceFixture {
   actor: EventActor;
 }
 
-export function makeWorkspace(
-  db: BetterSqlite3.Database,
+export async function makeWorkspace(
+  source: StoreSource,
   options: { name?: string; plan?: WorkspacePlan; now?: () => number } = {},
-): WorkspaceFixture {
+): Promise<WorkspaceFixture> {
   const clock = options.now ? { now: options.now } : {};
-  const { id: workspaceId } = createWorkspaceStore(db, clock).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
-  const ownerId = makeUser(db, workspaceId, 'owner', options.now);
+  const { id: workspaceId } = await createWorkspaceStore(source, clock).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
+  const ownerId = await makeUser(source, workspaceId, 'owner', options.now);
   return { workspaceId, ownerId, actor: { id: ownerId, kind: 'USER' } };
 }
 
-export function makeUser(db: BetterSqlite3.Database, workspaceId: string, role: WorkspaceRole = 'member', now?: () => number): string {
-  return createUserStore(db, now ? { now } : {}).createUser({ workspaceId, role, name: `Test ${role}` }).id;
+export async function makeUser(source: StoreSource, workspaceId: string, role: WorkspaceRole = 'member', now?: () => number): Promise<string> {
+  return (await createUserStore(source, now ? { now } : {}).createUser({ workspaceId, role, name: `Test ${role}` })).id;
 }
 
-export function makeToken(
-  db: BetterSqlite3.Database,
+export async function makeToken(
+  source: StoreSource,
   workspace: WorkspaceFixture,
   options: { scopes?: readonly string[]; expiresAt?: number | null; now?: () => number } = {},
-): { id: string; token: string } {
-  return issuePersonalAccessToken(createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}), {
+): Promise<{ id: string; token: string }> {
+  return issuePersonalAccessToken(createPersonalAccessTokenStore(source, options.now ? { now: options.now } : {}), {
     workspaceId: workspace.workspaceId,
     userId: workspace.ownerId,
     scopes: options.scopes ?? scopeCatalogue,

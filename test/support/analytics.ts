@@ -63,7 +63,7 @@ export async function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecr
   const actor = { id: workspace.ownerId, kind: 'USER' as const };
   const taskStore = createTaskStore(db, { now });
   const dealStore = createDealStore(db, { now });
-  const secondOwnerId = createUserStore(db).createUser({ workspaceId: workspace.workspaceId, role: 'member', name: 'Second owner' }).id;
+  const secondOwnerId = (await createUserStore(db).createUser({ workspaceId: workspace.workspaceId, role: 'member', name: 'Second owner' })).id;
   const tasks: SeededTask[] = [];
   return {
     ...workspace,

@@ -170,7 +170,7 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
     expectProblem(await contracts.move(fx.otherWorkspace.contractId, move), 404, 'not-found', 'contract-not-found');
     expectProblem(await contracts.move('ctr_ZZZZZZZZZZZZZZZZZZZZ', move), 404, 'not-found', 'contract-not-found');
     const before = await contracts.contractIn(reachFrom);
-    expectProblem(await contracts.move(before.id, move, {}, makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
-    expectProblem(await contracts.move(before.id, move, {}, makePat(t.db, fx.workspaceId, ['crm:write'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.db, fx.workspaceId, ['crm:write'])), 403, 'insufficient-scope');
   });
 }

@@ -2,10 +2,10 @@
 // cookie-keeping "browser" over plain HTTP that signs in with a session token and answers the
 // consent page the way a person would (its CSRF token, ticked scopes), and discovery by
 // oauth4webapi, the third-party client the flows are driven with.
-import type BetterSqlite3 from 'better-sqlite3';
 import * as oauth from 'oauth4webapi';
 import { expect } from 'vitest';
 import { registerOauthClient } from '../../src/auth/oauth/clientRegistration.js';
+import type { StoreSource } from '../../src/store/engine.js';
 import { createOauthClientStore } from '../../src/store/oauthClients.js';
 
 /** oauth4webapi refuses http unless told; the test server speaks http on the loopback interface. */
@@ -21,11 +21,11 @@ export interface RegisteredClient {
   auth: oauth.ClientAuth;
 }
 
-export function registerTestClient(
-  db: BetterSqlite3.Database,
+export async function registerTestClient(
+  source: StoreSource,
   options: { workspaceId: string; scopes: string[]; redirectUris?: string[]; confidential?: boolean; name?: string },
-): RegisteredClient {
-  const created = registerOauthClient(createOauthClientStore(db), {
+): Promise<RegisteredClient> {
+  const created = await registerOauthClient(createOauthClientStore(source), {
     workspaceId: options.workspaceId,
     name: options.name ?? 'Test client',
     redirectUris: options.redirectUris ?? [TEST_REDIRECT_URI],

@@ -45,7 +45,7 @@ export function webhookCalls(app: () => WorkPlatformTestApp, clock: () => number
     /** A workspace of its own, so that counts and lists are exactly what the test made. */
     async freshWorkspace(): Promise<TestWorkspace> {
       const workspace = await makeTestWorkspace(app().t.db, app().t.sessionSecret, { now: clock });
-      liftCallLimits(app().t.db, workspace.workspaceId);
+      await liftCallLimits(app().t.db, workspace.workspaceId);
       return workspace;
     },
 

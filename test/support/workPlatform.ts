@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
+import type { StoreSource } from '../../src/store/engine.js';
 import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { issueSessionToken } from '../../src/auth/sessionTokens.js';
@@ -57,8 +58,8 @@ export function jsonHeaders(token: string, extra: Record<string, string> = {}): 
  * Raises every per-minute allowance and the monthly quota of a workspace far out of reach, for
  * suites that make more calls than a free plan allows and do not test the limits themselves.
  */
-export function liftCallLimits(db: BetterSqlite3.Database, workspaceId: string): void {
-  createWorkspaceStore(db).setWorkspaceLimits(workspaceId, {
+export async function liftCallLimits(source: StoreSource, workspaceId: string): Promise<void> {
+  await createWorkspaceStore(source).setWorkspaceLimits(workspaceId, {
     readPerMinute: 1_000_000,
     writePerMinute: 1_000_000,
     aiPerMinute: 1_000_000,
@@ -67,18 +68,19 @@ export function liftCallLimits(db: BetterSqlite3.Database, workspaceId: string):
 }
 
 /** A PAT of a demo user (the owner by default) with exactly these scopes. */
-export function makePat(
-  db: BetterSqlite3.Database,
+export async function makePat(
+  source: StoreSource,
   workspaceId: string,
   scopes: readonly string[],
   options: { userId?: string; expiresAt?: number | null; now?: () => number } = {},
-): string {
-  return issuePersonalAccessToken(createPersonalAccessTokenStore(db, options.now ? { now: options.now } : {}), {
+): Promise<string> {
+  const issued = await issuePersonalAccessToken(createPersonalAccessTokenStore(source, options.now ? { now: options.now } : {}), {
     workspaceId,
     userId: options.userId ?? demoUsers.owner.id,
     scopes,
     expiresAt: options.expiresAt ?? null,
-  }).token;
+  });
+  return issued.token;
 }
 
 export interface TestWorkspace {
@@ -93,19 +95,19 @@ export interface TestWorkspace {
 
 /** A workspace of its own (owner, one project, a PAT and a session), apart from the demo's. */
 export async function makeTestWorkspace(
-  db: BetterSqlite3.Database,
+  source: StoreSource,
   sessionSecret: Uint8Array,
   options: { plan?: WorkspacePlan; now?: () => number; name?: string } = {},
 ): Promise<TestWorkspace> {
   const now = options.now ?? Date.now;
-  const { id: workspaceId } = createWorkspaceStore(db, { now }).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
-  const { id: ownerId } = createUserStore(db, { now }).createUser({ workspaceId, role: 'owner', name: 'Test owner' });
-  const { id: projectId } = await createProjectStore(db, { now }).createProject(workspaceId, { name: 'Test project' }, { id: ownerId, kind: 'USER' });
+  const { id: workspaceId } = await createWorkspaceStore(source, { now }).createWorkspace({ name: options.name ?? 'Test workspace', plan: options.plan ?? 'free' });
+  const { id: ownerId } = await createUserStore(source, { now }).createUser({ workspaceId, role: 'owner', name: 'Test owner' });
+  const { id: projectId } = await createProjectStore(source, { now }).createProject(workspaceId, { name: 'Test project' }, { id: ownerId, kind: 'USER' });
   return {
     workspaceId,
     ownerId,
     projectId,
-    pat: makePat(db, workspaceId, scopeCatalogue, { userId: ownerId, now }),
+    pat: await makePat(source, workspaceId, scopeCatalogue, { userId: ownerId, now }),
     session: makeSession(sessionSecret, { userId: ownerId, workspaceId, lifetimeSeconds: 24 * 3600, now: now() }),
   };
 }

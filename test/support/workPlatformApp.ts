@@ -18,8 +18,8 @@ export interface WorkPlatformTestApp {
 export async function startWorkPlatformTestApp(options: Parameters<typeof startTestApp>[0] = {}): Promise<WorkPlatformTestApp> {
   const t = await startTestApp(options);
   const fx = t.fixture.workPlatform;
-  liftCallLimits(t.db, fx.workspaceId);
-  liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+  await liftCallLimits(t.db, fx.workspaceId);
+  await liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
   return { t, client: t.workPlatformClient, fx };
 }
 

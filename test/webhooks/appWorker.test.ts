@@ -23,7 +23,7 @@ afterEach(async () => {
 async function start(worker: 'on' | 'off', logLines: string[]) {
   fx = await makeDeliveryFixture();
   receiver = await startReceiver();
-  liftCallLimits(fx.db, fx.workspace.workspaceId);
+  await liftCallLimits(fx.db, fx.workspace.workspaceId);
   const config = loadConfig({
     DATABASE_PATH: fx.path,
     PORT: '0',
@@ -36,7 +36,7 @@ async function start(worker: 'on' | 'off', logLines: string[]) {
   const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox(config));
   // No retry sweep: a delivery can only come from the wake-up.
   app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { retrySweep: false } });
-  const { token } = makeToken(fx.db, fx.workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
+  const { token } = await makeToken(fx.db, fx.workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
   const createTask = () =>
     fetch(`${app!.url}/v1/tasks`, {
       method: 'POST',

@@ -44,7 +44,7 @@ export interface DeliveryFixture extends TempDatabase {
 
 export async function makeDeliveryFixture(clock: Clock = makeClock()): Promise<DeliveryFixture> {
   const database = makeDatabase();
-  const workspace = makeWorkspace(database.db, { now: clock.now });
+  const workspace = await makeWorkspace(database.db, { now: clock.now });
   const projects = createProjectStore(database.db, { now: clock.now });
   const tasks = createTaskStore(database.db, { now: clock.now });
   const projectId = (await projects.createProject(workspace.workspaceId, { name: 'Deliveries' }, workspace.actor)).id;

@@ -351,7 +351,7 @@ describe('failures and retries', () => {
 
   it('follows the workspace schedule in force', async () => {
     await setUp();
-    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [5, 60] });
+    await createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [5, 60] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
     receiver.answer = () => ({ status: 503 });
     await fx.createTask();
@@ -369,7 +369,7 @@ describe('failures and retries', () => {
 
   it('3 events in a row failing for the whole schedule disable the subscription (FAILING); a success in between resets the count', async () => {
     await setUp();
-    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
+    await createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ random: () => 0 });
     const deliverOne = async (status: number) => {
@@ -406,7 +406,7 @@ describe('failures and retries', () => {
 describe('replays and the FAILING rule', () => {
   it('replays failing for the whole schedule are not counted; a replay that succeeds resets the count', async () => {
     await setUp();
-    createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
+    await createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
     const w = worker({ random: () => 0 });

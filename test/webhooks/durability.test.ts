@@ -54,10 +54,10 @@ describe('durable delivery across kill -9', () => {
     // The workspace, a token, a project and a short retry schedule (1 s, 1 s, 1 s); the subscription
     // is created through the API once the server runs.
     const setup = openDatabase(databasePath);
-    const workspace = makeWorkspace(setup);
-    liftCallLimits(setup, workspace.workspaceId);
-    createWorkspaceStore(setup).setWorkspaceLimits(workspace.workspaceId, { webhookRetryDelaysSeconds: [1, 1, 1] });
-    const { token } = makeToken(setup, workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
+    const workspace = await makeWorkspace(setup);
+    await liftCallLimits(setup, workspace.workspaceId);
+    await createWorkspaceStore(setup).setWorkspaceLimits(workspace.workspaceId, { webhookRetryDelaysSeconds: [1, 1, 1] });
+    const { token } = await makeToken(setup, workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
     const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Durability' }, workspace.actor)).id;
     setup.close();
     const db = openDatabase(databasePath);
@@ -190,7 +190,7 @@ describe('durable delivery across kill -9', () => {
     const databasePath = path.join(dir, 'worker.db');
     const workerEnv = { DATABASE_PATH: databasePath, WEBHOOK_ALLOW_LOOPBACK: '1', WEBHOOK_SECRET_KEY: env.WEBHOOK_SECRET_KEY };
     const db = openDatabase(databasePath);
-    const workspace = makeWorkspace(db);
+    const workspace = await makeWorkspace(db);
     const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(db, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     const projectId = (await createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor)).id;

@@ -23,11 +23,11 @@ let other: WorkspaceFixture;
 let store: WebhookSubscriptions;
 const box = createSecretBox(new Uint8Array(32).fill(3));
 const start = Date.UTC(2026, 10, 23, 9, 41, 0);
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
   clock = makeClock(start);
-  workspace = makeWorkspace(t.db);
-  other = makeWorkspace(t.db, { name: 'Other' });
+  workspace = await makeWorkspace(t.db);
+  other = await makeWorkspace(t.db, { name: 'Other' });
   store = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now });
 });
 afterEach(() => t.cleanup());

@@ -32,10 +32,10 @@ describe('npm run worker', () => {
     expect(result.stdout).toContain('WEBHOOK_SECRET_KEY');
   });
 
-  it('refuses to start, exit 1, when WEBHOOK_SECRET_KEY cannot open the stored secrets', () => {
+  it('refuses to start, exit 1, when WEBHOOK_SECRET_KEY cannot open the stored secrets', async () => {
     const databasePath = path.join(dir, 'wrong-key.db');
     const setup = openDatabase(databasePath);
-    const workspace = makeWorkspace(setup);
+    const workspace = await makeWorkspace(setup);
     const sealedWith = loadWebhookSecretBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
     insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
     setup.close();
@@ -58,9 +58,9 @@ describe('npm run worker', () => {
       DEMO_DATA: 'off',
     };
     const setup = openDatabase(databasePath);
-    const workspace = makeWorkspace(setup);
-    liftCallLimits(setup, workspace.workspaceId);
-    const { token } = makeToken(setup, workspace, { scopes: ['tasks:write'] });
+    const workspace = await makeWorkspace(setup);
+    await liftCallLimits(setup, workspace.workspaceId);
+    const { token } = await makeToken(setup, workspace, { scopes: ['tasks:write'] });
     const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Workers' }, workspace.actor)).id;
     const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);

@@ -69,6 +69,6 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await calls.connect(app.fx.otherWorkspace.connectorId, { token: 'ghp_x' }), 404, 'not-found', 'connector-not-found');
-    expectProblem(await calls.connect(app.fx.connectors.disconnected, { token: 'ghp_x' }, makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.connect(app.fx.connectors.disconnected, { token: 'ghp_x' }, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

@@ -50,7 +50,7 @@ describe('POST /v1/companies', () => {
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(['crm:write']);
   });
 });

@@ -32,6 +32,6 @@ describe('POST /v1/connectors', () => {
   });
 
   it('answers 403 insufficient-scope to a token with connectors:read only', async () => {
-    expectProblem(await calls.create({ kind: 'github', name: 'x' }, makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.create({ kind: 'github', name: 'x' }, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

@@ -41,6 +41,6 @@ describe('POST /v1/contacts', () => {
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    expectProblem(await crm.create('contact', { name: 'No' }, {}, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.create('contact', { name: 'No' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -76,6 +76,6 @@ describe('POST /v1/contracts', () => {
   });
 
   it('answers 403 insufficient-scope to a token with contracts:read only', async () => {
-    expectProblem(await contracts.create({ title: 'x', companyId: fx.crm.companyIds[0], expiresOn }, {}, makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.create({ title: 'x', companyId: fx.crm.companyIds[0], expiresOn }, {}, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
   });
 });

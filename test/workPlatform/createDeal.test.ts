@@ -54,6 +54,6 @@ describe('POST /v1/deals', () => {
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    expectProblem(await crm.create('deal', { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' }, {}, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.create('deal', { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

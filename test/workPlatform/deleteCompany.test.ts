@@ -60,6 +60,6 @@ describe('DELETE /v1/companies/{companyId}', () => {
   it("answers 404 for another workspace's company and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('company', fx.otherWorkspace.companyId), 404, 'not-found', 'company-not-found');
     const company = await crm.newCompany();
-    expectProblem(await crm.remove('company', company.id, undefined, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('company', company.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

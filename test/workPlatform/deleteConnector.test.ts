@@ -26,6 +26,6 @@ describe('DELETE /v1/connectors/{connectorId}', () => {
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await remove(app.fx.otherWorkspace.connectorId), 404, 'not-found', 'connector-not-found');
-    expectProblem(await remove(app.fx.connectors.connected, {}, makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await remove(app.fx.connectors.connected, {}, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

@@ -37,6 +37,6 @@ describe('DELETE /v1/contacts/{contactId}', () => {
   it("answers 404 for another workspace's contact and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('contact', fx.otherWorkspace.contactId), 404, 'not-found', 'contact-not-found');
     const contact = await crm.newContact();
-    expectProblem(await crm.remove('contact', contact.id, undefined, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('contact', contact.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

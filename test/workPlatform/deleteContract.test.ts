@@ -48,7 +48,7 @@ describe('DELETE /v1/contracts/{contractId}', () => {
   it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {
     expectProblem(await contracts.remove(fx.otherWorkspace.contractId), 404, 'not-found', 'contract-not-found');
     const draft = await contracts.newContract();
-    expectProblem(await contracts.remove(draft.id, undefined, makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.remove(draft.id, undefined, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
     expect(expectSuccess(await contracts.get(fx.otherWorkspace.contractId, fx.otherWorkspace.token), 200).status).toBe('draft');
   });
 });

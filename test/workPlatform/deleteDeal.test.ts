@@ -45,6 +45,6 @@ describe('DELETE /v1/deals/{dealId}', () => {
   it("answers 404 for another workspace's deal and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('deal', fx.otherWorkspace.dealId), 404, 'not-found', 'deal-not-found');
     const deal = await crm.newDeal();
-    expectProblem(await crm.remove('deal', deal.id, undefined, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('deal', deal.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -26,6 +26,6 @@ describe('DELETE /v1/connectors/{connectorId}/connection', () => {
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await calls.disconnect(app.fx.otherWorkspace.connectorId), 404, 'not-found', 'connector-not-found');
-    expectProblem(await calls.disconnect(app.fx.connectors.connected, makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.disconnect(app.fx.connectors.connected, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

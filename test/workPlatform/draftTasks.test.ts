@@ -113,7 +113,7 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
   it('answers 403 insufficient-scope without ai:use, and 200 with ai:use alone', async () => {
     const refused = expectProblem(await draft({ projectId: fx.projectId, text: 'x' }, fx.tokens.readOnly), 403, 'insufficient-scope');
     expect(refused).toMatchObject({ requiredScopes: ['ai:use'], grantedScopes: ['tasks:read'] });
-    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, makePat(t.db, fx.workspaceId, ['ai:use'])), 200);
+    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, await makePat(t.db, fx.workspaceId, ['ai:use'])), 200);
   });
 });
 
@@ -143,8 +143,8 @@ describe('the ai rate class', () => {
 
   it('applies a workspace override of the ai allowance', async () => {
     const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
-    liftCallLimits(t.db, workspace.workspaceId);
-    createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiPerMinute: 2 });
+    await liftCallLimits(t.db, workspace.workspaceId);
+    await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiPerMinute: 2 });
     const request = { projectId: workspace.projectId, text: 'One thing' };
     expect((await draft(request, workspace.pat)).headers['x-ratelimit-limit']).toBe('2');
     expectSuccess(await draft(request, workspace.pat), 200);

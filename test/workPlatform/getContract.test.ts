@@ -63,7 +63,7 @@ describe('GET /v1/contracts/{contractId}', () => {
     }
     expect(expectSuccess(await contracts.get(fx.otherWorkspace.contractId, fx.otherWorkspace.token), 200).id).toBe(fx.otherWorkspace.contractId);
     expectProblem(await contracts.get(fx.contracts.draft, fx.otherWorkspace.token), 404, 'not-found', 'contract-not-found');
-    expectProblem(await contracts.get(fx.contracts.draft, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.get(fx.contracts.draft, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 
   it('shows the demo contracts in every status', async () => {

@@ -41,7 +41,7 @@ function stageValues(deals: Seeded[]) {
 
 beforeAll(async () => {
   ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  liftCallLimits(t.db, ws.workspaceId);
+  await liftCallLimits(t.db, ws.workspaceId);
   const add = (deal: Omit<Seeded, 'ownerId'> & { ownerId?: string }) => {
     const full = { ownerId: ws.ownerId, ...deal };
     ws.deal(full);
@@ -107,6 +107,6 @@ describe('GET /v1/analytics/deals/pipeline', () => {
 
   it('answers 422 to a bad range and 403 without analytics:read', async () => {
     expectProblem(await pipeline({ from: '2026-03-01', to: '2026-02-01' }), 422, 'validation', 'invalid-date-range');
-    expectProblem(await pipeline({ from: '2026-01-01', to: '2026-04-01' }, makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await pipeline({ from: '2026-01-01', to: '2026-04-01' }, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

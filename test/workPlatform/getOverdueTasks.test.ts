@@ -22,7 +22,7 @@ const overdueAt = (tasks: SeededTask[], instant: number) =>
 
 beforeAll(async () => {
   ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  liftCallLimits(t.db, ws.workspaceId);
+  await liftCallLimits(t.db, ws.workspaceId);
   secondProject = await ws.project('Second');
   // Overdue before the ranges start, still open.
   await ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-20T17:00:00Z'), priority: 'HIGH' });
@@ -83,6 +83,6 @@ describe('GET /v1/analytics/tasks/overdue', () => {
   it('narrows to a project of the workspace only, and refuses without analytics:read', async () => {
     expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02', projectId: fx.projectId }), 404, 'not-found', 'project-not-found');
     expectProblem(await overdue({ from: '2026-03-02', to: '2026-03-01' }), 422, 'validation', 'invalid-date-range');
-    expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02' }, makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -35,7 +35,7 @@ const durationsIn = (tasks: SeededTask[], startMs: number, endMs: number) =>
 
 beforeAll(async () => {
   ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  liftCallLimits(t.db, ws.workspaceId);
+  await liftCallLimits(t.db, ws.workspaceId);
   secondProject = await ws.project('Second');
   // Eleven completions in March 2026 with distinct cycle times (1 h … 11 h, odd ones in the second
   // project), one on each side of the week edge (Monday 2026-03-09 00:00), and four in April.
@@ -96,6 +96,6 @@ describe('GET /v1/analytics/tasks/cycle-time', () => {
   it('answers 422 to a backwards range and 403 without analytics:read', async () => {
     expectProblem(await cycleTime({ from: '2026-03-02', to: '2026-03-01' }), 422, 'validation', 'invalid-date-range');
     expectProblem(await cycleTime({ from: '2019-01-01', to: '2027-01-01', bucket: 'week' }), 422, 'validation', 'too-many-buckets');
-    expectProblem(await cycleTime({ from: '2026-03-01', to: '2026-03-02' }, makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await cycleTime({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -15,7 +15,7 @@ let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 
 beforeAll(async () => {
   ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  liftCallLimits(t.db, ws.workspaceId);
+  await liftCallLimits(t.db, ws.workspaceId);
   // Edges: UTC midnight, the last millisecond before it, Sunday → Monday (2026-03-01 is a Sunday),
   // February (28 days in 2026) → March, a 30-day month (April) → May.
   const created = [
@@ -112,9 +112,9 @@ describe('GET /v1/analytics/tasks/throughput', () => {
   });
 
   it('needs analytics:read', async () => {
-    const withoutScope = makePat(t.db, fx.workspaceId, ['tasks:read', 'crm:read']);
+    const withoutScope = await makePat(t.db, fx.workspaceId, ['tasks:read', 'crm:read']);
     const refused = expectProblem(await throughput({ from: '2026-03-01', to: '2026-03-02' }, withoutScope), 403, 'insufficient-scope');
     expect(refused.requiredScopes).toEqual(['analytics:read']);
-    expectSuccess(await throughput({ from: '2026-03-01', to: '2026-03-02' }, makePat(t.db, fx.workspaceId, ['analytics:read'])), 200);
+    expectSuccess(await throughput({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['analytics:read'])), 200);
   });
 });

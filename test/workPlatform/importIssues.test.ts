@@ -201,7 +201,7 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
 
   it('needs connectors:read and tasks:write', async () => {
     const body = { repository: 'acme/anything', projectId: app.fx.projectId };
-    const problem = expectProblem(await calls.importIssues(app.fx.connectors.connected, body, makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    const problem = expectProblem(await calls.importIssues(app.fx.connectors.connected, body, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(['connectors:read', 'tasks:write']);
   });
 

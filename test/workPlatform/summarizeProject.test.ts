@@ -90,10 +90,10 @@ describe('POST /v1/ai/project-summaries (offline provider)', () => {
   });
 
   it('needs ai:use and tasks:read both', async () => {
-    const aiOnly = expectProblem(await summarize(fx.projectId, makePat(t.db, fx.workspaceId, ['ai:use'])), 403, 'insufficient-scope');
+    const aiOnly = expectProblem(await summarize(fx.projectId, await makePat(t.db, fx.workspaceId, ['ai:use'])), 403, 'insufficient-scope');
     expect(aiOnly).toMatchObject({ requiredScopes: ['ai:use', 'tasks:read'], grantedScopes: ['ai:use'] });
     expectProblem(await summarize(fx.projectId, fx.tokens.readOnly), 403, 'insufficient-scope');
-    expectSuccess(await summarize(fx.projectId, makePat(t.db, fx.workspaceId, ['tasks:read', 'ai:use'])), 200);
+    expectSuccess(await summarize(fx.projectId, await makePat(t.db, fx.workspaceId, ['tasks:read', 'ai:use'])), 200);
   });
 
   it('replays an Idempotency-Key with the first summary, charging once', async () => {

@@ -42,6 +42,6 @@ describe('PATCH /v1/companies/{companyId}', () => {
   it("answers 404 for another workspace's company and 403 to a read-only token", async () => {
     expectProblem(await crm.update('company', fx.otherWorkspace.companyId, { name: 'x' }, '1'), 404, 'not-found', 'company-not-found');
     const company = await crm.newCompany();
-    expectProblem(await crm.update('company', company.id, { name: 'x' }, '1', makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('company', company.id, { name: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

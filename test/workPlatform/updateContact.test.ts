@@ -37,6 +37,6 @@ describe('PATCH /v1/contacts/{contactId}', () => {
   it("answers 404 for another workspace's contact and 403 to a read-only token", async () => {
     expectProblem(await crm.update('contact', fx.otherWorkspace.contactId, { name: 'x' }, '1'), 404, 'not-found', 'contact-not-found');
     const contact = await crm.newContact();
-    expectProblem(await crm.update('contact', contact.id, { name: 'x' }, '1', makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('contact', contact.id, { name: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

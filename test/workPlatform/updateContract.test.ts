@@ -58,6 +58,6 @@ describe('PATCH /v1/contracts/{contractId}', () => {
   it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {
     expectProblem(await contracts.update(fx.otherWorkspace.contractId, { title: 'x' }, '1'), 404, 'not-found', 'contract-not-found');
     const draft = await contracts.newContract();
-    expectProblem(await contracts.update(draft.id, { title: 'x' }, '1', makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.update(draft.id, { title: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
   });
 });

@@ -49,6 +49,6 @@ describe('PATCH /v1/deals/{dealId}', () => {
   it("answers 404 for another workspace's deal and 403 to a read-only token", async () => {
     expectProblem(await crm.update('deal', fx.otherWorkspace.dealId, { stage: 'won' }, '1'), 404, 'not-found', 'deal-not-found');
     const deal = await crm.newDeal();
-    expectProblem(await crm.update('deal', deal.id, { stage: 'won' }, '1', makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('deal', deal.id, { stage: 'won' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -141,8 +141,8 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
     }),
   );
 
-  const clientScopes = (client: ProviderClient | undefined): string[] =>
-    (client && options.clients.getOauthClient(client.clientId)?.scopes) || [];
+  const clientScopes = async (client: ProviderClient | undefined): Promise<string[]> =>
+    (client && (await options.clients.getOauthClient(client.clientId))?.scopes) || [];
 
   const provider = new Provider(issuer, {
     adapter: oauthAdapterFactory(options.records, options.clients, options.now),
@@ -163,10 +163,10 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
     },
     async findAccount(ctx: ProviderContext, sub: string) {
       // A user removed from the workspace, or a client of another workspace: no account, invalid_grant.
-      const user = options.users.getUser(sub);
+      const user = await options.users.getUser(sub);
       if (!user) return undefined;
       const clientId = ctx.oidc?.client?.clientId;
-      if (clientId !== undefined && options.clients.getOauthClient(clientId)?.workspaceId !== user.workspaceId) return undefined;
+      if (clientId !== undefined && (await options.clients.getOauthClient(clientId))?.workspaceId !== user.workspaceId) return undefined;
       return { accountId: sub, claims: async () => ({ sub }) };
     },
     responseTypes: ['code'],
@@ -190,7 +190,7 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
         useGrantedResource: async () => true,
         async getResourceServerInfo(_ctx: ProviderContext, indicator: string, client: ProviderClient) {
           if (indicator !== resource) throw new errors.InvalidTarget();
-          return { scope: clientScopes(client).join(' '), audience: resource, accessTokenTTL: OAUTH_LIFETIMES.accessToken, accessTokenFormat: 'opaque' };
+          return { scope: (await clientScopes(client)).join(' '), audience: resource, accessTokenTTL: OAUTH_LIFETIMES.accessToken, accessTokenFormat: 'opaque' };
         },
       },
       // A client learns about its own tokens only, public or confidential; anything else is inactive.

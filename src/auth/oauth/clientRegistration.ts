@@ -18,15 +18,15 @@ export interface OauthClientRegistration {
 }
 
 /** Stores the client; `secret` (confidential clients only) is the only copy that will ever exist. */
-export function registerOauthClient(
+export async function registerOauthClient(
   clients: Pick<OauthClientStore, 'createOauthClient'>,
   registration: OauthClientRegistration,
   randomBytes?: RandomBytes,
-): { id: string; secret?: string } {
+): Promise<{ id: string; secret?: string }> {
   const problems = redirectUriProblems(registration.redirectUris);
   if (problems.length > 0) throw new StoreError('invalid_argument', `Redirect URIs refused: ${problems.join('; ')}.`);
   const minted = registration.confidential ? mintClientSecret(randomBytes) : undefined;
-  const { id } = clients.createOauthClient({
+  const { id } = await clients.createOauthClient({
     workspaceId: registration.workspaceId,
     name: registration.name,
     redirectUris: registration.redirectUris,

@@ -106,7 +106,7 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
       res.end();
       return;
     }
-    const client = options.clients.getOauthClient(String(details.params.client_id));
+    const client = await options.clients.getOauthClient(String(details.params.client_id));
     if (!client) return sendPage(res, 400, errorPage('Unknown application', 'This application is no longer registered.'));
 
     const form = req.method === 'POST' ? await readForm(req, res) : undefined;
@@ -117,7 +117,7 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
       }
     }
     const finish = (result: InteractionResults) => provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
-    const user = options.users.getUser(app.caller.userId);
+    const user = await options.users.getUser(app.caller.userId);
     const userLabel = user?.name ?? user?.email ?? app.caller.userId;
 
     if (client.workspaceId !== app.caller.workspaceId) {

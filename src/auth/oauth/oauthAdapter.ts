@@ -36,7 +36,7 @@ class RecordAdapter implements Adapter {
       stored.session = rest;
     }
     const params = stored.params as Record<string, unknown> | undefined;
-    this.records.save({
+    await this.records.save({
       model: this.model,
       idHash: oauthSecretHash(id),
       payload: JSON.stringify(stored),
@@ -50,7 +50,7 @@ class RecordAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return hydrate(this.records.find(this.model, oauthSecretHash(id)), id);
+    return hydrate(await this.records.find(this.model, oauthSecretHash(id)), id);
   }
 
   /**
@@ -58,7 +58,7 @@ class RecordAdapter implements Adapter {
    * without `jti`; oidc-provider only reads it (interaction details), it never saves it again.
    */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    return hydrate(this.records.findByUid(this.model, uid), undefined);
+    return hydrate(await this.records.findByUid(this.model, uid), undefined);
   }
 
   /** The device flow is not enabled. */
@@ -67,15 +67,15 @@ class RecordAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    this.records.consume(this.model, oauthSecretHash(id));
+    await this.records.consume(this.model, oauthSecretHash(id));
   }
 
   async destroy(id: string): Promise<void> {
-    this.records.destroy(this.model, oauthSecretHash(id));
+    await this.records.destroy(this.model, oauthSecretHash(id));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    this.records.revokeByGrantId(this.model, grantId);
+    await this.records.revokeByGrantId(this.model, grantId);
   }
 }
 
@@ -84,7 +84,7 @@ class ClientAdapter implements Adapter {
   constructor(private readonly clients: Pick<OauthClientStore, 'getOauthClient'>) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const client = this.clients.getOauthClient(id);
+    const client = await this.clients.getOauthClient(id);
     return client ? clientMetadata(client) : undefined;
   }
 

@@ -53,14 +53,14 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
   type Ended = { claimed: ClaimedDelivery; outcome: AttemptOutcome; jitter: number; done: (result: RecordingResult) => void };
   let toRecord: Ended[] = [];
   function recordSoon(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordingResult> {
-    if (toRecord.length === 0) setImmediate(recordEnded);
+    if (toRecord.length === 0) setImmediate(() => void recordEnded());
     return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
   }
 
   /** When a failed attempt is followed by another, on the schedule its workspace has in force now. */
-  function retryAt({ claimed, outcome, jitter }: Ended, at: number): number | null {
+  async function retryAt({ claimed, outcome, jitter }: Ended, at: number): Promise<number | null> {
     if (attemptSucceeded(outcome)) return null;
-    const workspace = workspaces.getWorkspace(claimed.workspaceId);
+    const workspace = await workspaces.getWorkspace(claimed.workspaceId);
     return nextAttemptAt({
       delaysSeconds: workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [],
       failedAttemptNumber: claimed.attemptCount + 1,
@@ -73,9 +73,7 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
 
   // The room the recorded attempts leave is claimed in the same transaction: one write
   // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
-  const recordAndClaim = db.transaction((ended: Ended[], room: number) => {
-    const at = now();
-    const batch: AttemptToRecord[] = ended.map((attempt) => ({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: retryAt(attempt, at) }));
+  const recordAndClaim = db.transaction((batch: AttemptToRecord[], room: number) => {
     const results = store.recordAttempts(batch);
     let claimed: ClaimedDelivery[] = [];
     if (room > 0) {
@@ -88,14 +86,18 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     return { results, claimed };
   });
 
-  function recordEnded(): void {
+  async function recordEnded(): Promise<void> {
     const batch = toRecord;
     toRecord = [];
     const room = options.roomAfter(batch.length);
     let results: RecordingResult[];
     let claimed: ClaimedDelivery[] = [];
     try {
-      ({ results, claimed } = recordAndClaim.immediate(batch, room));
+      // The retry schedules are read before the (synchronous) transaction: the workspace store is asynchronous.
+      const at = now();
+      const retryTimes = await Promise.all(batch.map((attempt) => retryAt(attempt, at)));
+      const attempts: AttemptToRecord[] = batch.map((attempt, index) => ({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: retryTimes[index]! }));
+      ({ results, claimed } = recordAndClaim.immediate(attempts, room));
     } catch (error) {
       results = batch.map(() => ({ error }));
     }
