@@ -493,25 +493,25 @@ async function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: Ra
   const exampleCompany = (await companies.createCompany(main, { name: 'Litware Labs', domain: 'litware.example', description: 'Met at a trade fair; no deal yet.' }, owner)).id;
   const detachedOnDelete = (await contacts.createContact(main, { name: 'Robin Vale', email: 'robin@litware.example', companyId: exampleCompany }, owner)).id;
   const exampleContact = (await contacts.createContact(main, { name: 'Jordan Blake', email: 'jordan@litware.example', phone: '+442071234567', companyId: exampleCompany }, owner)).id;
-  const exampleDeal = (await deals.createDeal(
+  const exampleDeal = await deals.createDeal(
     main,
     { title: 'Litware pilot', stage: 'lead', amountMinor: 250_000, currency: 'EUR', ownerId: demoUsers.owner.id, expectedCloseOn: dayOf(75) },
     owner,
-  )).id;
+  );
 
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   const other = demoWorkspaces.other.id;
   const otherCompany = (await companies.createCompany(other, { name: 'Harbor customer', domain: 'customer.harbor.example' }, otherOwner)).id;
   const otherContact = (await contacts.createContact(other, { name: 'Harbor contact', companyId: otherCompany }, otherOwner)).id;
-  const otherDeal = (await deals.createDeal(
+  const otherDeal = await deals.createDeal(
     other,
     { title: 'Harbor renewal', amountMinor: 99_00, currency: 'USD', ownerId: demoUsers.otherOwner.id, companyId: otherCompany, contactIds: [otherContact] },
     otherOwner,
-  )).id;
+  );
 
   return {
-    main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal] },
-    other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal },
+    main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal.id] },
+    other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal.id },
   };
 }
 
@@ -586,15 +586,15 @@ async function loadContractDemo(
   await move(toWithdraw, ['send']);
   const example = await create({ title: 'Example draft', companyId: contoso, expiresOn: dayOf(80) });
 
-  const otherContract = (await store.createContract(
+  const otherContract = await store.createContract(
     demoWorkspaces.other.id,
     { title: 'Harbor renewal terms', dealId: other.dealId, expiresOn: dayOf(80) },
     { id: demoUsers.otherOwner.id, kind: 'USER' },
-  )).id;
+  );
   // The lapsed offer is recorded as expired as the server's sweep would, as of the real now.
   clock = now();
   await store.expireOverdueContracts();
-  return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract };
+  return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract.id };
 }
 
 /**
