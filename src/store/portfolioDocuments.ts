@@ -3,7 +3,6 @@
 // (src/portfolio/import/), so a write only stores JSON text beside the columns it is found by.
 import { asc, eq, sql } from 'drizzle-orm';
 import { assets, portfolioItems, portfolios, tenants } from '../../db/schema.js';
-import { conflictColumns } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, type RandomBytes } from './ids.js';
@@ -90,7 +89,7 @@ export function createPortfolioDocumentStore(source: StoreSource, options: { ran
     orm
       .insert(portfolios)
       .values({ tenantId, ...portfolioRow, revision: sql.placeholder('firstRevision') })
-      .onConflictDoUpdate({ target: conflictColumns(portfolios.tenantId), set: { ...portfolioUpdate, revision: sql`${portfolios.revision} + 1` } }),
+      .onConflictDoUpdate({ target: portfolios.tenantId, set: { ...portfolioUpdate, revision: sql`${portfolios.revision} + 1` } }),
   );
   const insertAsset = engine.statement(
     orm.insert(assets).values({
