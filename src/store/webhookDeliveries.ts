@@ -196,6 +196,8 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
         leaseOwner: sql`cast(${sql.placeholder('owner')} as text) || '.' || ${dialect.randomHex16()}`,
         leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
       })
+      // PostgreSQL: two claims at once each take rows the other has not locked; as the write is
+      // SERIALIZABLE, one of them may still fail to commit (it read what the other changed) and run again.
       .where(sql`${webhookDeliveries.id} in (${dueToClaim.getSQL()} ${dialect.skipLockedRows()})`)
       .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner }),
   );
