@@ -87,6 +87,14 @@ export interface StoreEngine {
    * change of this process lands between them). Inside a write it reads in that transaction.
    */
   snapshot<T>(read: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs a change whose every statement is atomic by itself (an upsert that counts) without one
+   * transaction around its statements. PostgreSQL runs each in a transaction of its own at READ
+   * COMMITTED: an upsert of a row another instance is changing waits for that row's lock and then
+   * adds to its committed count, where inside `write` it would fail serialization and run again.
+   * SQLite runs the change as a `write` (its writers take turns anyway). Inside a `write` it joins it.
+   */
+  autocommit<T>(change: () => T | Promise<T>): Promise<T>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -184,6 +192,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     write: (change) => transactions.write(change),
     read: (read) => readCommitted(transactions, read),
     snapshot: (read) => transactions.write(read),
+    autocommit: (change) => transactions.write(change),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const toObject = objectMapper<Item>(compiled);
@@ -347,6 +356,8 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     write,
     read: async (read) => read(),
     snapshot,
+    // Outside a transaction every statement runs on the pool, in a transaction of its own; inside one it joins it.
+    autocommit: async (change) => change(),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const text = numberedParameters(compiled.source);
