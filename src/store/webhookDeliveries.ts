@@ -90,10 +90,11 @@ export interface WebhookDeliveryStoreOptions {
 
 export interface WebhookDeliveryStore {
   /**
-   * Claims up to `limit` due deliveries for `owner` in one write transaction: PENDING, due, and
-   * not leased or leased with an expired lease, the longest due first. Each claim gets a fresh
-   * `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are CANCELLED in
-   * the same transaction instead of being claimed.
+   * Claims up to `limit` due deliveries for `owner` (engine.autocommit; inside a write, in it):
+   * PENDING, due, and not leased or leased with an expired lease, the longest due first; on
+   * PostgreSQL none that another claim has locked (FOR UPDATE SKIP LOCKED). Each claim gets a fresh
+   * `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are CANCELLED
+   * instead of being claimed.
    */
   claimDue(owner: string, limit: number): Promise<ClaimedDelivery[]>;
   /**
@@ -196,8 +197,6 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
         leaseOwner: sql`cast(${sql.placeholder('owner')} as text) || '.' || ${dialect.randomHex16()}`,
         leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
       })
-      // PostgreSQL: two claims at once each take rows the other has not locked; as the write is
-      // SERIALIZABLE, one of them may still fail to commit (it read what the other changed) and run again.
       .where(sql`${webhookDeliveries.id} in (${dueToClaim.getSQL()} ${dialect.skipLockedRows()})`)
       .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner }),
   );
@@ -451,7 +450,12 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
       // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
       if ((await engine.read(() => anyClaimable.row({ now: at }))) === undefined) return [];
-      return engine.write(async () => {
+      // Each statement is atomic by itself. On PostgreSQL each commits apart at READ COMMITTED, so
+      // that claims of several workers at once each take the rows the others have not locked (in
+      // one SERIALIZABLE transaction all but one would fail, having read what the others changed);
+      // the details are read once the rows are this claim's, and a delivery deleted meanwhile
+      // (with its subscription) is left out. On SQLite it is one write transaction.
+      return engine.autocommit(async () => {
         await cancelDueOfDisabled.run({ now: at });
         const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit });
         if (claimed.length === 0) return [];

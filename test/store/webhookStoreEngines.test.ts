@@ -52,7 +52,8 @@ describe.each(storeEngines)('webhook stores on $name', (engineCase) => {
   let projectId: string;
 
   beforeEach(async () => {
-    opened = await engineCase.open();
+    // One attempt per transaction: a claim that failed serialization would fail the test, not run again.
+    opened = await engineCase.open({ maxAttempts: 1 });
     engine = opened.engine;
     at = Date.UTC(2026, 10, 23, 9, 41);
     await seedWorkspace(engine, 'ten_main');
@@ -198,6 +199,28 @@ describe.each(storeEngines)('webhook stores on $name', (engineCase) => {
     }
     const results: RecordingResult[] = await deliveries.recordAttempts(claims.map(({ delivery }) => ({ claimed: delivery, outcome: ok(at), retryAt: null })));
     expect(results.every((result) => 'recorded' in result)).toBe(true);
+  });
+
+  it.runIf(engineCase.name === 'PostgreSQL')('skips the deliveries another claim holds locked instead of waiting for them', async () => {
+    await webhooks.createWebhook('ten_main', { url, eventTypes: ['task.created'] });
+    for (let index = 0; index < 4; index += 1) await createTask(`Task ${index}`);
+    const other = createWebhookDeliveryStore(await opened.openAnother(), { now });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let claimedInside!: (claimed: ClaimedDelivery[]) => void;
+    const held = new Promise<ClaimedDelivery[]>((resolve) => (claimedInside = resolve));
+    // A claim whose transaction stays open, its rows locked, until the other instance has claimed.
+    const holding = engine.write(async () => {
+      claimedInside(await deliveries.claimDue('wkr_a', 2));
+      await released;
+    });
+    const first = await held;
+    const second = await other.claimDue('wkr_b', 10);
+    release();
+    await holding;
+    expect(first).toHaveLength(2);
+    expect(second).toHaveLength(2);
+    expect(new Set([...first, ...second].map((delivery) => delivery.id)).size).toBe(4);
   });
 
   it('replays one event or a range of the listed types, keeping the event ids, as new claimable deliveries', async () => {

@@ -80,8 +80,17 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     });
   }
 
-  // The room the recorded attempts leave is claimed in the same transaction: one write
-  // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
+  /** Claims up to `room` due deliveries; a failed claim is logged and claims nothing. */
+  async function claimRoom(room: number): Promise<ClaimedDelivery[]> {
+    if (room <= 0) return [];
+    try {
+      return await store.claimDue(workerId, room);
+    } catch (error) {
+      logger.error('webhook claim failed', { workerId, error });
+      return [];
+    }
+  }
+
   // On PostgreSQL the whole change may run again (a serialization failure): it reads the clock
   // and the schedule again, with the jitter drawn once per attempt.
   async function recordAndClaim(ended: Ended[], room: number): Promise<{ results: RecordingResult[]; claimed: ClaimedDelivery[] }> {
@@ -89,16 +98,15 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     const batch: AttemptToRecord[] = [];
     for (const attempt of ended) batch.push({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: await retryAt(attempt, at) });
     const results = await store.recordAttempts(batch);
-    let claimed: ClaimedDelivery[] = [];
-    if (room > 0) {
-      try {
-        claimed = await store.claimDue(workerId, room);
-      } catch (error) {
-        logger.error('webhook claim failed', { workerId, error });
-      }
-    }
-    return { results, claimed };
+    return { results, claimed: await claimRoom(room) };
   }
+
+  // The room the recorded attempts leave is claimed with them. On SQLite in the same
+  // transaction: one write transaction a turn, not two; a failed claim leaves the records to
+  // commit. On PostgreSQL once they are committed: the claim commits apart at READ COMMITTED,
+  // where the claims of other workers skip its rows (in the SERIALIZABLE recording they would
+  // make one of the two fail and run again).
+  const claimsWithRecords = engine.kind === 'sqlite';
 
   async function recordEnded(): Promise<void> {
     const batch = toRecord;
@@ -107,11 +115,12 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     let results: RecordingResult[];
     let claimed: ClaimedDelivery[] = [];
     try {
-      ({ results, claimed } = await engine.write(() => recordAndClaim(batch, room)));
+      ({ results, claimed } = await engine.write(() => recordAndClaim(batch, claimsWithRecords ? room : 0)));
     } catch (error) {
       results = batch.map(() => ({ error }));
     }
     batch.forEach(({ done }, index) => done(results[index]!));
+    if (!claimsWithRecords) claimed = await claimRoom(room);
     options.onClaimed(claimed, room);
   }
 
