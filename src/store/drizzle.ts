@@ -82,14 +82,6 @@ export function placeholdersFor<T extends Table>(table: T): Record<keyof T['$inf
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((name) => [name, sql.placeholder(name)])) as Record<keyof T['$inferInsert'], Placeholder>;
 }
 
-/**
- * An upsert's conflict target as bare column names: drizzle's SQLite builder qualifies them with the
- * table's name there, which SQLite accepts and PostgreSQL refuses as a syntax error.
- */
-export function conflictColumns(...columns: SQLiteColumn[]): SQLiteColumn[] {
-  return columns.map((column) => sql.identifier(column.name) as unknown as SQLiteColumn);
-}
-
 /** A table whose rows belong to a workspace and have an id. */
 type WorkspaceRows = SQLiteTable & { id: SQLiteColumn; workspaceId: SQLiteColumn };
 

@@ -274,6 +274,14 @@ export function numberedParameters(source: string): string {
   return out;
 }
 
+/**
+ * drizzle's SQLite SQL as PostgreSQL takes it: parameters numbered, and an upsert's conflict target
+ * unqualified (`on conflict ("t"."c")` is SQLite's spelling; PostgreSQL refuses the table name there).
+ */
+export function postgresStatementText(source: string): string {
+  return numberedParameters(source).replace(/on conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`);
+}
+
 /** An engine over a PostgreSQL pool (src/store/postgres.ts opens it); closing the engine ends the pool. */
 export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {}): StoreEngine {
   const context = new AsyncLocalStorage<PostgresFrame>();
@@ -360,7 +368,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     autocommit: async (change) => change(),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
-      const text = numberedParameters(compiled.source);
+      const text = postgresStatementText(compiled.source);
       let name = preparedNames.get(text);
       if (name === undefined) {
         name = `contract_api_${preparedNames.size + 1}`;

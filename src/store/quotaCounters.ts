@@ -5,7 +5,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { quotaCounters } from '../../db/schema.js';
-import { compiledStatement, conflictColumns, drizzleFor, type AppDatabase } from './drizzle.js';
+import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 
 export interface QuotaPeriod {
@@ -82,7 +82,7 @@ function quotaCounterQueries(orm: AppDatabase) {
       .insert(quotaCounters)
       .values({ workspaceId: sql.placeholder('workspaceId'), period: sql.placeholder('period'), count: sql`1` })
       .$dynamic();
-  const conflictTarget = conflictColumns(quotaCounters.workspaceId, quotaCounters.period);
+  const conflictTarget = [quotaCounters.workspaceId, quotaCounters.period];
   const addOne = { count: sql`${quotaCounters.count} + 1` };
   return {
     incrementUncapped: countOne().onConflictDoUpdate({ target: conflictTarget, set: addOne }).returning({ count: quotaCounters.count }),

@@ -5,7 +5,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { lt, sql } from 'drizzle-orm';
 import { rateLimitCounters } from '../../db/schema.js';
-import { compiledStatement, conflictColumns, drizzleFor, type AppDatabase } from './drizzle.js';
+import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 
 export interface RateLimitCounterStore {
@@ -32,7 +32,7 @@ function rateLimitCounterQueries(orm: AppDatabase) {
       .insert(rateLimitCounters)
       .values({ bucket: sql.placeholder('bucket'), windowStart: sql.placeholder('windowStart'), count: sql.placeholder('calls') })
       .onConflictDoUpdate({
-        target: conflictColumns(rateLimitCounters.bucket, rateLimitCounters.windowStart),
+        target: [rateLimitCounters.bucket, rateLimitCounters.windowStart],
         set: { count: sql`${rateLimitCounters.count} + ${sql.placeholder('calls')}` },
       })
       .returning({ count: rateLimitCounters.count }),
