@@ -55,6 +55,16 @@ export interface DialectSql {
   utcMonth(epochMs: SQLWrapper): SQL;
   /** Whether a text column holding a JSON array of strings has `value` among them. */
   jsonArrayHas(column: SQLWrapper, value: SQLWrapper): SQL;
+  /** Whether `value` is one of the strings of a JSON array given as text (a parameter), written so that an index on `value` serves it. */
+  inJsonArray(value: SQLWrapper, jsonArray: SQLWrapper): SQL;
+  /** 16 lowercase hexadecimal digits, drawn anew for every row a statement touches. */
+  randomHex16(): SQL;
+  /**
+   * What ends a select of rows to claim: PostgreSQL locks them for the transaction and skips rows
+   * another transaction holds (FOR UPDATE SKIP LOCKED), so that concurrent claimers take different
+   * rows without waiting; SQLite needs nothing (BEGIN IMMEDIATE already serializes the writers).
+   */
+  skipLockedRows(): SQL;
 }
 
 export interface StoreEngine {
@@ -77,6 +87,14 @@ export interface StoreEngine {
    * change of this process lands between them). Inside a write it reads in that transaction.
    */
   snapshot<T>(read: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs a change whose every statement is atomic by itself (an upsert that counts) without one
+   * transaction around its statements. PostgreSQL runs each in a transaction of its own at READ
+   * COMMITTED: an upsert of a row another instance is changing waits for that row's lock and then
+   * adds to its committed count, where inside `write` it would fail serialization and run again.
+   * SQLite runs the change as a `write` (its writers take turns anyway). Inside a `write` it joins it.
+   */
+  autocommit<T>(change: () => T | Promise<T>): Promise<T>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -126,6 +144,9 @@ const sqliteDialect: DialectSql = {
   greatest: (a, b) => sql`max(${a}, ${b})`,
   utcMonth: (epochMs) => sql`strftime('%Y-%m', ${epochMs} / 1000, 'unixepoch')`,
   jsonArrayHas: (column, value) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${value})`,
+  inJsonArray: (value, jsonArray) => sql`${value} in (select value from json_each(${jsonArray}))`,
+  randomHex16: () => sql`lower(hex(randomblob(8)))`,
+  skipLockedRows: () => sql``,
 };
 
 const postgresDialect: DialectSql = {
@@ -133,6 +154,10 @@ const postgresDialect: DialectSql = {
   utcMonth: (epochMs) => sql`to_char(to_timestamp(${epochMs} / 1000) at time zone 'UTC', 'YYYY-MM')`,
   // jsonb_exists is the function behind the `?` operator, which the parameter numbering would take for a parameter.
   jsonArrayHas: (column, value) => sql`jsonb_exists(${column}::jsonb, ${value})`,
+  inJsonArray: (value, jsonArray) => sql`${value} in (select jsonb_array_elements_text(cast(${jsonArray} as jsonb)))`,
+  // gen_random_uuid() is built in (no pgcrypto); its md5 spreads the random bits over every digit.
+  randomHex16: () => sql`left(md5(cast(gen_random_uuid() as text)), 16)`,
+  skipLockedRows: () => sql`for update skip locked`,
 };
 
 const sqliteEngines = new WeakMap<BetterSqlite3.Database, StoreEngine>();
@@ -154,7 +179,7 @@ export function engineOf(source: StoreSource): StoreEngine {
   return isEngine(source) ? source : sqliteEngine(source);
 }
 
-function isEngine(source: StoreSource): source is StoreEngine {
+export function isEngine(source: StoreSource): source is StoreEngine {
   return typeof (source as StoreEngine).statement === 'function' && typeof (source as StoreEngine).write === 'function';
 }
 
@@ -167,6 +192,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     write: (change) => transactions.write(change),
     read: (read) => readCommitted(transactions, read),
     snapshot: (read) => transactions.write(read),
+    autocommit: (change) => transactions.write(change),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const toObject = objectMapper<Item>(compiled);
@@ -200,13 +226,25 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
   };
 }
 
-/** SQLSTATEs after which PostgreSQL's transaction is run again: serialization failure, deadlock, a unique key a concurrent transaction took. */
-const retriedStates = new Set(['40001', '40P01', '23505']);
+/** SQLSTATEs after which PostgreSQL's transaction is run again: serialization failure and deadlock, as often as the options allow. */
+const retriedStates = new Set(['40001', '40P01']);
+/**
+ * A unique key a concurrent transaction took (23505) is worth one more run: it then sees that
+ * row and decides on it, as under SQLite's single writer. A duplicate that no race explains fails
+ * the same way again, so it is not run a third time.
+ */
+const uniqueViolation = '23505';
+
+function runAgain(error: unknown, attempt: number, maxAttempts: number): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (attempt >= maxAttempts) return false;
+  return code === uniqueViolation ? attempt === 1 : typeof code === 'string' && retriedStates.has(code);
+}
 
 export interface PostgresEngineOptions {
   /** How many times a transaction runs at most before its serialization failure reaches the caller (busy: a 503 to retry). */
   maxAttempts?: number;
-  /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…(5·2ⁿ) ms, so that two retrying transactions part. */
+  /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…min(5·2ⁿ, 200) ms, so that two retrying transactions part. */
   retryDelayMs?: (attempt: number) => number;
 }
 
@@ -248,11 +286,19 @@ export function numberedParameters(source: string): string {
   return out;
 }
 
+/**
+ * drizzle's SQLite SQL as PostgreSQL takes it: parameters numbered, and an upsert's conflict target
+ * unqualified (`on conflict ("t"."c")` is SQLite's spelling; PostgreSQL refuses the table name there).
+ */
+export function postgresStatementText(source: string): string {
+  return numberedParameters(source).replace(/on conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`);
+}
+
 /** An engine over a PostgreSQL pool (src/store/postgres.ts opens it); closing the engine ends the pool. */
 export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {}): StoreEngine {
   const context = new AsyncLocalStorage<PostgresFrame>();
   const maxAttempts = options.maxAttempts ?? 10;
-  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * 5 * 2 ** attempt);
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * Math.min(5 * 2 ** attempt, 200));
   const builder = drizzle.mock({ schema });
 
   /** The connection a statement runs on: the open transaction's, else any of the pool's. */
@@ -291,7 +337,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
         } catch (error) {
           transaction.ended = true;
           await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-          if (attempt >= maxAttempts || !retriedStates.has((error as { code?: string }).code ?? '')) throw error;
+          if (!runAgain(error, attempt, maxAttempts)) throw error;
         }
       } finally {
         // A connection whose rollback failed is not handed to the next caller.
@@ -330,9 +376,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     write,
     read: async (read) => read(),
     snapshot,
+    // Outside a transaction every statement runs on the pool, in a transaction of its own; inside one it joins it.
+    autocommit: async (change) => change(),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
-      const text = numberedParameters(compiled.source);
+      const text = postgresStatementText(compiled.source);
       let name = preparedNames.get(text);
       if (name === undefined) {
         name = `contract_api_${preparedNames.size + 1}`;
