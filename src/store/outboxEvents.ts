@@ -4,7 +4,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { eventTypes, type EventType } from '../../generated/work-platform/rules.js';
 import type { components } from '../../generated/work-platform/types.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
@@ -38,11 +37,8 @@ export function onDeliveriesQueued(source: StoreSource, listener: () => void): (
   const engine = engineOf(source);
   let listeners = deliveryListeners.get(engine);
   if (!listeners) deliveryListeners.set(engine, (listeners = new Set()));
-  // Run in the subscriber's async context: in the writer's, the listener and everything it starts
-  // would belong to the writer's transaction, ended by then, and the engine would refuse their statements.
-  const inSubscriberContext = AsyncLocalStorage.bind(listener);
-  listeners.add(inSubscriberContext);
-  return () => listeners.delete(inSubscriberContext);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /**
