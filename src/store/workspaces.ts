@@ -92,7 +92,6 @@ export interface WorkspaceStoreOptions {
 
 export interface WorkspaceStore {
   createWorkspace(input: CreateWorkspaceInput): Promise<{ id: string }>;
-  /** One statement read as an array row: the webhook worker reads it per failed attempt. */
   getWorkspace(id: string): Promise<Workspace | undefined>;
   /** Sets the given overrides (null clears one) and leaves the others as they are. */
   setWorkspaceLimits(id: string, overrides: Partial<LimitOverrides>): Promise<Workspace>;
