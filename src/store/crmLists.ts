@@ -4,7 +4,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import {
   checkListOptions,
   keysetCondition,
@@ -44,16 +45,7 @@ export function filteredKeysetList<S extends string, F extends string, R extends
   const filterNames = Object.keys(definition.filters) as F[];
 
   function prepare(sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) {
-    const conditions: SQL[] = [eq(definition.workspaceColumn, sql.placeholder('workspaceId'))];
-    for (const name of given) conditions.push(definition.filters[name]);
-    if (afterPosition) conditions.push(keysetCondition(sortKey, definition.idColumn, order));
-    const query = orm
-      .select({ id: definition.idColumn, sortKey: sql`${sortKey.expression}`, ...definition.columns })
-      .from(definition.table)
-      .where(and(...conditions))
-      .orderBy(...keysetOrderBy(sortKey, definition.idColumn, order))
-      .limit(sql.placeholder('limit'));
-    return compiledStatement<Record<string, unknown>, R>(db, query);
+    return compiledStatement<Record<string, unknown>, R>(db, filteredListQuery(orm, definition, sortKey, order, afterPosition, given));
   }
 
   return (workspaceId, options) => {
@@ -66,5 +58,51 @@ export function filteredKeysetList<S extends string, F extends string, R extends
     const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
     for (const name of given) args[name] = options[name];
     return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
+  };
+}
+
+/** The list query of one combination of sort, order, page position and given filters. */
+function filteredListQuery<S extends string, F extends string, R extends KeysetRow, T>(
+  orm: AppDatabase,
+  definition: FilteredListDefinition<S, F, R, T>,
+  sortKey: SortKeyDefinition,
+  order: 'asc' | 'desc',
+  afterPosition: boolean,
+  given: F[],
+) {
+  const conditions: SQL[] = [eq(definition.workspaceColumn, sql.placeholder('workspaceId'))];
+  for (const name of given) conditions.push(definition.filters[name]);
+  if (afterPosition) conditions.push(keysetCondition(sortKey, definition.idColumn, order));
+  return orm
+    .select({ id: definition.idColumn, sortKey: sql`${sortKey.expression}`, ...definition.columns })
+    .from(definition.table)
+    .where(and(...conditions))
+    .orderBy(...keysetOrderBy(sortKey, definition.idColumn, order))
+    .limit(sql.placeholder('limit'));
+}
+
+/** filteredKeysetList on an engine: the page read, as committed, on whichever engine the store runs on. */
+export function engineFilteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
+  source: StoreSource,
+  definition: FilteredListDefinition<S, F, R, T>,
+): (workspaceId: string, options: FilteredListOptions<S, F>) => Promise<KeysetPage<T>> {
+  const engine = engineOf(source);
+  const statements = statementCache<ReturnType<typeof prepare>>();
+  const filterNames = Object.keys(definition.filters) as F[];
+
+  function prepare(sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) {
+    return engine.statement<unknown, Record<string, unknown>, R>(filteredListQuery(engine.orm, definition, sortKey, order, afterPosition, given));
+  }
+
+  return async (workspaceId, options) => {
+    const sortKey = checkListOptions(options, definition.sortKeys);
+    const after = options.after ?? null;
+    const given = filterNames.filter((name) => options[name] !== undefined);
+    const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
+      prepare(sortKey, options.order, after !== null, given),
+    );
+    const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+    for (const name of given) args[name] = options[name];
+    return toPageOfKeysetRows(await engine.read(() => statement.rows(args)), options.limit, definition.toItem);
   };
 }
