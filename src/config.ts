@@ -302,6 +302,24 @@ export function postgresConfig(env: NodeJS.ProcessEnv): PostgresConfig | undefin
  * The stores run on SQLite only so far: an entry point that serves (npm start, npm run worker)
  * refuses PostgreSQL rather than quietly using a SQLite file beside it.
  */
+/** The secrets every server and worker process of one deployment must share (`admin secrets` prints new ones). */
+export const sharedSecretNames = ['SESSION_JWT_SECRET', 'CURSOR_SECRET', 'WEBHOOK_SECRET_KEY', 'OAUTH_COOKIE_SECRET', 'OAUTH_SIGNING_JWK'] as const;
+
+/**
+ * With DATABASE_URL the processes of a deployment may run on several hosts, whose data directories
+ * would each generate secrets of their own (sessions signed on one host refused on the next,
+ * webhook secrets one worker cannot open): every shared secret must come from the environment.
+ */
+export function requireSharedSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+  if (!config.postgres) return;
+  const missing = sharedSecretNames.filter((name) => !env[name]?.trim());
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    `DATABASE_URL is set, so the processes of this deployment may run on several hosts and must share their secrets, but ${missing.join(', ')} ` +
+      `${missing.length === 1 ? 'is' : 'are'} not set. Generate them once with \`npm run --silent admin -- secrets > .env\` and give that file to every server and worker.`,
+  );
+}
+
 export function refuseUnservableDatabase(config: Config): void {
   if (!config.postgres) return;
   throw new ConfigError(

@@ -33,9 +33,19 @@ function decodeSecret(text: string, origin: string): Uint8Array {
 export function loadOrCreateSecret(envValue: string | undefined, filePath: string, options: LoadSecretOptions = {}): Uint8Array {
   const name = options.name ?? 'The secret';
   if (envValue !== undefined && envValue.trim() !== '') return decodeSecret(envValue, name);
-  const randomBytes = options.randomBytes ?? ((size: number) => cryptoRandomBytes(size));
-  const { text, origin } = readOrCreateFile(filePath, () => Buffer.from(randomBytes(secretByteLength)).toString('base64url'));
+  const { text, origin } = readOrCreateFile(filePath, () => generateSecret(options.randomBytes));
   return decodeSecret(text, origin === 'created' ? name : `${name} in ${filePath}`);
+}
+
+/** A new secret as the environment variables take it: 32 random bytes, URL-safe base64. */
+export function generateSecret(randomBytes: RandomBytes = (size) => cryptoRandomBytes(size)): string {
+  return Buffer.from(randomBytes(secretByteLength)).toString('base64url');
+}
+
+/** A new private EC P-256 JWK (ES256) as JSON, as OAUTH_SIGNING_JWK takes it. */
+export function generateSigningJwk(now: () => number = Date.now): string {
+  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  return JSON.stringify({ ...jwk, kid: `es256-${now().toString(36)}`, alg: 'ES256', use: 'sig' });
 }
 
 /**
@@ -67,10 +77,7 @@ function readOrCreateFile(filePath: string, make: () => string): { text: string;
 export function loadOrCreateSigningJwk(envValue: string | undefined, filePath: string, options: { name?: string } = {}): Record<string, unknown> {
   const name = options.name ?? 'The signing key';
   if (envValue !== undefined && envValue.trim() !== '') return decodeSigningJwk(envValue, name);
-  const { text } = readOrCreateFile(filePath, () => {
-    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-    return JSON.stringify({ ...jwk, kid: `es256-${Date.now().toString(36)}`, alg: 'ES256', use: 'sig' });
-  });
+  const { text } = readOrCreateFile(filePath, () => generateSigningJwk());
   return decodeSigningJwk(text, `${name} in ${filePath}`);
 }
 

@@ -13,6 +13,7 @@ import { CliError, iso, parseExpiresAt, required, type Command } from './cliComm
 import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands.js';
 import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 import { migrateCommand } from './migrateCommand.js';
+import { secretsCommand } from './secretsCommand.js';
 
 export { CliError };
 
@@ -228,6 +229,7 @@ const commands: Command[] = [
   ...workPlatformCommands,
   ...oauthClientCommands,
   migrateCommand,
+  secretsCommand,
   {
     path: ['demo'],
     usage: 'demo',

@@ -65,6 +65,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // Without a listener an idle connection's error would end the process.
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
   try {
+    await checkCodePointCollation(pool);
     const appliedMigrations = await applyPostgresMigrations(pool);
     await checkPostgresRevisionTriggers(pool);
     return { pool, orm: drizzle({ client: pool, schema }), appliedMigrations, close: () => pool.end() };
@@ -99,6 +100,32 @@ async function lastAppliedMigrationMillis(client: pg.PoolClient): Promise<number
   if (!table.rows[0]?.exists) return null;
   const { rows } = await client.query<{ last: string | null }>('SELECT max(created_at)::text AS last FROM drizzle.__drizzle_migrations');
   return rows[0]?.last ? Number(rows[0].last) : null;
+}
+
+/** Collations that compare text by code point, as SQLite does. */
+const codePointCollations = new Set(['C', 'POSIX', 'C.UTF-8', 'C.utf8']);
+
+/**
+ * Lists sorted by a text field page by the database's order of text: on SQLite the code point.
+ * A database created with a language's collation (en_US.UTF-8, the default of many installs)
+ * would sort `a` before `B` here and not there, so it is refused with the way to create one.
+ */
+async function checkCodePointCollation(pool: pg.Pool): Promise<void> {
+  // datlocprovider exists from PostgreSQL 15 on ('c' libc, 'i' ICU, 'b' builtin): read through to_jsonb so older servers answer null.
+  const { rows } = await pool.query<{ name: string; collation: string; provider: string | null; locale: string | null }>(
+    `SELECT datname AS name, datcollate AS collation, to_jsonb(d) ->> 'datlocprovider' AS provider,
+            coalesce(to_jsonb(d) ->> 'datlocale', to_jsonb(d) ->> 'daticulocale') AS locale
+       FROM pg_database d WHERE datname = current_database()`,
+  );
+  const database = rows[0];
+  const collation = database?.provider === 'i' ? `ICU ${database.locale}` : database?.provider === 'b' ? (database.locale ?? '') : database?.collation;
+  if (database && collation !== undefined && !codePointCollations.has(collation)) {
+    throw new Error(
+      `The database ${database.name} sorts text by the collation ${collation}; the API sorts by code point. ` +
+        `Create the database with: CREATE DATABASE ${database.name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8' ` +
+        `(or initdb --locale=C.UTF-8).`,
+    );
+  }
 }
 
 /** The same refusal as SQLite's checkRevisionTriggers (src/store/database.ts): drizzle-kit does not track triggers. */

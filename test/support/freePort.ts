@@ -1,13 +1,2 @@
-import { createServer } from 'node:net';
-
-/** A loopback port no one listens on now (the OS picks it), for a server a test starts as a process of its own. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+// One probe for free ports, shared with the scripts that start servers (scripts/localEngines.ts).
+export { freePort } from '../../scripts/localEngines.js';

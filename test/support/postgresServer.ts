@@ -7,17 +7,14 @@
 // global teardown stops it. A run without PostgreSQL tests never starts one. Each test file then
 // takes its own database: an empty one, or a clone of a template migrated once per server (CREATE
 // DATABASE … TEMPLATE copies files, far quicker than running the migrations again).
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
-
-const run = promisify(execFile);
+import { giveToPostgresUser, startLocalPostgres, stopLocalPostgres } from '../../scripts/localEngines.js';
 
 export interface PostgresServer {
   /** The `postgres` maintenance database, as the superuser `app` (no password: trust on 127.0.0.1). */
@@ -32,86 +29,34 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-const superuser = 'app';
-
-/** initdb and pg_ctl from PATH, else from the newest /usr/lib/postgresql/<version>/bin (Debian's place). */
-export function findPostgresBinaries(): { initdb: string; pgCtl: string } {
-  const onPath = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  const debian = existsSync('/usr/lib/postgresql')
-    ? readdirSync('/usr/lib/postgresql')
-        .filter((version) => /^\d+$/.test(version))
-        .sort((a, b) => Number(b) - Number(a))
-        .map((version) => `/usr/lib/postgresql/${version}/bin`)
-    : [];
-  for (const dir of [...onPath, ...debian]) {
-    if (existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl'))) {
-      return { initdb: path.join(dir, 'initdb'), pgCtl: path.join(dir, 'pg_ctl') };
-    }
-  }
-  throw new Error(
-    'The PostgreSQL tests need a PostgreSQL server (initdb and pg_ctl), found neither on PATH nor under /usr/lib/postgresql/*/bin. ' +
-      'Install it with: apt-get install -y postgresql',
-  );
-}
-
-const isRoot = process.getuid?.() === 0;
-
-/** initdb and the server refuse to run as root: as root they run as the `postgres` user. */
-function asServerUser(binary: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return isRoot ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
-}
-
 /** Where a started server lives: enough for another process to stop it. */
 interface ServerLocation {
   url: string;
   folder: string;
-  pgCtl: string;
 }
 
-async function stopServer(location: Pick<ServerLocation, 'folder' | 'pgCtl'>): Promise<void> {
-  const dataDir = path.join(location.folder, 'data');
-  if (existsSync(path.join(dataDir, 'postmaster.pid'))) {
-    // Test data is thrown away: no shutdown checkpoint needed.
-    await asServerUser(location.pgCtl, ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
-  }
+async function stopServer(location: Pick<ServerLocation, 'folder'>): Promise<void> {
+  // Test data is thrown away: no shutdown checkpoint needed.
+  await stopLocalPostgres(location.folder, 'immediate');
   rmSync(location.folder, { recursive: true, force: true });
 }
 
 async function startServerProcess(): Promise<ServerLocation> {
-  const { initdb, pgCtl } = findPostgresBinaries();
   const folder = mkdtempSync(path.join(tmpdir(), 'test-postgres-'));
-  if (isRoot) chownSync(folder, ...postgresUserIds());
-  const dataDir = path.join(folder, 'data');
+  giveToPostgresUser(folder);
   try {
-    // --no-sync and the settings below trade durability for speed: the data dies with the test run.
-    await asServerUser(initdb, ['-D', dataDir, '-A', 'trust', '-U', superuser, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
     // Another process may take the free port between the probe and the start: try a few.
     for (let attempt = 1; ; attempt += 1) {
-      const port = await freePort();
-      const settings = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
       try {
-        await asServerUser(pgCtl, ['-D', dataDir, '-l', path.join(folder, 'server.log'), '-o', settings, '-w', '-t', '30', 'start']);
-        return { url: `postgres://${superuser}@127.0.0.1:${port}/postgres`, folder, pgCtl };
+        return { url: await startLocalPostgres({ folder, port: await freePort(), durable: false }), folder };
       } catch (error) {
-        if (attempt >= 3) {
-          const log = existsSync(path.join(folder, 'server.log')) ? readFileSync(path.join(folder, 'server.log'), 'utf8') : '';
-          throw new Error(`PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}\n${log}`);
-        }
+        if (attempt >= 3) throw error;
       }
     }
   } catch (error) {
-    await stopServer({ folder, pgCtl });
+    await stopServer({ folder });
     throw error;
   }
-}
-
-function postgresUserIds(): [number, number] {
-  const entry = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((line) => line.startsWith('postgres:'));
-  if (!entry) throw new Error('Running as root, the PostgreSQL tests need the `postgres` user that the Debian package creates: apt-get install -y postgresql');
-  const [, , uid, gid] = entry.split(':');
-  return [Number(uid), Number(gid)];
 }
 
 /** The URL of another database on the same server. */

@@ -1,15 +1,14 @@
 // A real redis-server for the tests: its own port and temp folder, no persistence, stopped by the
 // test that started it. Fails (never skips) when redis-server is not installed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { assertRedisInstalled, exited, startLocalRedis } from '../../scripts/localEngines.js';
 
-const REDIS_SERVER = process.env.REDIS_SERVER_PATH || 'redis-server';
-const READY = /Ready to accept connections/;
 
 export interface RedisServer {
   port: number;
@@ -25,46 +24,13 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-function assertInstalled(): void {
-  const probe = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(`redis-server is needed by the Redis tests and was not found (${REDIS_SERVER}): install it with \`apt-get install -y redis-server\` (Debian), or set REDIS_SERVER_PATH.`);
-  }
-}
-
 function launch(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'notice'];
-  if (password !== undefined) args.push('--requirepass', password);
-  const child = spawn(REDIS_SERVER, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (READY.test(output)) {
-        child.stdout!.off('data', onData);
-        // Drained from now on, so a full pipe never stalls the server.
-        child.stdout!.resume();
-        child.off('exit', onExit);
-        resolve(child);
-      }
-    };
-    const onExit = (code: number | null) => reject(new Error(`redis-server exited with ${code} before it was ready: ${output}`));
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', onExit);
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+  return startLocalRedis({ port, dir, password });
 }
 
 /** Starts redis-server on a free port of 127.0.0.1 with `--save '' --appendonly no` in a temp folder (and a password when given). */
 export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
-  assertInstalled();
+  assertRedisInstalled();
   const dir = mkdtempSync(path.join(tmpdir(), 'test-redis-'));
   let port = 0;
   let child: ChildProcess | undefined;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as postgresSchema from '../../../db/postgres/schema.js';
 import { openPostgres } from '../../../src/store/postgres.js';
 import { revisionTriggers } from '../../../src/store/revisionTriggers.js';
-import { sharedPostgresServer, withClient } from '../../support/postgresServer.js';
+import { databaseUrl, sharedPostgresServer, withClient } from '../../support/postgresServer.js';
 import { runScriptProcess, sourceUrl } from '../../support/serverProcess.js';
 
 const allMigrations = ['0000_initial', '0001_revision_triggers'];
@@ -125,6 +125,17 @@ describe('openPostgres', () => {
     const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
     await withClient(url, (client) => client.query('DROP TRIGGER tasks_update_revision ON tasks'));
     await expect(openPostgres(url)).rejects.toThrow(/lacks the triggers tasks_update_revision: .*0001_revision_triggers\.sql/);
+  });
+
+  it('refuses a database that sorts text by a language (ICU en-US) rather than by code point, saying how to create one', async () => {
+    const server = await sharedPostgresServer();
+    const name = `collation_${Date.now()}`;
+    await withClient(server.url, (client) =>
+      client.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`),
+    );
+    await expect(openPostgres(databaseUrl(server.url, name))).rejects.toThrow(
+      `The database ${name} sorts text by the collation ICU en-US; the API sorts by code point. Create the database with: CREATE DATABASE ${name} TEMPLATE template0`,
+    );
   });
 
   it('sizes the pool and sets the statement timeout as asked, and reads bigint columns as numbers', async () => {

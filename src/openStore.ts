@@ -1,0 +1,40 @@
+// Start-up's one way to the data: the engine the configuration selects — PostgreSQL when
+// DATABASE_URL is set, else the SQLite file at DATABASE_PATH — opened, migrated and ready.
+import type BetterSqlite3 from 'better-sqlite3';
+import { postgresUrlForDisplay, type Config } from './config.js';
+import type { Logger } from './logger.js';
+import { openDatabase } from './store/database.js';
+import { postgresEngine, sqliteEngine, type StoreEngine } from './store/engine.js';
+
+export interface OpenedStore {
+  engine: StoreEngine;
+  /** The SQLite connection under the engine; undefined on PostgreSQL. */
+  sqlite: BetterSqlite3.Database | undefined;
+  /** Where the data is, for banners and logs: the SQLite path, or the PostgreSQL URL with its password masked. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export async function openStore(config: Pick<Config, 'postgres' | 'databasePath' | 'databaseBusyTimeoutMs'>, logger?: Logger): Promise<OpenedStore> {
+  if (config.postgres) {
+    const { openPostgres } = await import('./store/postgres.js');
+    const location = postgresUrlForDisplay(config.postgres.url);
+    const database = await openPostgres(config.postgres.url, {
+      poolMax: config.postgres.poolMax,
+      connectTimeoutMs: config.postgres.connectTimeoutMs,
+      statementTimeoutMs: config.postgres.statementTimeoutMs,
+      onIdleConnectionError: (error) => logger?.warn('an idle PostgreSQL connection failed; the pool replaces it', { database: location, error: error.message }),
+    });
+    const engine = postgresEngine(database.pool);
+    return { engine, sqlite: undefined, location, close: () => engine.close() };
+  }
+  const sqlite = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
+  return {
+    engine: sqliteEngine(sqlite),
+    sqlite,
+    location: config.databasePath,
+    close: async () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}
