@@ -12,11 +12,14 @@ import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import { openRedisConnection } from './limits/redisConnection.js';
 import { RedisLimitCounters } from './limits/redisLimitCounters.js';
+import type { SharedCallCounter } from './limits/sharedCallCounter.js';
+import { EngineLimitCounters } from './limits/engineLimitCounters.js';
 import type { Logger } from './logger.js';
 import { portfolioProfile } from './portfolio/portfolioProfile.js';
 import { createContractApi } from './contract/pipeline.js';
 import { createApiKeyStore } from './store/apiKeys.js';
 import { isDatabaseBusy, openDatabase, runInImmediateTransaction } from './store/database.js';
+import { sqliteEngine } from './store/engine.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
 import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
@@ -101,9 +104,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   const apiKeys = createApiKeyStore(db, { now });
   const rateLimiter = new SqliteRateLimiter(db, now);
-  // REDIS_URL: the rate-limit buckets and the monthly quota are counted in Redis instead of SQLite.
+  // REDIS_URL: the rate-limit buckets and the monthly quota are counted in Redis. Without it on
+  // PostgreSQL: in the database, every call. On SQLite: by rateLimiter, quota and localQuota, synchronously.
   const redis = config.redis ? await openRedisConnection(config.redis, deps.logger) : undefined;
-  const callCounter = redis && config.redis ? new RedisLimitCounters(redis, { keyPrefix: config.redis.keyPrefix, now }) : undefined;
+  const redisCounter = redis && config.redis ? new RedisLimitCounters(redis, { keyPrefix: config.redis.keyPrefix, now }) : undefined;
+  // The engine the stores serve from; PostgreSQL's takes its place once serving from DATABASE_URL lands.
+  const storeEngine = sqliteEngine(db);
+  const engineCounter = storeEngine.kind === 'postgres' ? new EngineLimitCounters(storeEngine, { now }) : undefined;
+  const callCounter: SharedCallCounter | undefined = redisCounter ?? engineCounter;
 
   const users = createUserStore(db, { now });
   const workspaces = createWorkspaceStore(db, { now });
@@ -341,8 +349,12 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     [
       // Written quietly: a count is not a removal.
       { name: 'write-local-quota-counts', every: '* * * * * *', run: () => (writeLocalQuotaCounts(), 0) },
-      ...(callCounter ? [{ name: 'write-redis-quota-counts', every: '* * * * * *', run: async () => (await callCounter.writeUnwrittenQuotaCalls(), 0) }] : []),
-      { name: 'purge-rate-limit-windows', every: '*/10 * * * *', run: () => rateLimiter.purgeWindowsBefore(now() - rateWindowRetentionMs) },
+      ...(redisCounter ? [{ name: 'write-redis-quota-counts', every: '* * * * * *', run: async () => (await redisCounter.writeUnwrittenQuotaCalls(), 0) }] : []),
+      {
+        name: 'purge-rate-limit-windows',
+        every: '*/10 * * * *',
+        run: () => (engineCounter ?? rateLimiter).purgeWindowsBefore(now() - rateWindowRetentionMs),
+      },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
       { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
       { name: 'purge-expired-oauth-records', every: '*/10 * * * *', run: () => oauthRecords.purgeExpired() },
@@ -354,9 +366,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
 
   /** Writes the quota calls admitted while Redis could not be reached (if it answers now), then disconnects. */
   const closeRedis = async () => {
-    if (!redis || !callCounter) return;
-    await callCounter.writeUnwrittenQuotaCalls();
-    const lost = callCounter.unwrittenQuotaCalls();
+    if (!redis || !redisCounter) return;
+    await redisCounter.writeUnwrittenQuotaCalls();
+    const lost = redisCounter.unwrittenQuotaCalls();
     if (lost > 0) deps.logger.error('quota calls admitted while Redis was unreachable could not be written at shutdown', { calls: lost });
     await redis.close();
   };

@@ -19,9 +19,11 @@ export interface CallCount {
 }
 
 /**
- * Rate-limit buckets and monthly quota counts kept outside the process (Redis), shared exactly by
- * every server process: each call is counted in one atomic step. Never rejects: when the shared
- * count cannot be reached, the call is decided on this process's own estimate.
+ * Rate-limit buckets and monthly quota counts kept outside the process, shared exactly by every
+ * server process: in Redis (each call one atomic step) or in PostgreSQL's tables (each count one
+ * atomic statement). When the shared count cannot be had (Redis unreachable, the database busy),
+ * the call is decided on this process's own estimate; Redis never rejects, the database rejects
+ * on its other errors as SQLite's limiter does.
  */
 export interface SharedCallCounter {
   countCall(call: CountedCall): Promise<CallCount>;

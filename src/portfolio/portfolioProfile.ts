@@ -15,7 +15,7 @@ export interface PortfolioProfileDependencies {
   findApiKeyByHash: ApiKeyLookup;
   services: PortfolioServices;
   rateLimiter: RateLimiter;
-  /** Set (REDIS_URL): each key's window is counted there instead of with rateLimiter. */
+  /** Set (REDIS_URL, or PostgreSQL): each key's window is counted there instead of with rateLimiter. */
   callCounter?: SharedCallCounter;
   rateLimit: { requestsPerWindow: number; windowSeconds: number };
   now: () => number;

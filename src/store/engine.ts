@@ -77,6 +77,14 @@ export interface StoreEngine {
    * change of this process lands between them). Inside a write it reads in that transaction.
    */
   snapshot<T>(read: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs a change whose every statement is atomic by itself (an upsert that counts) without one
+   * transaction around its statements. PostgreSQL runs each in a transaction of its own at READ
+   * COMMITTED: an upsert of a row another instance is changing waits for that row's lock and then
+   * adds to its committed count, where inside `write` it would fail serialization and run again.
+   * SQLite runs the change as a `write` (its writers take turns anyway). Inside a `write` it joins it.
+   */
+  autocommit<T>(change: () => T | Promise<T>): Promise<T>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -167,6 +175,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     write: (change) => transactions.write(change),
     read: (read) => readCommitted(transactions, read),
     snapshot: (read) => transactions.write(read),
+    autocommit: (change) => transactions.write(change),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const toObject = objectMapper<Item>(compiled);
@@ -246,6 +255,14 @@ export function numberedParameters(source: string): string {
     }
   }
   return out;
+}
+
+/**
+ * drizzle's SQLite SQL as PostgreSQL takes it: parameters numbered, and an upsert's conflict target
+ * unqualified (`on conflict ("t"."c")` is SQLite's spelling; PostgreSQL refuses the table name there).
+ */
+export function postgresStatementText(source: string): string {
+  return numberedParameters(source).replace(/on conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`);
 }
 
 /** An engine over a PostgreSQL pool (src/store/postgres.ts opens it); closing the engine ends the pool. */
@@ -330,9 +347,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     write,
     read: async (read) => read(),
     snapshot,
+    // Outside a transaction every statement runs on the pool, in a transaction of its own; inside one it joins it.
+    autocommit: async (change) => change(),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
-      const text = numberedParameters(compiled.source);
+      const text = postgresStatementText(compiled.source);
       let name = preparedNames.get(text);
       if (name === undefined) {
         name = `contract_api_${preparedNames.size + 1}`;

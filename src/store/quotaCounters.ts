@@ -1,9 +1,12 @@
 // The monthly quota: personal-access-token calls per workspace and UTC calendar month, counted
-// in SQLite with one atomic upsert so that every server process on the database shares the count.
+// in the database with one atomic upsert so that every server process on it shares the count. The
+// statements are written once; SQLite's admission path runs them synchronously on the connection,
+// any engine (PostgreSQL) runs them asynchronously.
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { quotaCounters } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 
 export interface QuotaPeriod {
   /** `YYYY-MM`, UTC. */
@@ -39,6 +42,13 @@ export interface QuotaCounterStore {
   quotaUsage(workspaceId: string, now: number): QuotaUsage;
 }
 
+/** QuotaCounterStore on a store engine, without calls counted by one process alone (each count is one atomic statement). */
+export interface EngineQuotaCounterStore {
+  /** Counts one call unless the quota is spent; `limit` null counts without a cap. */
+  countQuotaCall(workspaceId: string, now: number, limit: number | null): Promise<QuotaDecision>;
+  quotaUsage(workspaceId: string, now: number): Promise<QuotaUsage>;
+}
+
 /** The UTC calendar month containing `now`. */
 export function quotaPeriod(now: number): QuotaPeriod {
   const date = new Date(now);
@@ -64,9 +74,9 @@ function monthCache(): (now: number) => QuotaPeriod {
   };
 }
 
-export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
-  const orm = drizzleFor(db);
-  // Compiled: this is counted on every token call.
+type CountArgs = { workspaceId: string; period: string };
+
+function quotaCounterQueries(orm: AppDatabase) {
   const countOne = () =>
     orm
       .insert(quotaCounters)
@@ -74,31 +84,42 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
       .$dynamic();
   const conflictTarget = [quotaCounters.workspaceId, quotaCounters.period];
   const addOne = { count: sql`${quotaCounters.count} + 1` };
-  const incrementUncapped = compiledStatement<{ workspaceId: string; period: string }, [number]>(
-    db,
-    countOne().onConflictDoUpdate({ target: conflictTarget, set: addOne }).returning({ count: quotaCounters.count }),
-  );
-  // At the cap the update's WHERE is false, nothing is returned and nothing changes.
-  const incrementCapped = compiledStatement<{ workspaceId: string; period: string; limit: number }, [number]>(
-    db,
-    countOne()
+  return {
+    incrementUncapped: countOne().onConflictDoUpdate({ target: conflictTarget, set: addOne }).returning({ count: quotaCounters.count }),
+    // At the cap the update's WHERE is false, nothing is returned and nothing changes.
+    incrementCapped: countOne()
       .onConflictDoUpdate({ target: conflictTarget, set: addOne, setWhere: lt(quotaCounters.count, sql.placeholder('limit')) })
       .returning({ count: quotaCounters.count }),
-  );
-  const read = compiledStatement<{ workspaceId: string; period: string }, [number]>(
-    db,
-    orm
+    read: orm
       .select({ count: quotaCounters.count })
       .from(quotaCounters)
       .where(and(eq(quotaCounters.workspaceId, sql.placeholder('workspaceId')), eq(quotaCounters.period, sql.placeholder('period')))),
-  );
-  const addCalls = compiledStatement<{ workspaceId: string; period: string; calls: number }>(
-    db,
-    orm
+    addCalls: orm
       .insert(quotaCounters)
       .values({ workspaceId: sql.placeholder('workspaceId'), period: sql.placeholder('period'), count: sql.placeholder('calls') })
       .onConflictDoUpdate({ target: conflictTarget, set: { count: sql`${quotaCounters.count} + excluded.count` } }),
-  );
+  };
+}
+
+function checkedLimit(limit: number | null): void {
+  if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
+}
+
+function admitted(period: QuotaPeriod, used: number, limit: number | null): QuotaDecision {
+  return { ...period, allowed: true, used, limit, remaining: limit === null ? null : Math.max(0, limit - used) };
+}
+
+function refused(period: QuotaPeriod, used: number, limit: number): QuotaDecision {
+  return { ...period, allowed: false, used, limit, remaining: 0 };
+}
+
+export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounterStore {
+  const queries = quotaCounterQueries(drizzleFor(db));
+  // Compiled: this is counted on every token call.
+  const incrementUncapped = compiledStatement<CountArgs, [number]>(db, queries.incrementUncapped);
+  const incrementCapped = compiledStatement<CountArgs & { limit: number }, [number]>(db, queries.incrementCapped);
+  const read = compiledStatement<CountArgs, [number]>(db, queries.read);
+  const addCalls = compiledStatement<CountArgs & { calls: number }>(db, queries.addCalls);
   const periodOf = monthCache();
 
   const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
@@ -109,17 +130,13 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
   return {
     countQuotaCall(workspaceId, now, limit, earlierCalls = 0) {
       const period = periodOf(now);
-      if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw new RangeError('limit must be null or a whole number ≥ 0.');
+      checkedLimit(limit);
       if (earlierCalls > 0) addCalls.run({ workspaceId, period: period.period, calls: earlierCalls });
-      if (limit === null) {
-        const count = incrementUncapped.value({ workspaceId, period: period.period }) as number;
-        return { ...period, allowed: true, used: count, limit: null, remaining: null };
-      }
+      if (limit === null) return admitted(period, incrementUncapped.value({ workspaceId, period: period.period }) as number, null);
       // A quota of 0 refuses every call; the insert would count the first one.
       const counted = limit > 0 ? (incrementCapped.value({ workspaceId, period: period.period, limit }) as number | undefined) : undefined;
-      if (counted !== undefined) return { ...period, allowed: true, used: counted, limit, remaining: Math.max(0, limit - counted) };
-      const { used } = usage(workspaceId, period);
-      return { ...period, allowed: false, used, limit, remaining: 0 };
+      if (counted !== undefined) return admitted(period, counted, limit);
+      return refused(period, usage(workspaceId, period).used, limit);
     },
 
     addQuotaCalls(workspaceId, period, calls) {
@@ -128,6 +145,35 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
 
     quotaUsage(workspaceId, now) {
       return usage(workspaceId, periodOf(now));
+    },
+  };
+}
+
+export function createEngineQuotaCounterStore(source: StoreSource): EngineQuotaCounterStore {
+  const engine = engineOf(source);
+  const queries = quotaCounterQueries(engine.orm);
+  const incrementUncapped = engine.statement<unknown, CountArgs>(queries.incrementUncapped);
+  const incrementCapped = engine.statement<unknown, CountArgs & { limit: number }>(queries.incrementCapped);
+  const read = engine.statement<unknown, CountArgs>(queries.read);
+  const periodOf = monthCache();
+
+  const used = async (workspaceId: string, period: QuotaPeriod) => ((await read.value({ workspaceId, period: period.period })) as number | undefined) ?? 0;
+
+  return {
+    async countQuotaCall(workspaceId, now, limit) {
+      const period = periodOf(now);
+      checkedLimit(limit);
+      return engine.autocommit(async () => {
+        if (limit === null) return admitted(period, (await incrementUncapped.value({ workspaceId, period: period.period })) as number, null);
+        const counted = limit > 0 ? ((await incrementCapped.value({ workspaceId, period: period.period, limit })) as number | undefined) : undefined;
+        if (counted !== undefined) return admitted(period, counted, limit);
+        return refused(period, await used(workspaceId, period), limit);
+      });
+    },
+
+    async quotaUsage(workspaceId, now) {
+      const period = periodOf(now);
+      return { ...period, used: await engine.read(() => used(workspaceId, period)) };
     },
   };
 }

@@ -1,9 +1,12 @@
 // Fixed-window request counters shared by every process on the database; src/limits/rateLimiter.ts
-// decides what they mean. One counter per (bucket, window start), raised by an atomic upsert.
+// (SQLite) and src/limits/engineLimitCounters.ts (PostgreSQL) decide what they mean. One counter
+// per (bucket, window start), raised by an atomic upsert. The statements are written once; SQLite's
+// admission path runs them synchronously on the connection, any engine runs them asynchronously.
 import type BetterSqlite3 from 'better-sqlite3';
 import { lt, sql } from 'drizzle-orm';
 import { rateLimitCounters } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 
 export interface RateLimitCounterStore {
   /**
@@ -15,11 +18,17 @@ export interface RateLimitCounterStore {
   purgeWindowsBefore(windowStart: number): number;
 }
 
-export function createRateLimitCounterStore(db: BetterSqlite3.Database): RateLimitCounterStore {
-  const orm = drizzleFor(db);
-  const increment = compiledStatement<{ bucket: string; windowStart: number; calls: number }, [number]>(
-    db,
-    orm
+/** RateLimitCounterStore on a store engine: each call one atomic statement (see `engine.autocommit`). */
+export interface EngineRateLimitCounterStore {
+  addCalls(bucket: string, windowStart: number, calls: number): Promise<number>;
+  purgeWindowsBefore(windowStart: number): Promise<number>;
+}
+
+type AddCallsArgs = { bucket: string; windowStart: number; calls: number };
+
+function rateLimitCounterQueries(orm: AppDatabase) {
+  return {
+    addCalls: orm
       .insert(rateLimitCounters)
       .values({ bucket: sql.placeholder('bucket'), windowStart: sql.placeholder('windowStart'), count: sql.placeholder('calls') })
       .onConflictDoUpdate({
@@ -27,11 +36,14 @@ export function createRateLimitCounterStore(db: BetterSqlite3.Database): RateLim
         set: { count: sql`${rateLimitCounters.count} + ${sql.placeholder('calls')}` },
       })
       .returning({ count: rateLimitCounters.count }),
-  );
-  const purge = orm
-    .delete(rateLimitCounters)
-    .where(lt(rateLimitCounters.windowStart, sql.placeholder('windowStart')))
-    .prepare();
+    purge: orm.delete(rateLimitCounters).where(lt(rateLimitCounters.windowStart, sql.placeholder('windowStart'))),
+  };
+}
+
+export function createRateLimitCounterStore(db: BetterSqlite3.Database): RateLimitCounterStore {
+  const queries = rateLimitCounterQueries(drizzleFor(db));
+  const increment = compiledStatement<AddCallsArgs, [number]>(db, queries.addCalls);
+  const purge = compiledStatement<{ windowStart: number }>(db, queries.purge);
 
   return {
     addCalls(bucket, windowStart, calls) {
@@ -40,5 +52,17 @@ export function createRateLimitCounterStore(db: BetterSqlite3.Database): RateLim
     purgeWindowsBefore(windowStart) {
       return purge.run({ windowStart }).changes;
     },
+  };
+}
+
+export function createEngineRateLimitCounterStore(source: StoreSource): EngineRateLimitCounterStore {
+  const engine = engineOf(source);
+  const queries = rateLimitCounterQueries(engine.orm);
+  const increment = engine.statement<unknown, AddCallsArgs>(queries.addCalls);
+  const purge = engine.statement<unknown, { windowStart: number }>(queries.purge);
+
+  return {
+    addCalls: (bucket, windowStart, calls) => engine.autocommit(async () => (await increment.value({ bucket, windowStart, calls })) as number),
+    purgeWindowsBefore: (windowStart) => engine.autocommit(() => purge.run({ windowStart })),
   };
 }

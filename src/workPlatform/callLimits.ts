@@ -53,7 +53,7 @@ export function enforceCallLimits(
   return limitAdmission(table, caller, rateClass, limit, decision, quota, deps.now);
 }
 
-/** enforceCallLimits with the counts in a shared counter (Redis): the bucket and the quota in one atomic step. */
+/** enforceCallLimits with the counts in a shared counter (Redis, or PostgreSQL's tables): every call counted there, exactly. */
 export async function enforceSharedCallLimits(
   deps: { table: PlanLimitTable; counter: SharedCallCounter; now: number },
   caller: Caller,

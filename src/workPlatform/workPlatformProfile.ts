@@ -29,7 +29,7 @@ export interface WorkPlatformProfileDependencies {
   quota: QuotaCounter;
   /** Quota calls counted in this process alone, far from the quota. */
   localQuota: LocalQuotaCounts;
-  /** Set (REDIS_URL): the class buckets and the quota are counted there instead of with rateLimiter, quota and localQuota. */
+  /** Set (REDIS_URL, or PostgreSQL): the class buckets and the quota are counted there instead of with rateLimiter, quota and localQuota. */
   callCounter?: SharedCallCounter;
   cors: CorsPolicy;
   problemTypeBase: string;

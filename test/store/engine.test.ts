@@ -1,13 +1,21 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tenants, webhookDeliveries } from '../../db/schema.js';
-import { numberedParameters, type StoreEngine } from '../../src/store/engine.js';
+import { numberedParameters, postgresStatementText, type StoreEngine } from '../../src/store/engine.js';
 import { storeEngines, type OpenedEngine } from '../support/engines.js';
 
 describe('numberedParameters', () => {
   it('numbers the ? outside quoted text and identifiers', () => {
     expect(numberedParameters(`select "a?" from "t" where "x" = ? and "y" = 'it''s ?' and z = ?`)).toBe(
       `select "a?" from "t" where "x" = $1 and "y" = 'it''s ?' and z = $2`,
+    );
+  });
+});
+
+describe('postgresStatementText', () => {
+  it("unqualifies an upsert's conflict target, which PostgreSQL refuses with the table's name", () => {
+    expect(postgresStatementText(`insert into "t" ("a", "b") values (?, ?) on conflict ("t"."a", "t"."b") do update set "b" = excluded."b" where "t"."a" = ?`)).toBe(
+      `insert into "t" ("a", "b") values ($1, $2) on conflict ("a", "b") do update set "b" = excluded."b" where "t"."a" = $3`,
     );
   });
 });
