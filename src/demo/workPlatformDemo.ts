@@ -337,8 +337,8 @@ export async function loadWorkPlatformDemo(
   clock = start + 41 * day;
   await projects.createProject(demoWorkspaces.main.id, { name: 'Someday', description: 'Ideas without a home yet.' }, owner);
 
-  const crm = loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
-  const contractIds = loadContractDemo(db, start, now, crm.main, crm.other);
+  const crm = await loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
+  const contractIds = await loadContractDemo(db, start, now, crm.main, crm.other);
 
   const connectors = await loadConnectorDemo(db, start, webhookSecretBox);
   taskIds.push(...(await loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo'))));
@@ -442,7 +442,7 @@ const dealOwners = [demoUsers.owner.id, demoUsers.admin.id, demoUsers.member.id]
  * examples name them (version 1, no deal names that company or contact), so the Postman
  * collection can read, update and delete them.
  */
-function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBytes) {
+async function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBytes) {
   let clock = start + 20 * day;
   const scripted = () => clock;
   const companies = createCompanyStore(db, { now: scripted, randomBytes: random });
@@ -452,17 +452,20 @@ function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBy
   const main = demoWorkspaces.main.id;
   const dayOf = (offset: number) => new Date(start + offset * day).toISOString().slice(0, 10);
 
-  const companyIds = demoCompanies.map((company) => {
+  const companyIds: string[] = [];
+  for (const company of demoCompanies) {
     clock += 3 * 60_000;
-    return companies.createCompany(main, company, owner).id;
-  });
-  const contactIds = demoContacts.map(({ company, ...contact }) => {
+    companyIds.push((await companies.createCompany(main, company, owner)).id);
+  }
+  const contactIds: string[] = [];
+  for (const { company, ...contact } of demoContacts) {
     clock += 2 * 60_000;
-    return contacts.createContact(main, { ...contact, companyId: company === null ? null : companyIds[company]! }, owner).id;
-  });
-  const dealIds = demoDeals.map((deal, index) => {
+    contactIds.push((await contacts.createContact(main, { ...contact, companyId: company === null ? null : companyIds[company]! }, owner)).id);
+  }
+  const dealIds: string[] = [];
+  for (const [index, deal] of demoDeals.entries()) {
     clock += index % 3 === 2 ? 0 : 5 * 60_000;
-    return deals.createDeal(
+    const created = await deals.createDeal(
       main,
       {
         title: deal.title,
@@ -475,39 +478,40 @@ function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBy
         expectedCloseOn: deal.closeInDays === null ? null : dayOf(45 + deal.closeInDays),
       },
       owner,
-    ).id;
-  });
+    );
+    dealIds.push(created.id);
+  }
   clock = start + 38 * day;
-  demoDeals.forEach((deal, index) => {
-    if (!deal.movesTo) return;
+  for (const [index, deal] of demoDeals.entries()) {
+    if (!deal.movesTo) continue;
     clock += 60 * 60_000;
-    deals.updateDeal(main, dealIds[index]!, { stage: deal.movesTo }, 1, owner);
-  });
+    await deals.updateDeal(main, dealIds[index]!, { stage: deal.movesTo }, 1, owner);
+  }
 
   // The contract's examples: a company with one contact and no deal, a contact on no deal, a deal.
   clock = start + 41 * day;
-  const exampleCompany = companies.createCompany(main, { name: 'Litware Labs', domain: 'litware.example', description: 'Met at a trade fair; no deal yet.' }, owner).id;
-  const detachedOnDelete = contacts.createContact(main, { name: 'Robin Vale', email: 'robin@litware.example', companyId: exampleCompany }, owner).id;
-  const exampleContact = contacts.createContact(main, { name: 'Jordan Blake', email: 'jordan@litware.example', phone: '+442071234567', companyId: exampleCompany }, owner).id;
-  const exampleDeal = deals.createDeal(
+  const exampleCompany = (await companies.createCompany(main, { name: 'Litware Labs', domain: 'litware.example', description: 'Met at a trade fair; no deal yet.' }, owner)).id;
+  const detachedOnDelete = (await contacts.createContact(main, { name: 'Robin Vale', email: 'robin@litware.example', companyId: exampleCompany }, owner)).id;
+  const exampleContact = (await contacts.createContact(main, { name: 'Jordan Blake', email: 'jordan@litware.example', phone: '+442071234567', companyId: exampleCompany }, owner)).id;
+  const exampleDeal = await deals.createDeal(
     main,
     { title: 'Litware pilot', stage: 'lead', amountMinor: 250_000, currency: 'EUR', ownerId: demoUsers.owner.id, expectedCloseOn: dayOf(75) },
     owner,
-  ).id;
+  );
 
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
   const other = demoWorkspaces.other.id;
-  const otherCompany = companies.createCompany(other, { name: 'Harbor customer', domain: 'customer.harbor.example' }, otherOwner).id;
-  const otherContact = contacts.createContact(other, { name: 'Harbor contact', companyId: otherCompany }, otherOwner).id;
-  const otherDeal = deals.createDeal(
+  const otherCompany = (await companies.createCompany(other, { name: 'Harbor customer', domain: 'customer.harbor.example' }, otherOwner)).id;
+  const otherContact = (await contacts.createContact(other, { name: 'Harbor contact', companyId: otherCompany }, otherOwner)).id;
+  const otherDeal = await deals.createDeal(
     other,
     { title: 'Harbor renewal', amountMinor: 99_00, currency: 'USD', ownerId: demoUsers.otherOwner.id, companyId: otherCompany, contactIds: [otherContact] },
     otherOwner,
-  ).id;
+  );
 
   return {
-    main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal] },
-    other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal },
+    main: { companyIds: [...companyIds, exampleCompany], contactIds: [...contactIds, detachedOnDelete, exampleContact], dealIds: [...dealIds, exampleDeal.id] },
+    other: { companyId: otherCompany, contactId: otherContact, dealId: otherDeal.id },
   };
 }
 
@@ -536,59 +540,61 @@ export interface DemoContracts {
  * five: the Postman collection sends, signs, declines and withdraws one each, and reads, updates
  * and deletes the example draft.
  */
-function loadContractDemo(
+async function loadContractDemo(
   db: BetterSqlite3.Database,
   start: number,
   now: () => number,
   main: { companyIds: string[]; dealIds: string[] },
   other: { companyId: string; dealId: string },
-): { main: DemoContracts; other: string } {
+): Promise<{ main: DemoContracts; other: string }> {
   let clock = start + 43 * day;
   const store = createContractStore(db, { now: () => clock, randomBytes: seededRandomBytes('work-platform-contract-demo') });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
   const workspace = demoWorkspaces.main.id;
   const dayOf = (offset: number) => new Date(start + offset * day).toISOString().slice(0, 10);
-  const create = (input: Parameters<ContractStore['createContract']>[1]) => {
+  const create = async (input: Parameters<ContractStore['createContract']>[1]) => {
     clock += 5 * 60_000;
-    return store.createContract(workspace, input, owner).id;
+    return (await store.createContract(workspace, input, owner)).id;
   };
-  const move = (id: string, moves: ContractMove[]) => {
+  const move = async (id: string, moves: ContractMove[]) => {
     for (const step of moves) {
       clock += 60 * 60_000;
-      store.moveContract(workspace, id, step, null, owner);
+      await store.moveContract(workspace, id, step, null, owner);
     }
   };
   const [contoso, fabrikam] = [main.companyIds[0]!, main.companyIds[1]!];
   const [firstDeal, secondDeal] = [main.dealIds[0]!, main.dealIds[1]!];
 
   clock = start + 20 * day;
-  const expired = create({ title: 'Fabrikam pilot terms', companyId: fabrikam, expiresOn: dayOf(30), body: 'Pilot for 30 days; offer lapsed unsigned.' });
-  move(expired, ['send']);
+  const expired = await create({ title: 'Fabrikam pilot terms', companyId: fabrikam, expiresOn: dayOf(30), body: 'Pilot for 30 days; offer lapsed unsigned.' });
+  await move(expired, ['send']);
   clock = start + 43 * day;
-  const draft = create({ title: 'Contoso support add-on', companyId: contoso, amountMinor: 480_000, currency: 'EUR', expiresOn: dayOf(90) });
-  const sent = create({ title: 'Contoso master agreement', dealId: firstDeal, amountMinor: 1_250_000, currency: 'EUR', expiresOn: dayOf(75), body: 'Annual licence, 50 seats.' });
-  move(sent, ['send']);
-  const signed = create({ title: 'Fabrikam data processing addendum', companyId: fabrikam, expiresOn: dayOf(60) });
-  move(signed, ['send', 'sign']);
-  const declined = create({ title: 'Second deal: first offer', dealId: secondDeal, amountMinor: 900_000, currency: 'USD', expiresOn: dayOf(70) });
-  move(declined, ['send', 'decline']);
-  const [toSend, toSign, toDecline, toWithdraw] = ['Send example', 'Sign example', 'Decline example', 'Withdraw example'].map((title) =>
-    create({ title, companyId: contoso, expiresOn: dayOf(80) }),
-  ) as [string, string, string, string];
-  move(toSign, ['send']);
-  move(toDecline, ['send']);
-  move(toWithdraw, ['send']);
-  const example = create({ title: 'Example draft', companyId: contoso, expiresOn: dayOf(80) });
+  const draft = await create({ title: 'Contoso support add-on', companyId: contoso, amountMinor: 480_000, currency: 'EUR', expiresOn: dayOf(90) });
+  const sent = await create({ title: 'Contoso master agreement', dealId: firstDeal, amountMinor: 1_250_000, currency: 'EUR', expiresOn: dayOf(75), body: 'Annual licence, 50 seats.' });
+  await move(sent, ['send']);
+  const signed = await create({ title: 'Fabrikam data processing addendum', companyId: fabrikam, expiresOn: dayOf(60) });
+  await move(signed, ['send', 'sign']);
+  const declined = await create({ title: 'Second deal: first offer', dealId: secondDeal, amountMinor: 900_000, currency: 'USD', expiresOn: dayOf(70) });
+  await move(declined, ['send', 'decline']);
+  const examples: string[] = [];
+  for (const title of ['Send example', 'Sign example', 'Decline example', 'Withdraw example']) {
+    examples.push(await create({ title, companyId: contoso, expiresOn: dayOf(80) }));
+  }
+  const [toSend, toSign, toDecline, toWithdraw] = examples as [string, string, string, string];
+  await move(toSign, ['send']);
+  await move(toDecline, ['send']);
+  await move(toWithdraw, ['send']);
+  const example = await create({ title: 'Example draft', companyId: contoso, expiresOn: dayOf(80) });
 
-  const otherContract = store.createContract(
+  const otherContract = await store.createContract(
     demoWorkspaces.other.id,
     { title: 'Harbor renewal terms', dealId: other.dealId, expiresOn: dayOf(80) },
     { id: demoUsers.otherOwner.id, kind: 'USER' },
-  ).id;
+  );
   // The lapsed offer is recorded as expired as the server's sweep would, as of the real now.
   clock = now();
-  store.expireOverdueContracts();
-  return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract };
+  await store.expireOverdueContracts();
+  return { main: { draft, sent, signed, declined, expired, toSend, toSign, toDecline, toWithdraw, example }, other: otherContract.id };
 }
 
 /**
@@ -672,7 +678,7 @@ async function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, proj
   const stages: DealStage[] = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];
   for (let serial = 0; serial < 16; serial += 1) {
     clock = start + (3 + serial * 2.6) * day + 14 * hour * 1000;
-    deals.createDeal(
+    await deals.createDeal(
       main,
       {
         title: `Renewal ${serial + 1}`,

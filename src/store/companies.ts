@@ -3,17 +3,17 @@
 // same transaction. A company that deals name cannot be deleted; its contacts are detached.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, deals, storageLimits } from '../../db/schema.js';
 import { toContact } from './contacts.js';
-import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor } from './drizzle.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { placeholdersFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InUseError, InvalidValueError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export type Company = components['schemas']['Company'];
 export type CreateCompanyInput = components['schemas']['CompanyCreate'];
@@ -30,18 +30,18 @@ export interface CompanyStoreOptions {
 }
 
 export interface CompanyStore {
-  createCompany(workspaceId: string, input: CreateCompanyInput, actor: EventActor): Company;
+  createCompany(workspaceId: string, input: CreateCompanyInput, actor: EventActor): Promise<Company>;
   /** Undefined when missing or in another workspace. */
-  getCompany(workspaceId: string, id: string): Company | undefined;
+  getCompany(workspaceId: string, id: string): Promise<Company | undefined>;
   /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateCompany(workspaceId: string, id: string, patch: UpdateCompanyInput, expectedVersion: number, actor: EventActor): Company;
+  updateCompany(workspaceId: string, id: string, patch: UpdateCompanyInput, expectedVersion: number, actor: EventActor): Promise<Company>;
   /**
    * Deletes a company that no deal or contract names (else InUseError `company-has-deals`, `company-has-contracts`); its contacts lose
    * their companyId, each with a new version and a contact.updated event. Returns the company as it was.
    */
-  deleteCompany(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Company;
+  deleteCompany(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Company>;
   /** `updatedSince` in milliseconds since the epoch. */
-  listCompanies(workspaceId: string, options: CompanyListOptions): KeysetPage<Company>;
+  listCompanies(workspaceId: string, options: CompanyListOptions): Promise<KeysetPage<Company>>;
 }
 
 type CompanyRow = typeof companies.$inferSelect;
@@ -76,7 +76,8 @@ const sortKeys: Record<CompanySort, SortKeyDefinition> = {
   name: { expression: companies.name, keyType: 'string' },
 };
 
-const constraintFields: ConstraintFields = {
+/** The length CHECKs of the table, by constraint name (the same names on both engines). */
+export const companyConstraintFields: ConstraintFields = {
   companies_name_length: { field: 'name', limit: storageLimits.companyName },
   companies_domain_length: { field: 'domain', limit: storageLimits.companyDomain },
   companies_description_length: { field: 'description', limit: storageLimits.companyDescription },
@@ -90,50 +91,56 @@ function checkCompanyValues(input: UpdateCompanyInput): void {
   }
 }
 
-export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyStoreOptions = {}): CompanyStore {
+export function createCompanyStore(source: StoreSource, options: CompanyStoreOptions = {}): CompanyStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(companies.workspaceId, sql.placeholder('workspaceId')), eq(companies.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(companies).where(inWorkspace).prepare();
-  const insert = orm.insert(companies).values(placeholdersFor(companies)).prepare();
-  const update = orm
-    .update(companies)
-    .set({
-      name: sql`${sql.placeholder('name')}`,
-      domain: sql`${sql.placeholder('domain')}`,
-      description: sql`${sql.placeholder('description')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(companies).where(inWorkspace).prepare();
-  const countDeals = orm
-    .select({ count: count() })
-    .from(deals)
-    .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.companyId, sql.placeholder('id'))))
-    .prepare();
-  const countContracts = orm
-    .select({ count: count() })
-    .from(contracts)
-    .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.companyId, sql.placeholder('id'))))
-    .prepare();
-  const contactsOf = orm
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.companyId, sql.placeholder('id'))))
-    .orderBy(asc(contacts.id))
-    .prepare();
-  const detachContact = orm
-    .update(contacts)
-    .set({ companyId: null, version: sql`${contacts.version} + 1`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
-    .where(and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.id, sql.placeholder('id'))))
-    .prepare();
+  const selectOne = engine.statement<CompanyRow>(orm.select().from(companies).where(inWorkspace));
+  const insert = engine.statement(orm.insert(companies).values(placeholdersFor(companies)));
+  const update = engine.statement(
+    orm
+      .update(companies)
+      .set({
+        name: sql`${sql.placeholder('name')}`,
+        domain: sql`${sql.placeholder('domain')}`,
+        description: sql`${sql.placeholder('description')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(companies).where(inWorkspace));
+  const countDeals = engine.statement<{ count: number }>(
+    orm
+      .select({ count: count() })
+      .from(deals)
+      .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.companyId, sql.placeholder('id')))),
+  );
+  const countContracts = engine.statement<{ count: number }>(
+    orm
+      .select({ count: count() })
+      .from(contracts)
+      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.companyId, sql.placeholder('id')))),
+  );
+  const contactsOf = engine.statement<typeof contacts.$inferSelect>(
+    orm
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.companyId, sql.placeholder('id'))))
+      .orderBy(asc(contacts.id)),
+  );
+  const detachContact = engine.statement(
+    orm
+      .update(contacts)
+      .set({ companyId: null, version: sql`${contacts.version} + 1`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
+      .where(and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.id, sql.placeholder('id')))),
+  );
 
-  const list = filteredKeysetList(db, {
+  const list = engineFilteredKeysetList(engine, {
     table: companies,
     idColumn: companies.id,
     workspaceColumn: companies.workspaceId,
@@ -151,12 +158,12 @@ export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyS
       toCompany({ id, name, domain, description, version, createdAt, updatedAt }),
   });
 
-  const write = immediateWriter(orm, constraintFields);
-  const currentRow = (workspaceId: string, id: string, expectedVersion: number | null): CompanyRow =>
-    versionedRow('company', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  const write = changeWriter(engine, companyConstraintFields);
+  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null): Promise<CompanyRow> =>
+    versionedRow('company', id, await selectOne.object({ workspaceId, id }), expectedVersion);
 
   return {
-    createCompany(workspaceId, input, actor) {
+    async createCompany(workspaceId, input, actor) {
       if (input.name === undefined) throw new InvalidValueError('name', 'is required.');
       checkCompanyValues(input);
       const at = now();
@@ -170,23 +177,23 @@ export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyS
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        insert.run(row);
+      return write(async () => {
+        await insert.run(row);
         const company = toCompany(row);
-        outbox.record(workspaceId, 'company.created', actor, at, company);
+        await outbox.record(workspaceId, 'company.created', actor, at, company);
         return company;
       });
     },
 
-    getCompany(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getCompany(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toCompany(row) : undefined;
     },
 
-    updateCompany(workspaceId, id, patch, expectedVersion, actor) {
+    async updateCompany(workspaceId, id, patch, expectedVersion, actor) {
       checkCompanyValues(patch);
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const next: CompanyRow = {
           ...current,
           name: patch.name ?? current.name,
@@ -197,29 +204,29 @@ export function createCompanyStore(db: BetterSqlite3.Database, options: CompanyS
         if (!changed) return toCompany(current);
         next.version = current.version + 1;
         next.updatedAt = now();
-        update.run(next);
+        await update.run(next);
         const company = toCompany(next);
-        outbox.record(workspaceId, 'company.updated', actor, next.updatedAt, company);
+        await outbox.record(workspaceId, 'company.updated', actor, next.updatedAt, company);
         return company;
       });
     },
 
-    deleteCompany(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        const dealCount = countDeals.get({ workspaceId, id })?.count ?? 0;
+    async deleteCompany(workspaceId, id, expectedVersion, actor) {
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        const dealCount = (await countDeals.object({ workspaceId, id }))?.count ?? 0;
         if (dealCount > 0) throw new InUseError('company-has-deals', id, dealCount);
-        const contractCount = countContracts.get({ workspaceId, id })?.count ?? 0;
+        const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
         if (contractCount > 0) throw new InUseError('company-has-contracts', id, contractCount);
         const at = now();
-        for (const contact of contactsOf.all({ workspaceId, id })) {
-          detachContact.run({ workspaceId, id: contact.id, updatedAt: at });
+        for (const contact of await contactsOf.objects({ workspaceId, id })) {
+          await detachContact.run({ workspaceId, id: contact.id, updatedAt: at });
           const detached = toContact({ ...contact, companyId: null, version: contact.version + 1, updatedAt: at });
-          outbox.record(workspaceId, 'contact.updated', actor, at, detached);
+          await outbox.record(workspaceId, 'contact.updated', actor, at, detached);
         }
-        remove.run({ workspaceId, id });
+        await remove.run({ workspaceId, id });
         const company = toCompany(current);
-        outbox.record(workspaceId, 'company.deleted', actor, at, company);
+        await outbox.record(workspaceId, 'company.deleted', actor, at, company);
         return company;
       });
     },

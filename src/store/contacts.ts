@@ -3,16 +3,16 @@
 // the same transaction. A contact that a deal lists cannot be deleted.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, dealContacts, storageLimits } from '../../db/schema.js';
-import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export type Contact = components['schemas']['Contact'];
 export type CreateContactInput = components['schemas']['ContactCreate'];
@@ -29,15 +29,15 @@ export interface ContactStoreOptions {
 }
 
 export interface ContactStore {
-  createContact(workspaceId: string, input: CreateContactInput, actor: EventActor): Contact;
+  createContact(workspaceId: string, input: CreateContactInput, actor: EventActor): Promise<Contact>;
   /** Undefined when missing or in another workspace. */
-  getContact(workspaceId: string, id: string): Contact | undefined;
+  getContact(workspaceId: string, id: string): Promise<Contact | undefined>;
   /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateContact(workspaceId: string, id: string, patch: UpdateContactInput, expectedVersion: number, actor: EventActor): Contact;
+  updateContact(workspaceId: string, id: string, patch: UpdateContactInput, expectedVersion: number, actor: EventActor): Promise<Contact>;
   /** Deletes a contact that no deal lists (else InUseError `contact-has-deals`). Returns the contact as it was. */
-  deleteContact(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Contact;
+  deleteContact(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contact>;
   /** `updatedSince` in milliseconds since the epoch. */
-  listContacts(workspaceId: string, options: ContactListOptions): KeysetPage<Contact>;
+  listContacts(workspaceId: string, options: ContactListOptions): Promise<KeysetPage<Contact>>;
 }
 
 type ContactRow = typeof contacts.$inferSelect;
@@ -74,7 +74,8 @@ const sortKeys: Record<ContactSort, SortKeyDefinition> = {
   name: { expression: contacts.name, keyType: 'string' },
 };
 
-const constraintFields: ConstraintFields = {
+/** The length CHECKs of the table, by constraint name (the same names on both engines). */
+export const contactConstraintFields: ConstraintFields = {
   contacts_name_length: { field: 'name', limit: storageLimits.contactName },
   contacts_email_length: { field: 'email', limit: storageLimits.contactEmail },
   contacts_phone_length: { field: 'phone', limit: storageLimits.contactPhone },
@@ -89,36 +90,39 @@ function checkContactValues(input: UpdateContactInput): void {
   }
 }
 
-export function createContactStore(db: BetterSqlite3.Database, options: ContactStoreOptions = {}): ContactStore {
+export function createContactStore(source: StoreSource, options: ContactStoreOptions = {}): ContactStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(contacts).where(inWorkspace).prepare();
-  const companyExists = workspaceRowLookup(orm, companies);
-  const insert = orm.insert(contacts).values(placeholdersFor(contacts)).prepare();
-  const update = orm
-    .update(contacts)
-    .set({
-      name: sql`${sql.placeholder('name')}`,
-      email: sql`${sql.placeholder('email')}`,
-      phone: sql`${sql.placeholder('phone')}`,
-      companyId: sql`${sql.placeholder('companyId')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(contacts).where(inWorkspace).prepare();
-  const countDeals = orm
-    .select({ count: count() })
-    .from(dealContacts)
-    .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.contactId, sql.placeholder('id'))))
-    .prepare();
+  const selectOne = engine.statement<ContactRow>(orm.select().from(contacts).where(inWorkspace));
+  const companyExists = workspaceRowStatement(engine, companies);
+  const insert = engine.statement(orm.insert(contacts).values(placeholdersFor(contacts)));
+  const update = engine.statement(
+    orm
+      .update(contacts)
+      .set({
+        name: sql`${sql.placeholder('name')}`,
+        email: sql`${sql.placeholder('email')}`,
+        phone: sql`${sql.placeholder('phone')}`,
+        companyId: sql`${sql.placeholder('companyId')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(contacts).where(inWorkspace));
+  const countDeals = engine.statement<{ count: number }>(
+    orm
+      .select({ count: count() })
+      .from(dealContacts)
+      .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.contactId, sql.placeholder('id')))),
+  );
 
-  const list = filteredKeysetList(db, {
+  const list = engineFilteredKeysetList(engine, {
     table: contacts,
     idColumn: contacts.id,
     workspaceColumn: contacts.workspaceId,
@@ -140,18 +144,18 @@ export function createContactStore(db: BetterSqlite3.Database, options: ContactS
       toContact({ id, name, email, phone, companyId, version, createdAt, updatedAt }),
   });
 
-  const write = immediateWriter(orm, constraintFields);
-  const currentRow = (workspaceId: string, id: string, expectedVersion: number | null): ContactRow =>
-    versionedRow('contact', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  const write = changeWriter(engine, contactConstraintFields);
+  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null): Promise<ContactRow> =>
+    versionedRow('contact', id, await selectOne.object({ workspaceId, id }), expectedVersion);
 
-  function checkCompany(workspaceId: string, companyId: string | null, previous?: string | null): void {
-    if (companyId !== null && companyId !== previous && !companyExists.get({ workspaceId, id: companyId })) {
+  async function checkCompany(workspaceId: string, companyId: string | null, previous?: string | null): Promise<void> {
+    if (companyId !== null && companyId !== previous && !(await companyExists.row({ workspaceId, id: companyId }))) {
       throw new NotFoundError('company', companyId);
     }
   }
 
   return {
-    createContact(workspaceId, input, actor) {
+    async createContact(workspaceId, input, actor) {
       if (input.name === undefined) throw new InvalidValueError('name', 'is required.');
       checkContactValues(input);
       const at = now();
@@ -166,24 +170,24 @@ export function createContactStore(db: BetterSqlite3.Database, options: ContactS
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        checkCompany(workspaceId, row.companyId);
-        insert.run(row);
+      return write(async () => {
+        await checkCompany(workspaceId, row.companyId);
+        await insert.run(row);
         const contact = toContact(row);
-        outbox.record(workspaceId, 'contact.created', actor, at, contact);
+        await outbox.record(workspaceId, 'contact.created', actor, at, contact);
         return contact;
       });
     },
 
-    getContact(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getContact(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toContact(row) : undefined;
     },
 
-    updateContact(workspaceId, id, patch, expectedVersion, actor) {
+    async updateContact(workspaceId, id, patch, expectedVersion, actor) {
       checkContactValues(patch);
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const next: ContactRow = {
           ...current,
           name: patch.name ?? current.name,
@@ -193,24 +197,24 @@ export function createContactStore(db: BetterSqlite3.Database, options: ContactS
         };
         const changed = (['name', 'email', 'phone', 'companyId'] as const).some((name) => next[name] !== current[name]);
         if (!changed) return toContact(current);
-        checkCompany(workspaceId, next.companyId, current.companyId);
+        await checkCompany(workspaceId, next.companyId, current.companyId);
         next.version = current.version + 1;
         next.updatedAt = now();
-        update.run(next);
+        await update.run(next);
         const contact = toContact(next);
-        outbox.record(workspaceId, 'contact.updated', actor, next.updatedAt, contact);
+        await outbox.record(workspaceId, 'contact.updated', actor, next.updatedAt, contact);
         return contact;
       });
     },
 
-    deleteContact(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        const dealCount = countDeals.get({ workspaceId, id })?.count ?? 0;
+    async deleteContact(workspaceId, id, expectedVersion, actor) {
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        const dealCount = (await countDeals.object({ workspaceId, id }))?.count ?? 0;
         if (dealCount > 0) throw new InUseError('contact-has-deals', id, dealCount);
-        remove.run({ workspaceId, id });
+        await remove.run({ workspaceId, id });
         const contact = toContact(current);
-        outbox.record(workspaceId, 'contact.deleted', actor, now(), contact);
+        await outbox.record(workspaceId, 'contact.deleted', actor, now(), contact);
         return contact;
       });
     },

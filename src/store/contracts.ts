@@ -9,16 +9,16 @@
 // readers saw never changes when it is recorded.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { companies, contracts, contractStorageLimits, deals, type ContractStatus } from '../../db/schema.js';
-import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { compiledStatement, drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { engineOf, type DialectSql, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxWriter, type EventActor, type OutboxEventType } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor, type OutboxEventType } from './outboxEvents.js';
 import { ContractStateError, InvalidValueError, NotFoundError, ValueRefusedError, type RefusedValue } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export type Contract = components['schemas']['Contract'];
 export type CreateContractInput = components['schemas']['ContractCreate'];
@@ -45,19 +45,19 @@ export interface ContractStoreOptions {
 }
 
 export interface ContractStore {
-  createContract(workspaceId: string, input: CreateContractInput, actor: EventActor): Contract;
+  createContract(workspaceId: string, input: CreateContractInput, actor: EventActor): Promise<Contract>;
   /** As of now; undefined when missing or in another workspace. */
-  getContract(workspaceId: string, id: string): Contract | undefined;
+  getContract(workspaceId: string, id: string): Promise<Contract | undefined>;
   /** Changes a draft when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateContract(workspaceId: string, id: string, patch: UpdateContractInput, expectedVersion: number, actor: EventActor): Contract;
+  updateContract(workspaceId: string, id: string, patch: UpdateContractInput, expectedVersion: number, actor: EventActor): Promise<Contract>;
   /** One move of the lifecycle; a move the status does not allow is a ContractStateError. */
-  moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Contract;
+  moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
   /** Deletes a draft, declined or expired contract. Returns the contract as it was. */
-  deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Contract;
+  deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
   /** As of now; `updatedSince` in milliseconds since the epoch. */
-  listContracts(workspaceId: string, options: ContractListOptions): KeysetPage<Contract>;
+  listContracts(workspaceId: string, options: ContractListOptions): Promise<KeysetPage<Contract>>;
   /** Records the expiry of every sent contract past its date (contract.expired each); returns how many. */
-  expireOverdueContracts(): number;
+  expireOverdueContracts(): Promise<number>;
 }
 
 type ContractRow = typeof contracts.$inferSelect;
@@ -100,29 +100,38 @@ function expiredRow(row: ContractRow): ContractRow {
   return { ...row, status: 'expired', expiredAt: instant, updatedAt: instant, version: row.version + 1 };
 }
 
-// The reads' view as of `asOf`, in SQL: the same rule as expiredRow.
-const asOf = sql.placeholder('asOf');
-const overdue = sql`(${contracts.status} = 'sent' AND ${contracts.expiresAt} <= ${asOf})`;
-const expiryInstant = sql`max(${contracts.updatedAt}, ${contracts.expiresAt})`;
-const statusAsOf = sql<ContractStatus>`CASE WHEN ${overdue} THEN 'expired' ELSE ${contracts.status} END`;
-const updatedAtAsOf = sql<number>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.updatedAt} END`;
-const viewColumns = {
-  title: contracts.title,
-  status: statusAsOf,
-  companyId: contracts.companyId,
-  dealId: contracts.dealId,
-  amountMinor: contracts.amountMinor,
-  currency: contracts.currency,
-  body: contracts.body,
-  expiresOn: contracts.expiresOn,
-  sentAt: contracts.sentAt,
-  signedAt: contracts.signedAt,
-  declinedAt: contracts.declinedAt,
-  expiredAt: sql<number | null>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.expiredAt} END`,
-  version: sql<number>`${contracts.version} + CASE WHEN ${overdue} THEN 1 ELSE 0 END`,
-  createdAt: contracts.createdAt,
-  updatedAt: updatedAtAsOf,
-};
+/** The reads' view as of `asOf`, in SQL: the same rule as expiredRow. */
+function contractViewOf(dialect: DialectSql) {
+  const asOf = sql.placeholder('asOf');
+  const overdue = sql`(${contracts.status} = 'sent' AND ${contracts.expiresAt} <= ${asOf})`;
+  const expiryInstant = dialect.greatest(contracts.updatedAt, contracts.expiresAt);
+  const statusAsOf = sql<ContractStatus>`CASE WHEN ${overdue} THEN 'expired' ELSE ${contracts.status} END`;
+  const updatedAtAsOf = sql<number>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.updatedAt} END`;
+  const columns = {
+    title: contracts.title,
+    status: statusAsOf,
+    companyId: contracts.companyId,
+    dealId: contracts.dealId,
+    amountMinor: contracts.amountMinor,
+    currency: contracts.currency,
+    body: contracts.body,
+    expiresOn: contracts.expiresOn,
+    sentAt: contracts.sentAt,
+    signedAt: contracts.signedAt,
+    declinedAt: contracts.declinedAt,
+    expiredAt: sql<number | null>`CASE WHEN ${overdue} THEN ${expiryInstant} ELSE ${contracts.expiredAt} END`,
+    version: sql<number>`${contracts.version} + CASE WHEN ${overdue} THEN 1 ELSE 0 END`,
+    createdAt: contracts.createdAt,
+    updatedAt: updatedAtAsOf,
+  };
+  const sortKeys: Record<ContractSort, SortKeyDefinition> = {
+    createdAt: { expression: contracts.createdAt, keyType: 'number' },
+    updatedAt: { expression: updatedAtAsOf, keyType: 'number' },
+    title: { expression: contracts.title, keyType: 'string' },
+    expiresOn: { expression: contracts.expiresOn, keyType: 'string' },
+  };
+  return { statusAsOf, updatedAtAsOf, columns, sortKeys };
+}
 
 type ViewedContractRow = [
   id: string,
@@ -148,14 +157,8 @@ function viewed([id, , title, status, companyId, dealId, amountMinor, currency, 
   return toContract({ id, title, status, companyId, dealId, amountMinor, currency, body, expiresOn, sentAt, signedAt, declinedAt, expiredAt, version, createdAt, updatedAt });
 }
 
-const sortKeys: Record<ContractSort, SortKeyDefinition> = {
-  createdAt: { expression: contracts.createdAt, keyType: 'number' },
-  updatedAt: { expression: updatedAtAsOf, keyType: 'number' },
-  title: { expression: contracts.title, keyType: 'string' },
-  expiresOn: { expression: contracts.expiresOn, keyType: 'string' },
-};
-
-const constraintFields: ConstraintFields = {
+/** The length CHECKs of the table, by constraint name (the same names on both engines). */
+export const contractConstraintFields: ConstraintFields = {
   contracts_title_length: { field: 'title', limit: contractStorageLimits.title },
   contracts_body_length: { field: 'body', limit: contractStorageLimits.body },
 };
@@ -193,89 +196,93 @@ const moveEvents: Record<ContractMove, OutboxEventType> = {
   withdraw: 'contract.withdrawn',
 };
 
-export function createContractStore(db: BetterSqlite3.Database, options: ContractStoreOptions = {}): ContractStore {
+export function createContractStore(source: StoreSource, options: ContractStoreOptions = {}): ContractStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
+  const view = contractViewOf(engine.dialect);
 
   const inWorkspace = and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(contracts).where(inWorkspace).prepare();
+  const selectOne = engine.statement<ContractRow>(orm.select().from(contracts).where(inWorkspace));
   // Read as a list row is (id, sort key, columns), so that one mapping serves both.
-  const viewOne = compiledStatement<{ workspaceId: string; id: string; asOf: number }, ViewedContractRow>(
-    db,
+  const viewOne = engine.statement<unknown, { workspaceId: string; id: string; asOf: number }, ViewedContractRow>(
     orm
-      .select({ id: contracts.id, sortKey: contracts.createdAt, ...viewColumns })
+      .select({ id: contracts.id, sortKey: contracts.createdAt, ...view.columns })
       .from(contracts)
       .where(inWorkspace),
   );
-  const companyExists = workspaceRowLookup(orm, companies);
-  const companyOfDeal = orm
-    .select({ companyId: deals.companyId })
-    .from(deals)
-    .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id'))))
-    .prepare();
-  const insert = orm.insert(contracts).values(placeholdersFor(contracts)).prepare();
-  const update = orm
-    .update(contracts)
-    .set({
-      title: sql`${sql.placeholder('title')}`,
-      status: sql`${sql.placeholder('status')}`,
-      companyId: sql`${sql.placeholder('companyId')}`,
-      dealId: sql`${sql.placeholder('dealId')}`,
-      amountMinor: sql`${sql.placeholder('amountMinor')}`,
-      currency: sql`${sql.placeholder('currency')}`,
-      body: sql`${sql.placeholder('body')}`,
-      expiresOn: sql`${sql.placeholder('expiresOn')}`,
-      expiresAt: sql`${sql.placeholder('expiresAt')}`,
-      sentAt: sql`${sql.placeholder('sentAt')}`,
-      signedAt: sql`${sql.placeholder('signedAt')}`,
-      declinedAt: sql`${sql.placeholder('declinedAt')}`,
-      expiredAt: sql`${sql.placeholder('expiredAt')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(contracts).where(inWorkspace).prepare();
-  const overdueRows = orm
-    .select()
-    .from(contracts)
-    .where(and(eq(contracts.status, 'sent'), lte(contracts.expiresAt, sql.placeholder('asOf'))))
-    .orderBy(asc(contracts.expiresAt), asc(contracts.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
+  const companyExists = workspaceRowStatement(engine, companies);
+  const companyOfDeal = engine.statement<{ companyId: string | null }>(
+    orm
+      .select({ companyId: deals.companyId })
+      .from(deals)
+      .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')))),
+  );
+  const insert = engine.statement(orm.insert(contracts).values(placeholdersFor(contracts)));
+  const update = engine.statement(
+    orm
+      .update(contracts)
+      .set({
+        title: sql`${sql.placeholder('title')}`,
+        status: sql`${sql.placeholder('status')}`,
+        companyId: sql`${sql.placeholder('companyId')}`,
+        dealId: sql`${sql.placeholder('dealId')}`,
+        amountMinor: sql`${sql.placeholder('amountMinor')}`,
+        currency: sql`${sql.placeholder('currency')}`,
+        body: sql`${sql.placeholder('body')}`,
+        expiresOn: sql`${sql.placeholder('expiresOn')}`,
+        expiresAt: sql`${sql.placeholder('expiresAt')}`,
+        sentAt: sql`${sql.placeholder('sentAt')}`,
+        signedAt: sql`${sql.placeholder('signedAt')}`,
+        declinedAt: sql`${sql.placeholder('declinedAt')}`,
+        expiredAt: sql`${sql.placeholder('expiredAt')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(contracts).where(inWorkspace));
+  const overdueRows = engine.statement<ContractRow>(
+    orm
+      .select()
+      .from(contracts)
+      .where(and(eq(contracts.status, 'sent'), lte(contracts.expiresAt, sql.placeholder('asOf'))))
+      .orderBy(asc(contracts.expiresAt), asc(contracts.id))
+      .limit(sql.placeholder('limit')),
+  );
 
-  const list = filteredKeysetList(db, {
+  const list = engineFilteredKeysetList(engine, {
     table: contracts,
     idColumn: contracts.id,
     workspaceColumn: contracts.workspaceId,
-    columns: viewColumns,
-    sortKeys,
+    columns: view.columns,
+    sortKeys: view.sortKeys,
     filters: {
-      status: sql`${statusAsOf} = ${sql.placeholder('status')}`,
+      status: sql`${view.statusAsOf} = ${sql.placeholder('status')}`,
       companyId: eq(contracts.companyId, sql.placeholder('companyId')),
       dealId: eq(contracts.dealId, sql.placeholder('dealId')),
-      updatedSince: sql`${updatedAtAsOf} >= ${sql.placeholder('updatedSince')}`,
+      updatedSince: sql`${view.updatedAtAsOf} >= ${sql.placeholder('updatedSince')}`,
     },
     toItem: viewed,
   });
 
-  const write = immediateWriter(orm, constraintFields);
+  const write = changeWriter(engine, contractConstraintFields);
 
   /** Records the expiry of an overdue sent row (contract.expired); any other row as it is. */
-  function caughtUp(workspaceId: string, row: ContractRow, at: number): ContractRow {
+  async function caughtUp(workspaceId: string, row: ContractRow, at: number): Promise<ContractRow> {
     if (row.status !== 'sent' || row.expiresAt > at) return row;
     const next = expiredRow(row);
-    update.run(next);
-    outbox.record(workspaceId, 'contract.expired', contractExpiryActor, at, toContract(next));
+    await update.run(next);
+    await outbox.record(workspaceId, 'contract.expired', contractExpiryActor, at, toContract(next));
     return next;
   }
 
   /** The row a change applies to, its expiry recorded first, at the version expected (when one is). */
-  function currentRow(workspaceId: string, id: string, expectedVersion: number | null, at: number): ContractRow {
-    const row = versionedRow('contract', id, selectOne.get({ workspaceId, id }), null);
-    return versionedRow('contract', id, caughtUp(workspaceId, row, at), expectedVersion);
+  async function currentRow(workspaceId: string, id: string, expectedVersion: number | null, at: number): Promise<ContractRow> {
+    const row = versionedRow('contract', id, await selectOne.object({ workspaceId, id }), null);
+    return versionedRow('contract', id, await caughtUp(workspaceId, row, at), expectedVersion);
   }
 
   /**
@@ -283,12 +290,12 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
    * the workspace, at least one given; a deal's company fills a company not given, and a company
    * given must be the deal's when the deal has one.
    */
-  function resolveParties(workspaceId: string, next: ContractRow, companyGiven: boolean): void {
+  async function resolveParties(workspaceId: string, next: ContractRow, companyGiven: boolean): Promise<void> {
     if (next.companyId === null && next.dealId === null) {
       throw new ValueRefusedError([{ path: '/companyId', code: 'invalid_format', message: 'or dealId is required: a contract names a company, a deal or both' }]);
     }
     if (next.dealId !== null) {
-      const deal = companyOfDeal.get({ workspaceId, id: next.dealId });
+      const deal = await companyOfDeal.object({ workspaceId, id: next.dealId });
       if (!deal) throw new NotFoundError('deal', next.dealId);
       if (deal.companyId !== null && next.companyId !== deal.companyId) {
         if (companyGiven) {
@@ -299,7 +306,7 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
         next.companyId = deal.companyId;
       }
     }
-    if (next.companyId !== null && !companyExists.get({ workspaceId, id: next.companyId })) throw new NotFoundError('company', next.companyId);
+    if (next.companyId !== null && !(await companyExists.row({ workspaceId, id: next.companyId }))) throw new NotFoundError('company', next.companyId);
   }
 
   function checkValue(row: ContractRow): void {
@@ -309,17 +316,17 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
     if (refused.length > 0) throw new ValueRefusedError(refused);
   }
 
-  function recordExpiries(): number {
-    return write(() => {
+  async function recordExpiries(): Promise<number> {
+    return write(async () => {
       const at = now();
-      const rows = overdueRows.all({ asOf: at, limit: expiryBatchSize });
-      for (const row of rows) caughtUp(row.workspaceId, row, at);
+      const rows = await overdueRows.objects({ asOf: at, limit: expiryBatchSize });
+      for (const row of rows) await caughtUp(row.workspaceId, row, at);
       return rows.length;
     });
   }
 
   return {
-    createContract(workspaceId, input, actor) {
+    async createContract(workspaceId, input, actor) {
       for (const name of ['title', 'expiresOn'] as const) {
         if (input[name] === undefined) throw new InvalidValueError(name, 'is required.');
       }
@@ -346,25 +353,25 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
         updatedAt: at,
       };
       checkValue(row);
-      return write(() => {
-        resolveParties(workspaceId, row, input.companyId !== undefined && input.companyId !== null);
-        insert.run(row);
+      return write(async () => {
+        await resolveParties(workspaceId, row, input.companyId !== undefined && input.companyId !== null);
+        await insert.run(row);
         const contract = toContract(row);
-        outbox.record(workspaceId, 'contract.created', actor, at, contract);
+        await outbox.record(workspaceId, 'contract.created', actor, at, contract);
         return contract;
       });
     },
 
-    getContract(workspaceId, id) {
-      const row = viewOne.row({ workspaceId, id, asOf: now() });
+    async getContract(workspaceId, id) {
+      const row = await engine.read(() => viewOne.row({ workspaceId, id, asOf: now() }));
       return row ? viewed(row) : undefined;
     },
 
-    updateContract(workspaceId, id, patch, expectedVersion, actor) {
+    async updateContract(workspaceId, id, patch, expectedVersion, actor) {
       checkContractValues(patch);
-      return write(() => {
+      return write(async () => {
         const at = now();
-        const current = currentRow(workspaceId, id, expectedVersion, at);
+        const current = await currentRow(workspaceId, id, expectedVersion, at);
         if (current.status !== 'draft') {
           throw new ContractStateError('contract-not-editable', `The contract is ${current.status}; only drafts can be changed${current.status === 'sent' ? ' (withdraw it first)' : ''}.`);
         }
@@ -381,23 +388,23 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
         next.expiresAt = expiryInstantOf(next.expiresOn);
         checkValue(next);
         if (next.companyId !== current.companyId || next.dealId !== current.dealId) {
-          resolveParties(workspaceId, next, patch.companyId !== undefined && patch.companyId !== null);
+          await resolveParties(workspaceId, next, patch.companyId !== undefined && patch.companyId !== null);
         }
         const fields = ['title', 'companyId', 'dealId', 'amountMinor', 'currency', 'body', 'expiresOn'] as const;
         if (!fields.some((name) => next[name] !== current[name])) return toContract(current);
         next.version = current.version + 1;
         next.updatedAt = at;
-        update.run(next);
+        await update.run(next);
         const contract = toContract(next);
-        outbox.record(workspaceId, 'contract.updated', actor, at, contract);
+        await outbox.record(workspaceId, 'contract.updated', actor, at, contract);
         return contract;
       });
     },
 
-    moveContract(workspaceId, id, move, expectedVersion, actor) {
-      return write(() => {
+    async moveContract(workspaceId, id, move, expectedVersion, actor) {
+      return write(async () => {
         const at = now();
-        const current = currentRow(workspaceId, id, expectedVersion, at);
+        const current = await currentRow(workspaceId, id, expectedVersion, at);
         const refusal = refusalOf(current.status, move);
         if (refusal) throw refusal;
         if (move === 'send' && current.expiresAt <= at) {
@@ -411,17 +418,17 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
         if (move === 'sign') Object.assign(next, { status: 'signed', signedAt: at });
         if (move === 'decline') Object.assign(next, { status: 'declined', declinedAt: at });
         if (move === 'withdraw') Object.assign(next, { status: 'draft', sentAt: null });
-        update.run(next);
+        await update.run(next);
         const contract = toContract(next);
-        outbox.record(workspaceId, moveEvents[move], actor, at, contract);
+        await outbox.record(workspaceId, moveEvents[move], actor, at, contract);
         return contract;
       });
     },
 
-    deleteContract(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
+    async deleteContract(workspaceId, id, expectedVersion, actor) {
+      return write(async () => {
         const at = now();
-        const current = currentRow(workspaceId, id, expectedVersion, at);
+        const current = await currentRow(workspaceId, id, expectedVersion, at);
         if (current.status === 'sent' || current.status === 'signed') {
           throw new ContractStateError(
             'contract-not-deletable',
@@ -430,21 +437,21 @@ export function createContractStore(db: BetterSqlite3.Database, options: Contrac
               : 'The contract has been signed; a signed contract is kept as the record of the agreement.',
           );
         }
-        remove.run({ workspaceId, id });
+        await remove.run({ workspaceId, id });
         const contract = toContract(current);
-        outbox.record(workspaceId, 'contract.deleted', actor, at, contract);
+        await outbox.record(workspaceId, 'contract.deleted', actor, at, contract);
         return contract;
       });
     },
 
-    listContracts(workspaceId, listOptions) {
+    async listContracts(workspaceId, listOptions) {
       return list(workspaceId, { ...listOptions, bindings: { asOf: now() } });
     },
 
-    expireOverdueContracts() {
+    async expireOverdueContracts() {
       let recorded = 0;
       for (;;) {
-        const batch = recordExpiries();
+        const batch = await recordExpiries();
         recorded += batch;
         if (batch < expiryBatchSize) return recorded;
       }

@@ -4,8 +4,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { compiledStatement, drizzleFor, type AppDatabase } from './drizzle.js';
-import { engineOf, type StoreSource } from './engine.js';
+import { compiledStatement, drizzleFor, type AppDatabase, type BuiltQuery, type CompiledStatement } from './drizzle.js';
+import type { EngineStatement, StoreEngine } from './engine.js';
 import {
   checkListOptions,
   keysetCondition,
@@ -36,32 +36,7 @@ export type FilteredListOptions<S extends string, F extends string> = KeysetList
     bindings?: Record<string, string | number>;
   };
 
-export function filteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
-  db: BetterSqlite3.Database,
-  definition: FilteredListDefinition<S, F, R, T>,
-): (workspaceId: string, options: FilteredListOptions<S, F>) => KeysetPage<T> {
-  const orm = drizzleFor(db);
-  const statements = statementCache<ReturnType<typeof prepare>>();
-  const filterNames = Object.keys(definition.filters) as F[];
-
-  function prepare(sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) {
-    return compiledStatement<Record<string, unknown>, R>(db, filteredListQuery(orm, definition, sortKey, order, afterPosition, given));
-  }
-
-  return (workspaceId, options) => {
-    const sortKey = checkListOptions(options, definition.sortKeys);
-    const after = options.after ?? null;
-    const given = filterNames.filter((name) => options[name] !== undefined);
-    const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
-      prepare(sortKey, options.order, after !== null, given),
-    );
-    const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
-    for (const name of given) args[name] = options[name];
-    return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
-  };
-}
-
-/** The list query of one combination of sort, order, page position and given filters. */
+/** The list query of one (sort, order, page position, given filters): id, sort key, then the definition's columns. */
 function filteredListQuery<S extends string, F extends string, R extends KeysetRow, T>(
   orm: AppDatabase,
   definition: FilteredListDefinition<S, F, R, T>,
@@ -69,7 +44,7 @@ function filteredListQuery<S extends string, F extends string, R extends KeysetR
   order: 'asc' | 'desc',
   afterPosition: boolean,
   given: F[],
-) {
+): BuiltQuery {
   const conditions: SQL[] = [eq(definition.workspaceColumn, sql.placeholder('workspaceId'))];
   for (const name of given) conditions.push(definition.filters[name]);
   if (afterPosition) conditions.push(keysetCondition(sortKey, definition.idColumn, order));
@@ -81,28 +56,52 @@ function filteredListQuery<S extends string, F extends string, R extends KeysetR
     .limit(sql.placeholder('limit'));
 }
 
-/** filteredKeysetList on an engine: the page read, as committed, on whichever engine the store runs on. */
+/** Checks the options and picks the statement of their shape; answers it with the arguments to run it with. */
+function filteredListCall<S extends string, F extends string, R extends KeysetRow, T, Statement>(
+  definition: FilteredListDefinition<S, F, R, T>,
+  statements: (cacheKey: string, prepare: () => Statement) => Statement,
+  prepare: (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) => Statement,
+  workspaceId: string,
+  options: FilteredListOptions<S, F>,
+): { statement: Statement; args: Record<string, unknown> } {
+  const sortKey = checkListOptions(options, definition.sortKeys);
+  const after = options.after ?? null;
+  const given = (Object.keys(definition.filters) as F[]).filter((name) => options[name] !== undefined);
+  const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
+    prepare(sortKey, options.order, after !== null, given),
+  );
+  const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+  for (const name of given) args[name] = options[name];
+  return { statement, args };
+}
+
+export function filteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
+  db: BetterSqlite3.Database,
+  definition: FilteredListDefinition<S, F, R, T>,
+): (workspaceId: string, options: FilteredListOptions<S, F>) => KeysetPage<T> {
+  const orm = drizzleFor(db);
+  const statements = statementCache<CompiledStatement<Record<string, unknown>, R>>();
+  const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) =>
+    compiledStatement<Record<string, unknown>, R>(db, filteredListQuery(orm, definition, sortKey, order, afterPosition, given));
+
+  return (workspaceId, options) => {
+    const { statement, args } = filteredListCall(definition, statements, prepare, workspaceId, options);
+    return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
+  };
+}
+
+/** filteredKeysetList on an engine: each page read as committed data. */
 export function engineFilteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
-  source: StoreSource,
+  engine: StoreEngine,
   definition: FilteredListDefinition<S, F, R, T>,
 ): (workspaceId: string, options: FilteredListOptions<S, F>) => Promise<KeysetPage<T>> {
-  const engine = engineOf(source);
-  const statements = statementCache<ReturnType<typeof prepare>>();
-  const filterNames = Object.keys(definition.filters) as F[];
-
-  function prepare(sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) {
-    return engine.statement<unknown, Record<string, unknown>, R>(filteredListQuery(engine.orm, definition, sortKey, order, afterPosition, given));
-  }
+  const statements = statementCache<EngineStatement<Record<string, unknown>, R, unknown>>();
+  const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) =>
+    engine.statement<unknown, Record<string, unknown>, R>(filteredListQuery(engine.orm, definition, sortKey, order, afterPosition, given));
 
   return async (workspaceId, options) => {
-    const sortKey = checkListOptions(options, definition.sortKeys);
-    const after = options.after ?? null;
-    const given = filterNames.filter((name) => options[name] !== undefined);
-    const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
-      prepare(sortKey, options.order, after !== null, given),
-    );
-    const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
-    for (const name of given) args[name] = options[name];
-    return toPageOfKeysetRows(await engine.read(() => statement.rows(args)), options.limit, definition.toItem);
+    const { statement, args } = filteredListCall(definition, statements, prepare, workspaceId, options);
+    const rows = await engine.read(() => statement.rows(args));
+    return toPageOfKeysetRows(rows, options.limit, definition.toItem);
   };
 }

@@ -3,16 +3,16 @@
 // events in the same transaction: deal.updated, and deal.stage_changed after it when the stage moves.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, count, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
-import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor, workspaceRowLookup } from './drizzle.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { dealStages, type DealStage };
 
@@ -31,18 +31,18 @@ export interface DealStoreOptions {
 }
 
 export interface DealStore {
-  createDeal(workspaceId: string, input: CreateDealInput, actor: EventActor): Deal;
+  createDeal(workspaceId: string, input: CreateDealInput, actor: EventActor): Promise<Deal>;
   /** Undefined when missing or in another workspace. */
-  getDeal(workspaceId: string, id: string): Deal | undefined;
+  getDeal(workspaceId: string, id: string): Promise<Deal | undefined>;
   /**
    * Applies the given members when `expectedVersion` is current (`contactIds` replaces the list).
    * Records deal.updated, and deal.stage_changed when the stage changes. A patch that changes nothing writes nothing.
    */
-  updateDeal(workspaceId: string, id: string, patch: UpdateDealInput, expectedVersion: number, actor: EventActor): Deal;
+  updateDeal(workspaceId: string, id: string, patch: UpdateDealInput, expectedVersion: number, actor: EventActor): Promise<Deal>;
   /** Deletes a deal that no contract names (else InUseError `deal-has-contracts`); its company and contacts stay. Returns the deal as it was. */
-  deleteDeal(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Deal;
+  deleteDeal(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Deal>;
   /** `updatedSince` in milliseconds since the epoch. */
-  listDeals(workspaceId: string, options: DealListOptions): KeysetPage<Deal>;
+  listDeals(workspaceId: string, options: DealListOptions): Promise<KeysetPage<Deal>>;
 }
 
 type DealRow = typeof deals.$inferSelect;
@@ -88,7 +88,8 @@ const sortKeys: Record<DealSort, SortKeyDefinition> = {
   amountMinor: { expression: deals.amountMinor, keyType: 'number' },
 };
 
-const constraintFields: ConstraintFields = {
+/** The length CHECKs of the table, by constraint name (the same names on both engines). */
+export const dealConstraintFields: ConstraintFields = {
   deals_title_length: { field: 'title', limit: storageLimits.dealTitle },
 };
 
@@ -111,47 +112,51 @@ function checkDealValues(input: UpdateDealInput): void {
   if (input.expectedCloseOn !== undefined && input.expectedCloseOn !== null) checkDay(input.expectedCloseOn);
 }
 
-export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOptions = {}): DealStore {
+export function createDealStore(source: StoreSource, options: DealStoreOptions = {}): DealStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(deals).where(inWorkspace).prepare();
-  const userExists = workspaceRowLookup(orm, users);
-  const companyExists = workspaceRowLookup(orm, companies);
-  const contactExists = workspaceRowLookup(orm, contacts);
-  const insert = orm.insert(deals).values(placeholdersFor(deals)).prepare();
-  const update = orm
-    .update(deals)
-    .set({
-      title: sql`${sql.placeholder('title')}`,
-      stage: sql`${sql.placeholder('stage')}`,
-      amountMinor: sql`${sql.placeholder('amountMinor')}`,
-      currency: sql`${sql.placeholder('currency')}`,
-      ownerId: sql`${sql.placeholder('ownerId')}`,
-      companyId: sql`${sql.placeholder('companyId')}`,
-      contactIds: sql`${sql.placeholder('contactIds')}`,
-      expectedCloseOn: sql`${sql.placeholder('expectedCloseOn')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(deals).where(inWorkspace).prepare();
-  const countContracts = orm
-    .select({ count: count() })
-    .from(contracts)
-    .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.dealId, sql.placeholder('id'))))
-    .prepare();
-  const insertContact = orm.insert(dealContacts).values(placeholdersFor(dealContacts)).prepare();
-  const removeContacts = orm
-    .delete(dealContacts)
-    .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.dealId, sql.placeholder('dealId'))))
-    .prepare();
+  const selectOne = engine.statement<DealRow>(orm.select().from(deals).where(inWorkspace));
+  const userExists = workspaceRowStatement(engine, users);
+  const companyExists = workspaceRowStatement(engine, companies);
+  const contactExists = workspaceRowStatement(engine, contacts);
+  const insert = engine.statement(orm.insert(deals).values(placeholdersFor(deals)));
+  const update = engine.statement(
+    orm
+      .update(deals)
+      .set({
+        title: sql`${sql.placeholder('title')}`,
+        stage: sql`${sql.placeholder('stage')}`,
+        amountMinor: sql`${sql.placeholder('amountMinor')}`,
+        currency: sql`${sql.placeholder('currency')}`,
+        ownerId: sql`${sql.placeholder('ownerId')}`,
+        companyId: sql`${sql.placeholder('companyId')}`,
+        contactIds: sql`${sql.placeholder('contactIds')}`,
+        expectedCloseOn: sql`${sql.placeholder('expectedCloseOn')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(deals).where(inWorkspace));
+  const countContracts = engine.statement<{ count: number }>(
+    orm
+      .select({ count: count() })
+      .from(contracts)
+      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.dealId, sql.placeholder('id')))),
+  );
+  const insertContact = engine.statement(orm.insert(dealContacts).values(placeholdersFor(dealContacts)));
+  const removeContacts = engine.statement(
+    orm
+      .delete(dealContacts)
+      .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.dealId, sql.placeholder('dealId')))),
+  );
 
-  const list = filteredKeysetList(db, {
+  const list = engineFilteredKeysetList(engine, {
     table: deals,
     idColumn: deals.id,
     workspaceColumn: deals.workspaceId,
@@ -179,28 +184,28 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
       toDeal({ id, title, stage, amountMinor, currency, ownerId, companyId, contactIds, expectedCloseOn, version, createdAt, updatedAt }),
   });
 
-  const write = immediateWriter(orm, constraintFields);
-  const currentRow = (workspaceId: string, id: string, expectedVersion: number | null): DealRow =>
-    versionedRow('deal', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  const write = changeWriter(engine, dealConstraintFields);
+  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null): Promise<DealRow> =>
+    versionedRow('deal', id, await selectOne.object({ workspaceId, id }), expectedVersion);
 
-  function checkReferences(workspaceId: string, row: DealRow, previous?: DealRow): void {
-    if (row.ownerId !== previous?.ownerId && !userExists.get({ workspaceId, id: row.ownerId })) throw new NotFoundError('user', row.ownerId);
-    if (row.companyId !== null && row.companyId !== previous?.companyId && !companyExists.get({ workspaceId, id: row.companyId })) {
+  async function checkReferences(workspaceId: string, row: DealRow, previous?: DealRow): Promise<void> {
+    if (row.ownerId !== previous?.ownerId && !(await userExists.row({ workspaceId, id: row.ownerId }))) throw new NotFoundError('user', row.ownerId);
+    if (row.companyId !== null && row.companyId !== previous?.companyId && !(await companyExists.row({ workspaceId, id: row.companyId }))) {
       throw new NotFoundError('company', row.companyId);
     }
     if (row.contactIds === previous?.contactIds) return;
     for (const contactId of JSON.parse(row.contactIds) as string[]) {
-      if (!contactExists.get({ workspaceId, id: contactId })) throw new NotFoundError('contact', contactId);
+      if (!(await contactExists.row({ workspaceId, id: contactId }))) throw new NotFoundError('contact', contactId);
     }
   }
 
-  function linkContacts(workspaceId: string, row: DealRow): void {
-    removeContacts.run({ workspaceId, dealId: row.id });
-    for (const contactId of JSON.parse(row.contactIds) as string[]) insertContact.run({ workspaceId, dealId: row.id, contactId });
+  async function linkContacts(workspaceId: string, row: DealRow): Promise<void> {
+    await removeContacts.run({ workspaceId, dealId: row.id });
+    for (const contactId of JSON.parse(row.contactIds) as string[]) await insertContact.run({ workspaceId, dealId: row.id, contactId });
   }
 
   return {
-    createDeal(workspaceId, input, actor) {
+    async createDeal(workspaceId, input, actor) {
       for (const name of ['title', 'amountMinor', 'currency', 'ownerId'] as const) {
         if (input[name] === undefined) throw new InvalidValueError(name, 'is required.');
       }
@@ -221,25 +226,25 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        checkReferences(workspaceId, row);
-        insert.run(row);
-        linkContacts(workspaceId, row);
+      return write(async () => {
+        await checkReferences(workspaceId, row);
+        await insert.run(row);
+        await linkContacts(workspaceId, row);
         const deal = toDeal(row);
-        outbox.record(workspaceId, 'deal.created', actor, at, deal);
+        await outbox.record(workspaceId, 'deal.created', actor, at, deal);
         return deal;
       });
     },
 
-    getDeal(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getDeal(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toDeal(row) : undefined;
     },
 
-    updateDeal(workspaceId, id, patch, expectedVersion, actor) {
+    async updateDeal(workspaceId, id, patch, expectedVersion, actor) {
       checkDealValues(patch);
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const next: DealRow = {
           ...current,
           title: patch.title ?? current.title,
@@ -253,27 +258,27 @@ export function createDealStore(db: BetterSqlite3.Database, options: DealStoreOp
         };
         const fields = ['title', 'stage', 'amountMinor', 'currency', 'ownerId', 'companyId', 'contactIds', 'expectedCloseOn'] as const;
         if (!fields.some((name) => next[name] !== current[name])) return toDeal(current);
-        checkReferences(workspaceId, next, current);
+        await checkReferences(workspaceId, next, current);
         next.version = current.version + 1;
         next.updatedAt = now();
-        update.run(next);
-        if (next.contactIds !== current.contactIds) linkContacts(workspaceId, next);
+        await update.run(next);
+        if (next.contactIds !== current.contactIds) await linkContacts(workspaceId, next);
         const deal = toDeal(next);
-        outbox.record(workspaceId, 'deal.updated', actor, next.updatedAt, deal);
-        if (next.stage !== current.stage) outbox.record(workspaceId, 'deal.stage_changed', actor, next.updatedAt, deal);
+        await outbox.record(workspaceId, 'deal.updated', actor, next.updatedAt, deal);
+        if (next.stage !== current.stage) await outbox.record(workspaceId, 'deal.stage_changed', actor, next.updatedAt, deal);
         return deal;
       });
     },
 
-    deleteDeal(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        const contractCount = countContracts.get({ workspaceId, id })?.count ?? 0;
+    async deleteDeal(workspaceId, id, expectedVersion, actor) {
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
         if (contractCount > 0) throw new InUseError('deal-has-contracts', id, contractCount);
         // deal_contacts rows go with the deal (foreign key cascade).
-        remove.run({ workspaceId, id });
+        await remove.run({ workspaceId, id });
         const deal = toDeal(current);
-        outbox.record(workspaceId, 'deal.deleted', actor, now(), deal);
+        await outbox.record(workspaceId, 'deal.deleted', actor, now(), deal);
         return deal;
       });
     },

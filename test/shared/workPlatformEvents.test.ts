@@ -57,7 +57,7 @@ describe('recorded events', () => {
     const lapsing = await send('POST', '/v1/contracts', { title: 'Lapsing', companyId: fx.crm.companyIds[0], expiresOn: today });
     await send('POST', `/v1/contracts/${lapsing.id}/send`);
     // The server's expiry sweep, two days on.
-    createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
+    await createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
     attribute('job:expire-overdue-contracts');
     const connector = await send('POST', '/v1/connectors', { kind: 'github', name: 'Events GitHub' });
     await send('PUT', `/v1/connectors/${connector.id}/connection`, { token: 'ghp_eventsToken0001' });

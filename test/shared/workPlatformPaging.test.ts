@@ -100,9 +100,9 @@ useWorkPlatformTestApp(async (app) => {
   const contacts = createContactStore(t.db, { now: () => instant });
   const deals = createDealStore(t.db, { now: () => instant });
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha']) {
-    companies.createCompany(fx.workspaceId, { name }, owner);
-    contacts.createContact(fx.workspaceId, { name }, owner);
-    deals.createDeal(fx.workspaceId, { title: name, amountMinor: name.length * 100, currency: 'EUR', ownerId: owner.id }, owner);
+    await companies.createCompany(fx.workspaceId, { name }, owner);
+    await contacts.createContact(fx.workspaceId, { name }, owner);
+    await deals.createDeal(fx.workspaceId, { title: name, amountMinor: name.length * 100, currency: 'EUR', ownerId: owner.id }, owner);
   }
   // A few tasks in the other workspace, so that it has cursors of its own.
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };

@@ -23,25 +23,25 @@ describe('contract store', () => {
     expect(() => expiryInstantOf('0051-02-29')).toThrow(/calendar day/);
   });
 
-  it('the sweep records every overdue sent contract of every workspace once, in batches, and leaves the rest', () => {
+  it('the sweep records every overdue sent contract of every workspace once, in batches, and leaves the rest', async () => {
     const store = createContractStore(t.db, { now: clock.now });
     const workspaces = [makeWorkspace(t.db), makeWorkspace(t.db)];
     const overdue: string[] = [];
     for (const [index, workspace] of workspaces.entries()) {
-      const companyId = createCompanyStore(t.db, { now: clock.now }).createCompany(workspace.workspaceId, { name: 'Acme' }, workspace.actor).id;
+      const companyId = (await createCompanyStore(t.db, { now: clock.now }).createCompany(workspace.workspaceId, { name: 'Acme' }, workspace.actor)).id;
       for (let n = 0; n < 300; n += 1) {
-        const contract = store.createContract(workspace.workspaceId, { title: `C${n}`, companyId, expiresOn: '2026-11-25' }, workspace.actor);
-        store.moveContract(workspace.workspaceId, contract.id, 'send', null, workspace.actor);
+        const contract = await store.createContract(workspace.workspaceId, { title: `C${n}`, companyId, expiresOn: '2026-11-25' }, workspace.actor);
+        await store.moveContract(workspace.workspaceId, contract.id, 'send', null, workspace.actor);
         overdue.push(contract.id);
       }
-      const lasting = store.createContract(workspace.workspaceId, { title: 'Lasting', companyId, expiresOn: '2026-11-26' }, workspace.actor);
-      store.moveContract(workspace.workspaceId, lasting.id, 'send', null, workspace.actor);
-      store.createContract(workspace.workspaceId, { title: `Draft ${index}`, companyId, expiresOn: '2026-11-20' }, workspace.actor);
+      const lasting = await store.createContract(workspace.workspaceId, { title: 'Lasting', companyId, expiresOn: '2026-11-26' }, workspace.actor);
+      await store.moveContract(workspace.workspaceId, lasting.id, 'send', null, workspace.actor);
+      await store.createContract(workspace.workspaceId, { title: `Draft ${index}`, companyId, expiresOn: '2026-11-20' }, workspace.actor);
     }
     clock.set(Date.UTC(2026, 10, 26, 0, 0, 30));
-    expect(store.expireOverdueContracts()).toBe(600);
+    expect(await store.expireOverdueContracts()).toBe(600);
     expect(countEvents('contract.expired')).toBe(600);
-    expect(store.expireOverdueContracts()).toBe(0);
+    expect(await store.expireOverdueContracts()).toBe(0);
     expect(countEvents('contract.expired')).toBe(600);
     const statuses = t.db.prepare('SELECT status, count(*) AS n FROM contracts GROUP BY status ORDER BY status').all();
     expect(statuses).toEqual([{ status: 'draft', n: 2 }, { status: 'expired', n: 600 }, { status: 'sent', n: 2 }]);

@@ -56,18 +56,18 @@ describe('Work-Platform demo data', () => {
   it("holds a contract in each status, with the ids the contract's path examples name, the same on every load", async () => {
     const demo = await load();
     const contracts = createContractStore(t.db, { now: clock.now });
-    const statusOf = (id: string) => contracts.getContract(demo.workspaceId, id)!.status;
-    expect(['draft', 'sent', 'signed', 'declined', 'expired'].map((status) => statusOf(demo.contracts[status as 'draft']))).toEqual(['draft', 'sent', 'signed', 'declined', 'expired']);
+    const statusOf = async (id: string) => (await contracts.getContract(demo.workspaceId, id))!.status;
+    expect(await Promise.all(['draft', 'sent', 'signed', 'declined', 'expired'].map((status) => statusOf(demo.contracts[status as 'draft'])))).toEqual(['draft', 'sent', 'signed', 'declined', 'expired']);
     const spec = (name: string) => readFileSync(path.join('specs/work-platform', name), 'utf8');
     expect(spec('components/parameters/ContractId.yaml')).toContain(`example: ${demo.contracts.example}`);
-    expect(statusOf(demo.contracts.example)).toBe('draft');
+    expect(await statusOf(demo.contracts.example)).toBe('draft');
     for (const [move, id, status] of [['send', demo.contracts.toSend, 'draft'], ['sign', demo.contracts.toSign, 'sent'], ['decline', demo.contracts.toDecline, 'sent'], ['withdraw', demo.contracts.toWithdraw, 'sent']] as const) {
       expect(spec(`paths/contract-${move}.yaml`)).toContain(`example: ${id}`);
-      expect(statusOf(id)).toBe(status);
+      expect(await statusOf(id)).toBe(status);
     }
     expect(spec('components/schemas/ContractCreate.yaml')).toContain(`dealId: ${demo.crm.dealIds[0]}`);
     expect((await load()).contracts).toEqual(demo.contracts);
-    expect(contracts.getContract(demo.otherWorkspace.workspaceId, demo.otherWorkspace.contractId)!.status).toBe('draft');
+    expect((await contracts.getContract(demo.otherWorkspace.workspaceId, demo.otherWorkspace.contractId))!.status).toBe('draft');
   });
 
   it('holds one GitHub connector in each status in the main workspace (the connected one sealed, never in clear), and one never connected in the other', async () => {

@@ -42,16 +42,16 @@ function stageValues(deals: Seeded[]) {
 beforeAll(async () => {
   ws = await analyticsWorkspace(t.db, t.sessionSecret);
   liftCallLimits(t.db, ws.workspaceId);
-  const add = (deal: Omit<Seeded, 'ownerId'> & { ownerId?: string }) => {
+  const add = async (deal: Omit<Seeded, 'ownerId'> & { ownerId?: string }) => {
     const full = { ownerId: ws.ownerId, ...deal };
-    ws.deal(full);
+    await ws.deal(full);
     seeded.push(full);
   };
   const instants = ['2026-01-31T23:59:59.999Z', '2026-02-01T00:00:00.000Z', '2026-02-15T10:00:00Z', '2026-02-28T23:59:59.999Z', '2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00Z'];
   const currencies = ['EUR', 'USD', 'JPY', 'EUR'];
-  instants.forEach((iso, index) => {
+  for (const [index, iso] of instants.entries()) {
     for (let copy = 0; copy < 3; copy += 1) {
-      add({
+      await add({
         createdAt: at(iso) + copy,
         stage: dealStages[(index + copy) % dealStages.length]!,
         amountMinor: 1000 * (index + 1) + copy * 17,
@@ -59,11 +59,11 @@ beforeAll(async () => {
         ownerId: copy === 2 ? ws.secondOwnerId : ws.ownerId,
       });
     }
-  });
+  }
   // Sums beyond 2^63 (where SQLite's sum() fails) and beyond 2^53 (where a JSON number is inexact): exact as strings.
-  for (let copy = 0; copy < 1100; copy += 1) add({ createdAt: at('2026-02-20T10:00:00Z'), stage: 'won', amountMinor: MAX, currency: 'IDR' });
+  for (let copy = 0; copy < 1100; copy += 1) await add({ createdAt: at('2026-02-20T10:00:00Z'), stage: 'won', amountMinor: MAX, currency: 'IDR' });
   const other = await analyticsWorkspace(t.db, t.sessionSecret);
-  other.deal({ createdAt: at('2026-02-15T10:00:00Z'), stage: 'won', amountMinor: 5, currency: 'EUR' });
+  await other.deal({ createdAt: at('2026-02-15T10:00:00Z'), stage: 'won', amountMinor: 5, currency: 'EUR' });
 });
 
 const pipeline = (query: Record<string, string>, token = ws.pat) => getAnalytics(client, 'deals/pipeline', query, token);

@@ -1,8 +1,8 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf } from '../versions.js';
 
-export const createDeal: WorkPlatformHandler<'createDeal'> = (ctx) => {
+export const createDeal: WorkPlatformHandler<'createDeal'> = async (ctx) => {
   const { workspace, actor } = ctx.caller;
-  const deal = ctx.services.crm.deals.createDeal(workspace.id, ctx.body, actor);
+  const deal = await ctx.services.crm.deals.createDeal(workspace.id, ctx.body, actor);
   return { status: 201, headers: { location: `/v1/deals/${deal.id}`, etag: etagOf(deal.version) }, body: deal };
 };

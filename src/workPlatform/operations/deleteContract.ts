@@ -1,8 +1,8 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { versionFromIfMatch } from '../versions.js';
 
-export const deleteContract: WorkPlatformHandler<'deleteContract'> = (ctx) => {
+export const deleteContract: WorkPlatformHandler<'deleteContract'> = async (ctx) => {
   const { workspace, actor } = ctx.caller;
-  ctx.services.contracts.deleteContract(workspace.id, ctx.params.contractId, versionFromIfMatch(ctx.headers['if-match']) ?? null, actor);
+  await ctx.services.contracts.deleteContract(workspace.id, ctx.params.contractId, versionFromIfMatch(ctx.headers['if-match']) ?? null, actor);
   return { status: 204, body: undefined };
 };

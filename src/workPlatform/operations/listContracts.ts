@@ -2,7 +2,7 @@ import { crmListRequest, updatedSinceOf } from '../crmLists.js';
 import { listEnvelope, startAfter } from '../listPages.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const listContracts: WorkPlatformHandler<'listContracts'> = (ctx) => {
+export const listContracts: WorkPlatformHandler<'listContracts'> = async (ctx) => {
   const { workspace } = ctx.caller;
   const { sort, order, limit, cursor } = ctx.query;
   const filters = {
@@ -12,6 +12,6 @@ export const listContracts: WorkPlatformHandler<'listContracts'> = (ctx) => {
     updatedSince: updatedSinceOf(ctx.query.updatedSince),
   };
   const request = crmListRequest('contracts', workspace.id, filters, sort, order, cursor);
-  const page = ctx.services.contracts.listContracts(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
+  const page = await ctx.services.contracts.listContracts(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
   return { status: 200, body: listEnvelope(ctx.services.cursors, request, page) };
 };

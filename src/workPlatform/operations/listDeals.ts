@@ -2,7 +2,7 @@ import { crmListRequest, updatedSinceOf } from '../crmLists.js';
 import { listEnvelope, startAfter } from '../listPages.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const listDeals: WorkPlatformHandler<'listDeals'> = (ctx) => {
+export const listDeals: WorkPlatformHandler<'listDeals'> = async (ctx) => {
   const { workspace } = ctx.caller;
   const { sort, order, limit, cursor } = ctx.query;
   const filters = {
@@ -12,6 +12,6 @@ export const listDeals: WorkPlatformHandler<'listDeals'> = (ctx) => {
     updatedSince: updatedSinceOf(ctx.query.updatedSince),
   };
   const request = crmListRequest('deals', workspace.id, filters, sort, order, cursor);
-  const page = ctx.services.crm.deals.listDeals(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
+  const page = await ctx.services.crm.deals.listDeals(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
   return { status: 200, body: listEnvelope(ctx.services.cursors, request, page) };
 };

@@ -1,9 +1,9 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf, versionFromIfMatch } from '../versions.js';
 
-export const sendContract: WorkPlatformHandler<'sendContract'> = (ctx) => {
+export const sendContract: WorkPlatformHandler<'sendContract'> = async (ctx) => {
   const { workspace, actor } = ctx.caller;
   const expectedVersion = versionFromIfMatch(ctx.headers['if-match']) ?? null;
-  const contract = ctx.services.contracts.moveContract(workspace.id, ctx.params.contractId, 'send', expectedVersion, actor);
+  const contract = await ctx.services.contracts.moveContract(workspace.id, ctx.params.contractId, 'send', expectedVersion, actor);
   return { status: 200, headers: { etag: etagOf(contract.version) }, body: contract };
 };

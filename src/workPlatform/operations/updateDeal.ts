@@ -1,9 +1,9 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf, requiredVersion } from '../versions.js';
 
-export const updateDeal: WorkPlatformHandler<'updateDeal'> = (ctx) => {
+export const updateDeal: WorkPlatformHandler<'updateDeal'> = async (ctx) => {
   const { workspace, actor } = ctx.caller;
   const expectedVersion = requiredVersion(ctx.headers['if-match'], 'deal');
-  const deal = ctx.services.crm.deals.updateDeal(workspace.id, ctx.params.dealId, ctx.body, expectedVersion, actor);
+  const deal = await ctx.services.crm.deals.updateDeal(workspace.id, ctx.params.dealId, ctx.body, expectedVersion, actor);
   return { status: 200, headers: { etag: etagOf(deal.version) }, body: deal };
 };
