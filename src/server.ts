@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const logger = createJsonLogger();
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   let demo: DemoFixture | undefined;
-  if (config.loadDemoData && createTenantStore(db).listTenants().length === 0) {
+  if (config.loadDemoData && (await createTenantStore(db).listTenants()).length === 0) {
     // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.
     const { loadDemoData } = await import('./demo/demoData.js');
     demo = await loadDemoData(db, Date.now);

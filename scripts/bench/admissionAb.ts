@@ -65,7 +65,7 @@ try {
   const databasePath = path.join(dir, 'app.db');
   const db = openDatabase(databasePath);
   const demo = await loadDemoData(db, Date.now, {});
-  const key = issueApiKey(createApiKeyStore(db), { tenantId: demo.portfolio.tenantId, rateLimit: 1_000_000_000 }).key;
+  const key = (await issueApiKey(createApiKeyStore(db), { tenantId: demo.portfolio.tenantId, rateLimit: 1_000_000_000 })).key;
   createWorkspaceStore(db).setWorkspaceLimits(demo.workPlatform.workspaceId, { readPerMinute: 1_000_000, monthlyQuota: 1_000_000_000 });
   db.close();
   const env = { DATABASE_PATH: databasePath, PORTFOLIO_RATE_LIMIT: '1000000000' };

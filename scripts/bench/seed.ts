@@ -71,7 +71,7 @@ export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly 
     const { token } = issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
     seeded.push({ workspaceId, projectId, taskCount: size, token, ownerId: userId });
   }
-  const { key } = issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
+  const { key } = await issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
   return { workspaces: seeded, portfolioKey: key };
 }
 

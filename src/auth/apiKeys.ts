@@ -10,22 +10,22 @@ export interface AuthenticatedKey {
   rateLimit: number | null;
 }
 
-export type ApiKeyLookup = (keyHash: string) => ApiKeyRecord | undefined;
+export type ApiKeyLookup = (keyHash: string) => Promise<ApiKeyRecord | undefined>;
 
 /**
  * Resolves the `Authorization` header to a key and its tenant. Missing header, another scheme,
  * a malformed or unknown key: 401. A revoked or expired key: 403.
  */
-export function authenticateApiKey(
+export async function authenticateApiKey(
   authorization: string | string[] | undefined,
   findKeyByHash: ApiKeyLookup,
   now: number,
-): AuthenticatedKey {
+): Promise<AuthenticatedKey> {
   const header = Array.isArray(authorization) ? undefined : authorization;
   const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
   const key = match?.[1];
   if (!key || !apiKeyPattern.test(key)) throw new CredentialRefusedError('unauthenticated');
-  const stored = findKeyByHash(hashApiKey(key));
+  const stored = await findKeyByHash(hashApiKey(key));
   if (!stored) throw new CredentialRefusedError('unauthenticated');
   const state = apiKeyState(stored, now);
   if (state === 'revoked') throw new CredentialRefusedError('key-revoked');
@@ -34,12 +34,12 @@ export function authenticateApiKey(
 }
 
 /** Mints a key and stores its hash; the returned `key` is the only copy that will ever exist. */
-export function issueApiKey(
+export async function issueApiKey(
   keys: Pick<ApiKeyStore, 'createApiKey'>,
   input: Omit<CreateApiKeyInput, 'keyHash' | 'keyPrefix'>,
   randomBytes?: RandomBytes,
-): { id: string; key: string } {
+): Promise<{ id: string; key: string }> {
   const { key, keyHash, keyPrefix } = mintApiKey(randomBytes);
-  const { id } = keys.createApiKey({ ...input, keyHash, keyPrefix });
+  const { id } = await keys.createApiKey({ ...input, keyHash, keyPrefix });
   return { id, key };
 }

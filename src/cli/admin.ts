@@ -54,7 +54,7 @@ const commands: Command[] = [
     positionals: 0,
     async run(context) {
       const { createTenantStore } = await modules.tenants();
-      const { id } = createTenantStore(await context.db(), { now: context.now }).createTenant(required(context, 'name'));
+      const { id } = await createTenantStore(await context.db(), { now: context.now }).createTenant(required(context, 'name'));
       return { json: { id }, text: `Created tenant ${id}.` };
     },
   },
@@ -67,7 +67,7 @@ const commands: Command[] = [
     positionals: 0,
     async run(context) {
       const { createTenantStore } = await modules.tenants();
-      const tenants = createTenantStore(await context.db()).listTenants().map((tenant) => ({
+      const tenants = (await createTenantStore(await context.db()).listTenants()).map((tenant) => ({
         id: tenant.id,
         name: tenant.name,
         createdAt: iso(tenant.createdAt),
@@ -98,7 +98,7 @@ const commands: Command[] = [
       const expiresAt = parseExpiresAt(context.values['expires-at']);
       const rateLimit = parseRateLimit(context.values['rate-limit']);
       const [{ createApiKeyStore }, { issueApiKey }] = await Promise.all([modules.apiKeys(), modules.issueApiKeys()]);
-      const created = issueApiKey(createApiKeyStore(await context.db(), { now: context.now }), { tenantId, expiresAt, rateLimit });
+      const created = await issueApiKey(createApiKeyStore(await context.db(), { now: context.now }), { tenantId, expiresAt, rateLimit });
       return {
         json: created,
         text: [
@@ -123,7 +123,7 @@ const commands: Command[] = [
       const id = context.positionals[0];
       if (!id) throw new CliError('Missing the id of the key to revoke (key_…).');
       const { createApiKeyStore } = await modules.apiKeys();
-      const revoked = createApiKeyStore(await context.db(), { now: context.now }).revokeApiKey(id);
+      const revoked = await createApiKeyStore(await context.db(), { now: context.now }).revokeApiKey(id);
       const revokedAt = iso(revoked.revokedAt);
       return { json: { id: revoked.id, revokedAt }, text: `Revoked ${revoked.id} at ${revokedAt}.` };
     },
@@ -139,18 +139,17 @@ const commands: Command[] = [
       const tenantId = required(context, 'tenant');
       const [{ createTenantStore }, { createApiKeyStore }] = await Promise.all([modules.tenants(), modules.apiKeys()]);
       const db = await context.db();
-      if (!createTenantStore(db).getTenant(tenantId)) throw new CliError(`No tenant with id "${tenantId}".`);
-      const keys = createApiKeyStore(db, { now: context.now })
-        .listApiKeys(tenantId)
-        .map((key) => ({
-          id: key.id,
-          prefix: key.prefix,
-          state: key.state,
-          createdAt: iso(key.createdAt),
-          expiresAt: iso(key.expiresAt),
-          revokedAt: iso(key.revokedAt),
-          rateLimit: key.rateLimit,
-        }));
+      if (!(await createTenantStore(db).getTenant(tenantId))) throw new CliError(`No tenant with id "${tenantId}".`);
+      const listed = await createApiKeyStore(db, { now: context.now }).listApiKeys(tenantId);
+      const keys = listed.map((key) => ({
+        id: key.id,
+        prefix: key.prefix,
+        state: key.state,
+        createdAt: iso(key.createdAt),
+        expiresAt: iso(key.expiresAt),
+        revokedAt: iso(key.revokedAt),
+        rateLimit: key.rateLimit,
+      }));
       const text =
         keys.length === 0
           ? `Tenant ${tenantId} has no API keys.`
@@ -196,7 +195,7 @@ const commands: Command[] = [
         throw new CliError(`${file === '-' ? 'Standard input' : file} is not valid JSON: ${reason}`, [{ path: '', message: `is not valid JSON: ${reason}` }]);
       }
       const { importPortfolio } = await modules.portfolioImport();
-      const summary = importPortfolio(await context.db(), tenantId, document, context.now);
+      const summary = await importPortfolio(await context.db(), tenantId, document, context.now);
       const json = { ...summary, updatedAt: iso(summary.updatedAt) };
       const lines = Object.entries(summary.items).map(
         ([member, count]) => `  ${member.padEnd(13)}${String(count.total).padStart(4)} (${count.published} published)`,
@@ -221,7 +220,7 @@ const commands: Command[] = [
     async run(context) {
       const tenantId = required(context, 'tenant');
       const { exportPortfolio } = await modules.portfolioImport();
-      const document = exportPortfolio(await context.db(), tenantId);
+      const document = await exportPortfolio(await context.db(), tenantId);
       if (!document) throw new CliError(`Tenant ${tenantId} has no portfolio yet; import one first.`);
       return { json: document, text: JSON.stringify(document, null, 2) };
     },

@@ -94,22 +94,22 @@ export async function loadDemoData(db: BetterSqlite3.Database, now: () => number
 
   return sqliteWriteTransactions(db).write(async (): Promise<DemoFixture> => {
     for (const tenant of Object.values(demoTenants)) {
-      if (!tenantStore.getTenant(tenant.id)) tenantStore.createTenant(tenant.name, { id: tenant.id });
-      importPortfolio(db, tenant.id, tenant.document, now);
+      if (!(await tenantStore.getTenant(tenant.id))) await tenantStore.createTenant(tenant.name, { id: tenant.id });
+      await importPortfolio(db, tenant.id, tenant.document, now);
     }
     const mainId = demoTenants.main.id;
-    const revoked = issueApiKey(keyStore, { tenantId: mainId });
-    keyStore.revokeApiKey(revoked.id);
+    const revoked = await issueApiKey(keyStore, { tenantId: mainId });
+    await keyStore.revokeApiKey(revoked.id);
 
     return {
       portfolio: {
         tenantId: mainId,
-        apiKey: issueApiKey(keyStore, { tenantId: mainId }).key,
+        apiKey: (await issueApiKey(keyStore, { tenantId: mainId })).key,
         revokedApiKey: revoked.key,
-        expiredApiKey: issueApiKey(keyStore, { tenantId: mainId, expiresAt: now() - day }).key,
-        unpublishedApiKey: issueApiKey(keyStore, { tenantId: demoTenants.unpublished.id }).key,
+        expiredApiKey: (await issueApiKey(keyStore, { tenantId: mainId, expiresAt: now() - day })).key,
+        unpublishedApiKey: (await issueApiKey(keyStore, { tenantId: demoTenants.unpublished.id })).key,
         otherTenantId: demoTenants.other.id,
-        otherTenantApiKey: issueApiKey(keyStore, { tenantId: demoTenants.other.id }).key,
+        otherTenantApiKey: (await issueApiKey(keyStore, { tenantId: demoTenants.other.id })).key,
         published: slugsOf(avaMorenoPortfolio, true),
         unpublished: slugsOf(avaMorenoPortfolio, false),
         otherTenantOnly: { posts: [otherTenantOnlyPostSlug] },

@@ -18,11 +18,11 @@ export function encodeListPage<K extends PortfolioItemKind>({ limit, offset }: P
  * The shared body of every list operation: one page of published items with its paging data,
  * encoded once per revision of the portfolio and page.
  */
-export function listPublished(kind: PortfolioItemKind): (ctx: PortfolioContext<ListOperationId>) => EncodedReply {
-  return (ctx) => {
+export function listPublished(kind: PortfolioItemKind): (ctx: PortfolioContext<ListOperationId>) => Promise<EncodedReply> {
+  return async (ctx) => {
     // Every list operation takes the shared Limit and Offset parameters, filled with their defaults.
     const page = ctx.query as PageRequest;
-    const answer = ctx.services.content.encodedListPage(ctx.caller.tenantId, kind, page, encodeListPage(page));
+    const answer = await ctx.services.content.encodedListPage(ctx.caller.tenantId, kind, page, encodeListPage(page));
     if (!answer) throw new PortfolioError('not_found', NOT_FOUND_MESSAGE);
     return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer };
   };

@@ -24,7 +24,7 @@ export type PortfolioContext<Op extends PortfolioOperationId> = OperationContext
 /** A success reply; failures are thrown as `PortfolioError`s and shaped by the error funnel. */
 export type PortfolioReply<Op extends PortfolioOperationId> = OperationReply<operations, Op>;
 
-export type PortfolioHandler<Op extends PortfolioOperationId> = (ctx: PortfolioContext<Op>) => PortfolioReply<Op>;
+export type PortfolioHandler<Op extends PortfolioOperationId> = (ctx: PortfolioContext<Op>) => PortfolioReply<Op> | Promise<PortfolioReply<Op>>;
 
 /** An answer encoded once per revision: valid as the 200 of every operation whose JSON it holds. */
 export interface EncodedReply {

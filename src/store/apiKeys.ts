@@ -1,7 +1,7 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { asc, eq, sql } from 'drizzle-orm';
 import { apiKeys, tenants } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { placeholdersFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 
@@ -53,12 +53,12 @@ export interface ApiKeyStoreOptions {
 
 export interface ApiKeyStore {
   /** Stores a key by its hash. */
-  createApiKey(input: CreateApiKeyInput): { id: string };
+  createApiKey(input: CreateApiKeyInput): Promise<{ id: string }>;
   /** The hot path of every authenticated request: one compiled statement. */
-  findApiKeyByHash(keyHash: string): ApiKeyRecord | undefined;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Revokes a key; revoking a revoked key is a no-op that returns the original time. */
-  revokeApiKey(id: string): { id: string; revokedAt: number };
-  listApiKeys(tenantId: string): ApiKeySummary[];
+  revokeApiKey(id: string): Promise<{ id: string; revokedAt: number }>;
+  listApiKeys(tenantId: string): Promise<ApiKeySummary[]>;
 }
 
 /** Revocation wins over expiry; a key expires at the instant `expiresAt`. */
@@ -68,22 +68,52 @@ export function apiKeyState(key: Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>, 
   return 'active';
 }
 
-export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeyStoreOptions = {}): ApiKeyStore {
+type KeyRow = [id: string, tenantId: string, expiresAt: number | null, revokedAt: number | null, rateLimit: number | null];
+
+export function createApiKeyStore(source: StoreSource, options: ApiKeyStoreOptions = {}): ApiKeyStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
 
-  // Compiled, rows as arrays: this runs on every authenticated request.
-  const findByHash = compiledStatement<{ keyHash: string }, [string, string, number | null, number | null, number | null]>(
-    db,
+  // Rows as arrays: this runs on every authenticated request.
+  const findByHash = engine.statement<unknown, { keyHash: string }, KeyRow>(
     orm
       .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, expiresAt: apiKeys.expiresAt, revokedAt: apiKeys.revokedAt, rateLimit: apiKeys.rateLimit })
       .from(apiKeys)
       .where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
   );
+  const tenantExists = engine.statement<unknown, { tenantId: string }>(
+    orm.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, sql.placeholder('tenantId'))),
+  );
+  const insertKey = engine.statement<unknown, typeof apiKeys.$inferInsert>(orm.insert(apiKeys).values(placeholdersFor(apiKeys)));
+  const selectRevokedAt = engine.statement<unknown, { id: string }, [revokedAt: number | null]>(
+    orm.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))),
+  );
+  const revoke = engine.statement<unknown, { id: string; revokedAt: number }>(
+    orm
+      .update(apiKeys)
+      .set({ revokedAt: sql`${sql.placeholder('revokedAt')}` })
+      .where(eq(apiKeys.id, sql.placeholder('id'))),
+  );
+  const selectSummaries = engine.statement<Omit<ApiKeySummary, 'state'>, { tenantId: string }>(
+    orm
+      .select({
+        id: apiKeys.id,
+        tenantId: apiKeys.tenantId,
+        prefix: apiKeys.keyPrefix,
+        createdAt: apiKeys.createdAt,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+        rateLimit: apiKeys.rateLimit,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.tenantId, sql.placeholder('tenantId')))
+      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)),
+  );
 
   return {
-    createApiKey({ tenantId, keyHash, keyPrefix, expiresAt = null, rateLimit = null }) {
+    async createApiKey({ tenantId, keyHash, keyPrefix, expiresAt = null, rateLimit = null }) {
       if (!keyHashPattern.test(keyHash)) throw new StoreError('invalid_argument', 'keyHash must be a lowercase hex SHA-256.');
       if (expiresAt !== null && !Number.isSafeInteger(expiresAt)) {
         throw new StoreError('invalid_argument', 'expiresAt must be a whole number of milliseconds since the epoch.');
@@ -92,64 +122,34 @@ export function createApiKeyStore(db: BetterSqlite3.Database, options: ApiKeySto
         throw new StoreError('invalid_argument', 'rateLimit must be a positive integer.');
       }
       const id = newId('key', randomBytes);
-      orm.transaction(
-        (tx) => {
-          const tenant = tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).get();
-          if (!tenant) throw new StoreError('tenant_not_found', `No tenant with id "${tenantId}".`);
-          tx.insert(apiKeys)
-            .values({
-              id,
-              tenantId,
-              keyHash,
-              keyPrefix,
-              createdAt: now(),
-              expiresAt,
-              revokedAt: null,
-              rateLimit,
-            })
-            .run();
-        },
-        { behavior: 'immediate' },
-      );
+      const createdAt = now();
+      await engine.write(async () => {
+        if (!(await tenantExists.row({ tenantId }))) throw new StoreError('tenant_not_found', `No tenant with id "${tenantId}".`);
+        await insertKey.run({ id, tenantId, keyHash, keyPrefix, createdAt, expiresAt, revokedAt: null, rateLimit });
+      });
       return { id };
     },
 
-    findApiKeyByHash(keyHash) {
-      const row = findByHash.row({ keyHash });
+    async findApiKeyByHash(keyHash) {
+      const row = await engine.read(() => findByHash.row({ keyHash }));
       return row && { id: row[0], tenantId: row[1], expiresAt: row[2], revokedAt: row[3], rateLimit: row[4] };
     },
 
     revokeApiKey(id) {
-      return orm.transaction(
-        (tx) => {
-          const existing = tx.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, id)).get();
-          if (!existing) throw new StoreError('api_key_not_found', `No API key with id "${id}".`);
-          if (existing.revokedAt !== null) return { id, revokedAt: existing.revokedAt };
-          const revokedAt = now();
-          tx.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, id)).run();
-          return { id, revokedAt };
-        },
-        { behavior: 'immediate' },
-      );
+      return engine.write(async () => {
+        const existing = await selectRevokedAt.row({ id });
+        if (!existing) throw new StoreError('api_key_not_found', `No API key with id "${id}".`);
+        if (existing[0] !== null) return { id, revokedAt: existing[0] };
+        const revokedAt = now();
+        await revoke.run({ id, revokedAt });
+        return { id, revokedAt };
+      });
     },
 
-    listApiKeys(tenantId) {
+    async listApiKeys(tenantId) {
       const at = now();
-      return orm
-        .select({
-          id: apiKeys.id,
-          tenantId: apiKeys.tenantId,
-          prefix: apiKeys.keyPrefix,
-          createdAt: apiKeys.createdAt,
-          expiresAt: apiKeys.expiresAt,
-          revokedAt: apiKeys.revokedAt,
-          rateLimit: apiKeys.rateLimit,
-        })
-        .from(apiKeys)
-        .where(eq(apiKeys.tenantId, tenantId))
-        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-        .all()
-        .map((row) => ({ ...row, state: apiKeyState(row, at) }));
+      const rows = await engine.read(() => selectSummaries.objects({ tenantId }));
+      return rows.map((row) => ({ ...row, state: apiKeyState(row, at) }));
     },
   };
 }

@@ -209,13 +209,25 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
   };
 }
 
-/** SQLSTATEs after which PostgreSQL's transaction is run again: serialization failure, deadlock, a unique key a concurrent transaction took. */
-const retriedStates = new Set(['40001', '40P01', '23505']);
+/** SQLSTATEs after which PostgreSQL's transaction is run again: serialization failure and deadlock, as often as the options allow. */
+const retriedStates = new Set(['40001', '40P01']);
+/**
+ * A unique key a concurrent transaction took (23505) is worth one more run: it then sees that
+ * row and decides on it, as under SQLite's single writer. A duplicate that no race explains fails
+ * the same way again, so it is not run a third time.
+ */
+const uniqueViolation = '23505';
+
+function runAgain(error: unknown, attempt: number, maxAttempts: number): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (attempt >= maxAttempts) return false;
+  return code === uniqueViolation ? attempt === 1 : typeof code === 'string' && retriedStates.has(code);
+}
 
 export interface PostgresEngineOptions {
   /** How many times a transaction runs at most before its serialization failure reaches the caller (busy: a 503 to retry). */
   maxAttempts?: number;
-  /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…(5·2ⁿ) ms, so that two retrying transactions part. */
+  /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…min(5·2ⁿ, 200) ms, so that two retrying transactions part. */
   retryDelayMs?: (attempt: number) => number;
 }
 
@@ -269,7 +281,7 @@ export function postgresStatementText(source: string): string {
 export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {}): StoreEngine {
   const context = new AsyncLocalStorage<PostgresFrame>();
   const maxAttempts = options.maxAttempts ?? 10;
-  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * 5 * 2 ** attempt);
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * Math.min(5 * 2 ** attempt, 200));
   const builder = drizzle.mock({ schema });
 
   /** The connection a statement runs on: the open transaction's, else any of the pool's. */
@@ -308,7 +320,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
         } catch (error) {
           transaction.ended = true;
           await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-          if (attempt >= maxAttempts || !retriedStates.has((error as { code?: string }).code ?? '')) throw error;
+          if (!runAgain(error, attempt, maxAttempts)) throw error;
         }
       } finally {
         // A connection whose rollback failed is not handed to the next caller.

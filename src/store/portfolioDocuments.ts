@@ -1,11 +1,9 @@
 // A tenant's whole portfolio as one unit: an import replaces it in one transaction, an export
 // reads it back in import form. Everything the API serves was rendered before it reaches here
 // (src/portfolio/import/), so a write only stores JSON text beside the columns it is found by.
-import type BetterSqlite3 from 'better-sqlite3';
 import { asc, eq, sql } from 'drizzle-orm';
 import { assets, portfolioItems, portfolios, tenants } from '../../db/schema.js';
-import { runInImmediateTransaction } from './database.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, type RandomBytes } from './ids.js';
 import type { Asset, PageSummary, PortfolioItemKind, PortfolioResponse, ProfileItem } from './portfolioShapes.js';
@@ -51,12 +49,12 @@ export interface PortfolioSources {
 
 export interface PortfolioDocumentStore {
   /**
-   * Replaces the tenant's whole portfolio in one IMMEDIATE transaction, raising its revision.
+   * Replaces the tenant's whole portfolio in one write transaction, raising its revision.
    * Throws StoreError('tenant_not_found') having written nothing.
    */
-  replace(tenantId: string, portfolio: StoredPortfolio): void;
+  replace(tenantId: string, portfolio: StoredPortfolio): Promise<void>;
   /** Undefined when the tenant has never imported a portfolio; StoreError('tenant_not_found') for an unknown tenant. */
-  read(tenantId: string): PortfolioSources | undefined;
+  read(tenantId: string): Promise<PortfolioSources | undefined>;
 }
 
 /**
@@ -67,17 +65,17 @@ function firstRevision(randomBytes: RandomBytes): number {
   return Buffer.from(randomBytes(6)).readUIntBE(0, 6);
 }
 
-export function createPortfolioDocumentStore(
-  db: BetterSqlite3.Database,
-  options: { randomBytes?: RandomBytes } = {},
-): PortfolioDocumentStore {
+type TenantArgs = { tenantId: string };
+
+export function createPortfolioDocumentStore(source: StoreSource, options: { randomBytes?: RandomBytes } = {}): PortfolioDocumentStore {
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm } = engine;
   const tenantId = sql.placeholder('tenantId');
 
-  const selectTenant = orm.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).prepare();
-  const deleteItems = orm.delete(portfolioItems).where(eq(portfolioItems.tenantId, tenantId)).prepare();
-  const deleteAssets = orm.delete(assets).where(eq(assets.tenantId, tenantId)).prepare();
+  const selectTenant = engine.statement<unknown, TenantArgs>(orm.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)));
+  const deleteItems = engine.statement<unknown, TenantArgs>(orm.delete(portfolioItems).where(eq(portfolioItems.tenantId, tenantId)));
+  const deleteAssets = engine.statement<unknown, TenantArgs>(orm.delete(assets).where(eq(assets.tenantId, tenantId)));
   const portfolioRow = {
     published: sql.placeholder('published'),
     profileSourceJson: sql.placeholder('profileSourceJson'),
@@ -87,14 +85,14 @@ export function createPortfolioDocumentStore(
   };
   // The builder's update set takes SQL, not bare placeholders: the same values, wrapped.
   const portfolioUpdate = Object.fromEntries(Object.entries(portfolioRow).map(([column, value]) => [column, sql`${value}`]));
-  const upsertPortfolio = orm
-    .insert(portfolios)
-    .values({ tenantId, ...portfolioRow, revision: sql.placeholder('firstRevision') })
-    .onConflictDoUpdate({ target: portfolios.tenantId, set: { ...portfolioUpdate, revision: sql`${portfolios.revision} + 1` } })
-    .prepare();
-  const insertAsset = orm
-    .insert(assets)
-    .values({
+  const upsertPortfolio = engine.statement(
+    orm
+      .insert(portfolios)
+      .values({ tenantId, ...portfolioRow, revision: sql.placeholder('firstRevision') })
+      .onConflictDoUpdate({ target: portfolios.tenantId, set: { ...portfolioUpdate, revision: sql`${portfolios.revision} + 1` } }),
+  );
+  const insertAsset = engine.statement(
+    orm.insert(assets).values({
       tenantId,
       position: sql.placeholder('position'),
       id: sql.placeholder('id'),
@@ -103,11 +101,10 @@ export function createPortfolioDocumentStore(
       mimeType: sql.placeholder('mimeType'),
       width: sql.placeholder('width'),
       height: sql.placeholder('height'),
-    })
-    .prepare();
-  const insertItem = orm
-    .insert(portfolioItems)
-    .values({
+    }),
+  );
+  const insertItem = engine.statement(
+    orm.insert(portfolioItems).values({
       tenantId,
       kind: sql.placeholder('kind'),
       position: sql.placeholder('position'),
@@ -117,68 +114,53 @@ export function createPortfolioDocumentStore(
       sourceJson: sql.placeholder('sourceJson'),
       renderedJson: sql.placeholder('renderedJson'),
       summaryJson: sql.placeholder('summaryJson'),
-    })
-    .prepare();
+    }),
+  );
 
-  const selectPortfolio = orm
-    .select({ published: portfolios.published, profileSourceJson: portfolios.profileSourceJson })
-    .from(portfolios)
-    .where(eq(portfolios.tenantId, tenantId))
-    .prepare();
-  const selectAssets = orm
-    .select({ id: assets.id, url: assets.url, altText: assets.altText, mimeType: assets.mimeType, width: assets.width, height: assets.height })
-    .from(assets)
-    .where(eq(assets.tenantId, tenantId))
-    .orderBy(asc(assets.position))
-    .prepare();
-  const selectItemSources = orm
-    .select({ kind: portfolioItems.kind, sourceJson: portfolioItems.sourceJson })
-    .from(portfolioItems)
-    .where(eq(portfolioItems.tenantId, tenantId))
-    .orderBy(asc(portfolioItems.kind), asc(portfolioItems.position))
-    .prepare();
+  const selectPortfolio = engine.statement<{ published: number; profileSourceJson: string }, TenantArgs>(
+    orm
+      .select({ published: portfolios.published, profileSourceJson: portfolios.profileSourceJson })
+      .from(portfolios)
+      .where(eq(portfolios.tenantId, tenantId)),
+  );
+  const selectAssets = engine.statement<Asset, TenantArgs>(
+    orm
+      .select({ id: assets.id, url: assets.url, altText: assets.altText, mimeType: assets.mimeType, width: assets.width, height: assets.height })
+      .from(assets)
+      .where(eq(assets.tenantId, tenantId))
+      .orderBy(asc(assets.position)),
+  );
+  const selectItemSources = engine.statement<unknown, TenantArgs, [kind: PortfolioItemKind, sourceJson: string]>(
+    orm
+      .select({ kind: portfolioItems.kind, sourceJson: portfolioItems.sourceJson })
+      .from(portfolioItems)
+      .where(eq(portfolioItems.tenantId, tenantId))
+      .orderBy(asc(portfolioItems.kind), asc(portfolioItems.position)),
+  );
 
-  const requireTenant = (id: string): void => {
-    if (!selectTenant.get({ tenantId: id })) throw new StoreError('tenant_not_found', `No tenant with id "${id}".`);
+  const requireTenant = async (id: string): Promise<void> => {
+    if (!(await selectTenant.row({ tenantId: id }))) throw new StoreError('tenant_not_found', `No tenant with id "${id}".`);
   };
 
-  // Export reads its four selects in one read transaction: one snapshot, never half an import.
-  const readInSnapshot = db.transaction((id: string): PortfolioSources | undefined => {
-    requireTenant(id);
-    const portfolio = selectPortfolio.get({ tenantId: id });
-    if (!portfolio) return undefined;
-    const itemsByKind = new Map<PortfolioItemKind, unknown[]>();
-    for (const row of selectItemSources.all({ tenantId: id })) {
-      const list = itemsByKind.get(row.kind) ?? [];
-      list.push(JSON.parse(row.sourceJson));
-      itemsByKind.set(row.kind, list);
-    }
-    return {
-      published: portfolio.published === 1,
-      profile: JSON.parse(portfolio.profileSourceJson),
-      assets: selectAssets.all({ tenantId: id }),
-      itemsByKind,
-    };
-  });
-
   return {
-    replace(id, portfolio) {
-      runInImmediateTransaction(db, () => {
-        requireTenant(id);
-        deleteItems.run({ tenantId: id });
-        deleteAssets.run({ tenantId: id });
-        upsertPortfolio.run({
+    async replace(id, portfolio) {
+      const revision = firstRevision(randomBytes);
+      await engine.write(async () => {
+        await requireTenant(id);
+        await deleteItems.run({ tenantId: id });
+        await deleteAssets.run({ tenantId: id });
+        await upsertPortfolio.run({
           tenantId: id,
           published: portfolio.published ? 1 : 0,
           profileSourceJson: JSON.stringify(portfolio.profileSource),
           profileRenderedJson: JSON.stringify(portfolio.profile),
           documentJson: JSON.stringify(portfolio.document),
           updatedAt: portfolio.updatedAt,
-          firstRevision: firstRevision(randomBytes),
+          firstRevision: revision,
         });
-        portfolio.assets.forEach((asset, position) => insertAsset.run({ tenantId: id, position, ...asset }));
+        for (const [position, asset] of portfolio.assets.entries()) await insertAsset.run({ tenantId: id, position, ...asset });
         for (const item of portfolio.items) {
-          insertItem.run({
+          await insertItem.run({
             tenantId: id,
             kind: item.kind,
             position: item.position,
@@ -192,8 +174,26 @@ export function createPortfolioDocumentStore(
         }
       });
     },
+
+    // Export reads its four selects in one snapshot: never half an import.
     read(id) {
-      return readInSnapshot(id);
+      return engine.snapshot(async (): Promise<PortfolioSources | undefined> => {
+        await requireTenant(id);
+        const portfolio = await selectPortfolio.object({ tenantId: id });
+        if (!portfolio) return undefined;
+        const itemsByKind = new Map<PortfolioItemKind, unknown[]>();
+        for (const [kind, sourceJson] of await selectItemSources.rows({ tenantId: id })) {
+          const list = itemsByKind.get(kind) ?? [];
+          list.push(JSON.parse(sourceJson));
+          itemsByKind.set(kind, list);
+        }
+        return {
+          published: portfolio.published === 1,
+          profile: JSON.parse(portfolio.profileSourceJson),
+          assets: await selectAssets.objects({ tenantId: id }),
+          itemsByKind,
+        };
+      });
     },
   };
 }

@@ -63,15 +63,15 @@ describe('issuing', () => {
   });
   afterEach(() => t.cleanup());
 
-  it('issues an API key that authenticates, with only its hash and prefix in the database', () => {
-    const tenantId = makeTenant(t.db);
+  it('issues an API key that authenticates, with only its hash and prefix in the database', async () => {
+    const tenantId = await makeTenant(t.db);
     const keys = createApiKeyStore(t.db);
-    const { id, key } = issueApiKey(keys, { tenantId, rateLimit: 9 }, injected(0x11));
+    const { id, key } = await issueApiKey(keys, { tenantId, rateLimit: 9 }, injected(0x11));
     expect(key).toBe(`pfk_${Buffer.alloc(32, 0x11).toString('base64url')}`);
     const row = t.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
     expect(row).toMatchObject({ key_hash: sha256(key), key_prefix: key.slice(0, 12) });
     for (const value of Object.values(row)) expect(String(value)).not.toContain(key.slice(12));
-    expect(authenticateApiKey(`Bearer ${key}`, keys.findApiKeyByHash, Date.now())).toEqual({ keyId: id, tenantId, rateLimit: 9 });
+    expect(await authenticateApiKey(`Bearer ${key}`, keys.findApiKeyByHash, Date.now())).toEqual({ keyId: id, tenantId, rateLimit: 9 });
   });
 
   it('issues and rotates personal access tokens, storing only their hashes', () => {

@@ -189,7 +189,7 @@ describe('admin CLI', () => {
 
     const db = openDatabase(databasePath);
     try {
-      expect(publishedReads(db).list(String(demo.tenantId), 'post', { limit: 100, offset: 0 })?.items.map((post) => post.slug)).toEqual(
+      expect((await publishedReads(db).list(String(demo.tenantId), 'post', { limit: 100, offset: 0 }))?.items.map((post) => post.slug)).toEqual(
         (demo.published as { posts: string[] }).posts,
       );
     } finally {

@@ -32,7 +32,7 @@ describe('two server processes on one Redis and one database', () => {
     redis = await startRedisServer();
     database = await makeDemoDatabaseFile('contract-api-redis-limits-');
     const db = openDatabase(database.databasePath);
-    portfolioKey = issueApiKey(createApiKeyStore(db), { tenantId: database.fixture.portfolio.tenantId, rateLimit: 10 }).key;
+    portfolioKey = (await issueApiKey(createApiKeyStore(db), { tenantId: database.fixture.portfolio.tenantId, rateLimit: 10 })).key;
     createWorkspaceStore(db).setWorkspaceLimits(database.fixture.workPlatform.workspaceId, { writePerMinute: 8, readPerMinute: 100_000, monthlyQuota: 1_000_000 });
     db.close();
     // One portfolio window spans the whole test; both processes share one key prefix, as one deployment.

@@ -15,15 +15,15 @@ let t: TempDatabase;
 let tenantId: string;
 const clock = makeClock(Date.UTC(2025, 2, 1, 0, 0, 0));
 
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  tenantId = makeTenant(t.db);
+  tenantId = await makeTenant(t.db);
 });
 afterEach(() => t.cleanup());
 
-function importProblems(document: unknown): ImportProblem[] {
+async function importProblems(document: unknown): Promise<ImportProblem[]> {
   try {
-    importPortfolio(t.db, tenantId, document, clock.now);
+    await importPortfolio(t.db, tenantId, document, clock.now);
   } catch (error) {
     expect(error).toBeInstanceOf(PortfolioImportError);
     return (error as PortfolioImportError).details;
@@ -59,8 +59,8 @@ describe('the import format schema', () => {
 });
 
 describe('importPortfolio', () => {
-  it('stores the document and reports what it holds', () => {
-    const summary = importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+  it('stores the document and reports what it holds', async () => {
+    const summary = await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
     expect(summary).toMatchObject({ tenantId, published: true, updatedAt: clock.now(), assets: 2 });
     expect(summary.items.posts).toEqual({ total: 3, published: 2 });
     expect(summary.items.links).toEqual({ total: 2, published: 1 });
@@ -68,9 +68,9 @@ describe('importPortfolio', () => {
     expect(contentCounts(t.db, tenantId)).toEqual({ portfolios: 1, assets: 2, items: 14 });
   });
 
-  it('fills in defaults and generates prefixed ids for list items without one', () => {
-    importPortfolio(t.db, tenantId, makeDocument(), clock.now);
-    const exported = exportPortfolio(t.db, tenantId);
+  it('fills in defaults and generates prefixed ids for list items without one', async () => {
+    await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+    const exported = await exportPortfolio(t.db, tenantId);
     expect(exported?.assets[1]).toEqual({ id: 'ast_cover', url: 'https://media.example.com/cover.png', altText: '', mimeType: 'image/png', width: null, height: null });
     expect(exported?.outcomes[1]).toMatchObject({ client: null, metrics: [], coverImage: null, tags: [] });
     expect(exported?.posts[0]?.updatedAt).toBe('2025-01-01T10:00:00Z');
@@ -83,12 +83,12 @@ describe('importPortfolio', () => {
     expect(exported?.testimonials[0]).toMatchObject({ id: expect.stringMatching(/^tst_/), authorRole: null, authorCompany: null });
   });
 
-  it('round-trips: export → import → export gives identical JSON', () => {
-    importPortfolio(t.db, tenantId, makeDocument(), clock.now);
-    const first = JSON.stringify(exportPortfolio(t.db, tenantId));
+  it('round-trips: export → import → export gives identical JSON', async () => {
+    await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+    const first = JSON.stringify(await exportPortfolio(t.db, tenantId));
     clock.advance(1000);
-    importPortfolio(t.db, tenantId, JSON.parse(first), clock.now);
-    const second = JSON.stringify(exportPortfolio(t.db, tenantId));
+    await importPortfolio(t.db, tenantId, JSON.parse(first), clock.now);
+    const second = JSON.stringify(await exportPortfolio(t.db, tenantId));
     expect(second).toBe(first);
     expect(Object.keys(JSON.parse(first))).toEqual([
       'formatVersion', 'published', 'profile', 'assets', 'outcomes', 'posts', 'pages',
@@ -96,29 +96,29 @@ describe('importPortfolio', () => {
     ]);
   });
 
-  it('round-trips sanitized HTML unchanged (sanitizing is idempotent)', () => {
+  it('round-trips sanitized HTML unchanged (sanitizing is idempotent)', async () => {
     const bodyHtml = '<h1>T</h1><p class="x">a <a href="https://x.example/?a=1&amp;b=2" title="t" target="_blank">l</a> &amp; <img src="https://x.example/i.png" width="10" onerror="x()"></p>';
-    importPortfolio(t.db, tenantId, makeDocument({ posts: [{ slug: 'p', published: true, title: 'T', excerpt: '', bodyHtml, publishedAt: '2025-01-01T00:00:00Z' }] }), clock.now);
-    const first = exportPortfolio(t.db, tenantId);
-    importPortfolio(t.db, tenantId, first, clock.now);
-    expect(exportPortfolio(t.db, tenantId)).toEqual(first);
+    await importPortfolio(t.db, tenantId, makeDocument({ posts: [{ slug: 'p', published: true, title: 'T', excerpt: '', bodyHtml, publishedAt: '2025-01-01T00:00:00Z' }] }), clock.now);
+    const first = await exportPortfolio(t.db, tenantId);
+    await importPortfolio(t.db, tenantId, first, clock.now);
+    expect(await exportPortfolio(t.db, tenantId)).toEqual(first);
     expect(first?.posts[0]?.bodyHtml).toBe(
       '<h2>T</h2><p>a <a href="https://x.example/?a=1&amp;b=2" title="t" rel="nofollow noopener noreferrer">l</a> &amp; <img src="https://x.example/i.png" alt="" width="10" /></p>',
     );
   });
 
-  it('replaces the whole portfolio: items missing from the new document are gone', () => {
-    importPortfolio(t.db, tenantId, makeDocument(), clock.now);
-    importPortfolio(t.db, tenantId, makeDocument({ posts: [], links: [], assets: [], profile: { name: 'New', headline: '', bioSummary: '' }, outcomes: [], pages: [], testimonials: [] }), clock.now);
-    const exported = exportPortfolio(t.db, tenantId);
+  it('replaces the whole portfolio: items missing from the new document are gone', async () => {
+    await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+    await importPortfolio(t.db, tenantId, makeDocument({ posts: [], links: [], assets: [], profile: { name: 'New', headline: '', bioSummary: '' }, outcomes: [], pages: [], testimonials: [] }), clock.now);
+    const exported = await exportPortfolio(t.db, tenantId);
     expect(exported?.posts).toEqual([]);
     expect(exported?.assets).toEqual([]);
     expect(exported?.profile).toEqual({ name: 'New', headline: '', bioSummary: '', location: null, avatar: null });
   });
 
-  it('refuses a bad document naming each failing path, and writes nothing', () => {
-    importPortfolio(t.db, tenantId, makeDocument(), clock.now);
-    const before = exportPortfolio(t.db, tenantId);
+  it('refuses a bad document naming each failing path, and writes nothing', async () => {
+    await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+    const before = await exportPortfolio(t.db, tenantId);
     const countsBefore = contentCounts(t.db, tenantId);
     const document = makeDocument({
       formatVersion: 2,
@@ -133,7 +133,7 @@ describe('importPortfolio', () => {
         { id: 'lnk_a', published: true, kind: 'fax', label: 'B', url: 'https://b.example' },
       ],
     });
-    const problems = importProblems(document);
+    const problems = await importProblems(document);
     expect(paths(problems)).toEqual(
       expect.arrayContaining([
         '/formatVersion',
@@ -161,18 +161,18 @@ describe('importPortfolio', () => {
     expect(problems.find((problem) => problem.path === '/posts/3/color')?.message).toBe('is not a recognized field');
     expect(problems.find((problem) => problem.path === '/links/1/kind')?.message).toMatch(/^must be one of website, /);
     expect(problems.find((problem) => problem.path === '/links/0/url')?.message).toMatch(/javascript/);
-    expect(exportPortfolio(t.db, tenantId)).toEqual(before);
+    expect(await exportPortfolio(t.db, tenantId)).toEqual(before);
     expect(contentCounts(t.db, tenantId)).toEqual(countsBefore);
   });
 
-  it('writes nothing for a new tenant either', () => {
-    importProblems(makeDocument({ profile: { name: 'x' } }));
+  it('writes nothing for a new tenant either', async () => {
+    await importProblems(makeDocument({ profile: { name: 'x' } }));
     expect(contentCounts(t.db, tenantId)).toEqual({ portfolios: 0, assets: 0, items: 0 });
-    expect(exportPortfolio(t.db, tenantId)).toBeUndefined();
+    expect(await exportPortfolio(t.db, tenantId)).toBeUndefined();
   });
 
-  it('carries the problems in the error message too', () => {
-    expect(() => importPortfolio(t.db, tenantId, { formatVersion: 1 }, clock.now)).toThrow(/\/published is required/);
+  it('carries the problems in the error message too', async () => {
+    await expect(importPortfolio(t.db, tenantId, { formatVersion: 1 }, clock.now)).rejects.toThrow(/\/published is required/);
     expect(validatePortfolioDocument('not an object')).toEqual([{ path: '', message: 'must be an object' }]);
   });
 
@@ -193,8 +193,8 @@ describe('importPortfolio', () => {
     ['an invalid date', { awards: [{ published: true, title: 't', issuer: 'i', awardedOn: '2020-02-30' }] }, '/awards/0/awardedOn'],
     ['a missing testimonial avatar asset', { testimonials: [{ published: true, quote: 'q', authorName: 'a', avatar: 'ast_gone' }] }, '/testimonials/0/avatar'],
     ['a heading level out of range', { pages: [{ slug: 'g', published: true, title: 'G', blocks: [{ type: 'heading', level: 7, text: 'x' }] }] }, '/pages/0/blocks/0/level'],
-  ])('refuses %s', (_name, overrides, expectedPath) => {
-    expect(paths(importProblems(makeDocument(overrides)))).toContain(expectedPath);
+  ])('refuses %s', async (_name, overrides, expectedPath) => {
+    expect(paths(await importProblems(makeDocument(overrides)))).toContain(expectedPath);
     expect(contentCounts(t.db, tenantId).portfolios).toBe(0);
   });
 
@@ -206,13 +206,13 @@ describe('importPortfolio', () => {
     ).toEqual([]);
   });
 
-  it('refuses an unknown tenant without writing', () => {
-    expect(() => importPortfolio(t.db, 'ten_missing', makeDocument(), clock.now)).toThrow(StoreError);
+  it('refuses an unknown tenant without writing', async () => {
+    await expect(importPortfolio(t.db, 'ten_missing', makeDocument(), clock.now)).rejects.toThrow(StoreError);
     expect(contentCounts(t.db, 'ten_missing')).toEqual({ portfolios: 0, assets: 0, items: 0 });
   });
 
-  it('exports undefined for a tenant without a portfolio, and refuses an unknown tenant', () => {
-    expect(exportPortfolio(t.db, tenantId)).toBeUndefined();
-    expect(() => exportPortfolio(t.db, 'ten_missing')).toThrow(/No tenant/);
+  it('exports undefined for a tenant without a portfolio, and refuses an unknown tenant', async () => {
+    expect(await exportPortfolio(t.db, tenantId)).toBeUndefined();
+    await expect(exportPortfolio(t.db, 'ten_missing')).rejects.toThrow(/No tenant/);
   });
 });

@@ -106,8 +106,8 @@ describe('sanitizing at import', () => {
   });
   afterEach(() => t.cleanup());
 
-  it('leaves none of the vectors in the stored source, rendered JSON, page summaries or document JSON', () => {
-    const tenantId = makeTenant(t.db);
+  it('leaves none of the vectors in the stored source, rendered JSON, page summaries or document JSON', async () => {
+    const tenantId = await makeTenant(t.db);
     const everything = vectors.map(([, source]) => source).join('\n');
     const document = makeDocument({
       outcomes: [{ slug: 'o', published: true, title: 'O', summary: 's', bodyHtml: everything }],
@@ -117,7 +117,7 @@ describe('sanitizing at import', () => {
       ],
       pages: [{ slug: 'x', published: true, title: 'X', blocks: [{ type: 'richText', html: everything }, { type: 'heading', level: 2, text: 'plain' }] }],
     });
-    importPortfolio(t.db, tenantId, document, Date.now);
+    await importPortfolio(t.db, tenantId, document, Date.now);
 
     const stored = t.db
       .prepare(
@@ -135,27 +135,26 @@ describe('sanitizing at import', () => {
     }
 
     const reads = publishedReads(t.db);
-    const post = reads.bySlug(tenantId, 'post', 'p');
+    const post = await reads.bySlug(tenantId, 'post', 'p');
     expect(post?.bodyHtml).toBe(sanitizeHtml(everything));
     expect(post?.bodyHtml).toContain('<p>hi</p>');
-    const page = reads.bySlug(tenantId, 'page', 'x');
+    const page = await reads.bySlug(tenantId, 'page', 'x');
     expect(page?.blocks[0]).toEqual({ type: 'richText', html: sanitizeHtml(everything) });
-    expect(reads.document(tenantId)?.outcomes[0]?.bodyHtml).toBe(sanitizeHtml(everything));
+    expect((await reads.document(tenantId))?.outcomes[0]?.bodyHtml).toBe(sanitizeHtml(everything));
   });
 
-  it('stores plain text as given, but refuses markup in it (a "<" that starts a tag)', () => {
-    const tenantId = makeTenant(t.db);
-    importPortfolio(
+  it('stores plain text as given, but refuses markup in it (a "<" that starts a tag)', async () => {
+    const tenantId = await makeTenant(t.db);
+    await importPortfolio(
       t.db,
       tenantId,
       makeDocument({ pages: [{ slug: 'x', published: true, title: 'Tom & Jerry', blocks: [{ type: 'heading', level: 2, text: 'Tom & Jerry <3' }] }] }),
       Date.now,
     );
-    const page = publishedReads(t.db).bySlug(tenantId, 'page', 'x');
+    const page = await publishedReads(t.db).bySlug(tenantId, 'page', 'x');
     expect(page?.title).toBe('Tom & Jerry');
     expect(page?.blocks[0]).toEqual({ type: 'heading', level: 2, text: 'Tom & Jerry <3' });
-    expect(() =>
-      importPortfolio(t.db, tenantId, makeDocument({ pages: [{ slug: 'x', published: true, title: 'A <b>title</b>', blocks: [] }] }), Date.now),
-    ).toThrow(PortfolioImportError);
+    await expect(importPortfolio(t.db, tenantId, makeDocument({ pages: [{ slug: 'x', published: true, title: 'A <b>title</b>', blocks: [] }] }), Date.now),
+    ).rejects.toThrow(PortfolioImportError);
   });
 });

@@ -31,18 +31,18 @@ function setAt(document: Json, path: string, text: string): void {
 }
 
 /** The demo portfolio as export prints it: every optional member present. */
-function completeDocument(): Json {
+async function completeDocument(): Promise<Json> {
   const t = makeDatabase();
   try {
-    const tenantId = makeTenant(t.db);
-    importPortfolio(t.db, tenantId, avaMorenoPortfolio);
-    return exportPortfolio(t.db, tenantId) as unknown as Json;
+    const tenantId = await makeTenant(t.db);
+    await importPortfolio(t.db, tenantId, avaMorenoPortfolio);
+    return (await exportPortfolio(t.db, tenantId)) as unknown as Json;
   } finally {
     t.cleanup();
   }
 }
 
-const document = completeDocument();
+const document = await completeDocument();
 const members = stringMembers(document);
 const plainText = members.filter((member) => !member.html).map((member) => member.path);
 const html = members.filter((member) => member.html).map((member) => member.path);
@@ -87,9 +87,9 @@ describe('HTML members and what the server serves', () => {
     const hostile = structuredClone(document);
     const allVectors = xssVectors.join('\n');
     for (const path of html) setAt(hostile, path, allVectors);
-    importPortfolio(t.db, t.fixture.portfolio.tenantId, hostile);
+    await importPortfolio(t.db, t.fixture.portfolio.tenantId, hostile);
 
-    const stored = exportPortfolio(t.db, t.fixture.portfolio.tenantId) as unknown as Json;
+    const stored = (await exportPortfolio(t.db, t.fixture.portfolio.tenantId)) as unknown as Json;
     for (const path of html) {
       const value = path.split('/').slice(1).reduce<Json>((node, token) => (node as Record<string, Json>)[token]!, stored) as string;
       expect(executableMarkup(value), path).toEqual([]);

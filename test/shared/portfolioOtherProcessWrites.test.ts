@@ -21,10 +21,10 @@ afterAll(async () => {
 });
 
 /** Re-imports the tenant's own portfolio through the other connection, changed by `change`. */
-function reimport(change: (document: Record<string, any>) => void): void {
-  const document = exportPortfolio(otherProcess, t.fixture.portfolio.tenantId) as unknown as Record<string, any>;
+async function reimport(change: (document: Record<string, any>) => void): Promise<void> {
+  const document = (await exportPortfolio(otherProcess, t.fixture.portfolio.tenantId)) as unknown as Record<string, any>;
   change(document);
-  importPortfolio(otherProcess, t.fixture.portfolio.tenantId, document);
+  await importPortfolio(otherProcess, t.fixture.portfolio.tenantId, document);
 }
 
 const get = (target: string) => t.client.get(target, bearer(t.fixture.portfolio.apiKey));
@@ -38,7 +38,7 @@ describe('answers after a write by another process', () => {
     expect(again.body).toEqual(before[0]!.body);
 
     const firstPost = before[1]!.body.items[0].slug as string;
-    reimport((document) => {
+    await reimport((document) => {
       document.profile.name = 'Renamed elsewhere';
       document.posts.find((post: { slug: string }) => post.slug === firstPost).title = 'Retitled elsewhere';
       document.pages.find((page: { slug: string }) => page.slug === 'about').title = 'About, rewritten';
@@ -56,7 +56,7 @@ describe('answers after a write by another process', () => {
   it('answers 404 on the next request after the portfolio is unpublished, and 200 again once republished', async () => {
     const targets = ['/api/v1/portfolio', '/api/v1/posts?limit=20', '/api/v1/pages/about'];
     for (const target of targets) expect((await get(target)).status, target).toBe(200);
-    reimport((document) => {
+    await reimport((document) => {
       document.published = false;
     });
     for (const target of targets) {
@@ -64,7 +64,7 @@ describe('answers after a write by another process', () => {
       expect(response.status, target).toBe(404);
       expect(response.body.error.code).toBe('not_found');
     }
-    reimport((document) => {
+    await reimport((document) => {
       document.published = true;
     });
     for (const target of targets) expect((await get(target)).status, target).toBe(200);
@@ -74,7 +74,7 @@ describe('answers after a write by another process', () => {
     const posts = await get('/api/v1/posts?limit=20');
     const slug = posts.body.items[0].slug as string;
     expect((await get(`/api/v1/posts/${slug}`)).status).toBe(200);
-    reimport((document) => {
+    await reimport((document) => {
       document.posts.find((post: { slug: string }) => post.slug === slug).published = false;
     });
     expect((await get(`/api/v1/posts/${slug}`)).status).toBe(404);
@@ -85,9 +85,9 @@ describe('answers after a write by another process', () => {
 
   it('refuses a key revoked by another process on the next request', async () => {
     const keys = createApiKeyStore(otherProcess);
-    const { id, key } = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId });
+    const { id, key } = await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId });
     expect((await t.client.get('/api/v1/portfolio', bearer(key))).status).toBe(200);
-    keys.revokeApiKey(id);
+    await keys.revokeApiKey(id);
     const refused = await t.client.get('/api/v1/portfolio', bearer(key));
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('api_key_revoked');

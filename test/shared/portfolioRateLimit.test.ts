@@ -25,8 +25,8 @@ describe.each(limitEngines(redis))('rate limit with an injected clock ($engine)'
   beforeAll(async () => {
     t = await startTestApp({ now: () => clock, env: env(), config: { portfolioRateLimit: 3, portfolioRateWindowSeconds: 60 } });
     const keys = createApiKeyStore(t.db, { now: () => clock });
-    key = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId }).key;
-    ownAllowanceKey = issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 }).key;
+    key = (await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId })).key;
+    ownAllowanceKey = (await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 })).key;
   });
   afterAll(async () => {
     await t?.close();
@@ -64,7 +64,7 @@ describe.each(limitEngines(redis))('rate limit with an injected clock ($engine)'
   });
 
   it('does not count the public downloads', async () => {
-    const fresh = issueApiKey(createApiKeyStore(t.db, { now: () => clock }), { tenantId: t.fixture.portfolio.tenantId }).key;
+    const fresh = (await issueApiKey(createApiKeyStore(t.db, { now: () => clock }), { tenantId: t.fixture.portfolio.tenantId })).key;
     const before = await t.client.get('/api/v1/profile', bearer(fresh));
     for (const download of ['/api/v1/openapi.json', '/api/v1/openapi.yaml', '/api/v1/postman.json']) {
       const response = await t.client.get(download, bearer(fresh));
@@ -87,7 +87,7 @@ describe('rate limit shared by two server processes on one database', () => {
     const databasePath = path.join(dataDir, 'app.db');
     const db = openDatabase(databasePath);
     const fixture = await loadDemoData(db, Date.now);
-    key = issueApiKey(createApiKeyStore(db), { tenantId: fixture.portfolio.tenantId, rateLimit: 6 }).key;
+    key = (await issueApiKey(createApiKeyStore(db), { tenantId: fixture.portfolio.tenantId, rateLimit: 6 })).key;
     db.close();
     // One window spans the whole test, so a window boundary cannot fall inside it.
     const env = { DATABASE_PATH: databasePath, PORTFOLIO_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600) };

@@ -6,77 +6,77 @@ import { makeClock, makeDatabase, makeTenant, type TempDatabase } from './factor
 
 let t: TempDatabase;
 let tenantId: string;
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  tenantId = makeTenant(t.db);
+  tenantId = await makeTenant(t.db);
 });
 afterEach(() => t.cleanup());
 
 /** Stores a newly minted key; returns its id and the key, which the store never sees. */
-function storeKey(store: ApiKeyStore, input: Omit<CreateApiKeyInput, 'keyHash' | 'keyPrefix'>): { id: string; key: string } {
+async function storeKey(store: ApiKeyStore, input: Omit<CreateApiKeyInput, 'keyHash' | 'keyPrefix'>): Promise<{ id: string; key: string }> {
   const { key, keyHash, keyPrefix } = mintApiKey();
-  return { id: store.createApiKey({ ...input, keyHash, keyPrefix }).id, key };
+  return { id: (await store.createApiKey({ ...input, keyHash, keyPrefix })).id, key };
 }
 
 describe('api key store', () => {
-  it('stores the hash and the prefix it is given under a new key_ id', () => {
+  it('stores the hash and the prefix it is given under a new key_ id', async () => {
     const store = createApiKeyStore(t.db);
     const keyHash = 'ab'.repeat(32);
-    const { id } = store.createApiKey({ tenantId, keyHash, keyPrefix: 'pfk_abcdefgh' });
+    const { id } = await store.createApiKey({ tenantId, keyHash, keyPrefix: 'pfk_abcdefgh' });
     expect(id).toMatch(/^key_[A-Za-z0-9]+$/);
     const row = t.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
     expect(row).toMatchObject({ tenant_id: tenantId, key_hash: keyHash, key_prefix: 'pfk_abcdefgh' });
   });
 
-  it('refuses anything but a lowercase hex SHA-256 as the hash, so a key itself is never stored', () => {
+  it('refuses anything but a lowercase hex SHA-256 as the hash, so a key itself is never stored', async () => {
     const store = createApiKeyStore(t.db);
     const { key } = mintApiKey();
     for (const keyHash of [key, 'AB'.repeat(32), 'ab'.repeat(31), '']) {
-      expect(() => store.createApiKey({ tenantId, keyHash, keyPrefix: key.slice(0, 12) })).toThrow(/keyHash must be a lowercase hex SHA-256/);
+      await expect(store.createApiKey({ tenantId, keyHash, keyPrefix: key.slice(0, 12) })).rejects.toThrow(/keyHash must be a lowercase hex SHA-256/);
     }
     expect(t.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(0);
   });
 
-  it('finds a key by its hash with its tenant, expiry, revocation and allowance', () => {
+  it('finds a key by its hash with its tenant, expiry, revocation and allowance', async () => {
     const store = createApiKeyStore(t.db, { now: () => 5000 });
-    const { id, key } = storeKey(store, { tenantId, expiresAt: 90_000, rateLimit: 7 });
-    expect(store.findApiKeyByHash(hashApiKey(key))).toEqual({ id, tenantId, expiresAt: 90_000, revokedAt: null, rateLimit: 7 });
-    expect(store.findApiKeyByHash(hashApiKey(`${key}x`))).toBeUndefined();
+    const { id, key } = await storeKey(store, { tenantId, expiresAt: 90_000, rateLimit: 7 });
+    expect(await store.findApiKeyByHash(hashApiKey(key))).toEqual({ id, tenantId, expiresAt: 90_000, revokedAt: null, rateLimit: 7 });
+    expect(await store.findApiKeyByHash(hashApiKey(`${key}x`))).toBeUndefined();
   });
 
-  it('refuses an unknown tenant and invalid arguments', () => {
+  it('refuses an unknown tenant and invalid arguments', async () => {
     const store = createApiKeyStore(t.db);
-    expect(() => storeKey(store, { tenantId: 'ten_missing' })).toThrow(expect.objectContaining({ code: 'tenant_not_found' }));
-    expect(() => storeKey(store, { tenantId, rateLimit: 0 })).toThrow(StoreError);
-    expect(() => storeKey(store, { tenantId, rateLimit: 1.5 })).toThrow(/positive integer/);
-    expect(() => storeKey(store, { tenantId, expiresAt: Number.NaN })).toThrow(StoreError);
+    await expect(storeKey(store, { tenantId: 'ten_missing' })).rejects.toThrow(expect.objectContaining({ code: 'tenant_not_found' }));
+    await expect(storeKey(store, { tenantId, rateLimit: 0 })).rejects.toThrow(StoreError);
+    await expect(storeKey(store, { tenantId, rateLimit: 1.5 })).rejects.toThrow(/positive integer/);
+    await expect(storeKey(store, { tenantId, expiresAt: Number.NaN })).rejects.toThrow(StoreError);
     expect(t.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(0);
   });
 
-  it('revokes once, keeps the first revocation time, and names an unknown id clearly', () => {
+  it('revokes once, keeps the first revocation time, and names an unknown id clearly', async () => {
     const clock = makeClock(10_000);
     const store = createApiKeyStore(t.db, { now: clock.now });
-    const { id, key } = storeKey(store, { tenantId });
+    const { id, key } = await storeKey(store, { tenantId });
     clock.advance(500);
-    expect(store.revokeApiKey(id)).toEqual({ id, revokedAt: 10_500 });
+    expect(await store.revokeApiKey(id)).toEqual({ id, revokedAt: 10_500 });
     clock.advance(500);
-    expect(store.revokeApiKey(id)).toEqual({ id, revokedAt: 10_500 });
-    expect(store.findApiKeyByHash(hashApiKey(key))?.revokedAt).toBe(10_500);
-    expect(() => store.revokeApiKey('key_missing')).toThrow(/No API key with id "key_missing"/);
+    expect(await store.revokeApiKey(id)).toEqual({ id, revokedAt: 10_500 });
+    expect((await store.findApiKeyByHash(hashApiKey(key)))?.revokedAt).toBe(10_500);
+    await expect(store.revokeApiKey('key_missing')).rejects.toThrow(/No API key with id "key_missing"/);
   });
 
-  it('lists a tenant\'s keys with their state and never the key or its hash', () => {
+  it('lists a tenant\'s keys with their state and never the key or its hash', async () => {
     const clock = makeClock(1_000_000);
     const store = createApiKeyStore(t.db, { now: clock.now });
-    const active = storeKey(store, { tenantId, rateLimit: 30 });
+    const active = await storeKey(store, { tenantId, rateLimit: 30 });
     clock.advance(1);
-    const expiring = storeKey(store, { tenantId, expiresAt: 1_000_100 });
+    const expiring = await storeKey(store, { tenantId, expiresAt: 1_000_100 });
     clock.advance(1);
-    const revoked = storeKey(store, { tenantId, expiresAt: 1_000_050 });
-    store.revokeApiKey(revoked.id);
-    storeKey(store, { tenantId: makeTenant(t.db, 'Other') });
+    const revoked = await storeKey(store, { tenantId, expiresAt: 1_000_050 });
+    await store.revokeApiKey(revoked.id);
+    await storeKey(store, { tenantId: await makeTenant(t.db, 'Other') });
 
-    const listed = store.listApiKeys(tenantId);
+    const listed = await store.listApiKeys(tenantId);
     expect(listed.map((key) => [key.id, key.state])).toEqual([
       [active.id, 'active'],
       [expiring.id, 'active'],
@@ -99,7 +99,7 @@ describe('api key store', () => {
     }
 
     clock.set(1_000_100); // expiry is inclusive: the key stops at expiresAt
-    expect(store.listApiKeys(tenantId).map((key) => key.state)).toEqual(['active', 'expired', 'revoked']);
+    expect((await store.listApiKeys(tenantId)).map((key) => key.state)).toEqual(['active', 'expired', 'revoked']);
   });
 });
 

@@ -106,8 +106,8 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
   afterEach(() => t.cleanup());
 
   it("holds across both users: either one's new answers push out the other's least recently used ones", async () => {
-    const tenantId = makeTenant(t.db);
-    importPortfolio(t.db, tenantId, makeDocument(), Date.now);
+    const tenantId = await makeTenant(t.db);
+    await importPortfolio(t.db, tenantId, makeDocument(), Date.now);
     const workspace = makeWorkspace(t.db);
     const project = await createProjectStore(t.db).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
 
@@ -133,18 +133,18 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
     };
 
     await listPage('old');
-    const document = portfolio(() => reader.publishedDocumentBytes(tenantId));
-    portfolio(() => reader.publishedBySlugBytes(tenantId, 'page', 'about'));
+    const document = await portfolio(() => reader.publishedDocumentBytes(tenantId));
+    await portfolio(() => reader.publishedBySlugBytes(tenantId, 'page', 'about'));
     expect(cache.entries).toBe(3);
     // One more portfolio answer does not fit beside them: the list page, least recently used, goes.
-    portfolio(() => reader.publishedBySlugBytes(tenantId, 'outcome', 'first-outcome'));
-    portfolio(() => reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, encodeListPage({ limit: 20, offset: 0 })));
+    await portfolio(() => reader.publishedBySlugBytes(tenantId, 'outcome', 'first-outcome'));
+    await portfolio(() => reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, encodeListPage({ limit: 20, offset: 0 })));
     await listPage('old');
     expect(builds).toEqual(['old', 'old']);
 
     // And list pages push out the portfolio answers read longest ago: the document first.
     await listPage('new');
-    expect(portfolio(() => reader.publishedDocumentBytes(tenantId))).not.toBe(document);
+    expect(await portfolio(() => reader.publishedDocumentBytes(tenantId))).not.toBe(document);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(cap);
 
     // A change raises the revision the kept page was built at: it is built again, never served stale.

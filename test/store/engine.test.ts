@@ -127,6 +127,18 @@ describe.each(storeEngines)('the store engine on $name', (engineCase) => {
     expect(await tenantCount(engine).value({})).toBe(2);
   });
 
+  it('runs a change that hits a unique key at most twice: a duplicate no race explains fails at once', async () => {
+    await engine.write(() => insertTenant(engine).run({ id: 'ten_1', name: 'One', createdAt: 1 }));
+    let runs = 0;
+    await expect(
+      engine.write(async () => {
+        runs += 1;
+        await insertTenant(engine).run({ id: 'ten_1', name: 'Again', createdAt: 2 });
+      }),
+    ).rejects.toThrow(/UNIQUE constraint failed|duplicate key value/);
+    expect(runs).toBe(engineCase.name === 'PostgreSQL' ? 2 : 1);
+  });
+
   it('loses no update when read-then-write changes run at once (on PostgreSQL from two instances)', async () => {
     const other = engineCase.name === 'PostgreSQL' ? await opened.openAnother() : engine;
     await engine.write(() => insertTenant(engine).run({ id: 'ten_counter', name: 'counter', createdAt: 0 }));

@@ -9,6 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { encodeListPage } from '../../src/portfolio/listPublished.js';
 import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { openDatabase } from '../../src/store/database.js';
+import type { StoreSource } from '../../src/store/engine.js';
 import { createPortfolioReader, type PageRequest } from '../../src/store/portfolioContent.js';
 import type { ListedItemByKind, PortfolioItemKind, PortfolioResponse, SlugItemByKind, SlugKind } from '../../src/store/portfolioShapes.js';
 import { createTenantStore } from '../../src/store/tenants.js';
@@ -77,8 +78,8 @@ export function makeClock(start = Date.UTC(2025, 0, 15, 12, 0, 0)) {
   };
 }
 
-export function makeTenant(db: BetterSqlite3.Database, name = 'Test tenant', now?: () => number): string {
-  return createTenantStore(db, now ? { now } : {}).createTenant(name).id;
+export async function makeTenant(source: StoreSource, name = 'Test tenant', now?: () => number): Promise<string> {
+  return (await createTenantStore(source, now ? { now } : {}).createTenant(name)).id;
 }
 
 /** A small valid import document with one item of every kind; `overrides` replace top-level members. */
@@ -144,18 +145,18 @@ const decode = (bytes: Buffer | undefined): unknown => (bytes === undefined ? un
  * The published portfolio as its operations read it: the reader functions the handlers call (and
  * the list operations' own encoding), their answers decoded.
  */
-export function publishedReads(db: BetterSqlite3.Database) {
-  const reader = createPortfolioReader(db, { cache: createBoundedCache({ maxBytes: 4 * 1024 * 1024 }) });
+export function publishedReads(source: StoreSource) {
+  const reader = createPortfolioReader(source, { cache: createBoundedCache({ maxBytes: 4 * 1024 * 1024 }) });
   return {
     reader,
-    document: (tenantId: string) => decode(reader.publishedDocumentBytes(tenantId)) as PortfolioResponse | undefined,
+    document: async (tenantId: string) => decode(await reader.publishedDocumentBytes(tenantId)) as PortfolioResponse | undefined,
     profile: (tenantId: string) => reader.profile(tenantId),
-    list: <K extends PortfolioItemKind>(tenantId: string, kind: K, page: PageRequest) =>
-      decode(reader.encodedListPage(tenantId, kind, page, encodeListPage<K>(page))) as
+    list: async <K extends PortfolioItemKind>(tenantId: string, kind: K, page: PageRequest) =>
+      decode(await reader.encodedListPage(tenantId, kind, page, encodeListPage<K>(page))) as
         | { items: ListedItemByKind[K][]; paging: { limit: number; offset: number; total: number; hasMore: boolean; nextOffset: number | null } }
         | undefined,
-    bySlug: <K extends SlugKind>(tenantId: string, kind: K, slug: string) =>
-      decode(reader.publishedBySlugBytes(tenantId, kind, slug)) as SlugItemByKind[K] | undefined,
+    bySlug: async <K extends SlugKind>(tenantId: string, kind: K, slug: string) =>
+      decode(await reader.publishedBySlugBytes(tenantId, kind, slug)) as SlugItemByKind[K] | undefined,
   };
 }
 

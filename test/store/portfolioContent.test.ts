@@ -6,16 +6,16 @@ let t: TempDatabase;
 let tenantId: string;
 const clock = makeClock(Date.UTC(2025, 5, 1, 8, 30, 0));
 
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  tenantId = makeTenant(t.db);
-  importPortfolio(t.db, tenantId, makeDocument(), clock.now);
+  tenantId = await makeTenant(t.db);
+  await importPortfolio(t.db, tenantId, makeDocument(), clock.now);
 });
 afterEach(() => t.cleanup());
 
 describe('portfolio reader', () => {
-  it('serves the whole published document, valid against the contract, with only published items', () => {
-    const document = publishedReads(t.db).document(tenantId);
+  it('serves the whole published document, valid against the contract, with only published items', async () => {
+    const document = await publishedReads(t.db).document(tenantId);
     expect(contractErrors('PortfolioResponse', document)).toEqual([]);
     expect(document?.posts.map((post) => post.slug)).toEqual(['post-one', 'post-two']);
     expect(document?.outcomes.map((outcome) => outcome.slug)).toEqual(['first-outcome']);
@@ -31,65 +31,65 @@ describe('portfolio reader', () => {
     });
   });
 
-  it('serves the profile', () => {
-    const profile = publishedReads(t.db).profile(tenantId);
+  it('serves the profile', async () => {
+    const profile = await publishedReads(t.db).profile(tenantId);
     expect(contractErrors('ProfileItem', profile)).toEqual([]);
     expect(profile?.name).toBe('Sam Doe');
   });
 
-  it('lists published items in display order with the published total, paged', () => {
+  it('lists published items in display order with the published total, paged', async () => {
     const reads = publishedReads(t.db);
-    expect(reads.list(tenantId, 'post', { limit: 1, offset: 0 })).toEqual({
+    expect(await reads.list(tenantId, 'post', { limit: 1, offset: 0 })).toEqual({
       items: [expect.objectContaining({ slug: 'post-one' })],
       paging: { limit: 1, offset: 0, total: 2, hasMore: true, nextOffset: 1 },
     });
-    expect(reads.list(tenantId, 'post', { limit: 1, offset: 1 })?.items.map((post) => post.slug)).toEqual(['post-two']);
-    expect(reads.list(tenantId, 'post', { limit: 20, offset: 2 })).toMatchObject({ items: [], paging: { total: 2, hasMore: false } });
-    expect(reads.list(tenantId, 'post', { limit: 20, offset: 500 })).toMatchObject({ items: [], paging: { total: 2, nextOffset: null } });
-    expect(reads.list(tenantId, 'award', { limit: 20, offset: 0 })?.paging.total).toBe(1);
-    expect(reads.list(tenantId, 'link', { limit: 20, offset: 0 })?.items).toEqual([
+    expect((await reads.list(tenantId, 'post', { limit: 1, offset: 1 }))?.items.map((post) => post.slug)).toEqual(['post-two']);
+    expect(await reads.list(tenantId, 'post', { limit: 20, offset: 2 })).toMatchObject({ items: [], paging: { total: 2, hasMore: false } });
+    expect(await reads.list(tenantId, 'post', { limit: 20, offset: 500 })).toMatchObject({ items: [], paging: { total: 2, nextOffset: null } });
+    expect((await reads.list(tenantId, 'award', { limit: 20, offset: 0 }))?.paging.total).toBe(1);
+    expect((await reads.list(tenantId, 'link', { limit: 20, offset: 0 }))?.items).toEqual([
       { id: 'lnk_site', kind: 'website', label: 'Site', url: 'https://sam.example.com' },
     ]);
   });
 
-  it('lists pages as summaries without blocks', () => {
-    const page = publishedReads(t.db).list(tenantId, 'page', { limit: 20, offset: 0 });
+  it('lists pages as summaries without blocks', async () => {
+    const page = await publishedReads(t.db).list(tenantId, 'page', { limit: 20, offset: 0 });
     expect(page?.items).toEqual([{ slug: 'about', title: 'About', description: 'About Sam' }]);
     expect(page?.paging.total).toBe(1);
     expect(contractErrors('PageSummary', page?.items[0])).toEqual([]);
   });
 
-  it('finds published items by slug with assets resolved, and not unpublished ones', () => {
+  it('finds published items by slug with assets resolved, and not unpublished ones', async () => {
     const reads = publishedReads(t.db);
-    const about = reads.bySlug(tenantId, 'page', 'about');
+    const about = await reads.bySlug(tenantId, 'page', 'about');
     expect(contractErrors('PageItem', about)).toEqual([]);
     expect(about?.blocks.map((block) => block.type)).toEqual(['heading', 'richText', 'image', 'gallery', 'quote', 'callToAction']);
     expect(about?.blocks[3]).toMatchObject({ type: 'gallery', images: [{ id: 'ast_cover' }, { id: 'ast_avatar' }] });
-    expect(contractErrors('OutcomeItem', reads.bySlug(tenantId, 'outcome', 'first-outcome'))).toEqual([]);
-    expect(contractErrors('PostItem', reads.bySlug(tenantId, 'post', 'post-two'))).toEqual([]);
-    expect(reads.bySlug(tenantId, 'post', 'post-draft')).toBeUndefined();
-    expect(reads.bySlug(tenantId, 'outcome', 'hidden-outcome')).toBeUndefined();
-    expect(reads.bySlug(tenantId, 'post', 'missing')).toBeUndefined();
-    expect(reads.bySlug(tenantId, 'post', 'about')).toBeUndefined(); // a page slug is not a post
+    expect(contractErrors('OutcomeItem', await reads.bySlug(tenantId, 'outcome', 'first-outcome'))).toEqual([]);
+    expect(contractErrors('PostItem', await reads.bySlug(tenantId, 'post', 'post-two'))).toEqual([]);
+    expect(await reads.bySlug(tenantId, 'post', 'post-draft')).toBeUndefined();
+    expect(await reads.bySlug(tenantId, 'outcome', 'hidden-outcome')).toBeUndefined();
+    expect(await reads.bySlug(tenantId, 'post', 'missing')).toBeUndefined();
+    expect(await reads.bySlug(tenantId, 'post', 'about')).toBeUndefined(); // a page slug is not a post
   });
 
-  it('answers undefined everywhere for an unpublished portfolio, a tenant without one, and an unknown tenant', () => {
+  it('answers undefined everywhere for an unpublished portfolio, a tenant without one, and an unknown tenant', async () => {
     const reads = publishedReads(t.db);
-    const hidden = makeTenant(t.db, 'Hidden');
-    importPortfolio(t.db, hidden, makeDocument({ published: false }), clock.now);
-    const empty = makeTenant(t.db, 'Empty');
+    const hidden = await makeTenant(t.db, 'Hidden');
+    await importPortfolio(t.db, hidden, makeDocument({ published: false }), clock.now);
+    const empty = await makeTenant(t.db, 'Empty');
     for (const id of [hidden, empty, 'ten_unknown']) {
-      expect(reads.document(id)).toBeUndefined();
-      expect(reads.profile(id)).toBeUndefined();
-      expect(reads.list(id, 'post', { limit: 20, offset: 0 })).toBeUndefined();
-      expect(reads.bySlug(id, 'post', 'post-one')).toBeUndefined();
+      expect(await reads.document(id)).toBeUndefined();
+      expect(await reads.profile(id)).toBeUndefined();
+      expect(await reads.list(id, 'post', { limit: 20, offset: 0 })).toBeUndefined();
+      expect(await reads.bySlug(id, 'post', 'post-one')).toBeUndefined();
     }
   });
 
-  it('never mixes tenants', () => {
+  it('never mixes tenants', async () => {
     const reads = publishedReads(t.db);
-    const other = makeTenant(t.db, 'Other');
-    importPortfolio(
+    const other = await makeTenant(t.db, 'Other');
+    await importPortfolio(
       t.db,
       other,
       makeDocument({
@@ -97,19 +97,19 @@ describe('portfolio reader', () => {
       }),
       clock.now,
     );
-    expect(reads.bySlug(tenantId, 'post', 'post-one')?.title).toBe('Post one');
-    expect(reads.bySlug(other, 'post', 'post-one')?.title).toBe('Other post one');
-    expect(reads.list(other, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(1);
-    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(2);
-    expect(reads.bySlug(other, 'post', 'post-two')).toBeUndefined();
+    expect((await reads.bySlug(tenantId, 'post', 'post-one'))?.title).toBe('Post one');
+    expect((await reads.bySlug(other, 'post', 'post-one'))?.title).toBe('Other post one');
+    expect((await reads.list(other, 'post', { limit: 20, offset: 0 }))?.paging.total).toBe(1);
+    expect((await reads.list(tenantId, 'post', { limit: 20, offset: 0 }))?.paging.total).toBe(2);
+    expect(await reads.bySlug(other, 'post', 'post-two')).toBeUndefined();
   });
 
-  it('sees a new import immediately', () => {
+  it('sees a new import immediately', async () => {
     const reads = publishedReads(t.db);
-    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })?.paging.total).toBe(2);
-    importPortfolio(t.db, tenantId, makeDocument({ posts: [] }), clock.now);
-    expect(reads.list(tenantId, 'post', { limit: 20, offset: 0 })).toMatchObject({ items: [], paging: { total: 0 } });
-    importPortfolio(t.db, tenantId, makeDocument({ published: false }), clock.now);
-    expect(reads.document(tenantId)).toBeUndefined();
+    expect((await reads.list(tenantId, 'post', { limit: 20, offset: 0 }))?.paging.total).toBe(2);
+    await importPortfolio(t.db, tenantId, makeDocument({ posts: [] }), clock.now);
+    expect(await reads.list(tenantId, 'post', { limit: 20, offset: 0 })).toMatchObject({ items: [], paging: { total: 0 } });
+    await importPortfolio(t.db, tenantId, makeDocument({ published: false }), clock.now);
+    expect(await reads.document(tenantId)).toBeUndefined();
   });
 });

@@ -25,10 +25,10 @@ const text = (bytes: Buffer | undefined) => (bytes === undefined ? undefined : J
 const withName = (name: string, overrides: Record<string, unknown> = {}) =>
   makeDocument({ profile: { name, headline: 'Designer', bioSummary: 'Designs things.', location: null, avatar: null }, ...overrides });
 
-beforeEach(() => {
+beforeEach(async () => {
   t = makeDatabase();
-  tenantId = makeTenant(t.db);
-  importPortfolio(t.db, tenantId, withName('First'), clock.now);
+  tenantId = await makeTenant(t.db);
+  await importPortfolio(t.db, tenantId, withName('First'), clock.now);
   // A second connection on the same file stands for another process.
   writer = openDatabase(t.path);
 });
@@ -38,55 +38,55 @@ afterEach(() => {
 });
 
 describe('portfolio revision', () => {
-  it('starts a new portfolio at the injected random value and raises it on every import, within one millisecond', () => {
-    const other = makeTenant(t.db, 'Other');
+  it('starts a new portfolio at the injected random value and raises it on every import, within one millisecond', async () => {
+    const other = await makeTenant(t.db, 'Other');
     const sixBytes = Uint8Array.from([0, 0, 0, 1, 0, 2]);
-    importPortfolio(t.db, other, makeDocument(), clock.now, { randomBytes: (size) => (size === 6 ? sixBytes : new Uint8Array(size).fill(7)) });
+    await importPortfolio(t.db, other, makeDocument(), clock.now, { randomBytes: (size) => (size === 6 ? sixBytes : new Uint8Array(size).fill(7)) });
     // The importer starts at the random value; the item and asset triggers (migration 0005) add theirs.
     const first = revisionOf(t.db, other)!;
     expect(first).toBeGreaterThanOrEqual(0x01_00_02);
     expect(first).toBeLessThan(0x01_00_02 + 1000);
-    importPortfolio(t.db, other, makeDocument(), clock.now);
+    await importPortfolio(t.db, other, makeDocument(), clock.now);
     const second = revisionOf(t.db, other)!;
     expect(second).toBeGreaterThan(first);
-    importPortfolio(writer, other, makeDocument({ published: false }), clock.now);
+    await importPortfolio(writer, other, makeDocument({ published: false }), clock.now);
     expect(revisionOf(t.db, other)!).toBeGreaterThan(second);
   });
 
-  it('leaves the revision alone when an import is refused', () => {
+  it('leaves the revision alone when an import is refused', async () => {
     const before = revisionOf(t.db, tenantId);
-    expect(() => importPortfolio(t.db, tenantId, { formatVersion: 2 }, clock.now)).toThrow();
+    await expect(importPortfolio(t.db, tenantId, { formatVersion: 2 }, clock.now)).rejects.toThrow();
     expect(revisionOf(t.db, tenantId)).toBe(before);
   });
 });
 
 describe('answers kept per revision', () => {
-  it('hands out the same encoded document while nothing is written, and the new one after a write by another connection', () => {
+  it('hands out the same encoded document while nothing is written, and the new one after a write by another connection', async () => {
     const reader = readerOf(t.db);
-    const first = reader.publishedDocumentBytes(tenantId);
+    const first = await reader.publishedDocumentBytes(tenantId);
     expect(text(first).profile.name).toBe('First');
-    expect(reader.publishedDocumentBytes(tenantId)).toBe(first);
+    expect(await reader.publishedDocumentBytes(tenantId)).toBe(first);
 
-    importPortfolio(writer, tenantId, withName('Second'), clock.now);
-    const second = reader.publishedDocumentBytes(tenantId);
+    await importPortfolio(writer, tenantId, withName('Second'), clock.now);
+    const second = await reader.publishedDocumentBytes(tenantId);
     expect(second).not.toBe(first);
     expect(text(second).profile.name).toBe('Second');
     expect(second?.toString('utf8')).toBe(t.db.prepare('SELECT document_json FROM portfolios WHERE tenant_id = ?').pluck().get(tenantId));
   });
 
-  it('answers undefined on the next read after another connection unpublishes, and serves the portfolio again when republished', () => {
+  it('answers undefined on the next read after another connection unpublishes, and serves the portfolio again when republished', async () => {
     const reader = readerOf(t.db);
-    expect(reader.publishedDocumentBytes(tenantId)).toBeDefined();
-    expect(reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeDefined();
-    importPortfolio(writer, tenantId, withName('Hidden', { published: false }), clock.now);
-    expect(reader.publishedDocumentBytes(tenantId)).toBeUndefined();
-    expect(reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeUndefined();
-    expect(reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, () => Buffer.from('{}'))).toBeUndefined();
-    importPortfolio(writer, tenantId, withName('Back'), clock.now);
-    expect(text(reader.publishedDocumentBytes(tenantId)).profile.name).toBe('Back');
+    expect(await reader.publishedDocumentBytes(tenantId)).toBeDefined();
+    expect(await reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeDefined();
+    await importPortfolio(writer, tenantId, withName('Hidden', { published: false }), clock.now);
+    expect(await reader.publishedDocumentBytes(tenantId)).toBeUndefined();
+    expect(await reader.publishedBySlugBytes(tenantId, 'post', 'post-one')).toBeUndefined();
+    expect(await reader.encodedListPage(tenantId, 'post', { limit: 20, offset: 0 }, () => Buffer.from('{}'))).toBeUndefined();
+    await importPortfolio(writer, tenantId, withName('Back'), clock.now);
+    expect(text(await reader.publishedDocumentBytes(tenantId)).profile.name).toBe('Back');
   });
 
-  it('keeps a list page per revision and page, encoding it again only after a write', () => {
+  it('keeps a list page per revision and page, encoding it again only after a write', async () => {
     const reader = readerOf(t.db);
     const encoded: { total: number; slugs: string[] }[] = [];
     const page = (limit: number) =>
@@ -94,38 +94,38 @@ describe('answers kept per revision', () => {
         encoded.push({ total, slugs: items.map((post) => post.slug) });
         return Buffer.from(JSON.stringify({ items, total }));
       });
-    const first = page(20);
-    expect(page(20)).toBe(first);
+    const first = await page(20);
+    expect(await page(20)).toBe(first);
     expect(encoded).toEqual([{ total: 2, slugs: ['post-one', 'post-two'] }]);
-    page(1);
+    await page(1);
     expect(encoded).toHaveLength(2);
 
-    importPortfolio(
+    await importPortfolio(
       writer,
       tenantId,
       makeDocument({ posts: [{ slug: 'post-three', published: true, title: 'Three', excerpt: '', bodyHtml: '', publishedAt: '2025-02-01T00:00:00Z' }] }),
       clock.now,
     );
-    expect(text(page(20))).toMatchObject({ total: 1, items: [{ slug: 'post-three' }] });
+    expect(text(await page(20))).toMatchObject({ total: 1, items: [{ slug: 'post-three' }] });
     expect(encoded.at(-1)).toEqual({ total: 1, slugs: ['post-three'] });
   });
 
-  it('keeps an item by slug until another connection changes or unpublishes it', () => {
+  it('keeps an item by slug until another connection changes or unpublishes it', async () => {
     const reader = readerOf(t.db);
-    const first = reader.publishedBySlugBytes(tenantId, 'page', 'about');
+    const first = await reader.publishedBySlugBytes(tenantId, 'page', 'about');
     expect(text(first)).toMatchObject({ slug: 'about', title: 'About' });
-    expect(reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBe(first);
-    expect(reader.publishedBySlugBytes(tenantId, 'post', 'about')).toBeUndefined();
+    expect(await reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBe(first);
+    expect(await reader.publishedBySlugBytes(tenantId, 'post', 'about')).toBeUndefined();
 
     const pages = (makeDocument().pages as Record<string, unknown>[]).map((about) => ({ ...about, title: 'About, again' }));
-    importPortfolio(writer, tenantId, makeDocument({ pages }), clock.now);
-    expect(text(reader.publishedBySlugBytes(tenantId, 'page', 'about')).title).toBe('About, again');
+    await importPortfolio(writer, tenantId, makeDocument({ pages }), clock.now);
+    expect(text(await reader.publishedBySlugBytes(tenantId, 'page', 'about')).title).toBe('About, again');
 
-    importPortfolio(writer, tenantId, makeDocument({ pages: pages.map((about) => ({ ...about, published: false })) }), clock.now);
-    expect(reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBeUndefined();
+    await importPortfolio(writer, tenantId, makeDocument({ pages: pages.map((about) => ({ ...about, published: false })) }), clock.now);
+    expect(await reader.publishedBySlugBytes(tenantId, 'page', 'about')).toBeUndefined();
   });
 
-  it('does not keep an answer larger than the whole cache', () => {
+  it('does not keep an answer larger than the whole cache', async () => {
     const reader = readerOf(t.db, 64 * 1024);
     let encodings = 0;
     const huge = () =>
@@ -133,14 +133,14 @@ describe('answers kept per revision', () => {
         encodings += 1;
         return Buffer.alloc(64 * 1024 + 1);
       });
-    huge();
-    huge();
+    await huge();
+    await huge();
     expect(encodings).toBe(2);
   });
 });
 
 describe('migration 0003 (portfolio revision)', () => {
-  it('adds the revision to portfolios of a database created at migration 0002, and imports then count from there', () => {
+  it('adds the revision to portfolios of a database created at migration 0002, and imports then count from there', async () => {
     const dir = makeTempDir();
     // The committed migrations up to 0002 only, as an older release would have applied them.
     const olderFolder = path.join(dir, 'migrations');
@@ -167,10 +167,10 @@ describe('migration 0003 (portfolio revision)', () => {
       expect(column).toMatchObject({ notnull: 1, dflt_value: '0' });
       expect(revisionOf(db, 'ten_old')).toBe(0);
       const reader = readerOf(db);
-      expect(reader.publishedDocumentBytes('ten_old')?.toString('utf8')).toBe(documentJson);
-      importPortfolio(db, 'ten_old', withName('Imported'), clock.now);
+      expect((await reader.publishedDocumentBytes('ten_old'))?.toString('utf8')).toBe(documentJson);
+      await importPortfolio(db, 'ten_old', withName('Imported'), clock.now);
       expect(revisionOf(db, 'ten_old')).toBeGreaterThan(0);
-      expect(text(reader.publishedDocumentBytes('ten_old')).profile.name).toBe('Imported');
+      expect(text(await reader.publishedDocumentBytes('ten_old')).profile.name).toBe('Imported');
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

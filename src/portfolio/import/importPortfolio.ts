@@ -2,7 +2,7 @@
 // (specs/portfolio/import-format.schema.json). An import validates the document, normalizes it,
 // renders every item exactly as the API returns it, and has the store replace the tenant's
 // portfolio in one transaction; an invalid document writes nothing.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { StoreSource } from '../../store/engine.js';
 import { defaultRandomBytes, type RandomBytes } from '../../store/ids.js';
 import { createPortfolioDocumentStore } from '../../store/portfolioDocuments.js';
 import { listMembers, type ListMember, type PortfolioDocument, type PortfolioDocumentInput } from './importFormat.js';
@@ -30,19 +30,19 @@ export interface ImportOptions {
  * transaction. Throws PortfolioImportError listing every problem of an invalid document, or
  * StoreError('tenant_not_found'); in both cases nothing is written.
  */
-export function importPortfolio(
-  db: BetterSqlite3.Database,
+export async function importPortfolio(
+  source: StoreSource,
   tenantId: string,
   document: unknown,
   now: () => number = Date.now,
   options: ImportOptions = {},
-): ImportSummary {
+): Promise<ImportSummary> {
   const problems = validatePortfolioDocument(document);
   if (problems.length > 0) throw new PortfolioImportError(problems);
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const normalized = normalizePortfolioDocument(document as PortfolioDocumentInput, randomBytes);
   const updatedAt = now();
-  createPortfolioDocumentStore(db, { randomBytes }).replace(tenantId, renderPortfolio(normalized, updatedAt));
+  await createPortfolioDocumentStore(source, { randomBytes }).replace(tenantId, renderPortfolio(normalized, updatedAt));
 
   const counts = Object.fromEntries(
     listMembers.map(([member]) => {
@@ -58,8 +58,8 @@ export function importPortfolio(
  * optional member present). Undefined when the tenant has never imported one; StoreError for an
  * unknown tenant.
  */
-export function exportPortfolio(db: BetterSqlite3.Database, tenantId: string): PortfolioDocument | undefined {
-  const sources = createPortfolioDocumentStore(db).read(tenantId);
+export async function exportPortfolio(source: StoreSource, tenantId: string): Promise<PortfolioDocument | undefined> {
+  const sources = await createPortfolioDocumentStore(source).read(tenantId);
   if (!sources) return undefined;
   const lists = Object.fromEntries(listMembers.map(([member, kind]) => [member, sources.itemsByKind.get(kind) ?? []]));
   return {
