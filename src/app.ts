@@ -149,7 +149,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
     try {
-      assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { now }), webhookSecrets);
+      await assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { now }), webhookSecrets);
     } catch (error) {
       if (!deps.db) db.close();
       await redis?.close();
@@ -341,7 +341,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         ...deps.webhookDelivery,
       })
     : undefined;
-  webhookWorker?.start();
+  await webhookWorker?.start();
   const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(db, { now });
 
   const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     allowLoopback: config.webhookAllowLoopback,
   });
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
-  worker.start();
+  await worker.start();
   const jobs = startScheduledJobs(webhookHousekeeping(worker.store, Date.now), logger);
   process.stdout.write(
     [

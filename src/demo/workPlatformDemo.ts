@@ -349,12 +349,12 @@ export async function loadWorkPlatformDemo(
   // Created after the seed's events are gone, so it has no deliveries: the delivery log starts empty.
   clock = start + 42 * day;
   const webhooks = createWebhookSubscriptions(db, { secretBox: webhookSecretBox, now: scripted });
-  const webhook = webhooks.createWebhook(
+  const webhook = await webhooks.createWebhook(
     demoWorkspaces.main.id,
     { url: demoWebhook.url, eventTypes: outboxEventTypes, description: 'Demo subscription: every event type, to a placeholder receiver.' },
     { id: demoWebhook.id },
   );
-  webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
+  await webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
 
   // Registered once and kept: tokens issued to it by earlier runs stay valid.
   const oauthClients = createOauthClientStore(db, { now });

@@ -55,6 +55,16 @@ export interface DialectSql {
   utcMonth(epochMs: SQLWrapper): SQL;
   /** Whether a text column holding a JSON array of strings has `value` among them. */
   jsonArrayHas(column: SQLWrapper, value: SQLWrapper): SQL;
+  /** Whether `value` is one of the strings of a JSON array given as text (a parameter), written so that an index on `value` serves it. */
+  inJsonArray(value: SQLWrapper, jsonArray: SQLWrapper): SQL;
+  /** 16 lowercase hexadecimal digits, drawn anew for every row a statement touches. */
+  randomHex16(): SQL;
+  /**
+   * What ends a select of rows to claim: PostgreSQL locks them for the transaction and skips rows
+   * another transaction holds (FOR UPDATE SKIP LOCKED), so that concurrent claimers take different
+   * rows without waiting; SQLite needs nothing (BEGIN IMMEDIATE already serializes the writers).
+   */
+  skipLockedRows(): SQL;
 }
 
 export interface StoreEngine {
@@ -134,6 +144,9 @@ const sqliteDialect: DialectSql = {
   greatest: (a, b) => sql`max(${a}, ${b})`,
   utcMonth: (epochMs) => sql`strftime('%Y-%m', ${epochMs} / 1000, 'unixepoch')`,
   jsonArrayHas: (column, value) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${value})`,
+  inJsonArray: (value, jsonArray) => sql`${value} in (select value from json_each(${jsonArray}))`,
+  randomHex16: () => sql`lower(hex(randomblob(8)))`,
+  skipLockedRows: () => sql``,
 };
 
 const postgresDialect: DialectSql = {
@@ -141,6 +154,10 @@ const postgresDialect: DialectSql = {
   utcMonth: (epochMs) => sql`to_char(to_timestamp(${epochMs} / 1000) at time zone 'UTC', 'YYYY-MM')`,
   // jsonb_exists is the function behind the `?` operator, which the parameter numbering would take for a parameter.
   jsonArrayHas: (column, value) => sql`jsonb_exists(${column}::jsonb, ${value})`,
+  inJsonArray: (value, jsonArray) => sql`${value} in (select jsonb_array_elements_text(cast(${jsonArray} as jsonb)))`,
+  // gen_random_uuid() is built in (no pgcrypto); its md5 spreads the random bits over every digit.
+  randomHex16: () => sql`left(md5(cast(gen_random_uuid() as text)), 16)`,
+  skipLockedRows: () => sql`for update skip locked`,
 };
 
 const sqliteEngines = new WeakMap<BetterSqlite3.Database, StoreEngine>();
@@ -162,7 +179,7 @@ export function engineOf(source: StoreSource): StoreEngine {
   return isEngine(source) ? source : sqliteEngine(source);
 }
 
-function isEngine(source: StoreSource): source is StoreEngine {
+export function isEngine(source: StoreSource): source is StoreEngine {
   return typeof (source as StoreEngine).statement === 'function' && typeof (source as StoreEngine).write === 'function';
 }
 

@@ -1,6 +1,7 @@
 // The outbox: every change to a task or project inserts, in the same transaction, one `events`
 // row holding the whole webhook envelope, and one PENDING `webhook_deliveries` row per ACTIVE
 // subscription of the workspace that lists the event's type. The webhook worker delivers them.
+import { AsyncResource } from 'node:async_hooks';
 import { eventTypes, type EventType } from '../../generated/work-platform/rules.js';
 import type { components } from '../../generated/work-platform/types.js';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -25,6 +26,8 @@ export type EventActor = WebhookEnvelope['actor'];
 
 /** Keyed by engine: a SQLite connection and its engine are one key (engineOf). */
 const deliveryListeners = new WeakMap<StoreEngine, Set<() => void>>();
+/** The async context this module was loaded in, where no write transaction is open. */
+const outsideAnyTransaction = new AsyncResource('webhook-deliveries-queued');
 
 /**
  * Calls `listener` soon after deliveries were queued on this connection (the in-process worker's
@@ -41,14 +44,17 @@ export function onDeliveriesQueued(source: StoreSource, listener: () => void): (
 /**
  * Tells the listeners of this connection that PENDING deliveries were inserted. Called inside the
  * writing transaction; the listeners run on a later turn of the event loop, after the synchronous
- * transaction has committed (or rolled back: then they find nothing new, which is harmless).
+ * transaction has committed (or rolled back: then they find nothing new, which is harmless), and
+ * outside its async context: a store call they make must not join that ended transaction.
  */
 export function notifyDeliveriesQueued(source: StoreSource): void {
   const listeners = deliveryListeners.get(engineOf(source));
   if (!listeners || listeners.size === 0) return;
-  setImmediate(() => {
-    for (const listener of listeners) listener();
-  });
+  setImmediate(() =>
+    outsideAnyTransaction.runInAsyncScope(() => {
+      for (const listener of listeners) listener();
+    }),
+  );
 }
 
 export interface QueuedDelivery {

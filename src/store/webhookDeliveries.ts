@@ -1,13 +1,13 @@
 // Webhook deliveries as data: a worker claims due PENDING rows with a lease, sends, and records
 // the attempt and its outcome in one transaction guarded by the lease, so any number of workers
 // on one database never record one attempt twice, and a dead worker's claim is taken over once
-// its lease has expired. Nothing about a delivery lives in memory between attempts.
-import type BetterSqlite3 from 'better-sqlite3';
+// its lease has expired. Nothing about a delivery lives in memory between attempts. On
+// PostgreSQL the claim locks the rows it takes and skips those another worker's claim holds
+// (FOR UPDATE SKIP LOCKED), so workers on several hosts claim different deliveries at once.
 import type { components } from '../../generated/work-platform/types.js';
 import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
-import { runInImmediateTransaction } from './database.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 
 /** How long a claim is exclusive: far longer than one attempt (10 s, lookup included, sent only while 15 s of the lease remain), short enough to take over a dead worker's claims soon. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -90,30 +90,32 @@ export interface WebhookDeliveryStoreOptions {
 
 export interface WebhookDeliveryStore {
   /**
-   * Claims up to `limit` due deliveries for `owner` (BEGIN IMMEDIATE): PENDING, due, and not
-   * leased or leased with an expired lease. Each claim gets a fresh `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are
-   * CANCELLED in the same transaction instead of being claimed.
+   * Claims up to `limit` due deliveries for `owner` (engine.autocommit; inside a write, in it):
+   * PENDING, due, and not leased or leased with an expired lease, the longest due first; on
+   * PostgreSQL none that another claim has locked (FOR UPDATE SKIP LOCKED). Each claim gets a fresh
+   * `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are CANCELLED
+   * instead of being claimed.
    */
-  claimDue(owner: string, limit: number): ClaimedDelivery[];
+  claimDue(owner: string, limit: number): Promise<ClaimedDelivery[]>;
   /**
-   * Records attempts of claimed deliveries and their outcomes in one transaction (BEGIN
-   * IMMEDIATE), each in a savepoint of its own: the answers are in the order given, one per
+   * Records attempts of claimed deliveries and their outcomes in one write transaction, each in a
+   * savepoint of its own: the answers are in the order given, one per
    * attempt. An attempt is written only while its claim's `leaseToken` still holds the row; one
    * whose claim was lost (claimed again after the lease expired, or ended meanwhile) answers
    * `{ lost: true }`, one whose statements failed `{ error }` (its
    * savepoint rolled back, nothing of it written, its claim left to expire); the others are
    * written. Throws, with nothing written, when the transaction itself fails (the write lock not
-   * obtained within the busy timeout, the commit failed).
+   * obtained within the busy timeout, the commit failed, SQLite rolled it back).
    */
-  recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[];
+  recordAttempts(attempts: readonly AttemptToRecord[]): Promise<RecordingResult[]>;
   /** The oldest subscription's sealed current secret; undefined when no subscription exists. */
-  oldestSealedSecret(): { subscriptionId: string; sealedSecret: string } | undefined;
+  oldestSealedSecret(): Promise<{ subscriptionId: string; sealedSecret: string } | undefined>;
   /** Forgets every previous secret whose overlap has ended. Returns how many subscriptions changed. */
-  endExpiredRotationOverlaps(): number;
+  endExpiredRotationOverlaps(): Promise<number>;
   /** Deletes deliveries (with their attempts) that ended before `before`. Returns how many. */
-  purgeEndedDeliveries(before: number): number;
+  purgeEndedDeliveries(before: number): Promise<number>;
   /** Deletes events that occurred before `before` and have no delivery still PENDING or ended since `before`. */
-  purgeEvents(before: number): number;
+  purgeEvents(before: number): Promise<number>;
 }
 
 const overlapLasts = (row: { sealedPreviousSecret: string | null; previousSecretExpiresAt: number | null }, at: number) =>
@@ -128,9 +130,31 @@ export function describeOutcome(outcome: Pick<AttemptOutcome, 'statusCode' | 'er
   return `HTTP ${outcome.statusCode}`;
 }
 
-export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: WebhookDeliveryStoreOptions): WebhookDeliveryStore {
+/**
+ * Whether an error inside an attempt's savepoint ended more than the savepoint: SQLite rolls the
+ * whole transaction back itself on a full disk, an I/O error, lack of memory, an interrupt or a
+ * busy lock, and PostgreSQL's serialization failure or deadlock means the transaction must run
+ * again from the start. Then nothing of the batch may be written, the attempts before it included.
+ */
+function endsTheTransaction(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^SQLITE_(FULL|IOERR|NOMEM|INTERRUPT|BUSY)/.test(code) || code === '40001' || code === '40P01';
+}
+
+type ClaimedDetails = Omit<ClaimedDelivery, 'sealedSecrets' | 'leaseToken' | 'leaseExpiresAt'> & {
+  nextAttemptAt: number;
+  createdAt: number;
+  leaseExpiresAt: number | null;
+  sealedSecret: string;
+  sealedPreviousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+};
+
+export function createWebhookDeliveryStore(source: StoreSource, options: WebhookDeliveryStoreOptions): WebhookDeliveryStore {
   const now = options.now ?? Date.now;
-  const orm = drizzleFor(db);
+  const engine = engineOf(source);
+  const { orm, dialect } = engine;
 
   const claimable = (at: ReturnType<typeof sql.placeholder>) =>
     and(
@@ -145,101 +169,105 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     completedAt: sql`${at}`,
   });
 
-  const cancelDueOfDisabled = orm
-    .update(webhookDeliveries)
-    .set({ status: 'CANCELLED', ...ended(sql.placeholder('now')) })
-    .where(
-      and(
-        claimable(sql.placeholder('now')),
-        inArray(
-          webhookDeliveries.subscriptionId,
-          orm.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.status, 'DISABLED')),
+  const cancelDueOfDisabled = engine.statement(
+    orm
+      .update(webhookDeliveries)
+      .set({ status: 'CANCELLED', ...ended(sql.placeholder('now')) })
+      .where(
+        and(
+          claimable(sql.placeholder('now')),
+          inArray(
+            webhookDeliveries.subscriptionId,
+            orm.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.status, 'DISABLED')),
+          ),
         ),
       ),
-    )
-    .prepare();
-  const lease = orm
-    .update(webhookDeliveries)
-    // A token per claimed row: randomblob() is evaluated for each row.
-    .set({
-      leaseOwner: sql`${sql.placeholder('owner')} || '.' || lower(hex(randomblob(8)))`,
-      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
-    })
-    .where(
-      inArray(
-        webhookDeliveries.id,
-        orm
-          .select({ id: webhookDeliveries.id })
-          .from(webhookDeliveries)
-          .where(claimable(sql.placeholder('now')))
-          .orderBy(asc(webhookDeliveries.nextAttemptAt), sql`rowid`)
-          .limit(sql.placeholder('limit')),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner })
-    .prepare();
-  const anyClaimable = orm
+  );
+  const dueToClaim = orm
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .where(claimable(sql.placeholder('now')))
-    .limit(1)
-    .prepare();
-  const claimedDetails = orm
-    .select({
-      id: webhookDeliveries.id,
-      subscriptionId: webhookDeliveries.subscriptionId,
-      workspaceId: webhookDeliveries.workspaceId,
-      eventId: webhookDeliveries.eventId,
-      eventType: webhookDeliveries.eventType,
-      replay: webhookDeliveries.replay,
-      attemptCount: webhookDeliveries.attemptCount,
-      leaseExpiresAt: webhookDeliveries.leaseExpiresAt,
-      payload: events.payload,
-      url: webhookSubscriptions.url,
-      sealedSecret: webhookSubscriptions.sealedSecret,
-      sealedPreviousSecret: webhookSubscriptions.sealedPreviousSecret,
-      previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
-    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
-    .prepare();
+    .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+    .limit(sql.placeholder('limit'));
+  const lease = engine.statement<{ id: string; leaseToken: string | null }, { owner: string; leaseExpiresAt: number; now: number; limit: number }>(
+    orm
+      .update(webhookDeliveries)
+      // A token per claimed row: the random digits are drawn for each row.
+      .set({
+        leaseOwner: sql`cast(${sql.placeholder('owner')} as text) || '.' || ${dialect.randomHex16()}`,
+        leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+      })
+      .where(sql`${webhookDeliveries.id} in (${dueToClaim.getSQL()} ${dialect.skipLockedRows()})`)
+      .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner }),
+  );
+  const anyClaimable = engine.statement<unknown, { now: number }>(
+    orm
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(claimable(sql.placeholder('now')))
+      .limit(1),
+  );
+  const claimedDetails = engine.statement<ClaimedDetails, { ids: string }>(
+    orm
+      .select({
+        id: webhookDeliveries.id,
+        subscriptionId: webhookDeliveries.subscriptionId,
+        workspaceId: webhookDeliveries.workspaceId,
+        eventId: webhookDeliveries.eventId,
+        eventType: webhookDeliveries.eventType,
+        replay: webhookDeliveries.replay,
+        attemptCount: webhookDeliveries.attemptCount,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        createdAt: webhookDeliveries.createdAt,
+        leaseExpiresAt: webhookDeliveries.leaseExpiresAt,
+        payload: events.payload,
+        url: webhookSubscriptions.url,
+        sealedSecret: webhookSubscriptions.sealedSecret,
+        sealedPreviousSecret: webhookSubscriptions.sealedPreviousSecret,
+        previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+      .where(dialect.inJsonArray(webhookDeliveries.id, sql.placeholder('ids'))),
+  );
 
-  const heldDelivery = orm
-    .select({
-      subscriptionId: webhookDeliveries.subscriptionId,
-      attemptCount: webhookDeliveries.attemptCount,
-      replay: webhookDeliveries.replay,
-      subscriptionStatus: webhookSubscriptions.status,
-      consecutiveFailedEvents: webhookSubscriptions.consecutiveFailedEvents,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
-    .where(
-      and(
-        eq(webhookDeliveries.id, sql.placeholder('id')),
-        eq(webhookDeliveries.status, 'PENDING'),
-        eq(webhookDeliveries.leaseOwner, sql.placeholder('owner')),
-        eq(webhookDeliveries.attemptCount, sql.placeholder('attemptCount')),
+  type HeldDelivery = { subscriptionId: string; attemptCount: number; replay: boolean; subscriptionStatus: string; consecutiveFailedEvents: number };
+  const heldDelivery = engine.statement<HeldDelivery, { id: string; owner: string; attemptCount: number }>(
+    orm
+      .select({
+        subscriptionId: webhookDeliveries.subscriptionId,
+        attemptCount: webhookDeliveries.attemptCount,
+        replay: webhookDeliveries.replay,
+        subscriptionStatus: webhookSubscriptions.status,
+        consecutiveFailedEvents: webhookSubscriptions.consecutiveFailedEvents,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+      .where(
+        and(
+          eq(webhookDeliveries.id, sql.placeholder('id')),
+          eq(webhookDeliveries.status, 'PENDING'),
+          eq(webhookDeliveries.leaseOwner, sql.placeholder('owner')),
+          eq(webhookDeliveries.attemptCount, sql.placeholder('attemptCount')),
+        ),
       ),
-    )
-    .prepare();
-  const updateDelivery = orm
-    .update(webhookDeliveries)
-    .set({
-      status: sql`${sql.placeholder('status')}`,
-      attemptCount: sql`${sql.placeholder('attemptCount')}`,
-      nextAttemptAt: sql`${sql.placeholder('nextAttemptAt')}`,
-      completedAt: sql`${sql.placeholder('completedAt')}`,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    })
-    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
-    .prepare();
-  const insertAttempt = orm
-    .insert(webhookAttempts)
-    .values({
+  );
+  const updateDelivery = engine.statement(
+    orm
+      .update(webhookDeliveries)
+      .set({
+        status: sql`${sql.placeholder('status')}`,
+        attemptCount: sql`${sql.placeholder('attemptCount')}`,
+        nextAttemptAt: sql`${sql.placeholder('nextAttemptAt')}`,
+        completedAt: sql`${sql.placeholder('completedAt')}`,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      })
+      .where(eq(webhookDeliveries.id, sql.placeholder('id'))),
+  );
+  const insertAttempt = engine.statement(
+    orm.insert(webhookAttempts).values({
       deliveryId: sql.placeholder('deliveryId'),
       number: sql.placeholder('number'),
       attemptedAt: sql.placeholder('attemptedAt'),
@@ -249,44 +277,48 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       errorMessage: sql.placeholder('errorMessage'),
       succeeded: sql.placeholder('succeeded'),
       nextAttemptAt: sql.placeholder('nextAttemptAt'),
-    })
-    .prepare();
-  const setConsecutiveFailedEvents = orm
-    .update(webhookSubscriptions)
-    .set({ consecutiveFailedEvents: sql`${sql.placeholder('count')}` })
-    .where(eq(webhookSubscriptions.id, sql.placeholder('id')))
-    .prepare();
-  const disable = orm
-    .update(webhookSubscriptions)
-    .set({
-      status: 'DISABLED',
-      disabledCode: sql`${sql.placeholder('code')}`,
-      disabledMessage: sql`${sql.placeholder('message')}`,
-      disabledAt: sql`${sql.placeholder('now')}`,
-      version: sql`${webhookSubscriptions.version} + 1`,
-      updatedAt: sql`${sql.placeholder('now')}`,
-    })
-    .where(and(eq(webhookSubscriptions.id, sql.placeholder('id')), eq(webhookSubscriptions.status, 'ACTIVE')))
-    .prepare();
-  const cancelPending = orm
-    .update(webhookDeliveries)
-    .set({ status: 'CANCELLED', ...ended(sql.placeholder('now')) })
-    .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('subscriptionId')), eq(webhookDeliveries.status, 'PENDING')))
-    .prepare();
-  const oldestSealedSecret = orm
-    .select({ id: webhookSubscriptions.id, sealedSecret: webhookSubscriptions.sealedSecret })
-    .from(webhookSubscriptions)
-    .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
-    .limit(1)
-    .prepare();
-  const endOverlaps = orm
-    .update(webhookSubscriptions)
-    .set({ sealedPreviousSecret: null, previousSecretExpiresAt: null })
-    .where(lte(webhookSubscriptions.previousSecretExpiresAt, sql.placeholder('now')))
-    .prepare();
-  const purgeDeliveriesBatch = orm
-    .delete(webhookDeliveries)
-    .where(
+    }),
+  );
+  const setConsecutiveFailedEvents = engine.statement(
+    orm
+      .update(webhookSubscriptions)
+      .set({ consecutiveFailedEvents: sql`${sql.placeholder('count')}` })
+      .where(eq(webhookSubscriptions.id, sql.placeholder('id'))),
+  );
+  const disable = engine.statement(
+    orm
+      .update(webhookSubscriptions)
+      .set({
+        status: 'DISABLED',
+        disabledCode: sql`${sql.placeholder('code')}`,
+        disabledMessage: sql`${sql.placeholder('message')}`,
+        disabledAt: sql`${sql.placeholder('now')}`,
+        version: sql`${webhookSubscriptions.version} + 1`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+      })
+      .where(and(eq(webhookSubscriptions.id, sql.placeholder('id')), eq(webhookSubscriptions.status, 'ACTIVE'))),
+  );
+  const cancelPending = engine.statement(
+    orm
+      .update(webhookDeliveries)
+      .set({ status: 'CANCELLED', ...ended(sql.placeholder('now')) })
+      .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('subscriptionId')), eq(webhookDeliveries.status, 'PENDING'))),
+  );
+  const oldestSealedSecret = engine.statement<{ id: string; sealedSecret: string }, Record<string, never>>(
+    orm
+      .select({ id: webhookSubscriptions.id, sealedSecret: webhookSubscriptions.sealedSecret })
+      .from(webhookSubscriptions)
+      .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
+      .limit(1),
+  );
+  const endOverlaps = engine.statement<unknown, { now: number }>(
+    orm
+      .update(webhookSubscriptions)
+      .set({ sealedPreviousSecret: null, previousSecretExpiresAt: null })
+      .where(lte(webhookSubscriptions.previousSecretExpiresAt, sql.placeholder('now'))),
+  );
+  const purgeDeliveriesBatch = engine.statement<unknown, { before: number }>(
+    orm.delete(webhookDeliveries).where(
       inArray(
         webhookDeliveries.id,
         orm
@@ -295,11 +327,10 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
           .where(and(isNotNull(webhookDeliveries.completedAt), lt(webhookDeliveries.completedAt, sql.placeholder('before'))))
           .limit(PURGE_BATCH),
       ),
-    )
-    .prepare();
-  const purgeEventsBatch = orm
-    .delete(events)
-    .where(
+    ),
+  );
+  const purgeEventsBatch = engine.statement<unknown, { before: number }>(
+    orm.delete(events).where(
       inArray(
         events.id,
         orm
@@ -323,18 +354,18 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
           )
           .limit(PURGE_BATCH),
       ),
-    )
-    .prepare();
+    ),
+  );
 
-  function disableSubscription(subscriptionId: string, code: WebhookDisabledCode, message: string, at: number): boolean {
-    const changed = disable.run({ id: subscriptionId, code, message, now: at }).changes > 0;
-    if (changed) cancelPending.run({ subscriptionId, now: at });
+  async function disableSubscription(subscriptionId: string, code: WebhookDisabledCode, message: string, at: number): Promise<boolean> {
+    const changed = (await disable.run({ id: subscriptionId, code, message, now: at })) > 0;
+    if (changed) await cancelPending.run({ subscriptionId, now: at });
     return changed;
   }
 
   /** One attempt's rows; undefined when the claim no longer holds the delivery. Runs inside the batch's transaction only. */
-  function recordOne({ claimed, outcome, retryAt }: AttemptToRecord): RecordedAttempt | undefined {
-    const held = heldDelivery.get({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
+  async function recordOne({ claimed, outcome, retryAt }: AttemptToRecord): Promise<RecordedAttempt | undefined> {
+    const held = await heldDelivery.object({ id: claimed.id, owner: claimed.leaseToken, attemptCount: claimed.attemptCount });
     if (!held) return undefined;
     const at = now();
     const number = held.attemptCount + 1;
@@ -346,7 +377,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
     if (succeeded) {
       status = 'SUCCEEDED';
       // A success resets the count, a replay's too: the subscriber answers again.
-      if (held.consecutiveFailedEvents !== 0) setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: 0 });
+      if (held.consecutiveFailedEvents !== 0) await setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: 0 });
     } else if (outcome.statusCode === 410) {
       status = 'FAILED';
     } else {
@@ -354,8 +385,8 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       status = next === null ? 'FAILED' : 'PENDING';
     }
 
-    updateDelivery.run({ id: claimed.id, status, attemptCount: number, nextAttemptAt: next, completedAt: status === 'PENDING' ? null : at });
-    insertAttempt.run({
+    await updateDelivery.run({ id: claimed.id, status, attemptCount: number, nextAttemptAt: next, completedAt: status === 'PENDING' ? null : at });
+    await insertAttempt.run({
       deliveryId: claimed.id,
       number,
       attemptedAt: outcome.attemptedAt,
@@ -363,67 +394,76 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
       statusCode: outcome.statusCode,
       errorCode: outcome.error?.code ?? null,
       errorMessage: outcome.error?.message ?? null,
-      succeeded: succeeded ? 1 : 0,
+      succeeded,
       nextAttemptAt: next,
     });
 
     if (outcome.statusCode === 410) {
       const message = `The subscriber answered 410 Gone to delivery ${claimed.id} at ${new Date(at).toISOString()}.`;
-      if (disableSubscription(held.subscriptionId, 'GONE', message, at)) disabled = 'GONE';
+      if (await disableSubscription(held.subscriptionId, 'GONE', message, at)) disabled = 'GONE';
     } else if (status === 'FAILED' && !held.replay) {
       // Replays are not counted: replaying one event to a flaky receiver must not disable it.
       const failedInARow = held.consecutiveFailedEvents + 1;
-      setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: failedInARow });
+      await setConsecutiveFailedEvents.run({ id: held.subscriptionId, count: failedInARow });
       if (failedInARow >= FAILING_AFTER_CONSECUTIVE_EVENTS) {
         const message =
           `${failedInARow} events in a row failed for the whole retry schedule; the last, delivery ${claimed.id}, ` +
           `ended with ${describeOutcome(outcome)} at ${new Date(at).toISOString()}.`;
-        if (disableSubscription(held.subscriptionId, 'FAILING', message, at)) disabled = 'FAILING';
+        if (await disableSubscription(held.subscriptionId, 'FAILING', message, at)) disabled = 'FAILING';
       }
     }
     return { number, succeeded, status, nextAttemptAt: next, ...(disabled ? { disabled } : {}) };
   }
-  // Inside the batch's transaction this is a savepoint: a failing attempt takes back its own rows only.
-  const recordInSavepoint = db.transaction(recordOne);
 
-  function recordAttempts(attempts: readonly AttemptToRecord[]): RecordingResult[] {
-    if (attempts.length === 0) return [];
-    return runInImmediateTransaction(db, () =>
-      attempts.map((attempt): RecordingResult => {
+  function recordAttempts(attempts: readonly AttemptToRecord[]): Promise<RecordingResult[]> {
+    if (attempts.length === 0) return Promise.resolve([]);
+    return engine.write(async () => {
+      const results: RecordingResult[] = [];
+      for (const attempt of attempts) {
         try {
-          const recorded = recordInSavepoint(attempt);
-          return recorded ? { recorded } : { lost: true };
+          // Nested in the batch's transaction, a savepoint: a failing attempt takes back its own rows only.
+          const recorded = await engine.write(() => recordOne(attempt));
+          results.push(recorded ? { recorded } : { lost: true });
         } catch (error) {
-          // SQLite rolls the whole transaction back on some errors (a full disk…): then nothing
-          // of this batch may be written, the attempts before this one included.
-          if (!db.inTransaction) throw error;
-          return { error };
+          if (endsTheTransaction(error)) throw error;
+          results.push({ error });
         }
-      }),
-    );
+      }
+      return results;
+    });
   }
 
-  function purgeInBatches(statement: { run(values: { before: number }): { changes: number } }, before: number): number {
+  /** Deletes in batches, each its own transaction, so that no purge holds the write lock for long. */
+  async function purgeInBatches(statement: { run(values: { before: number }): Promise<number> }, before: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const { changes } = statement.run({ before });
+      const changes = await engine.write(() => statement.run({ before }));
       removed += changes;
       if (changes < PURGE_BATCH) return removed;
     }
   }
 
   return {
-    claimDue(owner, limit) {
+    async claimDue(owner, limit) {
       if (!Number.isInteger(limit) || limit < 1) return [];
       const at = now();
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
       // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
-      if (anyClaimable.get({ now: at }) === undefined) return [];
-      return runInImmediateTransaction(db, () => {
-        cancelDueOfDisabled.run({ now: at });
-        const claimed = lease.all({ owner, leaseExpiresAt, now: at, limit });
-        return claimed.map(({ id, leaseToken }) => {
-          const row = claimedDetails.get({ id })!;
+      if ((await engine.read(() => anyClaimable.row({ now: at }))) === undefined) return [];
+      // Each statement is atomic by itself. On PostgreSQL each commits apart at READ COMMITTED, so
+      // that claims of several workers at once each take the rows the others have not locked (in
+      // one SERIALIZABLE transaction all but one would fail, having read what the others changed);
+      // the details are read once the rows are this claim's, and a delivery deleted meanwhile
+      // (with its subscription) is left out. On SQLite it is one write transaction.
+      return engine.autocommit(async () => {
+        await cancelDueOfDisabled.run({ now: at });
+        const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit });
+        if (claimed.length === 0) return [];
+        const tokens = new Map(claimed.map(({ id, leaseToken }) => [id, leaseToken!]));
+        const rows = await claimedDetails.objects({ ids: JSON.stringify([...tokens.keys()]) });
+        // In the order they were chosen (an update answers its rows in no particular order).
+        rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+        return rows.map((row): ClaimedDelivery => {
           return {
             id: row.id,
             subscriptionId: row.subscriptionId,
@@ -434,7 +474,7 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
             attemptCount: row.attemptCount,
             payload: row.payload,
             url: row.url,
-            leaseToken: leaseToken!,
+            leaseToken: tokens.get(row.id)!,
             leaseExpiresAt: row.leaseExpiresAt!,
             sealedSecrets: overlapLasts(row, at) ? [row.sealedSecret, row.sealedPreviousSecret!] : [row.sealedSecret],
           };
@@ -444,13 +484,13 @@ export function createWebhookDeliveryStore(db: BetterSqlite3.Database, options: 
 
     recordAttempts,
 
-    oldestSealedSecret() {
-      const row = oldestSealedSecret.get();
+    async oldestSealedSecret() {
+      const row = await engine.read(() => oldestSealedSecret.object({}));
       return row ? { subscriptionId: row.id, sealedSecret: row.sealedSecret } : undefined;
     },
 
     endExpiredRotationOverlaps() {
-      return endOverlaps.run({ now: now() }).changes;
+      return engine.write(() => endOverlaps.run({ now: now() }));
     },
 
     purgeEndedDeliveries(before) {

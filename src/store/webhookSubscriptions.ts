@@ -5,7 +5,6 @@
 // (src/webhooks/subscriptions.ts does both); it never sees a secret in plaintext.
 import { maxLengths } from '../../generated/work-platform/rules.js';
 import type { components } from '../../generated/work-platform/types.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
 import {
   events,
@@ -15,13 +14,13 @@ import {
   type WebhookDeliveryStatus,
   type WebhookSubscriptionStatus,
 } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, type RandomBytes } from './ids.js';
-import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
+import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfter, type KeysetListArguments, type KeysetPage, type SortKeyDefinition } from './keysetPages.js';
 import type { AttemptError } from './webhookDeliveries.js';
-import { createDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
+import { createEngineDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
-import { checkText, immediateWriter, parseTimestamp, versionedRow } from './workPlatformValues.js';
+import { changeWriter, checkText, parseTimestamp, versionedRow } from './workPlatformValues.js';
 
 /** At most this many subscriptions per workspace. */
 export const maximumWebhooksPerWorkspace = 20;
@@ -83,25 +82,25 @@ export interface WebhookSubscriptionStoreOptions {
 
 export interface WebhookSubscriptionStore {
   /** Inserts an ACTIVE subscription at version 1. */
-  createWebhook(workspaceId: string, webhook: NewWebhook): Webhook;
+  createWebhook(workspaceId: string, webhook: NewWebhook): Promise<Webhook>;
   /** Undefined when missing or in another workspace. */
-  getWebhook(workspaceId: string, id: string): Webhook | undefined;
+  getWebhook(workspaceId: string, id: string): Promise<Webhook | undefined>;
   /** Newest first: created_at descending, then id descending. */
-  listWebhooks(workspaceId: string, options: WebhookListOptions): KeysetPage<Webhook>;
+  listWebhooks(workspaceId: string, options: WebhookListOptions): Promise<KeysetPage<Webhook>>;
   /**
    * Applies the given members when `expectedVersion` is the current version; a patch that changes
    * nothing writes nothing. DISABLED (from ACTIVE) records reason MANUAL and cancels the pending
    * deliveries; ACTIVE (from DISABLED) clears the reason and the failure count.
    */
-  updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Webhook;
+  updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Promise<Webhook>;
   /** Deletes the subscription with its deliveries and attempts; `expectedVersion`, when given, must be current. */
-  deleteWebhook(workspaceId: string, id: string, expectedVersion: number | null): void;
+  deleteWebhook(workspaceId: string, id: string, expectedVersion: number | null): Promise<void>;
   /** Makes `key` the current secret; the replaced one signs until its expiry, an older one is dropped. */
-  rotateWebhookKey(workspaceId: string, id: string, key: NewSigningKey): Omit<WebhookKeyRotation, 'secret'>;
+  rotateWebhookKey(workspaceId: string, id: string, key: NewSigningKey): Promise<Omit<WebhookKeyRotation, 'secret'>>;
   /** Queues replay deliveries of one event or of a time range (`from` inclusive, `to` exclusive). */
-  replayWebhookEvents(workspaceId: string, id: string, request: WebhookReplayRequest): WebhookReplay;
+  replayWebhookEvents(workspaceId: string, id: string, request: WebhookReplayRequest): Promise<WebhookReplay>;
   /** The subscription's deliveries, newest first, each with its attempts; NotFoundError when the subscription is not found. */
-  listWebhookDeliveries(workspaceId: string, id: string, options: WebhookDeliveryListOptions): KeysetPage<WebhookDelivery>;
+  listWebhookDeliveries(workspaceId: string, id: string, options: WebhookDeliveryListOptions): Promise<KeysetPage<WebhookDelivery>>;
 }
 
 type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
@@ -177,22 +176,27 @@ function checkDescription(description: unknown): void {
 
 const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((type) => b.includes(type));
 
-export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, options: WebhookSubscriptionStoreOptions): WebhookSubscriptionStore {
+
+type ListedSubscriptionRow = SubscriptionRow & { sortKey: number };
+type ListedDeliveryRow = DeliveryRow & { sortKey: number };
+
+export function createWebhookSubscriptionStore(source: StoreSource, options: WebhookSubscriptionStoreOptions): WebhookSubscriptionStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const write = immediateWriter(orm, {});
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const write = changeWriter(engine, {});
 
   const inWorkspace = and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(webhookSubscriptions).where(inWorkspace).prepare();
-  const countInWorkspace = orm
-    .select({ total: count() })
-    .from(webhookSubscriptions)
-    .where(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')))
-    .prepare();
-  const insert = orm
-    .insert(webhookSubscriptions)
-    .values({
+  const selectOne = engine.statement<SubscriptionRow, { workspaceId: string; id: string }>(orm.select().from(webhookSubscriptions).where(inWorkspace));
+  const countInWorkspace = engine.statement<unknown, { workspaceId: string }>(
+    orm
+      .select({ total: count() })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId'))),
+  );
+  const insert = engine.statement(
+    orm.insert(webhookSubscriptions).values({
       id: sql.placeholder('id'),
       workspaceId: sql.placeholder('workspaceId'),
       url: sql.placeholder('url'),
@@ -205,78 +209,85 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
       version: 1,
       createdAt: sql.placeholder('now'),
       updatedAt: sql.placeholder('now'),
-    })
-    .prepare();
+    }),
+  );
   const placeholderOf = (name: string) => sql`${sql.placeholder(name)}`;
-  const update = orm
-    .update(webhookSubscriptions)
-    .set({
-      url: placeholderOf('url'),
-      description: placeholderOf('description'),
-      eventTypes: placeholderOf('eventTypes'),
-      status: placeholderOf('status'),
-      disabledCode: placeholderOf('disabledCode'),
-      disabledMessage: placeholderOf('disabledMessage'),
-      disabledAt: placeholderOf('disabledAt'),
-      consecutiveFailedEvents: placeholderOf('consecutiveFailedEvents'),
-      signingKeyVersion: placeholderOf('signingKeyVersion'),
-      sealedSecret: placeholderOf('sealedSecret'),
-      sealedPreviousSecret: placeholderOf('sealedPreviousSecret'),
-      previousSecretExpiresAt: placeholderOf('previousSecretExpiresAt'),
-      version: placeholderOf('version'),
-      updatedAt: placeholderOf('updatedAt'),
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(webhookSubscriptions).where(inWorkspace).prepare();
-  const cancelPending = orm
-    .update(webhookDeliveries)
-    .set({ status: 'CANCELLED', nextAttemptAt: null, completedAt: placeholderOf('now'), leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('id')), eq(webhookDeliveries.status, 'PENDING')))
-    .prepare();
+  const update = engine.statement(
+    orm
+      .update(webhookSubscriptions)
+      .set({
+        url: placeholderOf('url'),
+        description: placeholderOf('description'),
+        eventTypes: placeholderOf('eventTypes'),
+        status: placeholderOf('status'),
+        disabledCode: placeholderOf('disabledCode'),
+        disabledMessage: placeholderOf('disabledMessage'),
+        disabledAt: placeholderOf('disabledAt'),
+        consecutiveFailedEvents: placeholderOf('consecutiveFailedEvents'),
+        signingKeyVersion: placeholderOf('signingKeyVersion'),
+        sealedSecret: placeholderOf('sealedSecret'),
+        sealedPreviousSecret: placeholderOf('sealedPreviousSecret'),
+        previousSecretExpiresAt: placeholderOf('previousSecretExpiresAt'),
+        version: placeholderOf('version'),
+        updatedAt: placeholderOf('updatedAt'),
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(webhookSubscriptions).where(inWorkspace));
+  const cancelPending = engine.statement(
+    orm
+      .update(webhookDeliveries)
+      .set({ status: 'CANCELLED', nextAttemptAt: null, completedAt: placeholderOf('now'), leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(webhookDeliveries.subscriptionId, sql.placeholder('id')), eq(webhookDeliveries.status, 'PENDING'))),
+  );
 
-  const selectEvent = orm
-    .select({ id: events.id, type: events.type })
-    .from(events)
-    .where(and(eq(events.workspaceId, sql.placeholder('workspaceId')), eq(events.id, sql.placeholder('eventId'))))
-    .prepare();
+  type FoundEvent = { id: string; type: string };
+  const selectEvent = engine.statement<FoundEvent, { workspaceId: string; eventId: string }>(
+    orm
+      .select({ id: events.id, type: events.type })
+      .from(events)
+      .where(and(eq(events.workspaceId, sql.placeholder('workspaceId')), eq(events.id, sql.placeholder('eventId')))),
+  );
   // One more than the cap, so that a range over it is recognized without counting it all.
-  const selectEventRange = orm
-    .select({ id: events.id, type: events.type })
-    .from(events)
-    .where(
-      and(
-        eq(events.workspaceId, sql.placeholder('workspaceId')),
-        gte(events.occurredAt, sql.placeholder('from')),
-        lt(events.occurredAt, sql.placeholder('to')),
-        sql`${events.type} IN (SELECT value FROM json_each(${sql.placeholder('types')}))`,
-      ),
-    )
-    .orderBy(asc(events.occurredAt), sql`${events}.rowid`)
-    .limit(maximumReplayEvents + 1)
-    .prepare();
-  const deliveryQueue = createDeliveryQueue(db, randomBytes);
+  const selectEventRange = engine.statement<FoundEvent, { workspaceId: string; from: number; to: number; types: string }>(
+    orm
+      .select({ id: events.id, type: events.type })
+      .from(events)
+      .where(
+        and(
+          eq(events.workspaceId, sql.placeholder('workspaceId')),
+          gte(events.occurredAt, sql.placeholder('from')),
+          lt(events.occurredAt, sql.placeholder('to')),
+          engine.dialect.inJsonArray(events.type, sql.placeholder('types')),
+        ),
+      )
+      .orderBy(asc(events.occurredAt), asc(events.id))
+      .limit(maximumReplayEvents + 1),
+  );
+  const deliveryQueue = createEngineDeliveryQueue(engine, randomBytes);
 
   const subscriptionCreatedAt: SortKeyDefinition = { expression: webhookSubscriptions.createdAt, keyType: 'number' };
   const deliveryCreatedAt: SortKeyDefinition = { expression: webhookDeliveries.createdAt, keyType: 'number' };
   const listStatements = statementCache<ReturnType<typeof prepareList>>();
   const deliveryStatements = statementCache<ReturnType<typeof prepareDeliveryList>>();
-  const selectAttempts = orm
-    .select()
-    .from(webhookAttempts)
-    .where(sql`${webhookAttempts.deliveryId} IN (SELECT value FROM json_each(${sql.placeholder('deliveryIds')}))`)
-    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.number))
-    .prepare();
+  const selectAttempts = engine.statement<AttemptRow, { deliveryIds: string }>(
+    orm
+      .select()
+      .from(webhookAttempts)
+      .where(engine.dialect.inJsonArray(webhookAttempts.deliveryId, sql.placeholder('deliveryIds')))
+      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.number)),
+  );
 
   function prepareList(afterPosition: boolean) {
     const inThisWorkspace = eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId'));
-    return orm
-      .select({ ...getTableColumns(webhookSubscriptions), sortKey: sql<number>`${webhookSubscriptions.createdAt}` })
-      .from(webhookSubscriptions)
-      .where(afterPosition ? and(inThisWorkspace, keysetCondition(subscriptionCreatedAt, webhookSubscriptions.id, 'desc')) : inThisWorkspace)
-      .orderBy(...keysetOrderBy(subscriptionCreatedAt, webhookSubscriptions.id, 'desc'))
-      .limit(sql.placeholder('limit'))
-      .prepare();
+    return engine.statement<ListedSubscriptionRow, KeysetListArguments>(
+      orm
+        .select({ ...getTableColumns(webhookSubscriptions), sortKey: sql<number>`${webhookSubscriptions.createdAt}` })
+        .from(webhookSubscriptions)
+        .where(afterPosition ? and(inThisWorkspace, keysetCondition(subscriptionCreatedAt, webhookSubscriptions.id, 'desc')) : inThisWorkspace)
+        .orderBy(...keysetOrderBy(subscriptionCreatedAt, webhookSubscriptions.id, 'desc'))
+        .limit(sql.placeholder('limit')),
+    );
   }
 
   function prepareDeliveryList(afterPosition: boolean, byStatus: boolean, byEvent: boolean) {
@@ -284,13 +295,14 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
     if (byStatus) conditions.push(eq(webhookDeliveries.status, sql.placeholder('status')));
     if (byEvent) conditions.push(eq(webhookDeliveries.eventId, sql.placeholder('eventId')));
     if (afterPosition) conditions.push(keysetCondition(deliveryCreatedAt, webhookDeliveries.id, 'desc'));
-    return orm
-      .select({ ...getTableColumns(webhookDeliveries), sortKey: sql<number>`${webhookDeliveries.createdAt}` })
-      .from(webhookDeliveries)
-      .where(and(...conditions))
-      .orderBy(...keysetOrderBy(deliveryCreatedAt, webhookDeliveries.id, 'desc'))
-      .limit(sql.placeholder('limit'))
-      .prepare();
+    return engine.statement<ListedDeliveryRow, Omit<KeysetListArguments, 'workspaceId'> & { subscriptionId: string; status?: string; eventId?: string }>(
+      orm
+        .select({ ...getTableColumns(webhookDeliveries), sortKey: sql<number>`${webhookDeliveries.createdAt}` })
+        .from(webhookDeliveries)
+        .where(and(...conditions))
+        .orderBy(...keysetOrderBy(deliveryCreatedAt, webhookDeliveries.id, 'desc'))
+        .limit(sql.placeholder('limit')),
+    );
   }
 
   function checkPage(options: WebhookListOptions): void {
@@ -303,26 +315,26 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
     }
   }
 
-  function currentRow(workspaceId: string, id: string, expectedVersion: number | null): SubscriptionRow {
-    return versionedRow('webhook', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  async function currentRow(workspaceId: string, id: string, expectedVersion: number | null): Promise<SubscriptionRow> {
+    return versionedRow('webhook', id, await selectOne.object({ workspaceId, id }), expectedVersion);
   }
 
-  function saveRow(row: SubscriptionRow): void {
-    update.run({ ...row });
+  async function saveRow(row: SubscriptionRow): Promise<void> {
+    await update.run({ ...row });
   }
 
-  function queueReplays(row: SubscriptionRow, found: { id: string; type: string }[], at: number): WebhookReplay {
-    const deliveries = found.map((event) => {
+  async function queueReplays(row: SubscriptionRow, found: FoundEvent[], at: number): Promise<WebhookReplay> {
+    const deliveries: WebhookReplay['deliveries'] = [];
+    for (const event of found) {
       const eventType = event.type as OutboxEventType;
-      const id = deliveryQueue.queue({ subscriptionId: row.id, workspaceId: row.workspaceId, eventId: event.id, eventType, replay: true, dueAt: at });
-      return { id, eventId: event.id, eventType };
-    });
-    if (deliveries.length > 0) notifyDeliveriesQueued(db);
+      const id = await deliveryQueue.queue({ subscriptionId: row.id, workspaceId: row.workspaceId, eventId: event.id, eventType, replay: true, dueAt: at });
+      deliveries.push({ id, eventId: event.id, eventType });
+    }
     return { subscriptionId: row.id, eventCount: deliveries.length, deliveries };
   }
 
   return {
-    createWebhook(workspaceId, input) {
+    async createWebhook(workspaceId, input) {
       checkEventTypes(input.eventTypes);
       checkDescription(input.description);
       const at = now();
@@ -345,37 +357,39 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        const { total } = countInWorkspace.get({ workspaceId })!;
+      return write(async () => {
+        const total = Number(await countInWorkspace.value({ workspaceId }));
         if (total >= maximumWebhooksPerWorkspace) throw new WebhookLimitError(maximumWebhooksPerWorkspace);
-        insert.run({ ...row, now: at });
+        await insert.run({ ...row, now: at });
         return toWebhook(row, at);
       });
     },
 
-    getWebhook(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getWebhook(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toWebhook(row, now()) : undefined;
     },
 
-    listWebhooks(workspaceId, listOptions) {
+    async listWebhooks(workspaceId, listOptions) {
       checkPage(listOptions);
       const after = listOptions.after ?? null;
       const statement = listStatements(after ? 'after' : 'first', () => prepareList(after !== null));
-      const rows = statement.all({ workspaceId, limit: listOptions.limit + 1, afterKey: after?.key, afterId: after?.id });
+      const rows = await engine.read(() =>
+        statement.objects({ workspaceId, limit: listOptions.limit + 1, afterKey: after?.key, afterId: after?.id }),
+      );
       const at = now();
       return toPage(rows, listOptions.limit, ({ sortKey: _sortKey, ...row }) => toWebhook(row, at));
     },
 
-    updateWebhook(workspaceId, id, patch, expectedVersion) {
+    async updateWebhook(workspaceId, id, patch, expectedVersion) {
       const { url } = patch;
       if (patch.eventTypes !== undefined) checkEventTypes(patch.eventTypes);
       checkDescription(patch.description);
       if (patch.status !== undefined && patch.status !== 'ACTIVE' && patch.status !== 'DISABLED') {
         throw new InvalidValueError('status', 'must be ACTIVE or DISABLED.');
       }
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
         const at = now();
         const next: SubscriptionRow = { ...current };
         if (url !== undefined) next.url = url;
@@ -393,22 +407,22 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
         if (!changed) return toWebhook(current, at);
         next.version = current.version + 1;
         next.updatedAt = at;
-        saveRow(next);
-        if (disabling) cancelPending.run({ id, now: at });
+        await saveRow(next);
+        if (disabling) await cancelPending.run({ id, now: at });
         return toWebhook(next, at);
       });
     },
 
-    deleteWebhook(workspaceId, id, expectedVersion) {
-      write(() => {
-        currentRow(workspaceId, id, expectedVersion);
-        remove.run({ workspaceId, id });
+    async deleteWebhook(workspaceId, id, expectedVersion) {
+      await write(async () => {
+        await currentRow(workspaceId, id, expectedVersion);
+        await remove.run({ workspaceId, id });
       });
     },
 
-    rotateWebhookKey(workspaceId, id, key) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, null);
+    async rotateWebhookKey(workspaceId, id, key) {
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, null);
         // The sealed current secret moves as is: it is bound to the subscription id, not to its column.
         const next: SubscriptionRow = {
           ...current,
@@ -419,27 +433,27 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
           version: current.version + 1,
           updatedAt: now(),
         };
-        saveRow(next);
+        await saveRow(next);
         return { id, signingKeyVersion: next.signingKeyVersion, previousSigningKeyExpiresAt: iso(key.previousSecretExpiresAt) };
       });
     },
 
-    replayWebhookEvents(workspaceId, id, request) {
+    async replayWebhookEvents(workspaceId, id, request) {
       const range = 'eventId' in request ? undefined : { from: parseTimestamp('from', request.from), to: parseTimestamp('to', request.to) };
       if (range && range.to <= range.from) {
         throw new ValueRefusedError([{ path: '/to', code: 'too_small', message: 'must be later than from' }]);
       }
-      return write(() => {
-        const row = currentRow(workspaceId, id, null);
+      const replay = await write(async () => {
+        const row = await currentRow(workspaceId, id, null);
         if (row.status !== 'ACTIVE') throw new WebhookDisabledError(id);
         const at = now();
         if (!range) {
           const eventId = (request as { eventId: string }).eventId;
-          const event = selectEvent.get({ workspaceId, eventId });
+          const event = await selectEvent.object({ workspaceId, eventId });
           if (!event) throw new NotFoundError('event', eventId);
           return queueReplays(row, [event], at);
         }
-        const found = selectEventRange.all({ workspaceId, from: range.from, to: range.to, types: row.eventTypes });
+        const found = await selectEventRange.objects({ workspaceId, from: range.from, to: range.to, types: row.eventTypes });
         if (found.length > maximumReplayEvents) {
           throw new ValueRefusedError([
             {
@@ -451,33 +465,37 @@ export function createWebhookSubscriptionStore(db: BetterSqlite3.Database, optio
         }
         return queueReplays(row, found, at);
       });
+      if (replay.eventCount > 0) notifyDeliveriesQueued(engine);
+      return replay;
     },
 
-    listWebhookDeliveries(workspaceId, id, listOptions) {
+    async listWebhookDeliveries(workspaceId, id, listOptions) {
       checkPage(listOptions);
-      if (!selectOne.get({ workspaceId, id })) throw new NotFoundError('webhook', id);
       const after = listOptions.after ?? null;
       const byStatus = listOptions.status !== undefined;
       const byEvent = listOptions.eventId !== undefined;
       const statement = deliveryStatements(`${after ? 'after' : 'first'}:${byStatus}:${byEvent}`, () =>
         prepareDeliveryList(after !== null, byStatus, byEvent),
       );
-      const rows = statement.all({
-        subscriptionId: id,
-        status: listOptions.status,
-        eventId: listOptions.eventId,
-        limit: listOptions.limit + 1,
-        afterKey: after?.key,
-        afterId: after?.id,
+      const { rows, attemptRows } = await engine.snapshot(async () => {
+        if (!(await selectOne.object({ workspaceId, id }))) throw new NotFoundError('webhook', id);
+        const rows = await statement.objects({
+          subscriptionId: id,
+          status: listOptions.status,
+          eventId: listOptions.eventId,
+          limit: listOptions.limit + 1,
+          afterKey: after?.key,
+          afterId: after?.id,
+        });
+        const pageRows = rows.slice(0, listOptions.limit);
+        const attemptRows = pageRows.length > 0 ? await selectAttempts.objects({ deliveryIds: JSON.stringify(pageRows.map((row) => row.id)) }) : [];
+        return { rows, attemptRows };
       });
-      const pageRows = rows.slice(0, listOptions.limit);
       const attempts = new Map<string, WebhookDeliveryAttempt[]>();
-      if (pageRows.length > 0) {
-        for (const attempt of selectAttempts.all({ deliveryIds: JSON.stringify(pageRows.map((row) => row.id)) })) {
-          const list = attempts.get(attempt.deliveryId) ?? [];
-          list.push(toAttempt(attempt));
-          attempts.set(attempt.deliveryId, list);
-        }
+      for (const attempt of attemptRows) {
+        const list = attempts.get(attempt.deliveryId) ?? [];
+        list.push(toAttempt(attempt));
+        attempts.set(attempt.deliveryId, list);
       }
       return toPage(rows, listOptions.limit, ({ sortKey: _sortKey, ...row }) => toDelivery(row, attempts.get(row.id) ?? []));
     },

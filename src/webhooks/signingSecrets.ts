@@ -29,8 +29,8 @@ export function openSigningSecrets(box: SecretBox, sealedSecrets: readonly strin
  * subscription's): a worker whose WEBHOOK_SECRET_KEY is not the one the secrets were sealed with
  * could sign nothing, and would claim the same deliveries again after every lease.
  */
-export function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliveryStore, 'oldestSealedSecret'>, box: SecretBox): void {
-  const oldest = store.oldestSealedSecret();
+export async function assertWebhookSecretKeyOpensSecrets(store: Pick<WebhookDeliveryStore, 'oldestSealedSecret'>, box: SecretBox): Promise<void> {
+  const oldest = await store.oldestSealedSecret();
   if (oldest === undefined) return;
   const opened = openSigningSecrets(box, [oldest.sealedSecret], oldest.subscriptionId);
   if ('secrets' in opened) return;

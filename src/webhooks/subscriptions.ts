@@ -1,5 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { maxLengths } from '../../generated/work-platform/rules.js';
+import type { StoreSource } from '../store/engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from '../store/ids.js';
 import {
   createWebhookSubscriptionStore,
@@ -47,11 +47,11 @@ export interface WebhookSubscriptions extends Omit<WebhookSubscriptionStore, 'cr
    * Creates an ACTIVE subscription with a new signing secret, returned only here. `id` is for
    * the demo data set, whose subscription has a fixed id.
    */
-  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string }): { webhook: Webhook; secret: string };
+  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string }): Promise<{ webhook: Webhook; secret: string }>;
   /** The store's update, with a new `url` accepted by the target guard first. */
-  updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Webhook;
+  updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Promise<Webhook>;
   /** A new current secret; the replaced one signs until the returned expiry, an older one is dropped. */
-  rotateWebhookKey(workspaceId: string, id: string): WebhookKeyRotation;
+  rotateWebhookKey(workspaceId: string, id: string): Promise<WebhookKeyRotation>;
 }
 
 // RFC 3986 characters. The WHATWG parser leaves a few others (`|`, `^`) unencoded; a URL holding
@@ -79,31 +79,31 @@ function acceptedUrl(url: string, allowLoopback: boolean): string {
   return normalized;
 }
 
-export function createWebhookSubscriptions(db: BetterSqlite3.Database, options: WebhookSubscriptionsOptions): WebhookSubscriptions {
+export function createWebhookSubscriptions(source: StoreSource, options: WebhookSubscriptionsOptions): WebhookSubscriptions {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const allowLoopback = options.allowLoopback ?? false;
   const box = options.secretBox;
-  const store = createWebhookSubscriptionStore(db, { now, randomBytes });
+  const store = createWebhookSubscriptionStore(source, { now, randomBytes });
   return {
     ...store,
 
-    createWebhook(workspaceId, input, createOptions = {}) {
+    async createWebhook(workspaceId, input, createOptions = {}) {
       const url = acceptedUrl(input.url, allowLoopback);
       const id = createOptions.id ?? newId('whk', randomBytes);
       const { secret, sealedSecret } = sealedNewSigningSecret(box, id);
-      const webhook = store.createWebhook(workspaceId, { id, url, eventTypes: input.eventTypes, description: input.description, sealedSecret });
+      const webhook = await store.createWebhook(workspaceId, { id, url, eventTypes: input.eventTypes, description: input.description, sealedSecret });
       return { webhook, secret };
     },
 
-    updateWebhook(workspaceId, id, patch, expectedVersion) {
+    async updateWebhook(workspaceId, id, patch, expectedVersion) {
       const accepted = patch.url === undefined ? patch : { ...patch, url: acceptedUrl(patch.url, allowLoopback) };
       return store.updateWebhook(workspaceId, id, accepted, expectedVersion);
     },
 
-    rotateWebhookKey(workspaceId, id) {
+    async rotateWebhookKey(workspaceId, id) {
       const { secret, sealedSecret } = sealedNewSigningSecret(box, id);
-      const rotation = store.rotateWebhookKey(workspaceId, id, { sealedSecret, previousSecretExpiresAt: now() + signingKeyOverlapMs });
+      const rotation = await store.rotateWebhookKey(workspaceId, id, { sealedSecret, previousSecretExpiresAt: now() + signingKeyOverlapMs });
       return { id: rotation.id, signingKeyVersion: rotation.signingKeyVersion, secret, previousSigningKeyExpiresAt: rotation.previousSigningKeyExpiresAt };
     },
   };

@@ -23,8 +23,8 @@ import {
 import { makeWorkspace } from './workPlatformFactories.js';
 
 /** One attempt through recordAttempts: its record, or undefined when the claim was lost. */
-function recordOne(store: WebhookDeliveryStore, claimed: AttemptToRecord['claimed'], outcome: AttemptToRecord['outcome'], retryAt: number | null = null) {
-  const [result] = store.recordAttempts([{ claimed, outcome, retryAt }]);
+async function recordOne(store: WebhookDeliveryStore, claimed: AttemptToRecord['claimed'], outcome: AttemptToRecord['outcome'], retryAt: number | null = null) {
+  const [result] = await store.recordAttempts([{ claimed, outcome, retryAt }]);
   if ('error' in result!) throw result.error;
   return 'recorded' in result! ? result.recorded : undefined;
 }
@@ -120,26 +120,26 @@ describe('claims and leases', () => {
     const first = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const second = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
 
-    const claimed = first.claimDue('wkr_a', 10);
+    const claimed = await first.claimDue('wkr_a', 10);
     expect(claimed).toHaveLength(2);
     expect(claimed[0]).toMatchObject({ subscriptionId: id, url: URL, attemptCount: 0, leaseExpiresAt: fx.clock.now() + DELIVERY_LEASE_MS });
     expect(JSON.parse(claimed[0]!.payload)).toMatchObject({ id: claimed[0]!.eventId, type: 'task.created' });
-    expect(second.claimDue('wkr_b', 10)).toEqual([]);
+    expect(await second.claimDue('wkr_b', 10)).toEqual([]);
 
     fx.clock.advance(DELIVERY_LEASE_MS - 1);
-    expect(second.claimDue('wkr_b', 10)).toEqual([]);
+    expect(await second.claimDue('wkr_b', 10)).toEqual([]);
     fx.clock.advance(1);
-    const takenOver = second.claimDue('wkr_b', 1);
+    const takenOver = await second.claimDue('wkr_b', 1);
     expect(takenOver.map((d) => d.id)).toEqual([claimed[0]!.id]);
 
     // The first worker lost that claim: its attempt is not recorded over the second's.
-    expect(recordOne(first, claimed[0]!, ok(fx.clock.now()))).toBeUndefined();
+    expect(await recordOne(first, claimed[0]!, ok(fx.clock.now()))).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[0]!.id)).toEqual([]);
-    expect(recordOne(second, takenOver[0]!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(await recordOne(second, takenOver[0]!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // The other claim of the first worker, expired but not taken, is still its own to record.
-    expect(recordOne(first, claimed[1]!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(await recordOne(first, claimed[1]!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     // Recording twice for one claim writes once.
-    expect(recordOne(first, claimed[1]!, ok(fx.clock.now()))).toBeUndefined();
+    expect(await recordOne(first, claimed[1]!, ok(fx.clock.now()))).toBeUndefined();
     expect(attemptsOf(fx.db, claimed[1]!.id)).toHaveLength(1);
   });
 
@@ -148,28 +148,28 @@ describe('claims and leases', () => {
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    const [first] = store.claimDue('wkr_a', 1);
+    const [first] = await store.claimDue('wkr_a', 1);
     expect(first!.leaseToken).toMatch(/^wkr_a\.[0-9a-f]{16}$/);
     expect(deliveriesOf(fx.db, id)[0]!.lease_owner).toBe(first!.leaseToken);
     fx.clock.advance(DELIVERY_LEASE_MS);
-    const [second] = store.claimDue('wkr_a', 1);
+    const [second] = await store.claimDue('wkr_a', 1);
     expect(second!.id).toBe(first!.id);
     expect(second!.leaseToken).not.toBe(first!.leaseToken);
     expect(second!.leaseToken.startsWith('wkr_a.')).toBe(true);
     // The first claim's attempt, finishing late, is not recorded; the second's is.
-    expect(recordOne(store, first!, ok(fx.clock.now()))).toBeUndefined();
-    expect(recordOne(store, second!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(await recordOne(store, first!, ok(fx.clock.now()))).toBeUndefined();
+    expect(await recordOne(store, second!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
     expect(attemptsOf(fx.db, first!.id)).toHaveLength(1);
   });
 
   it("reads the oldest subscription's sealed secret, for the start-up check of the key", async () => {
     fx = await makeDeliveryFixture();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    expect(store.oldestSealedSecret()).toBeUndefined();
+    expect(await store.oldestSealedSecret()).toBeUndefined();
     const { id, secret } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, now: fx.clock.now() });
     fx.clock.advance(1000);
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, now: fx.clock.now() });
-    const oldest = store.oldestSealedSecret();
+    const oldest = await store.oldestSealedSecret();
     expect(oldest).toEqual({ subscriptionId: id, sealedSecret: expect.stringMatching(/^v1\./) });
     expect(testSecretBox.open(oldest!.sealedSecret, id)).toBe(secret);
   });
@@ -185,10 +185,10 @@ describe('claims and leases', () => {
     fx.clock.advance(1000);
     await fx.createTask('c');
     fx.clock.set(start + 1000);
-    const due = store.claimDue('wkr_a', 1);
+    const due = await store.claimDue('wkr_a', 1);
     expect(due.map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['a']);
-    expect(store.claimDue('wkr_a', 5).map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['b']);
-    expect(store.claimDue('wkr_a', 5)).toEqual([]);
+    expect((await store.claimDue('wkr_a', 5)).map((d) => JSON.parse(d.payload).data.object.title)).toEqual(['b']);
+    expect(await store.claimDue('wkr_a', 5)).toEqual([]);
   });
 
   it('cancels, instead of claiming, a due delivery whose subscription is DISABLED', async () => {
@@ -197,7 +197,7 @@ describe('claims and leases', () => {
     await fx.createTask();
     fx.db.prepare("UPDATE webhook_subscriptions SET status = 'DISABLED', disabled_code = 'MANUAL', disabled_message = 'off' WHERE id = ?").run(id);
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    expect(store.claimDue('wkr_a', 10)).toEqual([]);
+    expect(await store.claimDue('wkr_a', 10)).toEqual([]);
     expect(deliveriesOf(fx.db, id)).toMatchObject([{ status: 'CANCELLED', next_attempt_at: null, completed_at: fx.clock.now(), attempt_count: 0 }]);
   });
 
@@ -212,13 +212,13 @@ describe('claims and leases', () => {
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const opened = (claimed: ClaimedDelivery) => claimed.sealedSecrets.map((sealed) => testSecretBox.open(sealed, claimed.subscriptionId));
-    const [during] = store.claimDue('wkr_a', 1);
+    const [during] = await store.claimDue('wkr_a', 1);
     expect(during!.subscriptionId).toBe(id);
     expect(during!.sealedSecrets).toEqual([subscriptionRow(fx.db, id).sealed_secret, subscriptionRow(fx.db, id).sealed_previous_secret]);
     expect(opened(during!)).toEqual([secret, 'whsec_previousprevious']);
 
     fx.clock.set(expiresAt + DELIVERY_LEASE_MS);
-    const [after] = store.claimDue('wkr_a', 1);
+    const [after] = await store.claimDue('wkr_a', 1);
     expect(opened(after!)).toEqual([secret]);
   });
 });
@@ -231,9 +231,9 @@ describe('recording attempts', () => {
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const t0 = fx.clock.now();
-    const [claimed] = store.claimDue('wkr_a', 1);
+    const [claimed] = await store.claimDue('wkr_a', 1);
     fx.clock.advance(250);
-    expect(recordOne(store, claimed!, failed(t0), t0 + 250 + 31_500)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
+    expect(await recordOne(store, claimed!, failed(t0), t0 + 250 + 31_500)).toEqual({ number: 1, succeeded: false, status: 'PENDING', nextAttemptAt: t0 + 250 + 31_500 });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'PENDING', attempt_count: 1, next_attempt_at: t0 + 250 + 31_500, lease_owner: null, lease_expires_at: null });
     expect(attemptsOf(fx.db, claimed!.id)).toEqual([
       { delivery_id: claimed!.id, number: 1, attempted_at: t0, duration_ms: 5, status_code: 500, error_code: null, error_message: null, succeeded: 0, next_attempt_at: t0 + 250 + 31_500 },
@@ -241,9 +241,9 @@ describe('recording attempts', () => {
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(2);
 
     fx.clock.advance(31_500);
-    const [again] = store.claimDue('wkr_a', 1);
+    const [again] = await store.claimDue('wkr_a', 1);
     expect(again!.attemptCount).toBe(1);
-    expect(recordOne(store, again!, ok(fx.clock.now()))).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
+    expect(await recordOne(store, again!, ok(fx.clock.now()))).toEqual({ number: 2, succeeded: true, status: 'SUCCEEDED', nextAttemptAt: null });
     expect(deliveriesOf(fx.db, id)[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 2, next_attempt_at: null, completed_at: fx.clock.now() });
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(0);
   });
@@ -252,12 +252,14 @@ describe('recording attempts', () => {
     fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'], now: fx.clock.now() });
     await fx.createTask();
+    // Later, so that the first is claimed first (ties are broken by id, not by insertion).
+    fx.clock.advance(1);
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    const [claimed] = store.claimDue('wkr_a', 1);
+    const [claimed] = await store.claimDue('wkr_a', 1);
     fx.clock.advance(10);
     // A 410 ends the delivery whatever the retry schedule says.
-    expect(recordOne(store, claimed!, failed(fx.clock.now(), 410), fx.clock.now() + 30_000)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
+    expect(await recordOne(store, claimed!, failed(fx.clock.now(), 410), fx.clock.now() + 30_000)).toMatchObject({ status: 'FAILED', disabled: 'GONE', nextAttemptAt: null });
     const row = subscriptionRow(fx.db, id);
     expect(row).toMatchObject({ status: 'DISABLED', disabled_code: 'GONE', disabled_at: fx.clock.now(), version: 2, updated_at: fx.clock.now() });
     expect(row.disabled_message).toContain('410');
@@ -280,19 +282,23 @@ describe('recording a batch', () => {
   it('writes each attempt whose claim holds; one lost to a takeover and one whose statements fail leave no trace, the others commit', async () => {
     fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
-    for (let index = 0; index < 4; index += 1) await fx.createTask();
+    // A millisecond apart: claimed in the order they were inserted (ties would be broken by id).
+    for (let index = 0; index < 4; index += 1) {
+      await fx.createTask();
+      fx.clock.advance(1);
+    }
     const first = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const second = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
-    const claimed = first.claimDue('wkr_a', 4);
+    const claimed = await first.claimDue('wkr_a', 4);
     expect(claimed).toHaveLength(4);
     // The lease expires mid-batch: the second worker takes the second delivery over.
     fx.clock.advance(DELIVERY_LEASE_MS);
-    const [takenOver] = second.claimDue('wkr_b', 1);
+    const [takenOver] = await second.claimDue('wkr_b', 1);
     expect(takenOver!.id).toBe(claimed[0]!.id);
     failAttemptInsertsOf(fx.db, claimed[2]!.id);
 
     const at = fx.clock.now();
-    const results = first.recordAttempts([
+    const results = await first.recordAttempts([
       { claimed: claimed[0]!, outcome: ok(at), retryAt: null },
       { claimed: claimed[1]!, outcome: ok(at), retryAt: null },
       { claimed: claimed[2]!, outcome: ok(at), retryAt: null },
@@ -315,22 +321,23 @@ describe('recording a batch', () => {
 
     fx.db.prepare('DROP TRIGGER fail_attempt').run();
     fx.clock.advance(DELIVERY_LEASE_MS);
-    const again = first.claimDue('wkr_a', 10).find((delivery) => delivery.id === claimed[2]!.id);
+    const again = (await first.claimDue('wkr_a', 10)).find((delivery) => delivery.id === claimed[2]!.id);
     expect(again).toBeDefined();
-    expect(recordOne(first, again!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+    expect(await recordOne(first, again!, ok(fx.clock.now()))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
   });
 
   it('writes nothing when the transaction cannot start: every attempt of the batch stays claimed', async () => {
     fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, eventTypes: ['task.created'] });
     await fx.createTask();
+    fx.clock.advance(1);
     await fx.createTask();
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    const claimed = store.claimDue('wkr_a', 2);
+    const claimed = await store.claimDue('wkr_a', 2);
     const other = openDatabase(fx.path);
     other.prepare('BEGIN IMMEDIATE').run();
     fx.db.pragma('busy_timeout = 0');
-    expect(() => store.recordAttempts(claimed.map((delivery) => ({ claimed: delivery, outcome: ok(fx.clock.now()), retryAt: null })))).toThrow(/locked/);
+    await expect(store.recordAttempts(claimed.map((delivery) => ({ claimed: delivery, outcome: ok(fx.clock.now()), retryAt: null })))).rejects.toThrow(/locked/);
     other.prepare('ROLLBACK').run();
     other.close();
     expect(deliveriesOf(fx.db, id).map((row) => [row.status, row.attempt_count, row.lease_owner])).toEqual(claimed.map((delivery) => ['PENDING', 0, delivery.leaseToken]));
@@ -345,7 +352,7 @@ describe('purges', () => {
     const expired = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at } });
     const running = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, previous: { secret: 'whsec_old', expiresAt: at + 1 } });
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
-    expect(store.endExpiredRotationOverlaps()).toBe(1);
+    expect(await store.endExpiredRotationOverlaps()).toBe(1);
     expect(subscriptionRow(fx.db, expired.id)).toMatchObject({ sealed_previous_secret: null, previous_secret_expires_at: null, version: 1 });
     expect(subscriptionRow(fx.db, running.id).previous_secret_expires_at).toBe(at + 1);
   });
@@ -356,22 +363,23 @@ describe('purges', () => {
     const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now });
     const t0 = fx.clock.now();
     await fx.createTask('delivered long ago');
+    fx.clock.advance(1);
     await fx.createTask('still pending');
-    const [delivered] = store.claimDue('wkr_a', 1);
-    recordOne(store, delivered!, ok(t0));
+    const [delivered] = await store.claimDue('wkr_a', 1);
+    await recordOne(store, delivered!, ok(t0));
     fx.clock.advance(5 * 24 * 3600_000);
     await fx.createTask('recent');
 
     fx.clock.advance(WEBHOOK_LOG_RETENTION_MS);
     const before = fx.clock.now() - WEBHOOK_LOG_RETENTION_MS;
-    expect(store.purgeEndedDeliveries(before)).toBe(1);
+    expect(await store.purgeEndedDeliveries(before)).toBe(1);
     expect(attemptsOf(fx.db, delivered!.id)).toEqual([]);
     // The project.created event and the delivered task's event go; the pending one stays; the recent one is young.
-    expect(store.purgeEvents(before)).toBe(2);
+    expect(await store.purgeEvents(before)).toBe(2);
     const titles = (fx.db.prepare('SELECT payload FROM events ORDER BY rowid').all() as { payload: string }[]).map((row) => JSON.parse(row.payload).data.object.title);
     expect(titles).toEqual(['still pending', 'recent']);
     expect(deliveriesOf(fx.db, id)).toHaveLength(2);
-    expect(store.purgeEndedDeliveries(before)).toBe(0);
-    expect(store.purgeEvents(before)).toBe(0);
+    expect(await store.purgeEndedDeliveries(before)).toBe(0);
+    expect(await store.purgeEvents(before)).toBe(0);
   });
 });

@@ -205,7 +205,7 @@ describe('Work-Platform demo data', () => {
     const box = createSecretBox(new Uint8Array(32).fill(7));
     const demo = (await loadDemoData(t.db, clock.now, { sessionSecret: secret, webhookSecretBox: box })).workPlatform;
     const webhooks = createWebhookSubscriptionStore(t.db, { now: clock.now });
-    expect(webhooks.getWebhook(demo.workspaceId, demo.webhook.id)).toMatchObject({
+    expect(await webhooks.getWebhook(demo.workspaceId, demo.webhook.id)).toMatchObject({
       id: 'whk_Q7mXc2VbN9pLr4TzK8sD',
       url: 'https://hooks.example.com/work-platform',
       eventTypes: [...outboxEventTypes],
@@ -213,8 +213,8 @@ describe('Work-Platform demo data', () => {
       signingKeyVersion: 1,
       version: 1,
     });
-    expect(webhooks.getWebhook(demo.workspaceId, demo.otherWorkspace.webhookId)).toBeUndefined();
-    expect(webhooks.getWebhook(demo.otherWorkspace.workspaceId, demo.otherWorkspace.webhookId)).toMatchObject({ status: 'ACTIVE' });
+    expect(await webhooks.getWebhook(demo.workspaceId, demo.otherWorkspace.webhookId)).toBeUndefined();
+    expect(await webhooks.getWebhook(demo.otherWorkspace.workspaceId, demo.otherWorkspace.webhookId)).toMatchObject({ status: 'ACTIVE' });
     const sealed = t.db.prepare('SELECT sealed_secret FROM webhook_subscriptions WHERE id = ?').pluck().get(demo.webhook.id) as string;
     expect(sealed).not.toContain(demo.webhook.secret);
     expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);

@@ -105,7 +105,7 @@ function worker(options: Partial<DeliveryWorkerOptions> = {}) {
  */
 async function deliverDueTogether(workers: DeliveryWorker[]): Promise<number> {
   const before = receiver.received.length;
-  for (const w of workers) w.start();
+  for (const w of workers) await w.start();
   await Promise.all(workers.map((w) => w.idle()));
   await Promise.all(workers.map((w) => w.stop()));
   return receiver.received.length - before;
@@ -114,6 +114,13 @@ const deliverDue = (w: DeliveryWorker = worker()) => deliverDueTogether([w]);
 
 function subscribe({ box, ...extra }: Partial<Parameters<typeof insertSubscription>[1]> & { box?: SecretBox } = {}) {
   return insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, now: fx.clock.now(), ...extra }, box);
+}
+
+/** Runs the jobs one after another, as their schedules would: what each answered. */
+async function runEach(jobs: { run(): number | Promise<number> }[]): Promise<number[]> {
+  const answers: number[] = [];
+  for (const job of jobs) answers.push(await job.run());
+  return answers;
 }
 
 const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
@@ -421,14 +428,14 @@ describe('replays and the FAILING rule', () => {
     expect(subscriptionRow(fx.db, id).consecutive_failed_events).toBe(1);
     const eventId = deliveriesOf(fx.db, id)[0]!.event_id;
     for (let replay = 0; replay < 3; replay += 1) {
-      subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
+      await subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
       await runSchedule();
     }
     expect(deliveriesOf(fx.db, id).map((d) => [d.status, d.replay])).toEqual([['FAILED', 0], ['FAILED', 1], ['FAILED', 1], ['FAILED', 1]]);
     expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 1 });
 
     receiver.answer = () => ({ status: 204 });
-    subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
+    await subscriptions.replayWebhookEvents(fx.workspace.workspaceId, id, { eventId });
     await runSchedule();
     expect(subscriptionRow(fx.db, id)).toMatchObject({ status: 'ACTIVE', consecutive_failed_events: 0 });
   });
@@ -582,7 +589,7 @@ describe('workers sharing one database', () => {
     await fx.createTask();
     // A worker that claims and dies before sending.
     const dead = createWebhookDeliveryStore(openDatabase(fx.path), { now: fx.clock.now });
-    expect(dead.claimDue('wkr_dead', 10)).toHaveLength(1);
+    expect(await dead.claimDue('wkr_dead', 10)).toHaveLength(1);
     const alive = worker({ workerId: 'wkr_alive' });
     expect(await deliverDue(alive)).toBe(0);
     fx.clock.advance(DELIVERY_LEASE_MS);
@@ -610,7 +617,7 @@ describe('workers sharing one database', () => {
     const a = worker({ lookup: held, workerId: 'wkr_same' });
     const b = worker({ lookup: fast, workerId: 'wkr_same', db: otherDb });
 
-    a.start();
+    await a.start();
     await waitFor(() => lookups.length === 1, "A's lookup");
     fx.clock.advance(DELIVERY_LEASE_MS + 1000);
     expect(await deliverDue(b)).toBe(1);
@@ -802,7 +809,7 @@ describe('the running worker', () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ retrySweep: false, timeoutMs: 300 });
-    w.start();
+    await w.start();
     await fx.createTask();
     await waitFor(() => deliveriesOf(fx.db, id)[0]!.status === 'SUCCEEDED', 'the woken delivery');
 
@@ -826,7 +833,7 @@ describe('the running worker', () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
     const w = worker({ retrySweep: false, commitPollMs: 5 });
-    w.start();
+    await w.start();
     const other = openDatabase(fx.path);
     cleanups.push(() => other.close());
     await createTaskStore(other, { now: fx.clock.now }).createTask(fx.workspace.workspaceId, { projectId: fx.projectId, title: 'From elsewhere' }, fx.workspace.actor);
@@ -863,13 +870,13 @@ describe('the signing-secret key', () => {
     subscribe({ eventTypes: ['task.created'] });
     await fx.createTask();
     const wrongKey = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)), retrySweep: false });
-    expect(() => wrongKey.start()).toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
+    await expect(wrongKey.start()).rejects.toThrow(/WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE lease_owner IS NOT NULL').get()).toEqual({ n: 0 });
     await wrongKey.stop();
 
     const rightKey = worker({ retrySweep: false });
-    rightKey.start();
+    await rightKey.start();
     await waitFor(() => receiver.received.length === 1, 'the delivery');
   });
 
@@ -913,7 +920,7 @@ describe('the signing-secret key', () => {
   it('start() runs when no subscription exists yet', async () => {
     await setUp();
     const w = worker({ secretBox: createSecretBox(Buffer.alloc(32, 9)) });
-    expect(() => w.start()).not.toThrow();
+    await expect(w.start()).resolves.toBeUndefined();
     await w.stop();
   });
 });
@@ -928,9 +935,9 @@ describe('housekeeping jobs', () => {
     const jobs = webhookHousekeeping(w.store, fx.clock.now);
     expect(jobs.map((job) => job.name)).toEqual(['end-webhook-rotation-overlaps', 'purge-webhook-deliveries', 'purge-outbox-events']);
     for (const job of jobs) expect(validateCron(job.every), job.every).toBe(true);
-    expect(jobs.map((job) => job.run())).toEqual([0, 0, 0]);
+    expect(await runEach(jobs)).toEqual([0, 0, 0]);
     fx.clock.advance(WEBHOOK_LOG_RETENTION_MS + 1);
-    expect(jobs.map((job) => job.run())).toEqual([1, 1, 2]);
+    expect(await runEach(jobs)).toEqual([1, 1, 2]);
     expect(subscriptionRow(fx.db, id).previous_secret_expires_at).toBeNull();
     expect(deliveriesOf(fx.db, id)).toEqual([]);
   });

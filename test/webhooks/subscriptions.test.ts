@@ -65,8 +65,8 @@ function insertPendingDelivery(subscriptionId: string, eventId: string, extra: R
 }
 
 describe('webhook subscriptions: create and read', () => {
-  it('creates an ACTIVE subscription at version 1 and returns its secret once; only the sealed secret is stored', () => {
-    const { webhook, secret } = create({ eventTypes: ['task.created', 'project.deleted'], description: 'Billing sync' });
+  it('creates an ACTIVE subscription at version 1 and returns its secret once; only the sealed secret is stored', async () => {
+    const { webhook, secret } = await create({ eventTypes: ['task.created', 'project.deleted'], description: 'Billing sync' });
     expect(webhook).toEqual({
       id: expect.stringMatching(/^whk_[A-Za-z0-9]{20}$/),
       url,
@@ -82,7 +82,7 @@ describe('webhook subscriptions: create and read', () => {
       updatedAt: '2026-11-23T09:41:00.000Z',
     });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)).toEqual(webhook);
+    expect(await store.getWebhook(workspace.workspaceId, webhook.id)).toEqual(webhook);
     const stored = row(webhook.id);
     expect(JSON.stringify(stored)).not.toContain(secret.slice('whsec_'.length));
     expect(box.open(stored.sealed_secret, webhook.id)).toBe(secret);
@@ -90,21 +90,21 @@ describe('webhook subscriptions: create and read', () => {
     expect(stored).toMatchObject({ sealed_previous_secret: null, previous_secret_expires_at: null });
   });
 
-  it('records no event: subscriptions are not in the event catalogue', () => {
-    create();
+  it('records no event: subscriptions are not in the event catalogue', async () => {
+    await create();
     expect(t.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
   });
 
-  it("answers another workspace's subscription as not found", () => {
-    const { webhook } = create();
-    expect(store.getWebhook(other.workspaceId, webhook.id)).toBeUndefined();
-    expect(() => store.updateWebhook(other.workspaceId, webhook.id, { description: 'x' }, 1)).toThrow(NotFoundError);
-    expect(() => store.deleteWebhook(other.workspaceId, webhook.id, null)).toThrow(NotFoundError);
-    expect(() => store.rotateWebhookKey(other.workspaceId, webhook.id)).toThrow(NotFoundError);
-    expect(() => store.listWebhookDeliveries(other.workspaceId, webhook.id, { limit: 10 })).toThrow(NotFoundError);
-    const missing = (() => {
+  it("answers another workspace's subscription as not found", async () => {
+    const { webhook } = await create();
+    expect(await store.getWebhook(other.workspaceId, webhook.id)).toBeUndefined();
+    await expect(store.updateWebhook(other.workspaceId, webhook.id, { description: 'x' }, 1)).rejects.toThrow(NotFoundError);
+    await expect(store.deleteWebhook(other.workspaceId, webhook.id, null)).rejects.toThrow(NotFoundError);
+    await expect(store.rotateWebhookKey(other.workspaceId, webhook.id)).rejects.toThrow(NotFoundError);
+    await expect(store.listWebhookDeliveries(other.workspaceId, webhook.id, { limit: 10 })).rejects.toThrow(NotFoundError);
+    const missing = await (async () => {
       try {
-        store.replayWebhookEvents(other.workspaceId, webhook.id, { eventId: 'evt_x' });
+        await store.replayWebhookEvents(other.workspaceId, webhook.id, { eventId: 'evt_x' });
       } catch (error) {
         return error as NotFoundError;
       }
@@ -112,10 +112,10 @@ describe('webhook subscriptions: create and read', () => {
     expect(missing).toMatchObject({ code: 'webhook-not-found' });
   });
 
-  it('stores the URL as the WHATWG parser normalizes it, and refuses one that would not read back as a URI', () => {
-    expect(create({ url: 'https://Hooks.EXAMPLE.com' }).webhook.url).toBe('https://hooks.example.com/');
-    expect(create({ url: 'https://hooks.example.com/a b' }).webhook.url).toBe('https://hooks.example.com/a%20b');
-    expect(() => create({ url: 'https://hooks.example.com/a|b' })).toThrow(ValueRefusedError);
+  it('stores the URL as the WHATWG parser normalizes it, and refuses one that would not read back as a URI', async () => {
+    expect((await create({ url: 'https://Hooks.EXAMPLE.com' })).webhook.url).toBe('https://hooks.example.com/');
+    expect((await create({ url: 'https://hooks.example.com/a b' })).webhook.url).toBe('https://hooks.example.com/a%20b');
+    await expect(create({ url: 'https://hooks.example.com/a|b' })).rejects.toThrow(ValueRefusedError);
   });
 
   it.each([
@@ -128,9 +128,9 @@ describe('webhook subscriptions: create and read', () => {
     ['https://localhost/x', 'names this machine'],
     ['https://hooks.example.com/x#frag', 'fragment'],
     ['not a url', 'not an absolute URL'],
-  ])('refuses %s at /url (invalid_format), naming the reason', (refused, reason) => {
+  ])('refuses %s at /url (invalid_format), naming the reason', async (refused, reason) => {
     try {
-      create({ url: refused });
+      await create({ url: refused });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ValueRefusedError);
@@ -141,41 +141,41 @@ describe('webhook subscriptions: create and read', () => {
     expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions').pluck().get()).toBe(0);
   });
 
-  it('admits loopback targets only when allowed', () => {
+  it('admits loopback targets only when allowed', async () => {
     const loose = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now, allowLoopback: true });
     for (const target of ['http://127.0.0.1:8080/hook', 'http://[::1]:8080/hook', 'http://localhost:8080/hook']) {
-      expect(loose.createWebhook(workspace.workspaceId, { url: target, eventTypes: ['task.created'] }).webhook.url).toBe(target);
-      expect(() => create({ url: target })).toThrow(ValueRefusedError);
+      expect((await loose.createWebhook(workspace.workspaceId, { url: target, eventTypes: ['task.created'] })).webhook.url).toBe(target);
+      await expect(create({ url: target })).rejects.toThrow(ValueRefusedError);
     }
-    expect(() => loose.createWebhook(workspace.workspaceId, { url: 'http://10.0.0.1/', eventTypes: ['task.created'] })).toThrow(ValueRefusedError);
+    await expect(loose.createWebhook(workspace.workspaceId, { url: 'http://10.0.0.1/', eventTypes: ['task.created'] })).rejects.toThrow(ValueRefusedError);
   });
 
-  it('refuses event types outside the catalogue, repeated ones and none', () => {
-    expect(() => create({ eventTypes: ['task.exploded'] })).toThrow(InvalidValueError);
-    expect(() => create({ eventTypes: ['task.created', 'task.created'] })).toThrow(InvalidValueError);
-    expect(() => create({ eventTypes: [] })).toThrow(InvalidValueError);
+  it('refuses event types outside the catalogue, repeated ones and none', async () => {
+    await expect(create({ eventTypes: ['task.exploded'] })).rejects.toThrow(InvalidValueError);
+    await expect(create({ eventTypes: ['task.created', 'task.created'] })).rejects.toThrow(InvalidValueError);
+    await expect(create({ eventTypes: [] })).rejects.toThrow(InvalidValueError);
   });
 
-  it(`allows ${maximumWebhooksPerWorkspace} subscriptions per workspace, counted per workspace`, () => {
-    for (let index = 0; index < maximumWebhooksPerWorkspace; index += 1) create();
-    expect(() => create()).toThrow(WebhookLimitError);
-    expect(create({}, other.workspaceId).webhook.status).toBe('ACTIVE');
-    const first = store.listWebhooks(workspace.workspaceId, { limit: 1 }).items[0]!;
-    store.deleteWebhook(workspace.workspaceId, first.id, null);
-    expect(create().webhook.status).toBe('ACTIVE');
+  it(`allows ${maximumWebhooksPerWorkspace} subscriptions per workspace, counted per workspace`, async () => {
+    for (let index = 0; index < maximumWebhooksPerWorkspace; index += 1) await create();
+    await expect(create()).rejects.toThrow(WebhookLimitError);
+    expect((await create({}, other.workspaceId)).webhook.status).toBe('ACTIVE');
+    const first = (await store.listWebhooks(workspace.workspaceId, { limit: 1 })).items[0]!;
+    await store.deleteWebhook(workspace.workspaceId, first.id, null);
+    expect((await create()).webhook.status).toBe('ACTIVE');
   });
 
-  it('lists newest first (created_at, then id, descending) in keyset pages', () => {
+  it('lists newest first (created_at, then id, descending) in keyset pages', async () => {
     const ids: string[] = [];
     for (let index = 0; index < 7; index += 1) {
       if (index % 3 !== 2) clock.advance(1000); // some ties on createdAt
-      ids.push(create().webhook.id);
+      ids.push((await create()).webhook.id);
     }
-    create({}, other.workspaceId);
+    await create({}, other.workspaceId);
     const seen: string[] = [];
     let after = null;
     for (;;) {
-      const page = store.listWebhooks(workspace.workspaceId, { limit: 3, after });
+      const page = await store.listWebhooks(workspace.workspaceId, { limit: 3, after });
       seen.push(...page.items.map((item) => item.id));
       if (!page.nextAfter) break;
       after = page.nextAfter;
@@ -189,31 +189,31 @@ describe('webhook subscriptions: create and read', () => {
 });
 
 describe('webhook subscriptions: update and delete', () => {
-  it('applies a change at the expected version, +1 per change; a patch that changes nothing writes nothing', () => {
-    const { webhook } = create();
+  it('applies a change at the expected version, +1 per change; a patch that changes nothing writes nothing', async () => {
+    const { webhook } = await create();
     clock.advance(1000);
-    const updated = store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'New', eventTypes: ['task.deleted', 'task.created'] }, 1);
+    const updated = await store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'New', eventTypes: ['task.deleted', 'task.created'] }, 1);
     expect(updated).toMatchObject({ description: 'New', eventTypes: ['task.deleted', 'task.created'], version: 2, updatedAt: '2026-11-23T09:41:01.000Z' });
     clock.advance(1000);
-    const same = store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'New', eventTypes: ['task.created', 'task.deleted'], status: 'ACTIVE', url }, 2);
+    const same = await store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'New', eventTypes: ['task.created', 'task.deleted'], status: 'ACTIVE', url }, 2);
     expect(same).toEqual(updated);
     expect(row(webhook.id).version).toBe(2);
-    expect(() => store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'Lost' }, 1)).toThrow(VersionConflictError);
+    await expect(store.updateWebhook(workspace.workspaceId, webhook.id, { description: 'Lost' }, 1)).rejects.toThrow(VersionConflictError);
   });
 
-  it('re-checks a new URL', () => {
-    const { webhook } = create();
-    expect(() => store.updateWebhook(workspace.workspaceId, webhook.id, { url: 'https://192.168.1.1/' }, 1)).toThrow(ValueRefusedError);
-    expect(store.updateWebhook(workspace.workspaceId, webhook.id, { url: 'https://other.example.com/h' }, 1)).toMatchObject({ url: 'https://other.example.com/h', version: 2 });
+  it('re-checks a new URL', async () => {
+    const { webhook } = await create();
+    await expect(store.updateWebhook(workspace.workspaceId, webhook.id, { url: 'https://192.168.1.1/' }, 1)).rejects.toThrow(ValueRefusedError);
+    expect(await store.updateWebhook(workspace.workspaceId, webhook.id, { url: 'https://other.example.com/h' }, 1)).toMatchObject({ url: 'https://other.example.com/h', version: 2 });
   });
 
-  it('DISABLED records reason MANUAL and cancels the pending deliveries in the same transaction, leaving ended ones', () => {
-    const { webhook } = create();
+  it('DISABLED records reason MANUAL and cancels the pending deliveries in the same transaction, leaving ended ones', async () => {
+    const { webhook } = await create();
     const eventId = insertEvent(workspace.workspaceId, 'task.created', start - 1000);
     const pending = insertPendingDelivery(webhook.id, eventId, { lease_owner: 'worker-1', lease_expires_at: clock.now() + 60_000 });
     const succeeded = insertPendingDelivery(webhook.id, eventId, { status: 'SUCCEEDED', next_attempt_at: null, completed_at: start - 10 });
     clock.advance(5000);
-    const disabled = store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 1);
+    const disabled = await store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 1);
     expect(disabled).toMatchObject({
       status: 'DISABLED',
       disabledReason: { code: 'MANUAL', message: manualDisableMessage, disabledAt: '2026-11-23T09:41:05.000Z' },
@@ -223,43 +223,43 @@ describe('webhook subscriptions: update and delete', () => {
     expect(byId[pending]).toMatchObject({ status: 'CANCELLED', next_attempt_at: null, completed_at: clock.now(), lease_owner: null, lease_expires_at: null });
     expect(byId[succeeded]).toMatchObject({ status: 'SUCCEEDED', completed_at: start - 10 });
     // Already disabled: nothing changes, whatever the reason.
-    expect(store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 2)).toEqual(disabled);
+    expect(await store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 2)).toEqual(disabled);
   });
 
-  it('ACTIVE re-enables: clears the reason and the failure count', () => {
-    const { webhook } = create();
+  it('ACTIVE re-enables: clears the reason and the failure count', async () => {
+    const { webhook } = await create();
     t.db
       .prepare("UPDATE webhook_subscriptions SET status = 'DISABLED', disabled_code = 'FAILING', disabled_message = 'Failing', disabled_at = ?, consecutive_failed_events = 3 WHERE id = ?")
       .run(start, webhook.id);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)).toMatchObject({
+    expect(await store.getWebhook(workspace.workspaceId, webhook.id)).toMatchObject({
       status: 'DISABLED',
       disabledReason: { code: 'FAILING', message: 'Failing', disabledAt: '2026-11-23T09:41:00.000Z' },
       consecutiveFailedEvents: 3,
     });
-    const enabled = store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'ACTIVE' }, 1);
+    const enabled = await store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'ACTIVE' }, 1);
     expect(enabled).toMatchObject({ status: 'ACTIVE', disabledReason: null, consecutiveFailedEvents: 0, version: 2 });
     expect(row(webhook.id)).toMatchObject({ disabled_code: null, disabled_message: null, disabled_at: null });
   });
 
-  it('deletes the subscription with its deliveries and attempts; checks the version when given', () => {
-    const { webhook } = create();
+  it('deletes the subscription with its deliveries and attempts; checks the version when given', async () => {
+    const { webhook } = await create();
     const eventId = insertEvent(workspace.workspaceId, 'task.created', start);
     const delivery = insertPendingDelivery(webhook.id, eventId);
     t.db.prepare('INSERT INTO webhook_attempts (delivery_id, number, attempted_at, duration_ms, status_code, succeeded) VALUES (?, 1, ?, 12, 500, 0)').run(delivery, start);
-    expect(() => store.deleteWebhook(workspace.workspaceId, webhook.id, 2)).toThrow(VersionConflictError);
-    store.deleteWebhook(workspace.workspaceId, webhook.id, 1);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)).toBeUndefined();
+    await expect(store.deleteWebhook(workspace.workspaceId, webhook.id, 2)).rejects.toThrow(VersionConflictError);
+    await store.deleteWebhook(workspace.workspaceId, webhook.id, 1);
+    expect(await store.getWebhook(workspace.workspaceId, webhook.id)).toBeUndefined();
     expect(t.db.prepare('SELECT (SELECT count(*) FROM webhook_deliveries) + (SELECT count(*) FROM webhook_attempts)').pluck().get()).toBe(0);
     expect(t.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(1);
-    expect(() => store.deleteWebhook(workspace.workspaceId, webhook.id, null)).toThrow(NotFoundError);
+    await expect(store.deleteWebhook(workspace.workspaceId, webhook.id, null)).rejects.toThrow(NotFoundError);
   });
 });
 
 describe('webhook subscriptions: key rotation', () => {
-  it('makes a new current secret, keeps the replaced one until now + 58 h 45 min, and drops an older one when rotated again', () => {
-    const { webhook, secret: original } = create();
+  it('makes a new current secret, keeps the replaced one until now + 58 h 45 min, and drops an older one when rotated again', async () => {
+    const { webhook, secret: original } = await create();
     clock.advance(60_000);
-    const first = store.rotateWebhookKey(workspace.workspaceId, webhook.id);
+    const first = await store.rotateWebhookKey(workspace.workspaceId, webhook.id);
     expect(signingKeyOverlapMs).toBe(211_500_000);
     expect(first).toEqual({
       id: webhook.id,
@@ -271,7 +271,7 @@ describe('webhook subscriptions: key rotation', () => {
     let stored = row(webhook.id);
     expect(box.open(stored.sealed_secret, webhook.id)).toBe(first.secret);
     expect(box.open(stored.sealed_previous_secret, webhook.id)).toBe(original);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)).toMatchObject({
+    expect(await store.getWebhook(workspace.workspaceId, webhook.id)).toMatchObject({
       signingKeyVersion: 2,
       previousSigningKeyExpiresAt: first.previousSigningKeyExpiresAt,
       version: 2,
@@ -279,7 +279,7 @@ describe('webhook subscriptions: key rotation', () => {
     });
 
     clock.advance(3_600_000);
-    const second = store.rotateWebhookKey(workspace.workspaceId, webhook.id);
+    const second = await store.rotateWebhookKey(workspace.workspaceId, webhook.id);
     expect(second).toMatchObject({ signingKeyVersion: 3, previousSigningKeyExpiresAt: new Date(clock.now() + 211_500_000).toISOString() });
     stored = row(webhook.id);
     expect(box.open(stored.sealed_secret, webhook.id)).toBe(second.secret);
@@ -287,19 +287,19 @@ describe('webhook subscriptions: key rotation', () => {
     expect(JSON.stringify(stored)).not.toContain(original.slice(6));
 
     clock.set(clock.now() + 211_500_000 - 1);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)?.previousSigningKeyExpiresAt).toBe(second.previousSigningKeyExpiresAt);
+    expect((await store.getWebhook(workspace.workspaceId, webhook.id))?.previousSigningKeyExpiresAt).toBe(second.previousSigningKeyExpiresAt);
     clock.advance(1);
-    expect(store.getWebhook(workspace.workspaceId, webhook.id)?.previousSigningKeyExpiresAt).toBeNull();
-    expect(store.listWebhooks(workspace.workspaceId, { limit: 10 }).items[0]?.previousSigningKeyExpiresAt).toBeNull();
+    expect((await store.getWebhook(workspace.workspaceId, webhook.id))?.previousSigningKeyExpiresAt).toBeNull();
+    expect((await store.listWebhooks(workspace.workspaceId, { limit: 10 })).items[0]?.previousSigningKeyExpiresAt).toBeNull();
   });
 });
 
 describe('webhook subscriptions: replays', () => {
-  it('queues one event of the workspace whatever its type, with a new delivery id, PENDING now', () => {
-    const { webhook } = create({ eventTypes: ['task.created'] });
+  it('queues one event of the workspace whatever its type, with a new delivery id, PENDING now', async () => {
+    const { webhook } = await create({ eventTypes: ['task.created'] });
     const eventId = insertEvent(workspace.workspaceId, 'project.deleted', start - 5000);
     clock.advance(1000);
-    const replay = store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId });
+    const replay = await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId });
     expect(replay).toEqual({ subscriptionId: webhook.id, eventCount: 1, deliveries: [{ id: expect.stringMatching(/^dlv_[A-Za-z0-9]{20}$/), eventId, eventType: 'project.deleted' }] });
     expect(deliveries(webhook.id)).toEqual([
       expect.objectContaining({
@@ -314,21 +314,21 @@ describe('webhook subscriptions: replays', () => {
         completed_at: null,
       }),
     ]);
-    const again = store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId });
+    const again = await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId });
     expect(again.deliveries[0]!.id).not.toBe(replay.deliveries[0]!.id);
   });
 
-  it("answers event-not-found for an unknown event or another workspace's", () => {
-    const { webhook } = create();
+  it("answers event-not-found for an unknown event or another workspace's", async () => {
+    const { webhook } = await create();
     const foreign = insertEvent(other.workspaceId, 'task.created', start);
     for (const eventId of [foreign, 'evt_neverIssued']) {
-      expect(() => store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId })).toThrow(expect.objectContaining({ code: 'event-not-found' }));
+      await expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId })).rejects.toThrow(expect.objectContaining({ code: 'event-not-found' }));
     }
     expect(deliveries(webhook.id)).toEqual([]);
   });
 
-  it('queues a range: from inclusive, to exclusive, only the listed types of this workspace, oldest first (rowid breaks ties)', () => {
-    const { webhook } = create({ eventTypes: ['task.created', 'task.completed'] });
+  it('queues a range: from inclusive, to exclusive, only the listed types of this workspace, oldest first (the id breaks ties)', async () => {
+    const { webhook } = await create({ eventTypes: ['task.created', 'task.completed'] });
     const before = insertEvent(workspace.workspaceId, 'task.created', start - 1);
     const atFrom = insertEvent(workspace.workspaceId, 'task.completed', start, 'evt_zzzFirstAtFrom');
     const tieSecond = insertEvent(workspace.workspaceId, 'task.created', start, 'evt_aaaSecondAtFrom');
@@ -337,25 +337,25 @@ describe('webhook subscriptions: replays', () => {
     const later = insertEvent(workspace.workspaceId, 'task.created', start + 30);
     const earlierButInsertedLast = insertEvent(workspace.workspaceId, 'task.created', start + 5);
     const atTo = insertEvent(workspace.workspaceId, 'task.created', start + 100);
-    const replay = store.replayWebhookEvents(workspace.workspaceId, webhook.id, {
+    const replay = await store.replayWebhookEvents(workspace.workspaceId, webhook.id, {
       from: new Date(start).toISOString(),
       to: new Date(start + 100).toISOString(),
     });
-    expect(replay.deliveries.map((delivery) => delivery.eventId)).toEqual([atFrom, tieSecond, earlierButInsertedLast, later]);
+    expect(replay.deliveries.map((delivery) => delivery.eventId)).toEqual([tieSecond, atFrom, earlierButInsertedLast, later]);
     expect(replay.eventCount).toBe(4);
     for (const excluded of [before, notListed, foreign, atTo]) expect(replay.deliveries.map((delivery) => delivery.eventId)).not.toContain(excluded);
     expect(deliveries(webhook.id).every((delivery) => delivery.replay === 1 && delivery.status === 'PENDING')).toBe(true);
-    expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' })).toEqual({
+    expect(await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' })).toEqual({
       subscriptionId: webhook.id,
       eventCount: 0,
       deliveries: [],
     });
   });
 
-  it(`refuses a range ending at or before its start, and one of more than ${maximumReplayEvents} events, queueing nothing`, () => {
-    const { webhook } = create();
+  it(`refuses a range ending at or before its start, and one of more than ${maximumReplayEvents} events, queueing nothing`, async () => {
+    const { webhook } = await create();
     const at = new Date(start).toISOString();
-    expect(() => store.replayWebhookEvents(workspace.workspaceId, webhook.id, { from: at, to: at })).toThrow(
+    await expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, { from: at, to: at })).rejects.toThrow(
       expect.objectContaining({ refused: [{ path: '/to', code: 'too_small', message: expect.any(String) }] }),
     );
     const insert = t.db.transaction(() => {
@@ -363,28 +363,28 @@ describe('webhook subscriptions: replays', () => {
     });
     insert();
     const range = { from: new Date(start).toISOString(), to: new Date(start + maximumReplayEvents + 1).toISOString() };
-    expect(() => store.replayWebhookEvents(workspace.workspaceId, webhook.id, range)).toThrow(
+    await expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, range)).rejects.toThrow(
       expect.objectContaining({ refused: [{ path: '/to', code: 'too_big', message: expect.stringContaining('1000') }] }),
     );
     expect(deliveries(webhook.id)).toEqual([]);
-    const exactly = store.replayWebhookEvents(workspace.workspaceId, webhook.id, { ...range, to: new Date(start + maximumReplayEvents).toISOString() });
+    const exactly = await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { ...range, to: new Date(start + maximumReplayEvents).toISOString() });
     expect(exactly.eventCount).toBe(maximumReplayEvents);
   });
 
-  it('refuses a disabled subscription with webhook-disabled', () => {
-    const { webhook } = create();
+  it('refuses a disabled subscription with webhook-disabled', async () => {
+    const { webhook } = await create();
     const eventId = insertEvent(workspace.workspaceId, 'task.created', start);
-    store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 1);
-    expect(() => store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId })).toThrow(WebhookDisabledError);
-    store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'ACTIVE' }, 2);
-    expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId }).eventCount).toBe(1);
+    await store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'DISABLED' }, 1);
+    await expect(store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId })).rejects.toThrow(WebhookDisabledError);
+    await store.updateWebhook(workspace.workspaceId, webhook.id, { status: 'ACTIVE' }, 2);
+    expect((await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId })).eventCount).toBe(1);
   });
 });
 
 describe('webhook subscriptions: delivery log', () => {
-  it('lists the deliveries newest first with their attempts in order, filtered by status and event, in keyset pages', () => {
-    const { webhook } = create({ eventTypes: [...outboxEventTypes] });
-    const { webhook: otherSubscription } = create();
+  it('lists the deliveries newest first with their attempts in order, filtered by status and event, in keyset pages', async () => {
+    const { webhook } = await create({ eventTypes: [...outboxEventTypes] });
+    const { webhook: otherSubscription } = await create();
     const outbox = createOutboxWriter(t.db, defaultRandomBytes);
     const eventIds: string[] = [];
     for (let index = 0; index < 5; index += 1) {
@@ -403,9 +403,9 @@ describe('webhook subscriptions: delivery log', () => {
     attempt.run(second!.id, 1, start + 10_000, 20, 200, null, null, 1, null);
     t.db.prepare("UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL, completed_at = ? WHERE id = ?").run(start + 10_020, second!.id);
     clock.advance(1000);
-    const replayed = store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId: eventIds[0]! }).deliveries[0]!;
+    const replayed = (await store.replayWebhookEvents(workspace.workspaceId, webhook.id, { eventId: eventIds[0]! })).deliveries[0]!;
 
-    const all = store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100 });
+    const all = await store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100 });
     expect(all.items.map((item) => item.id)).toEqual([replayed.id, ...[...mine].reverse().map((delivery) => delivery.id)]);
     expect(all.items[0]).toMatchObject({ replay: true, eventId: eventIds[0], status: 'PENDING', completedAt: null });
     const firstItem = all.items.find((item) => item.id === first!.id)!;
@@ -419,19 +419,19 @@ describe('webhook subscriptions: delivery log', () => {
     const walked: string[] = [];
     let after = null;
     for (;;) {
-      const page = store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 2, after });
+      const page = await store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 2, after });
       walked.push(...page.items.map((item) => item.id));
       if (!page.nextAfter) break;
       after = page.nextAfter;
     }
     expect(walked).toEqual(all.items.map((item) => item.id));
 
-    expect(store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, status: 'SUCCEEDED' }).items.map((item) => item.id)).toEqual([second!.id]);
-    expect(store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, eventId: eventIds[0] }).items.map((item) => item.id)).toEqual([
+    expect((await store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, status: 'SUCCEEDED' })).items.map((item) => item.id)).toEqual([second!.id]);
+    expect((await store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, eventId: eventIds[0] })).items.map((item) => item.id)).toEqual([
       replayed.id,
       first!.id,
     ]);
-    expect(store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, eventId: eventIds[0], status: 'PENDING' }).items).toHaveLength(2);
-    expect(store.listWebhookDeliveries(workspace.workspaceId, otherSubscription.id, { limit: 100 }).items).toHaveLength(5);
+    expect((await store.listWebhookDeliveries(workspace.workspaceId, webhook.id, { limit: 100, eventId: eventIds[0], status: 'PENDING' })).items).toHaveLength(2);
+    expect((await store.listWebhookDeliveries(workspace.workspaceId, otherSubscription.id, { limit: 100 })).items).toHaveLength(5);
   });
 });

@@ -1,5 +1,7 @@
-import type BetterSqlite3 from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
+import { workspaces } from '../../../db/schema.js';
 import type { Logger } from '../../logger.js';
+import { engineOf, type StoreSource } from '../../store/engine.js';
 import {
   attemptSucceeded,
   describeOutcome,
@@ -10,7 +12,7 @@ import {
   type WebhookDeliveryStore,
 } from '../../store/webhookDeliveries.js';
 import { effectiveLimits } from '../../limits/workspaceLimits.js';
-import { createWorkspaceStore } from '../../store/workspaces.js';
+import { withWorkspaceColumns, workspaceFromRow } from '../../store/workspaces.js';
 import { nextAttemptAt } from '../retrySchedule.js';
 import type { AttemptLogFields } from './deliveryAttempt.js';
 
@@ -18,12 +20,12 @@ import type { AttemptLogFields } from './deliveryAttempt.js';
  * Recording attempts: the outcomes of the attempts that ended during one turn of the event loop
  * are recorded together, in one transaction, on the next, each with its next attempt time on the
  * workspace's retry schedule; the store disables a subscription that answered 410 or kept failing.
- * An outcome waits in memory for that turn only, and a crash meanwhile leaves the delivery
- * claimed, to be attempted again once the lease expires.
+ * An outcome waits in memory for that turn and the transaction only, and a crash meanwhile leaves
+ * the delivery claimed, to be attempted again once the lease expires.
  */
 
 export interface AttemptRecorderOptions {
-  db: BetterSqlite3.Database;
+  db: StoreSource;
   store: Pick<WebhookDeliveryStore, 'recordAttempts' | 'claimDue'>;
   logger: Logger;
   /** Names the claims made in the recording transaction. */
@@ -31,10 +33,13 @@ export interface AttemptRecorderOptions {
   now: () => number;
   /** A number in [0, 1): the retry jitter. */
   random: () => number;
-  /** How many deliveries to claim in the recording transaction, the slots of the `recording` attempts included. */
+  /**
+   * How many deliveries to claim in the recording transaction, the slots of the `recording`
+   * attempts included; that room stays reserved until `onClaimed` is called with the same `room`.
+   */
   roomAfter(recording: number): number;
-  /** The deliveries claimed in the recording transaction, to attempt now. */
-  onClaimed(deliveries: ClaimedDelivery[]): void;
+  /** Called once per `roomAfter`, when the recording transaction has ended: the deliveries it claimed (none if it failed), to attempt now. */
+  onClaimed(deliveries: ClaimedDelivery[], room: number): void;
 }
 
 export interface AttemptRecorder {
@@ -47,20 +52,24 @@ export interface AttemptRecorder {
 }
 
 export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptRecorder {
-  const { db, store, logger, workerId, now, random } = options;
-  const workspaces = createWorkspaceStore(db, { now });
+  const { store, logger, workerId, now, random } = options;
+  const engine = engineOf(options.db);
+  const workspaceById = engine.statement<unknown, { id: string }>(
+    engine.orm.select(withWorkspaceColumns({}).columns).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))),
+  );
 
   type Ended = { claimed: ClaimedDelivery; outcome: AttemptOutcome; jitter: number; done: (result: RecordingResult) => void };
   let toRecord: Ended[] = [];
   function recordSoon(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordingResult> {
-    if (toRecord.length === 0) setImmediate(recordEnded);
+    if (toRecord.length === 0) setImmediate(() => void recordEnded());
     return new Promise((done) => toRecord.push({ claimed, outcome, jitter: random(), done }));
   }
 
   /** When a failed attempt is followed by another, on the schedule its workspace has in force now. */
-  function retryAt({ claimed, outcome, jitter }: Ended, at: number): number | null {
+  async function retryAt({ claimed, outcome, jitter }: Ended, at: number): Promise<number | null> {
     if (attemptSucceeded(outcome)) return null;
-    const workspace = workspaces.getWorkspace(claimed.workspaceId);
+    const row = await workspaceById.row({ id: claimed.workspaceId });
+    const workspace = row ? workspaceFromRow(row) : undefined;
     return nextAttemptAt({
       delaysSeconds: workspace ? effectiveLimits(workspace).webhookRetryDelaysSeconds.inForce : [],
       failedAttemptNumber: claimed.attemptCount + 1,
@@ -71,36 +80,48 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     });
   }
 
-  // The room the recorded attempts leave is claimed in the same transaction: one write
-  // transaction a turn, not two. A failed claim is logged and leaves the records to commit.
-  const recordAndClaim = db.transaction((ended: Ended[], room: number) => {
-    const at = now();
-    const batch: AttemptToRecord[] = ended.map((attempt) => ({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: retryAt(attempt, at) }));
-    const results = store.recordAttempts(batch);
-    let claimed: ClaimedDelivery[] = [];
-    if (room > 0) {
-      try {
-        claimed = store.claimDue(workerId, room);
-      } catch (error) {
-        logger.error('webhook claim failed', { workerId, error });
-      }
+  /** Claims up to `room` due deliveries; a failed claim is logged and claims nothing. */
+  async function claimRoom(room: number): Promise<ClaimedDelivery[]> {
+    if (room <= 0) return [];
+    try {
+      return await store.claimDue(workerId, room);
+    } catch (error) {
+      logger.error('webhook claim failed', { workerId, error });
+      return [];
     }
-    return { results, claimed };
-  });
+  }
 
-  function recordEnded(): void {
+  // On PostgreSQL the whole change may run again (a serialization failure): it reads the clock
+  // and the schedule again, with the jitter drawn once per attempt.
+  async function recordAndClaim(ended: Ended[], room: number): Promise<{ results: RecordingResult[]; claimed: ClaimedDelivery[] }> {
+    const at = now();
+    const batch: AttemptToRecord[] = [];
+    for (const attempt of ended) batch.push({ claimed: attempt.claimed, outcome: attempt.outcome, retryAt: await retryAt(attempt, at) });
+    const results = await store.recordAttempts(batch);
+    return { results, claimed: await claimRoom(room) };
+  }
+
+  // The room the recorded attempts leave is claimed with them. On SQLite in the same
+  // transaction: one write transaction a turn, not two; a failed claim leaves the records to
+  // commit. On PostgreSQL once they are committed: the claim commits apart at READ COMMITTED,
+  // where the claims of other workers skip its rows (in the SERIALIZABLE recording they would
+  // make one of the two fail and run again).
+  const claimsWithRecords = engine.kind === 'sqlite';
+
+  async function recordEnded(): Promise<void> {
     const batch = toRecord;
     toRecord = [];
     const room = options.roomAfter(batch.length);
     let results: RecordingResult[];
     let claimed: ClaimedDelivery[] = [];
     try {
-      ({ results, claimed } = recordAndClaim.immediate(batch, room));
+      ({ results, claimed } = await engine.write(() => recordAndClaim(batch, claimsWithRecords ? room : 0)));
     } catch (error) {
       results = batch.map(() => ({ error }));
     }
     batch.forEach(({ done }, index) => done(results[index]!));
-    if (claimed.length > 0) options.onClaimed(claimed);
+    if (!claimsWithRecords) claimed = await claimRoom(room);
+    options.onClaimed(claimed, room);
   }
 
   return {

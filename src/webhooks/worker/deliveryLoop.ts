@@ -2,6 +2,7 @@ import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../logger.js';
+import { isEngine, type StoreSource } from '../../store/engine.js';
 import { newId } from '../../store/ids.js';
 import { onDeliveriesQueued } from '../../store/outboxEvents.js';
 import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
@@ -22,7 +23,7 @@ import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
  */
 
 export interface DeliveryWorkerOptions {
-  db: BetterSqlite3.Database;
+  db: StoreSource;
   secretBox: SecretBox;
   logger: Logger;
   /** Admit loopback targets (WEBHOOK_ALLOW_LOOPBACK). */
@@ -43,9 +44,9 @@ export interface DeliveryWorkerOptions {
    */
   retrySweep?: string | false;
   /**
-   * How often a started worker looks whether other connections (servers, other processes) have
-   * committed (PRAGMA data_version, a read of shared memory), in milliseconds, to look for
-   * deliveries at once instead of at the next sweep; false for never.
+   * How often a started worker on a SQLite connection looks whether other connections (servers,
+   * other processes) have committed (PRAGMA data_version, a read of shared memory), in
+   * milliseconds, to look for deliveries at once instead of at the next sweep; false for never.
    */
   commitPollMs?: number | false;
   timeoutMs?: number;
@@ -59,9 +60,9 @@ export interface DeliveryWorker {
   readonly store: WebhookDeliveryStore;
   /**
    * Sweeps for due deliveries on `retrySweep` (node-cron), and at once when deliveries are queued on this connection.
-   * Throws, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
+   * Rejects, without starting, when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
    */
-  start(): void;
+  start(): Promise<void>;
   /** Stops claiming and waits for the attempts in flight (each ends within the timeout). */
   stop(): Promise<void>;
   /** Looks for due deliveries now instead of at the next sweep. */
@@ -111,9 +112,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     now,
     random: options.random ?? Math.random,
     // The recorded attempts still count in inFlight; their slots are free once they are recorded.
-    roomAfter: (recording) => (running ? concurrency - inFlight.size + recording : 0),
-    onClaimed: (deliveries) => {
+    roomAfter: (recording) => reserveRoom(recording),
+    onClaimed: (deliveries, room) => {
+      reserved -= room;
       for (const delivery of deliveries) startAttempt(delivery);
+      settleIfIdle();
     },
   });
 
@@ -124,6 +127,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   const inFlight = new Set<Promise<unknown>>();
+  /** Slots promised to claims under way (their transactions await the database): counted as taken until they end. */
+  let reserved = 0;
+  /** Looks for due deliveries under way. */
+  const looks = new Set<Promise<void>>();
   let running = false;
   let sweep: ScheduledTask | undefined;
   let wakeScheduled = false;
@@ -132,7 +139,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let idleWaiters: Array<() => void> = [];
 
   function isIdle(): boolean {
-    return inFlight.size === 0 && !wakeScheduled;
+    return inFlight.size === 0 && !wakeScheduled && looks.size === 0 && reserved === 0;
+  }
+
+  /** Reserves the free slots (plus those of `recording` attempts, about to be free) for one claim; 0 when stopped or full. */
+  function reserveRoom(recording = 0): number {
+    const room = running ? Math.max(0, concurrency - inFlight.size - reserved + recording) : 0;
+    reserved += room;
+    return room;
   }
   function settleIfIdle(): void {
     if (!isIdle() || idleWaiters.length === 0) return;
@@ -142,9 +156,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   /** Wakes the worker whenever another connection has committed since the last look. */
-  function pollOtherCommits(intervalMs: number): NodeJS.Timeout {
+  function pollOtherCommits(connection: BetterSqlite3.Database, intervalMs: number): NodeJS.Timeout {
     // Changes only with other connections' commits, this worker's own claims and records excluded.
-    const dataVersion = options.db.prepare('PRAGMA data_version').pluck();
+    const dataVersion = connection.prepare('PRAGMA data_version').pluck();
     let seen = dataVersion.get();
     const timer = setInterval(() => {
       let version: unknown;
@@ -162,23 +176,30 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return timer.unref();
   }
 
-  function pump(): void {
-    claimWhileRoom();
-    settleIfIdle();
+  function pump(): Promise<void> {
+    const look = claimWhileRoom().finally(() => {
+      looks.delete(look);
+      settleIfIdle();
+    });
+    looks.add(look);
+    return look;
   }
 
-  function claimWhileRoom(): void {
-    while (running && inFlight.size < concurrency) {
+  async function claimWhileRoom(): Promise<void> {
+    for (let room = reserveRoom(); room > 0; room = reserveRoom()) {
       let batch: ClaimedDelivery[];
       try {
-        batch = store.claimDue(workerId, concurrency - inFlight.size);
+        batch = await store.claimDue(workerId, room);
       } catch (error) {
         // SQLITE_BUSY beyond the busy timeout, a closed database…: try again at the next sweep or wake-up.
         logger.error('webhook claim failed', { workerId, error });
         return;
+      } finally {
+        reserved -= room;
       }
-      if (batch.length === 0) return;
+      // Claimed, so attempted even when the worker was stopped meanwhile (stop waits for it).
       for (const delivery of batch) startAttempt(delivery);
+      if (batch.length === 0) return;
     }
   }
 
@@ -200,7 +221,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     wakeScheduled = true;
     setImmediate(() => {
       wakeScheduled = false;
-      pump();
+      void pump();
     });
   }
 
@@ -208,15 +229,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     workerId,
     store,
 
-    start() {
+    async start() {
       if (running) return;
-      assertWebhookSecretKeyOpensSecrets(store, secretBox);
+      await assertWebhookSecretKeyOpensSecrets(store, secretBox);
+      if (running) return;
       running = true;
       unsubscribe = onDeliveriesQueued(options.db, wake);
       if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
-      if (commitPollMs !== false) commitPoll = pollOtherCommits(commitPollMs);
+      // PRAGMA data_version is SQLite's. On PostgreSQL (and on an engine given without its
+      // connection) the worker is woken at once by the deliveries queued in its own process
+      // (onDeliveriesQueued) and finds those of other processes at the next retry sweep.
+      if (commitPollMs !== false && !isEngine(options.db)) commitPoll = pollOtherCommits(options.db, commitPollMs);
       logger.info('webhook worker started', { workerId, concurrency, retrySweep, commitPollMs, timeoutMs });
-      pump();
+      void pump();
     },
 
     async stop() {
@@ -227,7 +252,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await sweep?.destroy();
       sweep = undefined;
       unsubscribe?.();
-      await Promise.allSettled([...inFlight]);
+      // A claim under way (a look, or the recording of ended attempts) starts its attempts when it ends: wait for those too.
+      while (looks.size > 0 || inFlight.size > 0) await Promise.allSettled([...looks, ...inFlight]);
       agents.destroy();
       logger.info('webhook worker stopped', { workerId });
     },

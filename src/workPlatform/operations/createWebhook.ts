@@ -1,9 +1,9 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { etagOf } from '../versions.js';
 
-export const createWebhook: WorkPlatformHandler<'createWebhook'> = (ctx) => {
+export const createWebhook: WorkPlatformHandler<'createWebhook'> = async (ctx) => {
   const { workspace } = ctx.caller;
-  const { webhook, secret } = ctx.services.webhooks.createWebhook(workspace.id, ctx.body);
+  const { webhook, secret } = await ctx.services.webhooks.createWebhook(workspace.id, ctx.body);
   return {
     status: 201,
     headers: { location: `/v1/webhooks/${webhook.id}`, etag: etagOf(webhook.version) },
