@@ -340,7 +340,7 @@ export async function loadWorkPlatformDemo(
   const crm = await loadCrmDemo(db, start, seededRandomBytes('work-platform-crm-demo'));
   const contractIds = await loadContractDemo(db, start, now, crm.main, crm.other);
 
-  const connectors = loadConnectorDemo(db, start, webhookSecretBox);
+  const connectors = await loadConnectorDemo(db, start, webhookSecretBox);
   taskIds.push(...(await loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo'))));
 
   // Deleting the events deletes their deliveries too (foreign key cascade).
@@ -613,7 +613,7 @@ export const demoConnectors = {
   other: { id: 'con_demoHarborLabsGithub', name: 'GitHub (Harbor Labs)' },
 } as const;
 
-function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox: SecretBox) {
+async function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox: SecretBox) {
   db.prepare('DELETE FROM connectors WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
   db.prepare('DELETE FROM imported_issues WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
   let clock = start + 10 * day;
@@ -624,12 +624,12 @@ function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox:
     connectors.connect(main, demo.id, { sealed: sealCredential(secretBox, demo.id, demo.token), hint: demo.token.slice(-4), expiresAt, accountLogin: demo.login }, owner);
   for (const demo of [demoConnectors.connected, demoConnectors.expired, demoConnectors.disconnected]) {
     clock += 60_000;
-    connectors.createConnector(main, { kind: 'github', name: demo.name }, owner, { id: demo.id });
-    connect(demo, demo === demoConnectors.expired ? start + 15 * day : null);
+    await connectors.createConnector(main, { kind: 'github', name: demo.name }, owner, { id: demo.id });
+    await connect(demo, demo === demoConnectors.expired ? start + 15 * day : null);
   }
   clock = start + 30 * day;
-  connectors.disconnect(main, demoConnectors.disconnected.id, owner);
-  connectors.createConnector(demoWorkspaces.other.id, { kind: 'github', name: demoConnectors.other.name }, { id: demoUsers.otherOwner.id, kind: 'USER' }, { id: demoConnectors.other.id });
+  await connectors.disconnect(main, demoConnectors.disconnected.id, owner);
+  await connectors.createConnector(demoWorkspaces.other.id, { kind: 'github', name: demoConnectors.other.name }, { id: demoUsers.otherOwner.id, kind: 'USER' }, { id: demoConnectors.other.id });
   return {
     main: { connected: demoConnectors.connected.id, expired: demoConnectors.expired.id, disconnected: demoConnectors.disconnected.id },
     other: demoConnectors.other.id,

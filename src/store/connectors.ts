@@ -6,16 +6,16 @@
 // expiry has passed is shown as `expired` at once.
 import type { components } from '../../generated/work-platform/types.js';
 import { maxLengths, sortFields } from '../../generated/work-platform/rules.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import { connectorKinds, connectors, type ConnectorKind, type ConnectorStatus } from '../../db/schema.js';
-import { filteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { drizzleFor, placeholdersFor } from './drizzle.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { placeholdersFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxWriter, type EventActor } from './outboxEvents.js';
+import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { checkText, formatTimestamp, immediateWriter, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { connectorKinds, type ConnectorKind, type ConnectorStatus };
 
@@ -51,22 +51,22 @@ export interface ConnectorStoreOptions {
 
 export interface ConnectorStore {
   /** A new connector, `not_connected`; `id` only for seed data. */
-  createConnector(workspaceId: string, input: CreateConnectorInput, actor: EventActor, options?: { id?: string }): Connector;
+  createConnector(workspaceId: string, input: CreateConnectorInput, actor: EventActor, options?: { id?: string }): Promise<Connector>;
   /** Undefined when missing or in another workspace. */
-  getConnector(workspaceId: string, id: string): Connector | undefined;
+  getConnector(workspaceId: string, id: string): Promise<Connector | undefined>;
   /** The connector with its sealed credential, or undefined when missing. */
-  getConnectorWithCredential(workspaceId: string, id: string): ConnectorWithCredential | undefined;
-  listConnectors(workspaceId: string, options: ConnectorListOptions): KeysetPage<Connector>;
+  getConnectorWithCredential(workspaceId: string, id: string): Promise<ConnectorWithCredential | undefined>;
+  listConnectors(workspaceId: string, options: ConnectorListOptions): Promise<KeysetPage<Connector>>;
   /** Stores the credential (replacing any), `connected`. Records connector.connected. */
-  connect(workspaceId: string, id: string, credential: SealedCredential, actor: EventActor): Connector;
+  connect(workspaceId: string, id: string, credential: SealedCredential, actor: EventActor): Promise<Connector>;
   /** Erases the credential, `disconnected`; a connector without one is returned unchanged. Records connector.disconnected. */
-  disconnect(workspaceId: string, id: string, actor: EventActor): Connector;
+  disconnect(workspaceId: string, id: string, actor: EventActor): Promise<Connector>;
   /**
    * Stores `expired` and erases the credential, when the connector still holds `sealedCredential`
    * (a reconnection meanwhile is left alone). Records connector.expired. Returns the connector as it is then.
    */
-  markExpired(workspaceId: string, id: string, sealedCredential: string, actor: EventActor): Connector;
-  deleteConnector(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Connector;
+  markExpired(workspaceId: string, id: string, sealedCredential: string, actor: EventActor): Promise<Connector>;
+  deleteConnector(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Connector>;
 }
 
 type ConnectorRow = typeof connectors.$inferSelect;
@@ -120,34 +120,36 @@ const constraintFields: ConstraintFields = {
   connectors_name_length: { field: 'name', limit: connectorNameLimit },
 };
 
-export function createConnectorStore(db: BetterSqlite3.Database, options: ConnectorStoreOptions = {}): ConnectorStore {
+export function createConnectorStore(source: StoreSource, options: ConnectorStoreOptions = {}): ConnectorStore {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const orm = drizzleFor(db);
-  const outbox = createOutboxWriter(db, randomBytes);
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const outbox = createOutboxRecorder(engine, randomBytes);
 
   const inWorkspace = and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.id, sql.placeholder('id')));
-  const selectOne = orm.select().from(connectors).where(inWorkspace).prepare();
-  const insert = orm.insert(connectors).values(placeholdersFor(connectors)).prepare();
-  const update = orm
-    .update(connectors)
-    .set({
-      status: sql`${sql.placeholder('status')}`,
-      sealedCredential: sql`${sql.placeholder('sealedCredential')}`,
-      credentialHint: sql`${sql.placeholder('credentialHint')}`,
-      credentialExpiresAt: sql`${sql.placeholder('credentialExpiresAt')}`,
-      accountLogin: sql`${sql.placeholder('accountLogin')}`,
-      connectedAt: sql`${sql.placeholder('connectedAt')}`,
-      disconnectedAt: sql`${sql.placeholder('disconnectedAt')}`,
-      expiredAt: sql`${sql.placeholder('expiredAt')}`,
-      version: sql`${sql.placeholder('version')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(inWorkspace)
-    .prepare();
-  const remove = orm.delete(connectors).where(inWorkspace).prepare();
+  const selectOne = engine.statement<ConnectorRow>(orm.select().from(connectors).where(inWorkspace));
+  const insert = engine.statement(orm.insert(connectors).values(placeholdersFor(connectors)));
+  const update = engine.statement(
+    orm
+      .update(connectors)
+      .set({
+        status: sql`${sql.placeholder('status')}`,
+        sealedCredential: sql`${sql.placeholder('sealedCredential')}`,
+        credentialHint: sql`${sql.placeholder('credentialHint')}`,
+        credentialExpiresAt: sql`${sql.placeholder('credentialExpiresAt')}`,
+        accountLogin: sql`${sql.placeholder('accountLogin')}`,
+        connectedAt: sql`${sql.placeholder('connectedAt')}`,
+        disconnectedAt: sql`${sql.placeholder('disconnectedAt')}`,
+        expiredAt: sql`${sql.placeholder('expiredAt')}`,
+        version: sql`${sql.placeholder('version')}`,
+        updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      })
+      .where(inWorkspace),
+  );
+  const remove = engine.statement(orm.delete(connectors).where(inWorkspace));
 
-  const list = filteredKeysetList(db, {
+  const list = engineFilteredKeysetList(engine, {
     table: connectors,
     idColumn: connectors.id,
     workspaceColumn: connectors.workspaceId,
@@ -174,22 +176,28 @@ export function createConnectorStore(db: BetterSqlite3.Database, options: Connec
       toConnector({ id, kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt }, now()),
   });
 
-  const write = immediateWriter(orm, constraintFields);
-  const currentRow = (workspaceId: string, id: string, expectedVersion: number | null = null): ConnectorRow =>
-    versionedRow('connector', id, selectOne.get({ workspaceId, id }), expectedVersion);
+  const write = changeWriter(engine, constraintFields);
+  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null = null): Promise<ConnectorRow> =>
+    versionedRow('connector', id, await selectOne.object({ workspaceId, id }), expectedVersion);
 
   /** Writes `next` as the row's new version and records `type` about it. */
-  function change(workspaceId: string, current: ConnectorRow, next: ConnectorRow, type: 'connector.connected' | 'connector.disconnected' | 'connector.expired', actor: EventActor): Connector {
+  async function change(
+    workspaceId: string,
+    current: ConnectorRow,
+    next: ConnectorRow,
+    type: 'connector.connected' | 'connector.disconnected' | 'connector.expired',
+    actor: EventActor,
+  ): Promise<Connector> {
     next.version = current.version + 1;
     next.updatedAt = now();
-    update.run(next);
+    await update.run(next);
     const connector = toConnector(next, next.updatedAt);
-    outbox.record(workspaceId, type, actor, next.updatedAt, connector);
+    await outbox.record(workspaceId, type, actor, next.updatedAt, connector);
     return connector;
   }
 
   return {
-    createConnector(workspaceId, input, actor, createOptions = {}) {
+    async createConnector(workspaceId, input, actor, createOptions = {}) {
       checkText('name', input.name, connectorNameLimit, { allowEmpty: false });
       if (!(connectorKinds as readonly unknown[]).includes(input.kind)) throw new InvalidValueError('kind', `must be one of ${connectorKinds.join(', ')}.`);
       const at = now();
@@ -210,29 +218,29 @@ export function createConnectorStore(db: BetterSqlite3.Database, options: Connec
         createdAt: at,
         updatedAt: at,
       };
-      return write(() => {
-        insert.run(row);
+      return write(async () => {
+        await insert.run(row);
         const connector = toConnector(row, at);
-        outbox.record(workspaceId, 'connector.created', actor, at, connector);
+        await outbox.record(workspaceId, 'connector.created', actor, at, connector);
         return connector;
       });
     },
 
-    getConnector(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getConnector(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? toConnector(row, now()) : undefined;
     },
 
-    getConnectorWithCredential(workspaceId, id) {
-      const row = selectOne.get({ workspaceId, id });
+    async getConnectorWithCredential(workspaceId, id) {
+      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
       return row ? { connector: toConnector(row, now()), sealedCredential: row.sealedCredential } : undefined;
     },
 
     listConnectors: list,
 
     connect(workspaceId, id, credential, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id);
         return change(
           workspaceId,
           current,
@@ -254,8 +262,8 @@ export function createConnectorStore(db: BetterSqlite3.Database, options: Connec
     },
 
     disconnect(workspaceId, id, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id);
         if (current.status === 'not_connected' || current.status === 'disconnected') return toConnector(current, now());
         return change(
           workspaceId,
@@ -268,8 +276,8 @@ export function createConnectorStore(db: BetterSqlite3.Database, options: Connec
     },
 
     markExpired(workspaceId, id, sealedCredential, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id);
+      return write(async () => {
+        const current = await currentRow(workspaceId, id);
         if (current.sealedCredential !== sealedCredential) return toConnector(current, now());
         const at = now();
         const expiredAt = current.credentialExpiresAt !== null && current.credentialExpiresAt <= at ? current.credentialExpiresAt : at;
@@ -278,12 +286,12 @@ export function createConnectorStore(db: BetterSqlite3.Database, options: Connec
     },
 
     deleteConnector(workspaceId, id, expectedVersion, actor) {
-      return write(() => {
-        const current = currentRow(workspaceId, id, expectedVersion);
-        remove.run({ workspaceId, id });
+      return write(async () => {
+        const current = await currentRow(workspaceId, id, expectedVersion);
+        await remove.run({ workspaceId, id });
         const at = now();
         const connector = toConnector(current, at);
-        outbox.record(workspaceId, 'connector.deleted', actor, at, connector);
+        await outbox.record(workspaceId, 'connector.deleted', actor, at, connector);
         return connector;
       });
     },

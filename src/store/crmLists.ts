@@ -1,10 +1,9 @@
 // The lists of the CRM stores: keyset pages (see keysetPages.ts) narrowed by optional filters.
-// Each combination of sort, order, page position and given filters is one statement, compiled on
+// Each combination of sort, order, page position and given filters is one statement, made on
 // first use; a filter is a condition on its own placeholder, so its value is bound, never spliced.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { compiledStatement, drizzleFor, type AppDatabase, type BuiltQuery, type CompiledStatement } from './drizzle.js';
+import type { AppDatabase, BuiltQuery } from './drizzle.js';
 import type { EngineStatement, StoreEngine } from './engine.js';
 import {
   checkListOptions,
@@ -75,22 +74,7 @@ function filteredListCall<S extends string, F extends string, R extends KeysetRo
   return { statement, args };
 }
 
-export function filteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
-  db: BetterSqlite3.Database,
-  definition: FilteredListDefinition<S, F, R, T>,
-): (workspaceId: string, options: FilteredListOptions<S, F>) => KeysetPage<T> {
-  const orm = drizzleFor(db);
-  const statements = statementCache<CompiledStatement<Record<string, unknown>, R>>();
-  const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) =>
-    compiledStatement<Record<string, unknown>, R>(db, filteredListQuery(orm, definition, sortKey, order, afterPosition, given));
-
-  return (workspaceId, options) => {
-    const { statement, args } = filteredListCall(definition, statements, prepare, workspaceId, options);
-    return toPageOfKeysetRows(statement.rows(args), options.limit, definition.toItem);
-  };
-}
-
-/** filteredKeysetList on an engine: each page read as committed data. */
+/** A filtered keyset list on an engine: each page read as committed data. */
 export function engineFilteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
   engine: StoreEngine,
   definition: FilteredListDefinition<S, F, R, T>,

@@ -1,9 +1,8 @@
 // The open work of a project (its tasks not DONE) as the AI summary reads it: counts over every
 // open task, and the most urgent of them.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, count, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import { dueOnSortExpressionText, tasks } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { listedTaskColumns, toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
 
 export type OpenTaskStatus = Exclude<TaskStatus, 'DONE'>;
@@ -19,49 +18,52 @@ export interface ProjectOpenWork {
 }
 
 export interface ProjectOpenWorkReader {
-  openWorkOfProject(workspaceId: string, projectId: string, options: { now: number; limit: number }): ProjectOpenWork;
+  openWorkOfProject(workspaceId: string, projectId: string, options: { now: number; limit: number }): Promise<ProjectOpenWork>;
 }
 
-export function createProjectOpenWorkReader(db: BetterSqlite3.Database): ProjectOpenWorkReader {
-  const orm = drizzleFor(db);
+export function createProjectOpenWorkReader(source: StoreSource): ProjectOpenWorkReader {
+  const engine = engineOf(source);
+  const { orm } = engine;
   const openTasksOfProject = and(
     eq(tasks.workspaceId, sql.placeholder('workspaceId')),
     eq(tasks.projectId, sql.placeholder('projectId')),
     ne(tasks.status, 'DONE'),
   );
-  const counts = orm
-    .select({ status: tasks.status, priority: tasks.priority, tasks: count(), overdue: count(sql`CASE WHEN ${lt(tasks.dueOn, sql.placeholder('now'))} THEN 1 END`) })
-    .from(tasks)
-    .where(openTasksOfProject)
-    .groupBy(tasks.status, tasks.priority)
-    .prepare();
-  const mostUrgent = orm
-    .select({ id: tasks.id, ...listedTaskColumns })
-    .from(tasks)
-    .where(openTasksOfProject)
-    .orderBy(desc(tasks.priorityRank), asc(sql.raw(dueOnSortExpressionText)), asc(tasks.id))
-    .limit(sql.placeholder('limit'))
-    .prepare();
+  const counts = engine.statement<{ status: TaskStatus; priority: TaskPriority; tasks: number; overdue: number }>(
+    orm
+      .select({ status: tasks.status, priority: tasks.priority, tasks: count(), overdue: count(sql`CASE WHEN ${lt(tasks.dueOn, sql.placeholder('now'))} THEN 1 END`) })
+      .from(tasks)
+      .where(openTasksOfProject)
+      .groupBy(tasks.status, tasks.priority),
+  );
+  const mostUrgent = engine.statement<Parameters<typeof toTask>[0]>(
+    orm
+      .select({ id: tasks.id, ...listedTaskColumns })
+      .from(tasks)
+      .where(openTasksOfProject)
+      .orderBy(desc(tasks.priorityRank), asc(sql.raw(dueOnSortExpressionText)), asc(tasks.id))
+      .limit(sql.placeholder('limit')),
+  );
 
-  // Both reads in one (deferred) transaction: the counts and the list see the same snapshot.
-  const read = db.transaction((workspaceId: string, projectId: string, now: number, limit: number) => {
-    const work: ProjectOpenWork = {
-      openTaskCount: 0,
-      overdueTaskCount: 0,
-      countsByStatus: { TODO: 0, IN_PROGRESS: 0, BLOCKED: 0 },
-      countsByPriority: { LOW: 0, MEDIUM: 0, HIGH: 0 },
-      mostUrgent: [],
-    };
-    for (const row of counts.all({ workspaceId, projectId, now })) {
-      work.openTaskCount += row.tasks;
-      work.overdueTaskCount += row.overdue;
-      work.countsByStatus[row.status as OpenTaskStatus] += row.tasks;
-      work.countsByPriority[row.priority] += row.tasks;
-    }
-    work.mostUrgent = mostUrgent.all({ workspaceId, projectId, limit }).map(toTask);
-    return work;
-  });
   return {
-    openWorkOfProject: (workspaceId, projectId, { now, limit }) => read(workspaceId, projectId, now, limit),
+    // Both reads in one snapshot: the counts and the list agree.
+    openWorkOfProject: (workspaceId, projectId, { now, limit }) =>
+      engine.snapshot(async () => {
+        const work: ProjectOpenWork = {
+          openTaskCount: 0,
+          overdueTaskCount: 0,
+          countsByStatus: { TODO: 0, IN_PROGRESS: 0, BLOCKED: 0 },
+          countsByPriority: { LOW: 0, MEDIUM: 0, HIGH: 0 },
+          mostUrgent: [],
+        };
+        for (const row of await counts.objects({ workspaceId, projectId, now })) {
+          work.openTaskCount += row.tasks;
+          work.overdueTaskCount += row.overdue;
+          work.countsByStatus[row.status as OpenTaskStatus] += row.tasks;
+          work.countsByPriority[row.priority] += row.tasks;
+        }
+        work.mostUrgent = (await mostUrgent.objects({ workspaceId, projectId, limit })).map(toTask);
+        return work;
+      }),
   };
 }

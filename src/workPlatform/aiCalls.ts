@@ -34,7 +34,7 @@ export interface ChargedAnswer<Result> {
   /** The provider's token counts and what they cost. */
   usage: AiUsage;
   /** Replaces the reservation by the actual cost; run it in the commit step. */
-  settle(): void;
+  settle(): Promise<void>;
 }
 
 interface AiCallContext {
@@ -76,11 +76,11 @@ export async function chargedAiCall<Result>(ctx: AiCallContext, operation: strin
     const failure = error instanceof AiProviderFailure ? error : undefined;
     const charge = failure?.charge ?? { kind: 'none' as const };
     // Should this write fail, the reservation counts at its bound until the day ends.
-    await retryWhileBusy(() => {
-      if (charge.kind === 'none') spend.release(reservation.entryId);
+    await retryWhileBusy(async () => {
+      if (charge.kind === 'none') await spend.release(reservation.entryId);
       else {
         const usage = charge.kind === 'usage' ? charge.usage : call.bound;
-        spend.settle(reservation.entryId, { actualMillicents: charge.kind === 'usage' ? charged(usage) : estimateMillicents, ...usage });
+        await spend.settle(reservation.entryId, { actualMillicents: charge.kind === 'usage' ? charged(usage) : estimateMillicents, ...usage });
       }
     }).catch(() => undefined);
     throw failure ? providerProblem(failure) : error;

@@ -7,9 +7,9 @@ import type { WorkPlatformServices } from './operationContext.js';
 import type { components } from '../../generated/work-platform/types.js';
 
 /** The project filter, after checking the workspace has it (another workspace's answers 404 like a missing one). */
-export function projectFilter(services: WorkPlatformServices, workspaceId: string, projectId: string | undefined): string | undefined {
+export async function projectFilter(services: WorkPlatformServices, workspaceId: string, projectId: string | undefined): Promise<string | undefined> {
   if (!projectId) return undefined;
-  if (!services.analytics.hasProject(workspaceId, projectId)) throw new NotFoundError('project', projectId);
+  if (!(await services.analytics.hasProject(workspaceId, projectId))) throw new NotFoundError('project', projectId);
   return projectId;
 }
 
@@ -17,20 +17,20 @@ export function projectFilter(services: WorkPlatformServices, workspaceId: strin
  * The range and project filter of a task analytics query, checked (see bucketedRange and
  * projectFilter), and the members its answer opens with.
  */
-export function taskAnalyticsScope(
+export async function taskAnalyticsScope(
   services: WorkPlatformServices,
   workspaceId: string,
   query: { from: string; to: string; bucket?: BucketSize; projectId?: string },
-): { range: BucketedRange; projectId: string | undefined; answered: BucketedRange['answered'] & { projectId: string | null } } {
+): Promise<{ range: BucketedRange; projectId: string | undefined; answered: BucketedRange['answered'] & { projectId: string | null } }> {
   const range = bucketedRange(workspaceId, query);
-  const projectId = projectFilter(services, workspaceId, query.projectId);
+  const projectId = await projectFilter(services, workspaceId, query.projectId);
   return { range, projectId, answered: { ...range.answered, projectId: projectId ?? null } };
 }
 
 /** The owner filter, after checking the workspace has the user. */
-export function ownerFilter(services: WorkPlatformServices, workspaceId: string, ownerId: string | undefined): string | undefined {
+export async function ownerFilter(services: WorkPlatformServices, workspaceId: string, ownerId: string | undefined): Promise<string | undefined> {
   if (!ownerId) return undefined;
-  if (!services.analytics.hasUser(workspaceId, ownerId)) throw new NotFoundError('user', ownerId);
+  if (!(await services.analytics.hasUser(workspaceId, ownerId))) throw new NotFoundError('user', ownerId);
   return ownerId;
 }
 

@@ -56,19 +56,19 @@ export function reconnectRequiredProblem(connectorId: string, why: string, cause
  * A credential whose expiry has passed, or that no longer opens (the server's key was replaced),
  * is marked expired first.
  */
-export function usableCredential(services: ConnectorServices, workspaceId: string, found: ConnectorWithCredential | undefined, connectorId: string, actor: EventActor): { token: string; sealed: string } {
+export async function usableCredential(services: ConnectorServices, workspaceId: string, found: ConnectorWithCredential | undefined, connectorId: string, actor: EventActor): Promise<{ token: string; sealed: string }> {
   if (!found) throw connectorNotFound(connectorId);
   const { connector, sealedCredential } = found;
   if (connector.status === 'not_connected' || connector.status === 'disconnected') throw notConnectedProblem(connector.id);
   if (sealedCredential === null) throw reconnectRequiredProblem(connector.id, 'its credential was refused or has expired');
   if (connector.status === 'expired') {
-    services.store.markExpired(workspaceId, connector.id, sealedCredential, actor);
+    await services.store.markExpired(workspaceId, connector.id, sealedCredential, actor);
     throw reconnectRequiredProblem(connector.id, `its credential expired at ${connector.credentialExpiresAt}`);
   }
   try {
     return { token: services.secretBox.open(sealedCredential, credentialContext(connector.id)), sealed: sealedCredential };
   } catch (error) {
-    services.store.markExpired(workspaceId, connector.id, sealedCredential, actor);
+    await services.store.markExpired(workspaceId, connector.id, sealedCredential, actor);
     throw reconnectRequiredProblem(connector.id, "its stored credential can no longer be read (the server's encryption key was replaced)", error);
   }
 }

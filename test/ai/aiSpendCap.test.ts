@@ -196,7 +196,7 @@ describe('the daily AI spend cap', () => {
   it('counts a reservation never settled (its server stopped) until the day ends, then starts again at midnight UTC', async () => {
     const workspace = await workspaceWithCap(10);
     // What a server killed mid-call leaves behind: an open reservation.
-    createAiSpendStore(t.db, { now: () => clock }).reserve({
+    await createAiSpendStore(t.db, { now: () => clock }).reserve({
       workspaceId: workspace.workspaceId,
       day: '2026-11-25',
       operation: 'draftTasks',

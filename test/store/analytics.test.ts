@@ -9,17 +9,17 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 describe('analytics store', () => {
-  it('reads every aggregate from its index, never by scanning a table', () => {
+  it('reads every aggregate from its index, never by scanning a table', async () => {
     const { statements, stop } = recordPreparedStatements(t.db);
     const store = createAnalyticsStore(t.db);
     for (const bucket of bucketSizes) {
       for (const filter of [undefined, 'x']) {
         const range = { workspaceId: 'ten_x', from: 0, to: Date.UTC(2027, 0, 1), bucket };
-        store.tasksCreated(range, filter && 'prj_x');
-        store.tasksCompleted(range, filter && 'prj_x');
-        store.cycleTimes(range, filter && 'prj_x');
-        store.overdue(range, filter && 'prj_x', Date.UTC(2026, 5, 1));
-        store.pipeline(range, filter && 'usr_x');
+        await store.tasksCreated(range, filter && 'prj_x');
+        await store.tasksCompleted(range, filter && 'prj_x');
+        await store.cycleTimes(range, filter && 'prj_x');
+        await store.overdue(range, filter && 'prj_x', Date.UTC(2026, 5, 1));
+        await store.pipeline(range, filter && 'usr_x');
       }
     }
     stop();

@@ -11,7 +11,7 @@ export const connectConnector: WorkPlatformTwoPhaseHandler<'connectConnector'> =
   const { connectorId } = ctx.params;
   const { token, expiresAt } = ctx.body;
   const services = ctx.services.connectors;
-  if (!services.store.getConnector(workspace.id, connectorId)) throw connectorNotFound(connectorId);
+  if (!(await services.store.getConnector(workspace.id, connectorId))) throw connectorNotFound(connectorId);
   const givenExpiry = expiresAt === undefined || expiresAt === null ? null : Date.parse(expiresAt);
   if (givenExpiry !== null && givenExpiry <= ctx.now()) {
     throw new ApiProblem('validation', {
@@ -40,8 +40,8 @@ export const connectConnector: WorkPlatformTwoPhaseHandler<'connectConnector'> =
     expiresAt: givenExpiry ?? account.tokenExpiresAt,
     accountLogin: account.login,
   };
-  return () => {
-    const connector = services.store.connect(workspace.id, connectorId, credential, actor);
+  return async () => {
+    const connector = await services.store.connect(workspace.id, connectorId, credential, actor);
     return { status: 200, headers: { etag: etagOf(connector.version) }, body: connector };
   };
 });

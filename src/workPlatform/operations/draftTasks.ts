@@ -14,8 +14,8 @@ export const draftTasks: WorkPlatformTwoPhaseHandler<'draftTasks'> = twoPhaseHan
   const { provider } = ctx.services.ai;
   const call = provider.draftTasks({ projectName: project.name, text, maxDrafts, now: ctx.now() });
   const charged = await chargedAiCall(ctx, 'draftTasks', call);
-  return () => {
-    charged.settle();
+  return async () => {
+    await charged.settle();
     return { status: 200, body: { model: provider.model, projectId, drafts: charged.result, usage: charged.usage } };
   };
 });

@@ -26,11 +26,11 @@ function stageValues(rows: readonly Pick<PipelineRow, 'stage' | 'currency' | 'de
   });
 }
 
-export const getDealPipeline: WorkPlatformHandler<'getDealPipeline'> = (ctx) => {
+export const getDealPipeline: WorkPlatformHandler<'getDealPipeline'> = async (ctx) => {
   const { workspace } = ctx.caller;
   const range = bucketedRange(workspace.id, ctx.query);
-  const ownerId = ownerFilter(ctx.services, workspace.id, ctx.query.ownerId);
-  const rows = ctx.services.analytics.pipeline(range, ownerId);
+  const ownerId = await ownerFilter(ctx.services, workspace.id, ctx.query.ownerId);
+  const rows = await ctx.services.analytics.pipeline(range, ownerId);
   const byBucket = new Map<PipelineRow['key'], PipelineRow[]>();
   for (const row of rows) {
     const inBucket = byBucket.get(row.key);

@@ -2,10 +2,10 @@ import { taskAnalyticsScope } from '../analytics.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 import { formatTimestamp } from '../../store/workPlatformValues.js';
 
-export const getOverdueTasks: WorkPlatformHandler<'getOverdueTasks'> = (ctx) => {
-  const { range, projectId, answered } = taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
+export const getOverdueTasks: WorkPlatformHandler<'getOverdueTasks'> = async (ctx) => {
+  const { range, projectId, answered } = await taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
   const now = ctx.now();
-  const counts = ctx.services.analytics.overdue(range, projectId, now);
+  const counts = await ctx.services.analytics.overdue(range, projectId, now);
   // The count at the end of each bucket: the count at `from`, plus what became overdue, minus what stopped being overdue, so far.
   let overdue = counts.beforeRange.started - counts.beforeRange.ended;
   const buckets = range.buckets.map(({ start, end, key }) => {

@@ -1,9 +1,9 @@
 import { cycleTimeStatistics, taskAnalyticsScope } from '../analytics.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const getTaskCycleTime: WorkPlatformHandler<'getTaskCycleTime'> = (ctx) => {
-  const { range, projectId, answered } = taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
-  const { overall, perBucket } = ctx.services.analytics.cycleTimes(range, projectId);
+export const getTaskCycleTime: WorkPlatformHandler<'getTaskCycleTime'> = async (ctx) => {
+  const { range, projectId, answered } = await taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
+  const { overall, perBucket } = await ctx.services.analytics.cycleTimes(range, projectId);
   return {
     status: 200,
     body: {

@@ -1,10 +1,10 @@
 import { taskAnalyticsScope } from '../analytics.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const getTaskThroughput: WorkPlatformHandler<'getTaskThroughput'> = (ctx) => {
-  const { range, projectId, answered } = taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
-  const created = ctx.services.analytics.tasksCreated(range, projectId);
-  const completed = ctx.services.analytics.tasksCompleted(range, projectId);
+export const getTaskThroughput: WorkPlatformHandler<'getTaskThroughput'> = async (ctx) => {
+  const { range, projectId, answered } = await taskAnalyticsScope(ctx.services, ctx.caller.workspace.id, ctx.query);
+  const created = await ctx.services.analytics.tasksCreated(range, projectId);
+  const completed = await ctx.services.analytics.tasksCompleted(range, projectId);
   const buckets = range.buckets.map(({ start, end, key }) => ({ start, end, created: created.get(key) ?? 0, completed: completed.get(key) ?? 0 }));
   return {
     status: 200,

@@ -9,8 +9,8 @@ export const getWorkspaceLimits: WorkPlatformTwoPhaseHandler<'getWorkspaceLimits
   const limits = effectiveLimits(workspace);
   const now = ctx.now();
   const usage = await ctx.services.quota.quotaUsage(workspace.id, now);
-  return () => {
-    const aiSpentMillicents = ctx.services.ai.spend.spentOnDay(workspace.id, utcDayOf(now));
+  return async () => {
+    const aiSpentMillicents = await ctx.services.ai.spend.spentOnDay(workspace.id, utcDayOf(now));
     return {
       status: 200,
       body: {

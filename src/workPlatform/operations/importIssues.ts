@@ -15,14 +15,14 @@ export const importIssues: WorkPlatformTwoPhaseHandler<'importIssues'> = twoPhas
   if (!(await ctx.services.projects.getProject(workspace.id, projectId))) {
     throw new ApiProblem('not-found', { detail: `No project ${projectId} in this workspace.`, code: 'project-not-found' });
   }
-  const credential = usableCredential(services, workspace.id, services.store.getConnectorWithCredential(workspace.id, connectorId), connectorId, actor);
+  const credential = await usableCredential(services, workspace.id, await services.store.getConnectorWithCredential(workspace.id, connectorId), connectorId, actor);
   let listed;
   try {
     listed = await services.github.issues(credential.token, repository, state, MAX_IMPORTED_ISSUES);
   } catch (error) {
     if (!(error instanceof GithubFailure)) throw error;
     if (error.kind === 'unauthorized') {
-      services.store.markExpired(workspace.id, connectorId, credential.sealed, actor);
+      await services.store.markExpired(workspace.id, connectorId, credential.sealed, actor);
       throw reconnectRequiredProblem(connectorId, 'GitHub refused its credential (401)', error);
     }
     if (error.kind === 'not-found') {

@@ -12,12 +12,12 @@ export const summarizeProject: WorkPlatformTwoPhaseHandler<'summarizeProject'> =
   if (!project) throw new ApiProblem('not-found', { detail: `No project ${projectId} in this workspace.`, code: 'project-not-found' });
   const { provider, openWork: reader } = ctx.services.ai;
   const now = ctx.now();
-  const openWork = reader.openWorkOfProject(workspace.id, projectId, { now, limit: TASKS_READ });
+  const openWork = await reader.openWorkOfProject(workspace.id, projectId, { now, limit: TASKS_READ });
   const call = provider.summarizeProject({ project: { id: project.id, name: project.name }, openWork, now });
   const charged = await chargedAiCall(ctx, 'summarizeProject', call);
   const titles = new Map(openWork.mostUrgent.map((task) => [task.id, task.title]));
-  return () => {
-    charged.settle();
+  return async () => {
+    await charged.settle();
     return {
       status: 200,
       body: {
