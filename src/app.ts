@@ -18,8 +18,9 @@ import type { Logger } from './logger.js';
 import { portfolioProfile } from './portfolio/portfolioProfile.js';
 import { createContractApi } from './contract/pipeline.js';
 import { createApiKeyStore } from './store/apiKeys.js';
-import { isDatabaseBusy, openDatabase, runInImmediateTransaction } from './store/database.js';
-import { sqliteEngine } from './store/engine.js';
+import { isDatabaseBusy, runInImmediateTransaction } from './store/database.js';
+import { openStore, type OpenedStore } from './openStore.js';
+import { sqliteEngine, type StoreEngine } from './store/engine.js';
 import { createPortfolioReader } from './store/portfolioContent.js';
 import path from 'node:path';
 import { createCorsPolicy } from './http/cors.js';
@@ -49,7 +50,6 @@ import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
-import { sqliteWriteTransactions } from './store/writeTransactions.js';
 import { createUserStore } from './store/users.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
@@ -59,6 +59,7 @@ import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
+import type { WorkPlatformServices } from './workPlatform/operationContext.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
 import { createMcpHttpHandler } from './mcp/mcpServer.js';
 import { createReferenceAssets } from './http/referenceAssets.js';
@@ -78,7 +79,10 @@ export interface RunningApp {
   /** The base URL the served downloads name. */
   publicBaseUrl: string;
   server: Server;
-  db: BetterSqlite3.Database;
+  /** The SQLite connection the app serves from; undefined on PostgreSQL. */
+  db: BetterSqlite3.Database | undefined;
+  /** The store engine the app serves from. */
+  engine: StoreEngine;
   /** The in-process webhook delivery worker, when `config.webhookWorker` is on. */
   webhookWorker: DeliveryWorker | undefined;
   /** Stops the webhook worker and accepting connections, lets open requests and attempts finish, closes the database. */
@@ -88,8 +92,10 @@ export interface RunningApp {
 export interface AppDependencies {
   now?: () => number;
   logger: Logger;
-  /** An already opened database; otherwise `config.databasePath` is opened. */
+  /** An already opened SQLite database (tests); otherwise the store the configuration selects is opened (openStore). */
   db?: BetterSqlite3.Database;
+  /** An already opened store, SQLite or PostgreSQL (the server's start-up); closed by its opener. */
+  store?: OpenedStore;
   /** What the in-process webhook worker gets injected (tests: DNS, jitter, retry sweep, timeout). */
   webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'retrySweep' | 'timeoutMs' | 'concurrency'>;
 }
@@ -101,57 +107,42 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   let closing: Promise<void> | undefined;
   /** The error funnel of the API owning a path, for errors Node's parser answers; set once the APIs are built. */
   let edgeErrorReply: ((path: string) => (error: unknown, requestId: string) => Reply) | undefined;
-  const db = deps.db ?? openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
-  const apiKeys = createApiKeyStore(db, { now });
-  const rateLimiter = new SqliteRateLimiter(db, now);
+  const opened: OpenedStore = deps.store ?? (deps.db ? openedSqlite(deps.db) : await openStore(config, deps.logger));
+  /** Closes the store when this app opened it. */
+  const closeStore = () => (deps.store || deps.db ? Promise.resolve() : opened.close());
+  const db = opened.sqlite;
+  const storeEngine = opened.engine;
+  const apiKeys = createApiKeyStore(storeEngine, { now });
   // REDIS_URL: the rate-limit buckets and the monthly quota are counted in Redis. Without it on
   // PostgreSQL: in the database, every call. On SQLite: by rateLimiter, quota and localQuota, synchronously.
   const redis = config.redis ? await openRedisConnection(config.redis, deps.logger) : undefined;
   const redisCounter = redis && config.redis ? new RedisLimitCounters(redis, { keyPrefix: config.redis.keyPrefix, now }) : undefined;
-  // The engine the stores serve from; PostgreSQL's takes its place once serving from DATABASE_URL lands.
-  const storeEngine = sqliteEngine(db);
   const engineCounter = storeEngine.kind === 'postgres' ? new EngineLimitCounters(storeEngine, { now }) : undefined;
   const callCounter: SharedCallCounter | undefined = redisCounter ?? engineCounter;
+  // Without a shared counter (SQLite, no Redis): counted synchronously in the SQLite file.
+  const sqliteLimits = db && !callCounter ? sqliteCallLimits(db, now) : undefined;
 
-  const users = createUserStore(db, { now });
-  const workspaces = createWorkspaceStore(db, { now });
-  const quota = createQuotaCounterStore(db);
-  const localQuota = new LocalQuotaCounts();
-  /** Adds the quota calls counted in this process alone to the shared count; returns how many. */
-  const writeLocalQuotaCounts = (): number => {
-    const pending = localQuota.unwritten(now());
-    if (pending.length === 0) return 0;
-    try {
-      runInImmediateTransaction(db, () => {
-        for (const { workspaceId, period, calls } of pending) quota.addQuotaCalls(workspaceId, period, calls);
-      });
-    } catch (error) {
-      // Another process holds the write lock: the counts stay here until the next try.
-      if (isDatabaseBusy(error)) return 0;
-      throw error;
-    }
-    localQuota.flushed(pending, now());
-    return pending.reduce((sum, { calls }) => sum + calls, 0);
-  };
-  const idempotencyKeys = createIdempotencyKeyStore(db);
+  const users = createUserStore(storeEngine, { now });
+  const workspaces = createWorkspaceStore(storeEngine, { now });
+  const idempotencyKeys = createIdempotencyKeyStore(storeEngine);
   // One memory cap for every answer the process keeps.
   const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
-  const idempotencyClaims = createIdempotencyClaimStore(db);
+  const idempotencyClaims = createIdempotencyClaimStore(storeEngine);
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
   const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
   const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
   const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
-  const oauthRecords = createOauthRecordStore(db, { now });
-  const contracts = createContractStore(db, { now });
+  const oauthRecords = createOauthRecordStore(storeEngine, { now });
+  const contracts = createContractStore(storeEngine, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
     try {
-      await assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(db, { now }), webhookSecrets);
+      await assertWebhookSecretKeyOpensSecrets(createWebhookDeliveryStore(storeEngine, { now }), webhookSecrets);
     } catch (error) {
-      if (!deps.db) db.close();
+      await closeStore();
       await redis?.close();
       throw error;
     }
@@ -163,7 +154,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
     const planTable = workPlatformPlanTable();
     const callers = createCallerResolver({
-      pats: createPersonalAccessTokenStore(db, { now }),
+      pats: createPersonalAccessTokenStore(storeEngine, { now }),
       users,
       sessionSecret,
       oauthTokens: oauthRecords,
@@ -173,7 +164,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const authorizationServer = createAuthorizationServer({
       publicBaseUrl,
       records: oauthRecords,
-      clients: createOauthClientStore(db, { now }),
+      clients: createOauthClientStore(storeEngine, { now }),
       users,
       callers,
       signingJwk: oauthSigningJwk,
@@ -186,42 +177,35 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       callers,
       services: {
         workspaces,
-        tasks: createTaskStore(db, { now }),
-        projects: createProjectStore(db, { now }),
-        crm: { companies: createCompanyStore(db, { now }), contacts: createContactStore(db, { now }), deals: createDealStore(db, { now }) },
+        tasks: createTaskStore(storeEngine, { now }),
+        projects: createProjectStore(storeEngine, { now }),
+        crm: { companies: createCompanyStore(storeEngine, { now }), contacts: createContactStore(storeEngine, { now }), deals: createDealStore(storeEngine, { now }) },
         contracts,
-        analytics: createAnalyticsStore(db),
-        webhooks: createWebhookSubscriptions(db, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
+        analytics: createAnalyticsStore(storeEngine),
+        webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
         cursors: createCursorCodec(cursorSecret),
-        listPages: createListPageCache(db, { cache: answerCache, maxPages: config.listPageCachePages }),
+        listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
-        quota: callCounter ?? {
-          quotaUsage(workspaceId, at) {
-            const usage = quota.quotaUsage(workspaceId, at);
-            return { ...usage, used: usage.used + localQuota.unwrittenFor(workspaceId, at) };
-          },
-        },
+        quota: callCounter ?? sqliteLimits!.usage,
         downloads: workPlatformArtifacts,
         ai: {
           provider: createAiProvider(config.ai),
           logger: deps.logger,
           prices: config.ai.prices,
-          spend: createAiSpendStore(db, { now }),
-          openWork: createProjectOpenWorkReader(db),
+          spend: createAiSpendStore(storeEngine, { now }),
+          openWork: createProjectOpenWorkReader(storeEngine),
         },
         connectors: {
-          store: createConnectorStore(db, { now }),
-          importedIssues: createImportedIssueStore(db, { now }),
+          store: createConnectorStore(storeEngine, { now }),
+          importedIssues: createImportedIssueStore(storeEngine, { now }),
           github: createGithubClient({ baseUrl: config.connectors.githubApiBaseUrl, timeoutMs: config.connectors.timeoutMs }),
           secretBox: webhookSecrets,
         },
       },
       scopeCatalogue,
       planTable,
-      rateLimiter,
-      quota,
-      localQuota,
       callCounter,
+      sqliteLimits,
       cors: corsPolicy,
       problemTypeBase: config.errorTypeBase,
       now,
@@ -231,7 +215,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       now,
       idempotency: {
         store: idempotencyKeys,
-        transactions: sqliteWriteTransactions(db),
+        transactions: storeEngine,
         answerBox: webhookSecrets,
         now,
         // A claim outlives the longest AI call by far; it lapses only when its process died mid-call.
@@ -257,8 +241,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const portfolio = portfolioProfile({
       document: portfolioArtifacts.document as Document,
       findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
-      services: { content: createPortfolioReader(db, { cache: answerCache }), downloads: portfolioArtifacts },
-      rateLimiter,
+      services: { content: createPortfolioReader(storeEngine, { cache: answerCache }), downloads: portfolioArtifacts },
+      rateLimiter: sqliteLimits?.rateLimiter,
       callCounter,
       rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
       now,
@@ -333,7 +317,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   // The worker sweeps for due retries every second (node-cron) and is woken by each commit that queues a delivery.
   const webhookWorker = config.webhookWorker
     ? createDeliveryWorker({
-        db,
+        db: storeEngine,
         secretBox: webhookSecrets,
         logger: deps.logger,
         allowLoopback: config.webhookAllowLoopback,
@@ -342,18 +326,18 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       })
     : undefined;
   await webhookWorker?.start();
-  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(db, { now });
+  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(storeEngine, { now });
 
   const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(
     [
       // Written quietly: a count is not a removal.
-      { name: 'write-local-quota-counts', every: '* * * * * *', run: () => (writeLocalQuotaCounts(), 0) },
+      ...(sqliteLimits ? [{ name: 'write-local-quota-counts', every: '* * * * * *', run: () => (sqliteLimits.writeLocalQuotaCounts(), 0) }] : []),
       ...(redisCounter ? [{ name: 'write-redis-quota-counts', every: '* * * * * *', run: async () => (await redisCounter.writeUnwrittenQuotaCalls(), 0) }] : []),
       {
         name: 'purge-rate-limit-windows',
         every: '*/10 * * * *',
-        run: () => (engineCounter ?? rateLimiter).purgeWindowsBefore(now() - rateWindowRetentionMs),
+        run: () => (engineCounter ?? sqliteLimits?.rateLimiter)?.purgeWindowsBefore(now() - rateWindowRetentionMs) ?? 0,
       },
       { name: 'purge-expired-idempotency-keys', every: '17 * * * *', run: () => idempotencyKeys.purgeExpiredIdempotencyKeys(now()) },
       { name: 'purge-lapsed-idempotency-claims', every: '19 * * * *', run: () => idempotencyClaims.purgeLapsedIdempotencyClaims(now()) },
@@ -378,6 +362,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     publicBaseUrl,
     server,
     db,
+    engine: storeEngine,
     webhookWorker,
     close() {
       closing ??= new Promise<void>((resolve) => {
@@ -386,17 +371,20 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         const workerStopped = webhookWorker?.stop() ?? Promise.resolve();
         server.close(() => {
           void workerStopped.then(() => {
-            // The last chance to write them: wait for another process's write lock longer than a request would.
-            try {
-              db.pragma(`busy_timeout = ${SHUTDOWN_BUSY_TIMEOUT_MS}`);
-              writeLocalQuotaCounts();
-            } catch (error) {
-              deps.logger.error('quota counts not written at shutdown', { error: error instanceof Error ? error.message : String(error) });
+            if (sqliteLimits && db) {
+              // The last chance to write them: wait for another process's write lock longer than a request would.
+              try {
+                db.pragma(`busy_timeout = ${SHUTDOWN_BUSY_TIMEOUT_MS}`);
+                sqliteLimits.writeLocalQuotaCounts();
+              } catch (error) {
+                deps.logger.error('quota counts not written at shutdown', { error: error instanceof Error ? error.message : String(error) });
+              }
+              const lost = sqliteLimits.localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
+              if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
             }
-            const lost = localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
-            if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
-            if (!deps.db) db.close();
-            void closeRedis().then(resolve);
+            void closeStore()
+              .then(closeRedis)
+              .then(resolve);
           });
         });
         server.closeIdleConnections();
@@ -406,4 +394,42 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       return closing;
     },
   };
+}
+
+/** An opened store over a SQLite connection its opener keeps (tests). */
+function openedSqlite(db: BetterSqlite3.Database): OpenedStore {
+  return { engine: sqliteEngine(db), sqlite: db, location: db.name, close: async () => undefined };
+}
+
+/**
+ * The SQLite limiter: rate-limit windows counted synchronously in the file, the monthly quota
+ * counted in this process while far from its allowance and written every second.
+ */
+function sqliteCallLimits(db: BetterSqlite3.Database, now: () => number) {
+  const rateLimiter = new SqliteRateLimiter(db, now);
+  const quota = createQuotaCounterStore(db);
+  const localQuota = new LocalQuotaCounts();
+  /** Adds the quota calls counted in this process alone to the shared count; returns how many. */
+  const writeLocalQuotaCounts = (): number => {
+    const pending = localQuota.unwritten(now());
+    if (pending.length === 0) return 0;
+    try {
+      runInImmediateTransaction(db, () => {
+        for (const { workspaceId, period, calls } of pending) quota.addQuotaCalls(workspaceId, period, calls);
+      });
+    } catch (error) {
+      // Another process holds the write lock: the counts stay here until the next try.
+      if (isDatabaseBusy(error)) return 0;
+      throw error;
+    }
+    localQuota.flushed(pending, now());
+    return pending.reduce((sum, { calls }) => sum + calls, 0);
+  };
+  const usage: WorkPlatformServices['quota'] = {
+    quotaUsage(workspaceId, at) {
+      const counted = quota.quotaUsage(workspaceId, at);
+      return { ...counted, used: counted.used + localQuota.unwrittenFor(workspaceId, at) };
+    },
+  };
+  return { rateLimiter, quota, localQuota, writeLocalQuotaCounts, usage };
 }

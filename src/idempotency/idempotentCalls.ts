@@ -1,6 +1,6 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
-import { readCommitted, type WriteTransactions } from '../store/writeTransactions.js';
+import type { StoreEngine } from '../store/engine.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
 export interface StoredAnswer {
@@ -22,8 +22,8 @@ export interface AnswerBox {
 
 export interface IdempotencyDependencies {
   store: IdempotencyKeyStore;
-  /** The key store's write transactions: a request's change and its stored answer commit in one. */
-  transactions: WriteTransactions;
+  /** The store engine's transactions: a request's change and its stored answer commit in one. */
+  transactions: Pick<StoreEngine, 'write' | 'read'>;
   /**
    * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
    * signing secret, which must never be written in plaintext, and a replay must still return it.
@@ -135,7 +135,7 @@ export async function releaseKeyClaim(deps: IdempotencyDependencies, request: Id
  */
 export async function storedAnswer(deps: IdempotencyDependencies, request: IdempotentRequest, now = deps.now()): Promise<StoredAnswer | undefined> {
   // Outside a transaction, wait for one open on the connection: its answer is not stored until it commits.
-  const stored = await readCommitted(deps.transactions, () => deps.store.findIdempotencyRecord(request.scope, request.key, now));
+  const stored = await deps.transactions.read(() => deps.store.findIdempotencyRecord(request.scope, request.key, now));
   if (!stored) return undefined;
   if (stored.method !== request.method || stored.path !== request.path) throw new IdempotencyKeyReusedError(stored.method, stored.path);
   return {

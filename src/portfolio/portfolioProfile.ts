@@ -14,8 +14,9 @@ export interface PortfolioProfileDependencies {
   document: Document;
   findApiKeyByHash: ApiKeyLookup;
   services: PortfolioServices;
-  rateLimiter: RateLimiter;
-  /** Set (REDIS_URL, or PostgreSQL): each key's window is counted there instead of with rateLimiter. */
+  /** Without callCounter (SQLite): each key's window counted in the file. */
+  rateLimiter?: RateLimiter;
+  /** Set (REDIS_URL, or PostgreSQL): each key's window is counted there. */
   callCounter?: SharedCallCounter;
   rateLimit: { requestsPerWindow: number; windowSeconds: number };
   now: () => number;
@@ -55,11 +56,13 @@ function admitKey(key: AuthenticatedKey, deps: PortfolioProfileDependencies): Ad
   if (deps.callCounter) {
     return deps.callCounter.countCall({ owner: key.keyId, bucket, limit, windowMs }).then(({ decision }) => keyAdmission(decision, limit, deps));
   }
+  const { rateLimiter } = deps;
+  if (!rateLimiter) throw new Error('the portfolio profile was built with neither a call counter nor a rate limiter');
   const decision =
-    deps.rateLimiter.countLocally(bucket, limit, windowMs) ??
-    deps.rateLimiter.countTogether(
-      () => deps.rateLimiter.consume(bucket, limit, windowMs),
-      () => deps.rateLimiter.estimate(bucket, limit, windowMs),
+    rateLimiter.countLocally(bucket, limit, windowMs) ??
+    rateLimiter.countTogether(
+      () => rateLimiter.consume(bucket, limit, windowMs),
+      () => rateLimiter.estimate(bucket, limit, windowMs),
     );
   return keyAdmission(decision, limit, deps);
 }

@@ -1,10 +1,9 @@
 // Claims on idempotency keys whose first request runs outside a transaction (it waits for an AI
 // provider before it can answer): while the claim lives, a second request with the key is refused
-// instead of acting twice. Taken and checked inside the caller's BEGIN IMMEDIATE transaction.
-import type BetterSqlite3 from 'better-sqlite3';
+// instead of acting twice. Taken and checked inside the caller's write transaction.
 import { and, eq, lte, sql } from 'drizzle-orm';
 import { idempotencyClaims } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 
 export interface IdempotencyClaimStore {
   /**
@@ -18,9 +17,11 @@ export interface IdempotencyClaimStore {
   purgeLapsedIdempotencyClaims(now: number): Promise<number>;
 }
 
-export function createIdempotencyClaimStore(db: BetterSqlite3.Database): IdempotencyClaimStore {
-  const orm = drizzleFor(db);
-  const claim = orm
+export function createIdempotencyClaimStore(source: StoreSource): IdempotencyClaimStore {
+  const engine = engineOf(source);
+  const { orm } = engine;
+  const claim = engine.statement(
+    orm
     .insert(idempotencyClaims)
     .values({ workspaceId: sql.placeholder('workspaceId'), key: sql.placeholder('key'), claimedUntil: sql.placeholder('claimedUntil') })
     .onConflictDoUpdate({
@@ -28,9 +29,10 @@ export function createIdempotencyClaimStore(db: BetterSqlite3.Database): Idempot
       // drizzle has no name for the row that failed to insert; SQLite calls it `excluded`.
       set: { claimedUntil: sql`excluded.claimed_until` },
       setWhere: lte(idempotencyClaims.claimedUntil, sql.placeholder('now')),
-    })
-    .prepare();
-  const release = orm
+    }),
+  );
+  const release = engine.statement(
+    orm
     .delete(idempotencyClaims)
     .where(
       and(
@@ -38,14 +40,14 @@ export function createIdempotencyClaimStore(db: BetterSqlite3.Database): Idempot
         eq(idempotencyClaims.key, sql.placeholder('key')),
         eq(idempotencyClaims.claimedUntil, sql.placeholder('claimedUntil')),
       ),
-    )
-    .prepare();
-  const purge = orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))).prepare();
+    ),
+  );
+  const purge = engine.statement(orm.delete(idempotencyClaims).where(lte(idempotencyClaims.claimedUntil, sql.placeholder('now'))));
   return {
-    claimIdempotencyKey: async (input) => claim.run(input).changes > 0,
+    claimIdempotencyKey: async (input) => (await engine.write(() => claim.run(input))) > 0,
     async releaseIdempotencyClaim(workspaceId, key, claimedUntil) {
-      release.run({ workspaceId, key, claimedUntil });
+      await engine.write(() => release.run({ workspaceId, key, claimedUntil }));
     },
-    purgeLapsedIdempotencyClaims: async (now) => purge.run({ now }).changes,
+    purgeLapsedIdempotencyClaims: (now) => engine.write(() => purge.run({ now })),
   };
 }

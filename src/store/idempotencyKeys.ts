@@ -1,13 +1,13 @@
 // Stored answers of POST requests sent with an Idempotency-Key: within 24 hours a repeat of the
 // key in the same workspace gets the original 2xx answer again instead of acting twice. Only 2xx
 // answers are stored. The HTTP layer runs look-up, action (resource + outbox row) and save in one
-// BEGIN IMMEDIATE transaction (runInImmediateTransaction), so a concurrent duplicate, in this
-// process or another one on the same database, waits for the lock and then finds the record.
-import type BetterSqlite3 from 'better-sqlite3';
+// write transaction (src/store/engine.ts), so a concurrent duplicate, in this process or another
+// one on the same database, waits for the lock (SQLite) or runs again after its serialization
+// failure (PostgreSQL) and then finds the record.
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { idempotencyKeys } from '../../db/schema.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
+import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 
 /** How long a stored answer is replayed: 24 hours per key and workspace. */
@@ -58,11 +58,11 @@ const excluded = (column: SQLiteColumn) => sql.raw(`excluded."${column.name}"`);
 
 type StoredRow = [method: string, path: string, status: number, headers: string, body: string, createdAt: number, expiresAt: number];
 
-export function createIdempotencyKeyStore(db: BetterSqlite3.Database): IdempotencyKeyStore {
-  const orm = drizzleFor(db);
-  // Every keyed POST looks its key up twice and stores its answer: compiled statements.
-  const findLive = compiledStatement<{ workspaceId: string; key: string; now: number }, StoredRow>(
-    db,
+export function createIdempotencyKeyStore(source: StoreSource): IdempotencyKeyStore {
+  const engine = engineOf(source);
+  const { orm } = engine;
+  // Every keyed POST looks its key up twice and stores its answer: statements read as arrays.
+  const findLive = engine.statement<unknown, { workspaceId: string; key: string; now: number }, StoredRow>(
     orm
       .select({
         method: idempotencyKeys.method,
@@ -83,8 +83,7 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
       ),
   );
   // Only an expired record may be replaced.
-  const upsert = compiledStatement<Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
-    db,
+  const upsert = engine.statement<unknown, Omit<IdempotencyRecord, 'headers'> & { headers: string }>(
     orm
       .insert(idempotencyKeys)
       .values({
@@ -112,11 +111,11 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
         setWhere: lte(idempotencyKeys.expiresAt, excluded(idempotencyKeys.createdAt)),
       }),
   );
-  const purge = orm.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, sql.placeholder('now'))).prepare();
+  const purge = engine.statement(orm.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, sql.placeholder('now'))));
 
   return {
     async findIdempotencyRecord(workspaceId, key, now) {
-      const row = findLive.row({ workspaceId, key, now });
+      const row = await findLive.row({ workspaceId, key, now });
       if (!row) return undefined;
       const [method, path, status, headers, body, createdAt, expiresAt] = row;
       return { workspaceId, key, method, path, status, headers: JSON.parse(headers) as Record<string, string>, body, createdAt, expiresAt };
@@ -140,7 +139,7 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
         createdAt: input.now,
         expiresAt: input.now + idempotencyWindowMs,
       };
-      const { changes } = upsert.run({ ...record, headers: JSON.stringify(record.headers) });
+      const changes = await engine.write(() => upsert.run({ ...record, headers: JSON.stringify(record.headers) }));
       if (changes === 0) {
         throw new StoreError('invalid_argument', `The idempotency key "${input.key}" already has a stored answer in this workspace.`);
       }
@@ -148,7 +147,7 @@ export function createIdempotencyKeyStore(db: BetterSqlite3.Database): Idempoten
     },
 
     async purgeExpiredIdempotencyKeys(now) {
-      return purge.run({ now }).changes;
+      return engine.write(() => purge.run({ now }));
     },
   };
 }

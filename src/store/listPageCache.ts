@@ -5,12 +5,10 @@
 // whichever process or code path wrote. The revision is read before the page: rows read after it
 // are never older than it, so a page kept under that revision is at worst rebuilt once too often,
 // never served stale, and no read transaction is needed.
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
-import { compiledStatement, drizzleFor } from './drizzle.js';
-import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
+import { engineOf, type StoreSource } from './engine.js';
 
 export type ListedCollection = 'tasks' | 'projects';
 
@@ -30,14 +28,13 @@ export interface ListPageCache {
   page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Promise<Buffer>;
 }
 
-export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
+export function createListPageCache(source: StoreSource, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
   const encode = async (build: () => unknown) => Buffer.from(JSON.stringify(await build()));
   // Keeping nothing, a page needs no revision either.
   if (maxPages === 0) return { page: (_workspaceId, _collection, _query, build) => encode(build) };
-  const transactions = sqliteWriteTransactions(db);
-  const selectRevision = compiledStatement<{ workspaceId: string; collection: ListedCollection }, [number]>(
-    db,
-    drizzleFor(db)
+  const engine = engineOf(source);
+  const selectRevision = engine.statement<unknown, { workspaceId: string; collection: ListedCollection }, [number]>(
+    engine.orm
       .select({ revision: collectionRevisions.revision })
       .from(collectionRevisions)
       .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
@@ -48,7 +45,7 @@ export function createListPageCache(db: BetterSqlite3.Database, { cache, maxPage
     async page(workspaceId, collection, query, build) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
       // Committed only: a revision raised by a change that then rolls back would be raised again by another change.
-      const revision = ((await readCommitted(transactions, () => selectRevision.value({ workspaceId, collection }))) as number | undefined) ?? 0;
+      const revision = ((await engine.read(() => selectRevision.value({ workspaceId, collection }))) as number | undefined) ?? 0;
       return pages.get(key, revision) ?? pages.keep(key, revision, await encode(build));
     },
   };

@@ -25,12 +25,10 @@ export interface WorkPlatformProfileDependencies {
   /** Every scope the API knows: the contract's scope catalogue. */
   scopeCatalogue: readonly string[];
   planTable: PlanLimitTable;
-  rateLimiter: RateLimiter;
-  quota: QuotaCounter;
-  /** Quota calls counted in this process alone, far from the quota. */
-  localQuota: LocalQuotaCounts;
-  /** Set (REDIS_URL, or PostgreSQL): the class buckets and the quota are counted there instead of with rateLimiter, quota and localQuota. */
+  /** Set (REDIS_URL, or PostgreSQL): the class buckets and the quota are counted there. */
   callCounter?: SharedCallCounter;
+  /** Without callCounter (SQLite): the class buckets and the quota counted in the file. */
+  sqliteLimits?: { rateLimiter: RateLimiter; quota: QuotaCounter; localQuota: LocalQuotaCounts };
   cors: CorsPolicy;
   problemTypeBase: string;
   now: () => number;
@@ -119,11 +117,8 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
   if (deps.callCounter) {
     return enforceSharedCallLimits({ table: deps.planTable, counter: deps.callCounter, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass);
   }
-  return enforceCallLimits(
-    { table: deps.planTable, rateLimiter: deps.rateLimiter, quota: deps.quota, localQuota: deps.localQuota, now: deps.now() },
-    caller,
-    rules.rateLimitClass as RateLimitClass,
-  );
+  if (!deps.sqliteLimits) throw new Error('the Work-Platform profile was built with neither a call counter nor SQLite limits');
+  return enforceCallLimits({ table: deps.planTable, ...deps.sqliteLimits, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass);
 }
 
 const WWW_AUTHENTICATE = Object.freeze({ 'www-authenticate': 'Bearer realm="work-platform"' });
