@@ -99,7 +99,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'DATABASE_URL',
     default: 'none (SQLite at DATABASE_PATH)',
     description:
-      'postgres://user:password@host:5432/name (or postgresql://) selects PostgreSQL instead of SQLite. This build migrates it (npm run admin -- migrate) but cannot serve from it yet: npm start and npm run worker refuse to start with it set.',
+      'postgres://user:password@host:5432/name (or postgresql://) selects PostgreSQL instead of SQLite, for every server, worker and admin command: migrated at start (or by npm run admin -- migrate). Several hosts may share it; the shared secrets must then be set (npm run admin -- secrets). The database must sort text by code point (C.UTF-8 collation).',
   },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'PostgreSQL: connections at most per process.' },
   {
@@ -298,10 +298,6 @@ export function postgresConfig(env: NodeJS.ProcessEnv): PostgresConfig | undefin
   };
 }
 
-/**
- * The stores run on SQLite only so far: an entry point that serves (npm start, npm run worker)
- * refuses PostgreSQL rather than quietly using a SQLite file beside it.
- */
 /** The secrets every server and worker process of one deployment must share (`admin secrets` prints new ones). */
 export const sharedSecretNames = ['SESSION_JWT_SECRET', 'CURSOR_SECRET', 'WEBHOOK_SECRET_KEY', 'OAUTH_COOKIE_SECRET', 'OAUTH_SIGNING_JWK'] as const;
 
@@ -317,14 +313,6 @@ export function requireSharedSecrets(config: Config, env: NodeJS.ProcessEnv = pr
   throw new ConfigError(
     `DATABASE_URL is set, so the processes of this deployment may run on several hosts and must share their secrets, but ${missing.join(', ')} ` +
       `${missing.length === 1 ? 'is' : 'are'} not set. Generate them once with \`npm run --silent admin -- secrets > .env\` and give that file to every server and worker.`,
-  );
-}
-
-export function refuseUnservableDatabase(config: Config): void {
-  if (!config.postgres) return;
-  throw new ConfigError(
-    `DATABASE_URL selects PostgreSQL (${postgresUrlForDisplay(config.postgres.url)}), which this build cannot serve from yet; ` +
-      '`npm run admin -- migrate` can already create and migrate its schema. Unset DATABASE_URL to serve from SQLite at DATABASE_PATH.',
   );
 }
 

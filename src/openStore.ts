@@ -15,7 +15,10 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export async function openStore(config: Pick<Config, 'postgres' | 'databasePath' | 'databaseBusyTimeoutMs'>, logger?: Logger): Promise<OpenedStore> {
+export async function openStore(
+  config: Pick<Config, 'postgres' | 'databasePath'> & { databaseBusyTimeoutMs?: number },
+  logger?: Logger,
+): Promise<OpenedStore> {
   if (config.postgres) {
     const { openPostgres } = await import('./store/postgres.js');
     const location = postgresUrlForDisplay(config.postgres.url);

@@ -1,7 +1,7 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, redactedRedisUrl, refuseUnservableDatabase, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, redactedRedisUrl, requireSharedSecrets, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
-import { openDatabase } from './store/database.js';
+import { openStore } from './openStore.js';
 import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
 
@@ -20,38 +20,41 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
-  refuseUnservableDatabase(config);
+  requireSharedSecrets(config);
   const logger = createJsonLogger();
-  const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
+  const store = await openStore(config, logger);
   let demo: DemoFixture | undefined;
-  if (config.loadDemoData && (await createTenantStore(db).listTenants()).length === 0) {
-    // Loaded only for an empty database: the importer (HTML sanitizer included) is not needed to serve.
+  // Loaded only for an empty SQLite database: the importer (HTML sanitizer included) is not needed to serve.
+  // Several PostgreSQL instances would race to load it: there an operator creates tenants and keys (npm run admin).
+  if (config.loadDemoData && store.sqlite && (await createTenantStore(store.engine).listTenants()).length === 0) {
     const { loadDemoData } = await import('./demo/demoData.js');
-    demo = await loadDemoData(db, Date.now);
+    demo = await loadDemoData(store.sqlite, Date.now);
   }
-  const app = await startApp(config, { logger, db });
-  printBanner(app.url, app.publicBaseUrl, config, demo);
+  const app = await startApp(config, { logger, store });
+  printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
 
   const shutdown = (signal: string) => {
     process.stdout.write(`\n${signal} received: finishing open requests and webhook attempts, closing the database...\n`);
     // Longer than one webhook attempt (10 s), which close() waits for.
     const forceExit = setTimeout(() => process.exit(1), 15_000);
     forceExit.unref();
-    void app.close().then(() => {
-      db.close();
-      process.stdout.write('Stopped.\n');
-      process.exit(0);
-    });
+    void app
+      .close()
+      .then(() => store.close())
+      .then(() => {
+        process.stdout.write('Stopped.\n');
+        process.exit(0);
+      });
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-function printBanner(url: string, publicBaseUrl: string, config: Config, demo: DemoFixture | undefined): void {
+function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined): void {
   const lines = [
     '',
     `Contract API server listening on ${url}`,
-    `  database:        ${config.databasePath}`,
+    `  database:        ${config.postgres ? `PostgreSQL at ${database}` : database}`,
     `  public base URL: ${publicBaseUrl}`,
     `  rate limits and quota: ${config.redis ? `Redis at ${redactedRedisUrl(config.redis.url)} (keys ${config.redis.keyPrefix}…)` : 'in the database'}`,
     '',

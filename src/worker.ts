@@ -1,7 +1,7 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, refuseUnservableDatabase } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, requireSharedSecrets } from './config.js';
 import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
-import { openDatabase } from './store/database.js';
+import { openStore } from './openStore.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
@@ -11,7 +11,8 @@ const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECR
 
 const HELP = `Usage: npm run worker
 
-Runs the webhook delivery worker alone, on the database of DATABASE_PATH: it claims deliveries
+Runs the webhook delivery worker alone, on the database of DATABASE_URL (PostgreSQL) or else
+DATABASE_PATH (SQLite): it claims deliveries
 (${DELIVERY_LEASE_MS / 1000}-second leases) within ${DEFAULT_COMMIT_POLL_MS} ms of the commit that queued them and due retries
 every second, POSTs each signed at sending, and records every attempt and the retry schedule in
 the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may share one
@@ -29,11 +30,11 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
-  refuseUnservableDatabase(config);
+  requireSharedSecrets(config);
   const logger = createJsonLogger();
-  const db = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
+  const store = await openStore(config, logger);
   const worker = createDeliveryWorker({
-    db,
+    db: store.engine,
     secretBox: loadWebhookSecretBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     [
       '',
       `Webhook delivery worker ${worker.workerId} started`,
-      `  database:      ${config.databasePath}`,
+      `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
       `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       '',
@@ -56,8 +57,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${signal} received: finishing the attempts in flight...\n`);
     const forceExit = setTimeout(() => process.exit(1), DELIVERY_TIMEOUT_MS + 5000);
     forceExit.unref();
-    void Promise.all([worker.stop(), jobs.stop()]).then(() => {
-      db.close();
+    void Promise.all([worker.stop(), jobs.stop()]).then(async () => {
+      await store.close();
       process.stdout.write('Stopped.\n');
       process.exit(0);
     });

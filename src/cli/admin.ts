@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { OpenedStore } from '../openStore.js';
 import { StoreError } from '../store/errors.js';
 import { WorkPlatformStoreError } from '../store/workPlatformErrors.js';
 import { CliError, iso, parseExpiresAt, required, type Command } from './cliCommand.js';
@@ -20,7 +20,9 @@ export { CliError };
 // The database, validation and sanitizing modules load only when a command runs, so that --help
 // and usage errors answer at once.
 const modules = {
-  database: () => import('../store/database.js'),
+  openStore: () => import('../openStore.js'),
+  engine: () => import('../store/engine.js'),
+  config: () => import('../config.js'),
   tenants: () => import('../store/tenants.js'),
   apiKeys: () => import('../store/apiKeys.js'),
   issueApiKeys: () => import('../auth/apiKeys.js'),
@@ -252,7 +254,9 @@ const commands: Command[] = [
     options: {},
     positionals: 0,
     async run(context) {
-      const fixture = await (await modules.demo()).loadDemoData(await context.db(), context.now);
+      const source = await context.db();
+      if ((await modules.engine()).isEngine(source)) throw new CliError('The demo data set loads into SQLite only, for now: unset DATABASE_URL to load it at DATABASE_PATH.');
+      const fixture = await (await modules.demo()).loadDemoData(source, context.now);
       const demo = fixture.portfolio;
       const work = fixture.workPlatform;
       return {
@@ -310,8 +314,8 @@ function mainHelp(): string {
     '',
     'Environment:',
     `  DATABASE_PATH       SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
-    '  DATABASE_URL        postgres://… : `migrate` migrates that PostgreSQL database instead; the other',
-    '                      commands cannot use PostgreSQL yet and refuse to run while it is set',
+    '  DATABASE_URL        postgres://… : every command works on that PostgreSQL database instead',
+    '                      (`demo` excepted: the demo data set loads into SQLite only)',
     '  SESSION_JWT_SECRET  key that session create signs with (default: session-jwt.key beside the database)',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
@@ -355,7 +359,7 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
   const wantsJson = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   const words = argv.filter((arg) => !arg.startsWith('-'));
-  let db: BetterSqlite3.Database | undefined;
+  let opened: OpenedStore | undefined;
 
   try {
     const command = commands.find((candidate) => candidate.path.every((part, index) => words[index] === part));
@@ -392,9 +396,18 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     const databasePath = resolve(io.cwd, io.env.DATABASE_PATH || defaultDatabasePath);
     const output = await command.run({
       db: async () => {
-        // The stores run on SQLite only so far: rather than write to a SQLite file the operator did not mean.
-        if (io.env.DATABASE_URL) throw new CliError('DATABASE_URL selects PostgreSQL, which this command cannot use yet (only `migrate` can); unset it to work on SQLite at DATABASE_PATH.');
-        return (db ??= (await modules.database()).openDatabase(databasePath));
+        if (!opened) {
+          const [{ openStore }, { postgresConfig, ConfigError }] = await Promise.all([modules.openStore(), modules.config()]);
+          let postgres;
+          try {
+            postgres = postgresConfig(io.env);
+          } catch (error) {
+            if (error instanceof ConfigError) throw new CliError(error.message);
+            throw error;
+          }
+          opened = await openStore({ postgres, databasePath });
+        }
+        return opened.sqlite ?? opened.engine;
       },
       databasePath,
       env: io.env,
@@ -411,7 +424,7 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     if (wantsJson) io.stdout(`${JSON.stringify({ error: { message: error.message, details: error.details } }, null, 2)}\n`);
     return 1;
   } finally {
-    db?.close();
+    await opened?.close();
   }
 }
 

@@ -1,7 +1,7 @@
 // What every admin CLI command is made of: its definition, the context it runs in, the error it
 // reports, and the small parsers the commands share.
 import type { ParseArgsConfig } from 'node:util';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { StoreSource } from '../store/engine.js';
 import type { ImportProblem } from '../portfolio/import/validateImport.js';
 
 /** A failure to report: message on stderr, exit code 1, and with --json an error object on stdout. */
@@ -22,8 +22,11 @@ export interface CommandOutput {
 }
 
 export interface CommandContext {
-  /** Opens the database on first use, so that --help and usage errors never create a file. */
-  db(): Promise<BetterSqlite3.Database>;
+  /**
+   * Opens the database on first use, so that --help and usage errors never create a file: the
+   * PostgreSQL engine when DATABASE_URL is set, else the SQLite file at DATABASE_PATH.
+   */
+  db(): Promise<StoreSource>;
   /** The resolved DATABASE_PATH; generated secrets are kept in its folder. */
   databasePath: string;
   env: NodeJS.ProcessEnv;

@@ -76,11 +76,16 @@ describe('admin migrate', () => {
     for (const run of [unreachable, wrongScheme]) expect(run.stdout + run.stderr).not.toContain('hunter2');
   });
 
-  it('leaves the other commands refusing DATABASE_URL rather than writing to SQLite', async () => {
+  it('runs the other commands on the PostgreSQL of DATABASE_URL, never on SQLite, and keeps the demo data set to SQLite', async () => {
     const databasePath = path.join(dir, 'untouched', 'app.db');
-    const run = await runAdminCli(['tenant', 'list'], { env: { DATABASE_URL: 'postgres://app@127.0.0.1:9/app', DATABASE_PATH: databasePath } });
+    const env = { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:9/app', DATABASE_PATH: databasePath, DATABASE_CONNECT_TIMEOUT_MS: '2000' };
+    const run = await runAdminCli(['tenant', 'list'], { env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('DATABASE_URL selects PostgreSQL, which this command cannot use yet (only `migrate` can)');
+    expect(run.stderr).toMatch(/^Error: .*ECONNREFUSED/);
+    expect(run.stderr).not.toContain('hunter2');
+    const demo = await runAdminCli(['demo', '--json'], { env: { ...env, DATABASE_URL: await (await sharedPostgresServer()).createDatabase() } });
+    expect(demo.code).toBe(1);
+    expect(demo.stderr).toContain('The demo data set loads into SQLite only, for now: unset DATABASE_URL to load it at DATABASE_PATH.');
     expect(existsSync(databasePath)).toBe(false);
   });
 });
