@@ -150,12 +150,12 @@ describe('createListPageCache bounds', () => {
     const workspace = await makeWorkspace(otherConnection);
     const projects = createProjectStore(t.db);
     const names = async () => (await projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 })).items.map((project) => project.name);
-    const page = async (during?: () => void) =>
+    const page = async (during?: () => Promise<unknown>) =>
       JSON.parse(
         (await cache.page(workspace.workspaceId, 'projects', 'q', async () => {
           const read = await names();
           // Another process commits after this page's rows were read.
-          during?.();
+          await during?.();
           return read;
         })).toString(),
       ) as string[];
