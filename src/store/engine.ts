@@ -83,8 +83,9 @@ export interface StoreEngine {
   read<T>(read: () => T | Promise<T>): Promise<T>;
   /**
    * Runs several reads that must agree with each other: one snapshot (PostgreSQL: a read-only
-   * REPEATABLE READ transaction; SQLite: a turn of the connection's transaction queue, so no
-   * change of this process lands between them). Inside a write it reads in that transaction.
+   * REPEATABLE READ transaction; SQLite: a deferred read transaction in the connection's queue, so
+   * no change of this process lands between them and another process's write lock does not block
+   * it). Inside a write it reads in that transaction.
    */
   snapshot<T>(read: () => T | Promise<T>): Promise<T>;
   /**
@@ -191,7 +192,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     dialect: sqliteDialect,
     write: (change) => transactions.write(change),
     read: (read) => readCommitted(transactions, read),
-    snapshot: (read) => transactions.write(read),
+    snapshot: (read) => transactions.snapshot(read),
     autocommit: (change) => transactions.write(change),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);

@@ -16,6 +16,12 @@ export interface WriteTransactions {
    */
   write<T>(change: () => T | Promise<T>): Promise<T>;
   /**
+   * Runs `read` in one read transaction (BEGIN DEFERRED: it takes no write lock, so it answers while
+   * another process writes) in this connection's queue, so that no change of this process lands
+   * between its reads. Inside a write it reads in that transaction.
+   */
+  snapshot<T>(read: () => T | Promise<T>): Promise<T>;
+  /**
    * Undefined when a read may run now; otherwise a promise that settles when it may (another
    * context's transaction is open on the connection). Inside a transaction reads run at once.
    */
@@ -68,12 +74,13 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
   let queueEnd: Promise<void> = Promise.resolve();
 
   const begin = db.prepare('BEGIN IMMEDIATE');
+  const beginDeferred = db.prepare('BEGIN DEFERRED');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
 
   const insideOpen = () => open !== undefined && context.getStore()?.transaction === open;
 
-  async function write<T>(change: () => T | Promise<T>): Promise<T> {
+  async function write<T>(change: () => T | Promise<T>, start = begin): Promise<T> {
     if (insideOpen()) return joined(context.getStore()!, change);
     let end!: () => void;
     const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), savepoints: [], made: 0 };
@@ -83,7 +90,7 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
     open = transaction;
     try {
       // IMMEDIATE takes SQLite's write lock before the first read (waiting up to the busy timeout for another process).
-      begin.run();
+      start.run();
       try {
         const result = await context.run({ transaction, savepoint: undefined }, change);
         commit.run();
@@ -125,7 +132,8 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
   }
 
   return {
-    write,
+    write: (change) => write(change),
+    snapshot: (read) => (insideOpen() ? Promise.resolve().then(read) : write(read, beginDeferred)),
     readable: () => (open === undefined || insideOpen() ? undefined : waitUntilNoneOpen()),
     heldElsewhere: () => open !== undefined && !insideOpen(),
     refuseEnded: () => {
