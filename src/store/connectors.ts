@@ -14,7 +14,7 @@ import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
-import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
+import { InvalidValueError } from './workPlatformErrors.js';
 import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { connectorKinds, type ConnectorKind, type ConnectorStatus };

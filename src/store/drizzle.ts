@@ -89,15 +89,6 @@ type WorkspaceRows = SQLiteTable & { id: SQLiteColumn; workspaceId: SQLiteColumn
  * `{ id }` of the row with this id in this workspace, or undefined: what a reference to another
  * record is checked with (a row of another workspace is as missing as one that never was).
  */
-export function workspaceRowLookup(orm: AppDatabase, table: WorkspaceRows) {
-  return orm
-    .select({ id: table.id })
-    .from(table)
-    .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(table.id, sql.placeholder('id'))))
-    .prepare();
-}
-
-/** workspaceRowLookup on an engine. */
 export function workspaceRowStatement(engine: StoreEngine, table: WorkspaceRows) {
   return engine.statement<unknown, { workspaceId: string; id: string }>(
     engine.orm

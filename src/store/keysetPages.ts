@@ -2,10 +2,9 @@
 // in the requested direction, and the next page starts strictly after the last row's pair. No
 // OFFSET, so a page costs the same wherever it is, and inserts or deletes elsewhere never make a
 // row appear twice or be skipped. Each sort key has an index (workspace_id, key, id).
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { compiledStatement, type BuiltQuery } from './drizzle.js';
+import type { BuiltQuery } from './drizzle.js';
 import type { StoreEngine } from './engine.js';
 import { StoreError } from './errors.js';
 
@@ -94,7 +93,7 @@ export function toPage<R extends { id: string; sortKey: string | number }, T>(ro
   };
 }
 
-/** toPage for the array rows of prepareKeysetList. */
+/** toPage for the array rows of engineKeysetList. */
 export function toPageOfKeysetRows<R extends KeysetRow, T>(rows: R[], limit: number, toItem: (row: R) => T): KeysetPage<T> {
   const count = Math.min(rows.length, limit);
   const items = new Array<T>(count);
@@ -116,15 +115,9 @@ export interface KeysetListArguments {
 }
 
 /**
- * A list query compiled once (see compiledStatement): it selects the id, the sort key and then the
- * listed columns, in that order, and each call reads SQLite's rows as arrays.
+ * A list query compiled once: it selects the id, the sort key and then the listed columns, in that
+ * order, and each call reads the rows as arrays, on whichever engine the store runs on.
  */
-export function prepareKeysetList<R extends KeysetRow>(db: BetterSqlite3.Database, query: BuiltQuery): (args: KeysetListArguments) => R[] {
-  const statement = compiledStatement<KeysetListArguments, R>(db, query);
-  return (args) => statement.rows(args);
-}
-
-/** prepareKeysetList on an engine: the list statement read on whichever engine the store runs on. */
 export function engineKeysetList<R extends KeysetRow>(engine: StoreEngine, query: BuiltQuery): (args: KeysetListArguments) => Promise<R[]> {
   const statement = engine.statement<unknown, KeysetListArguments, R>(query);
   return (args) => statement.rows(args);

@@ -4,10 +4,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { eventTypes, type EventType } from '../../generated/work-platform/rules.js';
 import type { components } from '../../generated/work-platform/types.js';
-import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../db/schema.js';
-import { drizzleFor } from './drizzle.js';
 import { engineOf, type StoreEngine, type StoreSource } from './engine.js';
 import { newId, type RandomBytes } from './ids.js';
 
@@ -68,84 +66,6 @@ export interface QueuedDelivery {
   dueAt: number;
 }
 
-/**
- * Inserts PENDING deliveries (the fan-out of a new event, and replays); prepared once per
- * connection, run inside the caller's transaction. `queue()` answers the new delivery id.
- */
-export function createDeliveryQueue(db: BetterSqlite3.Database, randomBytes: RandomBytes) {
-  const orm = drizzleFor(db);
-  const prepareInsert = (replay: boolean) =>
-    orm
-      .insert(webhookDeliveries)
-      .values({
-        id: sql.placeholder('id'),
-        subscriptionId: sql.placeholder('subscriptionId'),
-        workspaceId: sql.placeholder('workspaceId'),
-        eventId: sql.placeholder('eventId'),
-        eventType: sql.placeholder('eventType'),
-        replay,
-        status: 'PENDING',
-        attemptCount: 0,
-        nextAttemptAt: sql.placeholder('dueAt'),
-        createdAt: sql.placeholder('dueAt'),
-      })
-      .prepare();
-  const insertFresh = prepareInsert(false);
-  const insertReplay = prepareInsert(true);
-  return {
-    queue({ replay, ...delivery }: QueuedDelivery): string {
-      const id = newId('dlv', randomBytes);
-      (replay ? insertReplay : insertFresh).run({ id, ...delivery });
-      return id;
-    },
-  };
-}
-
-/**
- * Prepares its statements once per connection; `record()` must run inside the caller's
- * transaction, so the event and its deliveries exist exactly when the change does.
- */
-export function createOutboxWriter(db: BetterSqlite3.Database, randomBytes: RandomBytes) {
-  const orm = drizzleFor(db);
-  const subscribedTo = orm
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(
-      and(
-        eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')),
-        eq(webhookSubscriptions.status, 'ACTIVE'),
-        sql`exists (select 1 from json_each(${webhookSubscriptions.eventTypes}) where json_each.value = ${sql.placeholder('type')})`,
-      ),
-    )
-    .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id))
-    .prepare();
-  const deliveries = createDeliveryQueue(db, randomBytes);
-  const insert = orm
-    .insert(events)
-    .values({
-      id: sql.placeholder('id'),
-      workspaceId: sql.placeholder('workspaceId'),
-      type: sql.placeholder('type'),
-      occurredAt: sql.placeholder('occurredAt'),
-      payload: sql.placeholder('payload'),
-    })
-    .prepare();
-  return {
-    record(workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): WebhookEnvelope {
-      const envelope = envelopeOf(randomBytes, workspaceId, type, actor, occurredAt, object);
-      insert.run({ id: envelope.id, workspaceId, type, occurredAt, payload: JSON.stringify(envelope) });
-      const subscriptions = subscribedTo.all({ workspaceId, type });
-      for (const subscription of subscriptions) {
-        deliveries.queue({ subscriptionId: subscription.id, workspaceId, eventId: envelope.id, eventType: type, replay: false, dueAt: occurredAt });
-      }
-      if (subscriptions.length > 0) notifyDeliveriesQueued(db);
-      return envelope;
-    },
-  };
-}
-
-export type OutboxWriter = ReturnType<typeof createOutboxWriter>;
-
 /** The webhook envelope of a change, as the outbox stores and the worker sends it. */
 function envelopeOf(randomBytes: RandomBytes, workspaceId: string, type: OutboxEventType, actor: EventActor, occurredAt: number, object: WebhookEnvelope['data']['object']): WebhookEnvelope {
   return {
@@ -159,7 +79,10 @@ function envelopeOf(randomBytes: RandomBytes, workspaceId: string, type: OutboxE
   };
 }
 
-/** The insert of PENDING deliveries on an engine (createDeliveryQueue's statements); `queue()` answers the new delivery id. */
+/**
+ * Inserts PENDING deliveries (the fan-out of a new event, and replays), inside the caller's write
+ * transaction; `queue()` answers the new delivery id.
+ */
 export function createEngineDeliveryQueue(engine: StoreEngine, randomBytes: RandomBytes) {
   const prepareInsert = (replay: boolean) =>
     engine.statement(

@@ -1,9 +1,6 @@
 // Checks of values the Work-Platform stores persist, shared by projects and tasks: text against
-// its storage limit, timestamps in ISO 8601, and SQLite CHECK failures mapped to typed errors.
-import type BetterSqlite3 from 'better-sqlite3';
-import { runInImmediateTransaction } from './database.js';
+// its storage limit, timestamps in ISO 8601, and CHECK failures (SQLite's, PostgreSQL's) mapped to typed errors.
 import type { StoreEngine } from './engine.js';
-import type { AppDatabase } from './drizzle.js';
 import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
 /** CHECK constraint name → the API member and limit it enforces. */
@@ -96,32 +93,11 @@ function failedCheckConstraint(error: unknown): string | undefined {
 }
 
 /**
- * A writer that runs each write in one immediate transaction (a savepoint when called inside one),
- * turning CHECK failures into StorageLimitError. The transaction function is made once, on the
- * connection itself rather than drizzle's wrapper, which builds a transaction object per call.
- */
-export function immediateWriter(orm: AppDatabase, fields: ConstraintFields): <T>(fn: () => T) => T {
-  const connection = connectionOf(orm);
-  return <T>(fn: () => T): T => {
-    try {
-      return runInImmediateTransaction(connection, fn);
-    } catch (error) {
-      return rethrowConstraintFailure(error, fields);
-    }
-  };
-}
-
-/**
  * The asynchronous store's writer: runs a change in one write transaction of the engine (joining
  * the caller's, src/store/engine.ts) and words a failed CHECK constraint as the field it guards.
  */
 export function changeWriter(engine: StoreEngine, fields: ConstraintFields): <T>(change: () => T | Promise<T>) => Promise<T> {
   return <T>(change: () => T | Promise<T>): Promise<T> => engine.write(change).catch((error: unknown) => rethrowConstraintFailure(error, fields));
-}
-
-/** The connection under drizzle's wrapper: drizzle() keeps it as `$client`, which AppDatabase's type leaves out. */
-function connectionOf(orm: AppDatabase): BetterSqlite3.Database {
-  return (orm as AppDatabase & { $client: BetterSqlite3.Database }).$client;
 }
 
 /** The row a change applies to: it must exist in the workspace and, when a version is expected, be at it. */

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import type { Task } from '../../src/store/tasks.js';
-import { createOutboxWriter, onDeliveriesQueued } from '../../src/store/outboxEvents.js';
+import { createOutboxRecorder, onDeliveriesQueued } from '../../src/store/outboxEvents.js';
+import { sqliteEngine } from '../../src/store/engine.js';
 import {
   createWebhookDeliveryStore,
   DELIVERY_LEASE_MS,
@@ -79,14 +80,15 @@ describe('fan-out in the outbox transaction', () => {
     fx = await makeDeliveryFixture();
     const { workspaceId } = fx.workspace;
     insertSubscription(fx.db, { workspaceId, url: URL, eventTypes: ['task.created'] });
-    const outbox = createOutboxWriter(fx.db, (size) => new Uint8Array(size).map(() => Math.floor(Math.random() * 256)));
+    const engine = sqliteEngine(fx.db);
+    const outbox = createOutboxRecorder(engine, (size) => new Uint8Array(size).map(() => Math.floor(Math.random() * 256)));
     const eventsBefore = fx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
-    expect(() =>
-      fx.db.transaction(() => {
-        outbox.record(workspaceId, 'task.created', fx.workspace.actor, fx.clock.now(), { id: 'tsk_x', status: 'TODO' } as Task);
+    await expect(
+      engine.write(async () => {
+        await outbox.record(workspaceId, 'task.created', fx.workspace.actor, fx.clock.now(), { id: 'tsk_x', status: 'TODO' } as Task);
         throw new Error('the change fails after its event was recorded');
-      })(),
-    ).toThrow('the change fails');
+      }),
+    ).rejects.toThrow('the change fails');
     expect(fx.db.prepare('SELECT count(*) AS n FROM events').get()).toEqual(eventsBefore);
     expect(fx.db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
 

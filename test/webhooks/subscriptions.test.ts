@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRandomBytes } from '../../src/store/ids.js';
-import { createOutboxWriter, outboxEventTypes } from '../../src/store/outboxEvents.js';
+import { createOutboxRecorder, outboxEventTypes } from '../../src/store/outboxEvents.js';
+import { sqliteEngine } from '../../src/store/engine.js';
 import type { Task } from '../../src/store/tasks.js';
 import { manualDisableMessage, maximumReplayEvents, maximumWebhooksPerWorkspace } from '../../src/store/webhookSubscriptions.js';
 import {
@@ -385,11 +386,12 @@ describe('webhook subscriptions: delivery log', () => {
   it('lists the deliveries newest first with their attempts in order, filtered by status and event, in keyset pages', async () => {
     const { webhook } = await create({ eventTypes: [...outboxEventTypes] });
     const { webhook: otherSubscription } = await create();
-    const outbox = createOutboxWriter(t.db, defaultRandomBytes);
+    const engine = sqliteEngine(t.db);
+    const outbox = createOutboxRecorder(engine, defaultRandomBytes);
     const eventIds: string[] = [];
     for (let index = 0; index < 5; index += 1) {
       clock.advance(1000);
-      eventIds.push(outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` } as Task).id);
+      eventIds.push((await engine.write(() => outbox.record(workspace.workspaceId, 'task.created', workspace.actor, clock.now(), { id: `tsk_${index}` } as Task))).id);
     }
     // The outbox fans out to both subscriptions: 5 deliveries each.
     const mine = deliveries(webhook.id);
