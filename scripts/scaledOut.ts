@@ -189,6 +189,7 @@ async function main(): Promise<void> {
         `  workers: ${workers}`,
         `  PostgreSQL: ${databaseUrl}`,
         `  Redis:      redis://127.0.0.1:${redisPort}`,
+        `  admin CLI:  set -a; . ${path.join(dir, 'secrets.env')}; DATABASE_URL=${databaseUrl} npm run admin -- <command>`,
         '  Ctrl-C stops everything.',
         '',
       ].join('\n') + '\n',
