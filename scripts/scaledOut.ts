@@ -18,8 +18,9 @@ Starts the scaled-out setup on this machine: PostgreSQL and Redis from the Debia
 (apt-get install -y postgresql redis-server), their data kept in the folder given by --dir, then
 the API server processes (npm start, WEBHOOK_WORKER=off) on consecutive ports and the webhook
 delivery workers (npm run worker), all on that one PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
-The first start creates the database, the secrets every process shares (<dir>/secrets.env, mode
-0600) and the demo data set, whose keys the first server prints. Ctrl-C (SIGINT) or SIGTERM stops
+The first start creates the database and the secrets every process shares (<dir>/secrets.env,
+mode 0600); the database starts empty (the demo data set loads into SQLite only): create tenants,
+keys, workspaces and tokens with the admin CLI line printed at start. Ctrl-C (SIGINT) or SIGTERM stops
 the servers and workers (open requests and attempts finish), then Redis and PostgreSQL.
 
 Options:
@@ -162,7 +163,8 @@ async function main(): Promise<void> {
       WEBHOOK_WORKER: 'off',
     };
     const start = (name: string, entry: string, extraEnv: Record<string, string>) => {
-      const child = spawn(process.execPath, [...nodeFlags, projectFile(entry)], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Detached: a terminal's Ctrl-C reaches the launcher alone, which stops each child once, in order.
+      const child = spawn(process.execPath, [...nodeFlags, projectFile(entry)], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       prefixLines(name, child.stdout!, process.stdout);
       prefixLines(name, child.stderr!, process.stderr);
       running.push({ name, child });
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
       });
       return child;
     };
-    // The first server migrates and, on an empty database, loads the demo data; the others start once it serves.
+    // The first server migrates; the others start once it serves.
     const ports = Array.from({ length: instances }, (_, index) => firstPort + index);
     for (const [index, port] of ports.entries()) {
       const child = start(`api-${index + 1}`, 'src/server.ts', { PORT: String(port) });

@@ -317,7 +317,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   // The worker sweeps for due retries every second (node-cron) and is woken by each commit that queues a delivery.
   const webhookWorker = config.webhookWorker
     ? createDeliveryWorker({
-        db: storeEngine,
+        // The SQLite connection itself when there is one: its commit poll wakes the worker within milliseconds.
+        db: db ?? storeEngine,
         secretBox: webhookSecrets,
         logger: deps.logger,
         allowLoopback: config.webhookAllowLoopback,

@@ -29,7 +29,8 @@ export async function openStore(
       onIdleConnectionError: (error) => logger?.warn('an idle PostgreSQL connection failed; the pool replaces it', { database: location, error: error.message }),
     });
     const engine = postgresEngine(database.pool);
-    return { engine, sqlite: undefined, location, close: () => engine.close() };
+    let closed: Promise<void> | undefined;
+    return { engine, sqlite: undefined, location, close: () => (closed ??= engine.close()) };
   }
   const sqlite = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
   return {

@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const app = await startApp(config, { logger, store });
   printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
 
+  let stopping = false;
   const shutdown = (signal: string) => {
+    // SIGINT from a terminal and SIGTERM from a supervisor may both arrive: one shutdown.
+    if (stopping) return;
+    stopping = true;
     process.stdout.write(`\n${signal} received: finishing open requests and webhook attempts, closing the database...\n`);
     // Longer than one webhook attempt (10 s), which close() waits for.
     const forceExit = setTimeout(() => process.exit(1), 15_000);

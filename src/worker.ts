@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   const logger = createJsonLogger();
   const store = await openStore(config, logger);
   const worker = createDeliveryWorker({
-    db: store.engine,
+    // The SQLite connection itself when there is one: its commit poll wakes the worker within milliseconds.
+    db: store.sqlite ?? store.engine,
     secretBox: loadWebhookSecretBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
@@ -53,7 +54,11 @@ async function main(): Promise<void> {
     ].join('\n') + '\n',
   );
 
+  let stopping = false;
   const shutdown = (signal: string) => {
+    // SIGINT from a terminal and SIGTERM from a supervisor may both arrive: one shutdown.
+    if (stopping) return;
+    stopping = true;
     process.stdout.write(`\n${signal} received: finishing the attempts in flight...\n`);
     const forceExit = setTimeout(() => process.exit(1), DELIVERY_TIMEOUT_MS + 5000);
     forceExit.unref();

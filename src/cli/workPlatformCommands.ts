@@ -220,6 +220,10 @@ export const workPlatformCommands: Command[] = [
       const [{ createUserStore }, sessions, { loadOrCreateSecret }] = await Promise.all([modules.users(), modules.sessionTokens(), modules.serverSecrets()]);
       const user = await createUserStore(await context.db()).getUser(userId);
       if (!user) throw new CliError(`No user with id "${userId}".`);
+      // On PostgreSQL the servers take the key from the environment only (requireSharedSecrets): a key made here would sign tokens they refuse.
+      if (context.env.DATABASE_URL && !context.env.SESSION_JWT_SECRET?.trim()) {
+        throw new CliError('DATABASE_URL is set: give this command the SESSION_JWT_SECRET the servers share, or the token it mints would be refused.');
+      }
       const secret = loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
       const now = context.now();
       const lifetime = lifetimeSeconds ?? sessions.defaultSessionLifetimeSeconds;

@@ -356,14 +356,17 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     const savepoint = `nested_change_${(transaction.made += 1)}`;
     // Pushed before the await, so that a second change started meanwhile is refused above.
     transaction.savepoints.push(savepoint);
+    let made = false;
     try {
       await transaction.client.query(`SAVEPOINT ${savepoint}`);
+      made = true;
       const result = await context.run({ transaction, savepoint }, change);
       if (transaction.ended) throw new Error('the write transaction this change joined has already ended');
       await transaction.client.query(`RELEASE SAVEPOINT ${savepoint}`);
       return result;
     } catch (error) {
-      if (!transaction.ended) await transaction.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+      // The change's own error reaches the caller, not a failure of undoing it.
+      if (made && !transaction.ended) await transaction.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`).catch(() => undefined);
       throw error;
     } finally {
       if (!transaction.ended) transaction.savepoints.pop();

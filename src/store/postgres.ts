@@ -1,6 +1,5 @@
-// The PostgreSQL engine: a connection pool with drizzle over it (node-postgres), the schema of
-// db/postgres/schema.ts brought up to date at open. The stores are not ported to it yet: this is
-// what they will be built on, and what `admin migrate` runs.
+// PostgreSQL: a connection pool (node-postgres) whose database is checked and brought up to date
+// (db/postgres/schema.ts's migrations) at open; the stores run on it through src/store/engine.ts.
 import { projectFile } from '../projectFiles.js';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
