@@ -4,7 +4,6 @@
 // call loadDemoData() directly.
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js';
 import { importPortfolio } from '../portfolio/import/importPortfolio.js';
 import { issueApiKey } from '../auth/apiKeys.js';
@@ -14,7 +13,7 @@ import { createTenantStore } from '../store/tenants.js';
 import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
 import { jonasFeldPortfolio, otherTenantOnlyPostSlug, priyaRamanPortfolio } from './otherPortfolios.js';
-import { sqliteWriteTransactions } from '../store/writeTransactions.js';
+import { engineOf, isEngine, type StoreSource } from '../store/engine.js';
 import { loadWorkPlatformDemo, type WorkPlatformDemoFixture } from './workPlatformDemo.js';
 
 /** Every demo key and slug, for tests, newman runs and people trying the API. */
@@ -54,7 +53,8 @@ export interface LoadDemoDataOptions {
 }
 
 /** The session key the server will use for this database; a throwaway one for an in-memory database. */
-function defaultSessionSecret(db: BetterSqlite3.Database): Uint8Array {
+function defaultSessionSecret(db: StoreSource): Uint8Array {
+  if (isEngine(db)) throw new Error('loading the demo data into an engine needs options.sessionSecret: the engine has no folder to keep the key in');
   const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
   const configured = process.env.SESSION_JWT_SECRET;
   if (inMemory && !configured) return new Uint8Array(randomBytes(32));
@@ -62,7 +62,8 @@ function defaultSessionSecret(db: BetterSqlite3.Database): Uint8Array {
 }
 
 /** The webhook secret box the server will use for this database; a throwaway one for an in-memory database. */
-function defaultWebhookSecretBox(db: BetterSqlite3.Database): SecretBox {
+function defaultWebhookSecretBox(db: StoreSource): SecretBox {
+  if (isEngine(db)) throw new Error('loading the demo data into an engine needs options.webhookSecretBox: the engine has no folder to keep the key in');
   const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
   const configured = process.env.WEBHOOK_SECRET_KEY || undefined;
   if (inMemory && !configured) return createSecretBox(new Uint8Array(randomBytes(32)));
@@ -86,13 +87,13 @@ const day = 24 * 60 * 60 * 1000;
  * keys and tokens; keys and tokens from earlier calls stay valid. Other tenants and workspaces
  * are never touched.
  */
-export async function loadDemoData(db: BetterSqlite3.Database, now: () => number = Date.now, options: LoadDemoDataOptions = {}): Promise<DemoFixture> {
+export async function loadDemoData(db: StoreSource, now: () => number = Date.now, options: LoadDemoDataOptions = {}): Promise<DemoFixture> {
   const sessionSecret = options.sessionSecret ?? defaultSessionSecret(db);
   const webhookSecretBox = options.webhookSecretBox ?? defaultWebhookSecretBox(db);
   const tenantStore = createTenantStore(db, { now });
   const keyStore = createApiKeyStore(db, { now });
 
-  return sqliteWriteTransactions(db).write(async (): Promise<DemoFixture> => {
+  return engineOf(db).write(async (): Promise<DemoFixture> => {
     for (const tenant of Object.values(demoTenants)) {
       if (!(await tenantStore.getTenant(tenant.id))) await tenantStore.createTenant(tenant.name, { id: tenant.id });
       await importPortfolio(db, tenant.id, tenant.document, now);

@@ -4,7 +4,9 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 // sorting and paging show, users of every role, tokens of every kind, and a second workspace to
 // prove isolation, and a small CRM (companies, contacts, deals in every stage). Ids and content are deterministic; tokens are new on every load.
 import { createHash } from 'node:crypto';
-import type BetterSqlite3 from 'better-sqlite3';
+import { inArray } from 'drizzle-orm';
+import * as schema from '../../db/schema.js';
+import { engineOf, type StoreEngine, type StoreSource } from '../store/engine.js';
 import type { RandomBytes } from '../store/ids.js';
 import { issuePersonalAccessToken } from '../auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../store/personalAccessTokens.js';
@@ -258,7 +260,7 @@ function seededRandomBytes(seed: string): RandomBytes {
  * every load and earlier tokens stay valid.
  */
 export async function loadWorkPlatformDemo(
-  db: BetterSqlite3.Database,
+  db: StoreSource,
   now: () => number,
   sessionSecret: Uint8Array,
   webhookSecretBox: SecretBox,
@@ -266,7 +268,6 @@ export async function loadWorkPlatformDemo(
   const workspaceStore = createWorkspaceStore(db, { now });
   const userStore = createUserStore(db, { now });
   const tokenStore = createPersonalAccessTokenStore(db, { now });
-  const demoIds = [demoWorkspaces.main.id, demoWorkspaces.other.id];
 
   for (const workspace of Object.values(demoWorkspaces)) {
     if (!(await workspaceStore.getWorkspace(workspace.id))) await workspaceStore.createWorkspace(workspace);
@@ -276,8 +277,9 @@ export async function loadWorkPlatformDemo(
       await userStore.createUser({ id: user.id, workspaceId: demoWorkspaces[user.workspace].id, role: user.role, name: user.name, email: user.email });
     }
   }
-  for (const table of ['contracts', 'webhook_subscriptions', 'deal_contacts', 'deals', 'contacts', 'companies', 'tasks', 'projects']) {
-    db.prepare(`DELETE FROM ${table} WHERE workspace_id IN (?, ?)`).run(...demoIds);
+  const engine = engineOf(db);
+  for (const table of [schema.contracts, schema.webhookSubscriptions, schema.dealContacts, schema.deals, schema.contacts, schema.companies, schema.tasks, schema.projects]) {
+    await deleteDemoRows(engine, table);
   }
 
   // A scripted clock: the timeline starts 45 days before today (UTC midnight) and moves by a few
@@ -344,7 +346,7 @@ export async function loadWorkPlatformDemo(
   taskIds.push(...(await loadAnalyticsDemo(db, start, projectIds[projectIds.length - 1]!, seededRandomBytes('work-platform-analytics-demo'))));
 
   // Deleting the events deletes their deliveries too (foreign key cascade).
-  db.prepare('DELETE FROM events WHERE workspace_id IN (?, ?)').run(...demoIds);
+  await deleteDemoRows(engine, schema.events);
 
   // Created after the seed's events are gone, so it has no deliveries: the delivery log starts empty.
   clock = start + 42 * day;
@@ -411,6 +413,14 @@ export async function loadWorkPlatformDemo(
   };
 }
 
+type WorkspaceTable = typeof schema.contracts | typeof schema.webhookSubscriptions | typeof schema.dealContacts | typeof schema.deals | typeof schema.contacts
+  | typeof schema.companies | typeof schema.tasks | typeof schema.projects | typeof schema.events | typeof schema.connectors | typeof schema.importedIssues;
+
+/** Clears a table's rows of the two demo workspaces (a reload replaces them). */
+async function deleteDemoRows(engine: StoreEngine, table: WorkspaceTable): Promise<void> {
+  await engine.statement(engine.orm.delete(table).where(inArray(table.workspaceId, [demoWorkspaces.main.id, demoWorkspaces.other.id]))).run({});
+}
+
 const demoCompanies = [
   { name: 'Contoso Ltd', domain: 'contoso.example', description: 'Regional distributor; renews every spring.' },
   { name: 'Fabrikam Inc', domain: 'fabrikam.example', description: null },
@@ -442,7 +452,7 @@ const dealOwners = [demoUsers.owner.id, demoUsers.admin.id, demoUsers.member.id]
  * examples name them (version 1, no deal names that company or contact), so the Postman
  * collection can read, update and delete them.
  */
-async function loadCrmDemo(db: BetterSqlite3.Database, start: number, random: RandomBytes) {
+async function loadCrmDemo(db: StoreSource, start: number, random: RandomBytes) {
   let clock = start + 20 * day;
   const scripted = () => clock;
   const companies = createCompanyStore(db, { now: scripted, randomBytes: random });
@@ -541,7 +551,7 @@ export interface DemoContracts {
  * and deletes the example draft.
  */
 async function loadContractDemo(
-  db: BetterSqlite3.Database,
+  db: StoreSource,
   start: number,
   now: () => number,
   main: { companyIds: string[]; dealIds: string[] },
@@ -613,9 +623,9 @@ export const demoConnectors = {
   other: { id: 'con_demoHarborLabsGithub', name: 'GitHub (Harbor Labs)' },
 } as const;
 
-async function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secretBox: SecretBox) {
-  db.prepare('DELETE FROM connectors WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
-  db.prepare('DELETE FROM imported_issues WHERE workspace_id IN (?, ?)').run(demoWorkspaces.main.id, demoWorkspaces.other.id);
+async function loadConnectorDemo(db: StoreSource, start: number, secretBox: SecretBox) {
+  await deleteDemoRows(engineOf(db), schema.connectors);
+  await deleteDemoRows(engineOf(db), schema.importedIssues);
   let clock = start + 10 * day;
   const connectors = createConnectorStore(db, { now: () => clock, randomBytes: seededRandomBytes('work-platform-connector-demo') });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
@@ -642,7 +652,7 @@ async function loadConnectorDemo(db: BetterSqlite3.Database, start: number, secr
  * today's midnight), some left open past their due date; and a deal or two a week in three
  * currencies and every stage. Its own random stream, so the ids above stay as they were.
  */
-async function loadAnalyticsDemo(db: BetterSqlite3.Database, start: number, projectId: string, random: RandomBytes): Promise<string[]> {
+async function loadAnalyticsDemo(db: StoreSource, start: number, projectId: string, random: RandomBytes): Promise<string[]> {
   let clock = start;
   const scripted = () => clock;
   const tasks = createTaskStore(db, { now: scripted, randomBytes: random });

@@ -24,7 +24,7 @@ describe.each(limitEngines(redis))('rate limit with an injected clock ($engine)'
 
   beforeAll(async () => {
     t = await startTestApp({ now: () => clock, env: env(), config: { portfolioRateLimit: 3, portfolioRateWindowSeconds: 60 } });
-    const keys = createApiKeyStore(t.db, { now: () => clock });
+    const keys = createApiKeyStore(t.store, { now: () => clock });
     key = (await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId })).key;
     ownAllowanceKey = (await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId, rateLimit: 5 })).key;
   });
@@ -64,7 +64,7 @@ describe.each(limitEngines(redis))('rate limit with an injected clock ($engine)'
   });
 
   it('does not count the public downloads', async () => {
-    const fresh = (await issueApiKey(createApiKeyStore(t.db, { now: () => clock }), { tenantId: t.fixture.portfolio.tenantId })).key;
+    const fresh = (await issueApiKey(createApiKeyStore(t.store, { now: () => clock }), { tenantId: t.fixture.portfolio.tenantId })).key;
     const before = await t.client.get('/api/v1/profile', bearer(fresh));
     for (const download of ['/api/v1/openapi.json', '/api/v1/openapi.yaml', '/api/v1/postman.json']) {
       const response = await t.client.get(download, bearer(fresh));

@@ -119,8 +119,8 @@ describe('secrets', () => {
     expect(log).not.toContain(t.fixture.portfolio.revokedApiKey);
   });
 
-  it('stores keys only as hashes', () => {
-    const rows = t.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+  it('stores keys only as hashes', async () => {
+    const rows = await t.sql.rows('SELECT * FROM api_keys');
     const stored = JSON.stringify(rows);
     expect(rows.length).toBeGreaterThan(0);
     expect(stored).not.toContain(t.fixture.portfolio.apiKey);

@@ -4,7 +4,7 @@ import { createContractStore } from '../../src/store/contracts.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
-import { jsonHeaders } from '../support/workPlatform.js';
+import { insertionOrderSql, jsonHeaders } from '../support/workPlatform.js';
 import { startGithubApiServer } from '../support/githubApiServer.js';
 
 /** The outbox records exactly what the contract's `webhooks` section promises subscribers. */
@@ -21,15 +21,18 @@ describe('recorded events', () => {
     const headers = jsonHeaders(fx.tokens.all);
     /** What recorded each event: the operation a call was routed to, or the job run in its place. */
     const recordedBy: { type: string; source: string }[] = [];
-    let lastRowid = (t.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM events').get() as { last: number }).last;
-    const attribute = (source: string) => {
-      const rows = t.db.prepare('SELECT rowid, type FROM events WHERE rowid > ? AND workspace_id = ? ORDER BY rowid').all(lastRowid, fx.workspaceId) as { rowid: number; type: string }[];
-      for (const row of rows) recordedBy.push({ type: row.type, source });
-      lastRowid = (t.db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM events').get() as { last: number }).last;
+    const eventsInOrder = () => t.sql.rows<{ id: string; type: string; payload: string }>(`SELECT id, type, payload FROM events WHERE workspace_id = ? ORDER BY ${insertionOrderSql(t.engineKind)}`, fx.workspaceId);
+    const attributed = new Set((await eventsInOrder()).map((row) => row.id));
+    const attribute = async (source: string) => {
+      for (const row of await eventsInOrder()) {
+        if (attributed.has(row.id)) continue;
+        attributed.add(row.id);
+        recordedBy.push({ type: row.type, source });
+      }
     };
     const send = async (method: string, path: string, body?: unknown, ifMatch?: string) => {
       const response = await client.request(method, path, { headers: ifMatch ? { ...headers, 'if-match': ifMatch } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      attribute(response.operationId ?? `${method} ${path}`);
+      await attribute(response.operationId ?? `${method} ${path}`);
       return response.body;
     };
     const project = await send('POST', '/v1/projects', { name: 'Events' });
@@ -57,8 +60,8 @@ describe('recorded events', () => {
     const lapsing = await send('POST', '/v1/contracts', { title: 'Lapsing', companyId: fx.crm.companyIds[0], expiresOn: today });
     await send('POST', `/v1/contracts/${lapsing.id}/send`);
     // The server's expiry sweep, two days on.
-    await createContractStore(t.db, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
-    attribute('job:expire-overdue-contracts');
+    await createContractStore(t.store, { now: () => Date.now() + 2 * 86_400_000 }).expireOverdueContracts();
+    await attribute('job:expire-overdue-contracts');
     const connector = await send('POST', '/v1/connectors', { kind: 'github', name: 'Events GitHub' });
     await send('PUT', `/v1/connectors/${connector.id}/connection`, { token: 'ghp_eventsToken0001' });
     await send('DELETE', `/v1/connectors/${connector.id}/connection`);
@@ -68,11 +71,11 @@ describe('recorded events', () => {
     const document = client.document as { webhooks: Record<string, { post: { 'x-emitted-by': string[] } }> };
     expect(recordedBy.filter(({ type, source }) => !document.webhooks[type]!.post['x-emitted-by'].includes(source))).toEqual([]);
     expect(recordedBy.map(({ type }) => type)).toEqual(
-      (t.db.prepare('SELECT type FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string }[]).map((row) => row.type),
+      (await eventsInOrder()).map((row) => row.type),
     );
     const ajv = createAjv2020({ validateSchema: false });
     ajv.addSchema(document, 'events-contract');
-    const rows = t.db.prepare('SELECT type, payload FROM events WHERE workspace_id = ? ORDER BY rowid').all(fx.workspaceId) as { type: string; payload: string }[];
+    const rows = await eventsInOrder();
     expect(rows.map((row) => row.type)).toEqual(['project.created', 'project.updated', 'task.created', 'task.updated', 'task.completed', 'task.deleted', 'project.deleted',
       'company.created', 'company.updated', 'contact.created', 'contact.updated', 'deal.created', 'deal.updated', 'deal.stage_changed',
       'deal.deleted', 'contact.deleted', 'company.deleted',

@@ -18,7 +18,7 @@ const newKey = () => `test-key-${Date.now()}-${++keyCounter}`;
 const post = (path: string, body: unknown, key?: string, token = fx.tokens.all) =>
   client.request('POST', path, { headers: jsonHeaders(token, key === undefined ? {} : { 'idempotency-key': key }), body: JSON.stringify(body) });
 const postTask = (body: unknown, key?: string, token?: string) => post('/v1/tasks', body, key, token);
-const tasks = () => countRows(t.db, 'tasks', fx.workspaceId);
+const tasks = () => countRows(t.store, 'tasks', fx.workspaceId);
 const taskBody = (title: string) => ({ projectId: fx.projectId, title });
 
 describe('Idempotency-Key on POST', () => {
@@ -27,7 +27,7 @@ describe('Idempotency-Key on POST', () => {
     const first = await postTask(taskBody('Replay me'), key);
     expectSuccess(first, 201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
-    const count = tasks();
+    const count = await tasks();
 
     const again = await postTask(taskBody('Replay me'), key);
     expect(again.status).toBe(201);
@@ -37,26 +37,26 @@ describe('Idempotency-Key on POST', () => {
     expect(again.headers['content-type']).toBe(first.headers['content-type']);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
-    expect(tasks()).toBe(count);
-    expect(eventsAbout(t.db, first.body.id).map((event) => event.type)).toEqual(['task.created']);
+    expect(await tasks()).toBe(count);
+    expect((await eventsAbout(t.store, first.body.id)).map((event) => event.type)).toEqual(['task.created']);
   });
 
   it('replays the original even when the body differs: matching is on the key', async () => {
     const key = newKey();
     const first = await postTask(taskBody('Original'), key);
-    const count = tasks();
+    const count = await tasks();
     const different = await postTask({ ...taskBody('Something else'), priority: 'HIGH' }, key);
     expect(different.status).toBe(201);
     expect(different.text).toBe(first.text);
     expect(different.body.title).toBe('Original');
     expect(different.headers['idempotent-replayed']).toBe('true');
-    expect(tasks()).toBe(count);
+    expect(await tasks()).toBe(count);
   });
 
   it('replays the original even when the repeat would not validate or has another media type', async () => {
     const key = newKey();
     const first = await postTask(taskBody('Stored first'), key);
-    const count = tasks();
+    const count = await tasks();
     const invalid = await postTask({ title: '' }, key);
     expect(invalid.status).toBe(201);
     expect(invalid.text).toBe(first.text);
@@ -66,21 +66,21 @@ describe('Idempotency-Key on POST', () => {
     });
     expect(textPlain.status).toBe(201);
     expect(textPlain.headers['idempotent-replayed']).toBe('true');
-    expect(tasks()).toBe(count);
+    expect(await tasks()).toBe(count);
   });
 
   it('rolls the resource and its event back when the answer cannot be stored', async () => {
     const key = newKey();
-    t.db.exec(`CREATE TRIGGER fail_idempotency_insert BEFORE INSERT ON idempotency_keys WHEN NEW.key = '${key}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-    const count = tasks();
-    const events = (t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count;
+    const removeFailure = await t.sql.failInserts('idempotency_keys', `NEW.key = '${key}'`, 'injected failure');
+    const count = await tasks();
+    const events = (await t.sql.value<number>('SELECT count(*) AS count FROM events'));
     try {
       expectProblem(await postTask(taskBody('Never half-written'), key), 500, 'internal');
     } finally {
-      t.db.exec('DROP TRIGGER fail_idempotency_insert');
+      await removeFailure();
     }
-    expect(tasks()).toBe(count);
-    expect((t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count).toBe(events);
+    expect(await tasks()).toBe(count);
+    expect((await t.sql.value<number>('SELECT count(*) AS count FROM events'))).toBe(events);
   });
 
   it('replays to any caller of the same workspace, session included', async () => {
@@ -94,9 +94,9 @@ describe('Idempotency-Key on POST', () => {
   it('answers 409 idempotency-key-reused to the same key on another operation, creating nothing', async () => {
     const key = newKey();
     expectSuccess(await postTask(taskBody('Keyed task'), key), 201);
-    const projects = countRows(t.db, 'projects', fx.workspaceId);
+    const projects = await countRows(t.store, 'projects', fx.workspaceId);
     expectProblem(await post('/v1/projects', { name: 'Keyed project' }, key), 409, 'conflict', 'idempotency-key-reused');
-    expect(countRows(t.db, 'projects', fx.workspaceId)).toBe(projects);
+    expect(await countRows(t.store, 'projects', fx.workspaceId)).toBe(projects);
   });
 
   it('keeps keys apart per workspace', async () => {
@@ -115,28 +115,28 @@ describe('Idempotency-Key on POST', () => {
   ])('does not store a %s: the key acts when retried with a fixed body', async (_case, failingBody, status) => {
     const key = newKey();
     const body = JSON.parse(JSON.stringify(failingBody).replace('"OTHER"', JSON.stringify(fx.otherWorkspace.projectId)).replace('"MINE"', JSON.stringify(fx.projectId)));
-    const count = tasks();
+    const count = await tasks();
     const failed = await postTask(body, key);
     expect(failed.status).toBe(status);
-    expect(tasks()).toBe(count);
+    expect(await tasks()).toBe(count);
     const fixed = await postTask(taskBody('Fixed'), key);
     expectSuccess(fixed, 201);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
-    expect(tasks()).toBe(count + 1);
+    expect(await tasks()).toBe(count + 1);
     expect((await postTask(taskBody('Fixed'), key)).headers['idempotent-replayed']).toBe('true');
   });
 
   it('does not store a 500: the whole transaction rolls back and the key acts on retry', async () => {
     const key = newKey();
-    t.db.exec("CREATE TRIGGER fail_keyed_insert BEFORE INSERT ON tasks WHEN NEW.title = 'Fails once' BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
-    const count = tasks();
+    const removeFailure = await t.sql.failInserts('tasks', "NEW.title = 'Fails once'", 'injected failure');
+    const count = await tasks();
     try {
       expectProblem(await postTask(taskBody('Fails once'), key), 500, 'internal');
     } finally {
-      t.db.exec('DROP TRIGGER fail_keyed_insert');
+      await removeFailure();
     }
-    expect(tasks()).toBe(count);
-    expect((t.db.prepare('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?').get(key) as { count: number }).count).toBe(0);
+    expect(await tasks()).toBe(count);
+    expect((await t.sql.value<number>('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?', key))).toBe(0);
     const retried = await postTask(taskBody('Fails once'), key);
     expectSuccess(retried, 201);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
@@ -144,14 +144,14 @@ describe('Idempotency-Key on POST', () => {
 
   it('lets exactly one of ten concurrent requests with one key act; the others get its answer', async () => {
     const key = newKey();
-    const count = tasks();
+    const count = await tasks();
     const answers = await Promise.all(Array.from({ length: 10 }, () => postTask(taskBody('Concurrent'), key)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
     expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
     expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
-    expect(tasks()).toBe(count + 1);
-    expect((t.db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Concurrent'").get() as { count: number }).count).toBe(1);
+    expect(await tasks()).toBe(count + 1);
+    expect((await t.sql.value<number>("SELECT count(*) AS count FROM tasks WHERE title = 'Concurrent'"))).toBe(1);
   });
 
   it.each([
@@ -159,10 +159,10 @@ describe('Idempotency-Key on POST', () => {
     ['256 characters', 'k'.repeat(256)],
     ['a non-ASCII character', 'clé'],
   ])('answers 422 to a key with %s, creating nothing', async (_case, key) => {
-    const count = tasks();
+    const count = await tasks();
     const problem = expectProblem(await postTask(taskBody('Bad key'), key), 422, 'validation');
     expect(problem.errors.map((issue: { path: string }) => issue.path)).toEqual(['idempotency-key']);
-    expect(tasks()).toBe(count);
+    expect(await tasks()).toBe(count);
   });
 
   it('takes a key of 255 printable characters', async () => {
@@ -193,12 +193,12 @@ describe('Idempotency-Key expiry (injected clock)', () => {
     expect(late.text).toBe(first.text);
     expect(late.headers['idempotent-replayed']).toBe('true');
     clock += 1;
-    const count = tasks();
+    const count = await tasks();
     const fresh = await postTask(taskBody('Expiring'), key);
     expectSuccess(fresh, 201);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(fresh.body.id).not.toBe(first.body.id);
-    expect(tasks()).toBe(count + 1);
+    expect(await tasks()).toBe(count + 1);
     // The key now replays the new answer.
     expect((await postTask(taskBody('Expiring'), key)).body.id).toBe(fresh.body.id);
   });
@@ -209,13 +209,13 @@ describe('Idempotency-Key expiry (injected clock)', () => {
     clock += 24 * hour;
     const live = newKey();
     expectSuccess(await postTask(taskBody('Kept'), live), 201);
-    const stored = (key: string) => t.db.prepare('SELECT count(*) AS count FROM idempotency_keys WHERE key = ?').get(key) as { count: number };
-    expect(stored(expiring).count).toBe(1);
+    const stored = (key: string) => t.sql.value<number>('SELECT count(*) FROM idempotency_keys WHERE key = ?', key);
+    expect(await stored(expiring)).toBe(1);
 
-    const purged = await createIdempotencyKeyStore(t.db).purgeExpiredIdempotencyKeys(clock);
+    const purged = await createIdempotencyKeyStore(t.store).purgeExpiredIdempotencyKeys(clock);
     expect(purged).toBeGreaterThanOrEqual(1);
-    expect(stored(expiring).count).toBe(0);
-    expect(stored(live).count).toBe(1);
+    expect(await stored(expiring)).toBe(0);
+    expect(await stored(live)).toBe(1);
     expect((await postTask(taskBody('Kept'), live)).headers['idempotent-replayed']).toBe('true');
   });
 });

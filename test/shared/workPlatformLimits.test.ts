@@ -39,7 +39,7 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
   let t: TestApp;
   let client: ContractClient;
   let fx: TestApp['fixture']['workPlatform'];
-  const workspaces = () => createWorkspaceStore(t.db, { now: () => clock });
+  const workspaces = () => createWorkspaceStore(t.store, { now: () => clock });
 
   /** Moves the clock 10 s into the next rate-limit window, so each test starts with full buckets. */
   function nextWindow(): { resetSeconds: number } {
@@ -67,13 +67,13 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
       expectSuccess(response, 201);
       expectRateLimitHeaders(response, { class: 'write', limit: 60, remaining: 60 - call, resetSeconds, secondsToReset: 50, tier: 'free' });
     }
-    const tasks = t.db.prepare('SELECT count(*) AS count FROM tasks').get();
+    const tasks = await t.sql.value('SELECT count(*) FROM tasks');
     const limited = await createTask(fx.tokens.all);
     const problem = expectProblem(limited, 429, 'rate-limited');
     expect(problem.rateLimit).toEqual({ class: 'write', limit: 60, windowMs, retryAfterSec: 50, tier: 'free' });
     expect(limited.headers['retry-after']).toBe('50');
     expectRateLimitHeaders(limited, { class: 'write', limit: 60, remaining: 0, resetSeconds, secondsToReset: 50, tier: 'free' });
-    expect(t.db.prepare('SELECT count(*) AS count FROM tasks').get()).toEqual(tasks);
+    expect(await t.sql.value('SELECT count(*) FROM tasks')).toEqual(tasks);
 
     // The bucket is the class's, whatever the operation and whoever calls.
     const patch = await client.request('PATCH', `/v1/tasks/${fx.taskIds[0]}`, { headers: jsonHeaders(fx.tokens.session, { 'if-match': '1' }), body: '{"title":"x"}' });
@@ -143,7 +143,7 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
     ['enterprise', 'enterprise', 6000, 1500],
   ] as const)('gives a %s workspace the %s tier: read %i, write %i per minute', async (plan, tier, read, write) => {
     const { resetSeconds } = nextWindow();
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => clock });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { plan, now: () => clock });
     const listed = await listTasks(workspace.pat);
     expectRateLimitHeaders(listed, { class: 'read', limit: read, remaining: read - 1, resetSeconds, secondsToReset: 50, tier });
     const created = await client.request('POST', '/v1/projects', { headers: jsonHeaders(workspace.pat), body: '{"name":"Tiered"}' });
@@ -157,8 +157,8 @@ describe.each(limitEngines(redis))('rate limits and quota with an injected clock
     const monthEnd = Date.UTC(2030, 1, 1);
 
     beforeAll(async () => {
-      workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'free', now: () => clock });
-      await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
+      workspace = await makeTestWorkspace(t.store, t.sessionSecret, { plan: 'free', now: () => clock });
+      await createWorkspaceStore(t.store).setWorkspaceLimits(workspace.workspaceId, { monthlyQuota: 3 });
     });
 
     const listAs = (token: string) => client.get('/v1/tasks?limit=1', bearer(token));

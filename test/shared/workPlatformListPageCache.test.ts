@@ -19,7 +19,7 @@ const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
 
 beforeAll(async () => {
   t = await startTestApp();
-  await liftCallLimits(t.db, t.fixture.workPlatform.workspaceId);
+  await liftCallLimits(t.store, t.fixture.workPlatform.workspaceId);
   // A second connection on the same file: what the admin CLI or another server process would use.
   otherConnection = openDatabase(t.db.name);
 });
@@ -146,9 +146,9 @@ describe('createListPageCache bounds', () => {
     await expect(cache.page(workspace.workspaceId, 'projects', 'bad', () => { throw new Error('refused'); })).rejects.toThrow('refused');
   });
   it('never keeps a page under a revision newer than its rows: a write while the page is built shows on the next request', async () => {
-    const cache = createListPageCache(t.db, { cache: answerCache() });
+    const cache = createListPageCache(t.store, { cache: answerCache() });
     const workspace = await makeWorkspace(otherConnection);
-    const projects = createProjectStore(t.db);
+    const projects = createProjectStore(t.store);
     const names = async () => (await projects.listProjects(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 100 })).items.map((project) => project.name);
     const page = async (during?: () => Promise<unknown>) =>
       JSON.parse(

@@ -43,7 +43,7 @@ let ownerId: string;
 beforeAll(async () => {
   t = await startTestApp();
   client = new ContractClient(t.app.url, 'work-platform', 'Problem');
-  ownerId = (t.db.prepare("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner'").get(t.fixture.workPlatform.workspaceId) as { id: string }).id;
+  ownerId = await t.sql.value<string>("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner'", t.fixture.workPlatform.workspaceId);
 });
 afterAll(async () => {
   await t?.close();
@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe.each(operations.filter((operation) => !operation.isPublic))('$operationId', (operation) => {
   it(`passes with exactly the scopes of x-required-scopes and is counted in its x-ratelimit-class`, async () => {
-    const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(t.db), {
+    const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(t.store), {
       workspaceId: t.fixture.workPlatform.workspaceId,
       userId: ownerId,
       scopes: operation.scopes,

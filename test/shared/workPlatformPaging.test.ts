@@ -90,15 +90,15 @@ useWorkPlatformTestApp(async (app) => {
     }
   }
   heldAt = undefined;
-  const projects = createProjectStore(t.db, { now: () => instant });
+  const projects = createProjectStore(t.store, { now: () => instant });
   const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha', 'Delta', 'Alpha', 'Beta', 'Gamma']) {
     await projects.createProject(fx.workspaceId, { name }, owner);
   }
   // CRM records at one instant with repeating names, titles and amounts: ties on every CRM sort.
-  const companies = createCompanyStore(t.db, { now: () => instant });
-  const contacts = createContactStore(t.db, { now: () => instant });
-  const deals = createDealStore(t.db, { now: () => instant });
+  const companies = createCompanyStore(t.store, { now: () => instant });
+  const contacts = createContactStore(t.store, { now: () => instant });
+  const deals = createDealStore(t.store, { now: () => instant });
   for (const name of ['Alpha', 'Beta', 'Alpha', 'Gamma', 'Beta', 'Alpha']) {
     await companies.createCompany(fx.workspaceId, { name }, owner);
     await contacts.createContact(fx.workspaceId, { name }, owner);
@@ -106,7 +106,7 @@ useWorkPlatformTestApp(async (app) => {
   }
   // A few tasks in the other workspace, so that it has cursors of its own.
   const otherOwner = { id: demoUsers.otherOwner.id, kind: 'USER' as const };
-  const tasks = createTaskStore(t.db);
+  const tasks = createTaskStore(t.store);
   for (const title of ['One', 'Two', 'Three']) await tasks.createTask(fx.otherWorkspace.workspaceId, { projectId: fx.otherWorkspace.projectId, title }, otherOwner);
 }, { now: () => heldAt ?? Date.now() });
 
@@ -134,8 +134,8 @@ async function walk(resource: string, sort: string, order: string, limit: number
   return { items: pages.flat(), pages };
 }
 
-const idsInDatabase = (resource: string, workspaceId: string) =>
-  (t.db.prepare(`SELECT id FROM ${resource} WHERE workspace_id = ? ORDER BY id`).all(workspaceId) as { id: string }[]).map((row) => row.id);
+const idsInDatabase = async (resource: string, workspaceId: string) =>
+  (await t.sql.rows<{ id: string }>(`SELECT id FROM ${resource} WHERE workspace_id = ? ORDER BY id`, workspaceId)).map((row) => row.id);
 
 describe.each(lists)('GET /v1/$resource', ({ resource, sorts, pageSize }) => {
   const cases = sorts.flatMap((sort) => (['asc', 'desc'] as const).map((order) => ({ sort, order })));
@@ -144,7 +144,7 @@ describe.each(lists)('GET /v1/$resource', ({ resource, sorts, pageSize }) => {
     const { items, pages } = await walk(resource, sort, order, pageSize);
     const ids = items.map((item) => item.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect([...ids].sort()).toEqual(idsInDatabase(resource, fx.workspaceId));
+    expect([...ids].sort()).toEqual(await idsInDatabase(resource, fx.workspaceId));
     expect(pages.length).toBe(Math.ceil(ids.length / pageSize));
     expect(ids).toEqual(documentedOrder(items, sort, order).map((item) => item.id));
 
@@ -178,7 +178,7 @@ describe.each(lists)('GET /v1/$resource', ({ resource, sorts, pageSize }) => {
 
 describe('paging while rows are added', () => {
   it('shows every existing row exactly once, and a row added behind the position later', async () => {
-    const before = idsInDatabase('tasks', fx.workspaceId);
+    const before = await idsInDatabase('tasks', fx.workspaceId);
     const seen: string[] = [];
     let cursor: string | undefined;
     let added: string | undefined;
@@ -315,7 +315,7 @@ describe('limit', () => {
 describe('sort keys as long as the contract allows', () => {
   // A cursor carries the last row's sort key: a 200-character title of four-byte characters must fit.
   it('pages past a task whose 200-character title is made of emoji', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret);
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret);
     for (const title of ['😀'.repeat(200), 'plain']) {
       const created = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId, title }) });
       expect(created.status).toBe(201);

@@ -46,7 +46,7 @@ let fx: WorkPlatformFixture;
 let expiredPat: string;
 useWorkPlatformTestApp(async (app) => {
   ({ t, client, fx } = app);
-  expiredPat = await makePat(t.db, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
+  expiredPat = await makePat(t.store, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
 });
 
 /**
@@ -135,7 +135,7 @@ describe.each(authenticated)('$operationId ($method $template)', (operation) => 
 
   it.each(operation.requiredScopes)('answers 403 insufficient-scope to a PAT with every scope but %s', async (missing) => {
     const granted = scopeCatalogue.filter((scope) => scope !== missing);
-    const response = await call(operation, bearer(await makePat(t.db, fx.workspaceId, granted)));
+    const response = await call(operation, bearer(await makePat(t.store, fx.workspaceId, granted)));
     const problem = expectProblem(response, 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(operation.requiredScopes);
     expect(problem.grantedScopes).toEqual(granted);
@@ -296,8 +296,8 @@ describe('secrets', () => {
     for (const token of [fx.tokens.all, fx.tokens.session, fx.tokens.revoked]) expect(log).not.toContain(token);
   });
 
-  it('stores PATs only as hashes', () => {
-    const stored = JSON.stringify(t.db.prepare('SELECT * FROM personal_access_tokens').all());
+  it('stores PATs only as hashes', async () => {
+    const stored = JSON.stringify(await t.sql.rows('SELECT * FROM personal_access_tokens'));
     expect(stored).not.toContain(fx.tokens.all.slice('svc_pat_'.length));
   });
 });

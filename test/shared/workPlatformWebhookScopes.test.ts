@@ -29,8 +29,8 @@ describe('scopes', () => {
     '%s answers 403 insufficient-scope to a token with every other scope, and acts for one with only webhooks:manage',
     async (_operationId, operation) => {
       const workspace = await freshWorkspace();
-      const everythingElse = await makePat(t.db, workspace.workspaceId, ['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read'], { userId: workspace.ownerId });
-      const onlyWebhooks = await makePat(t.db, workspace.workspaceId, ['webhooks:manage'], { userId: workspace.ownerId });
+      const everythingElse = await makePat(t.store, workspace.workspaceId, ['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read'], { userId: workspace.ownerId });
+      const onlyWebhooks = await makePat(t.store, workspace.workspaceId, ['webhooks:manage'], { userId: workspace.ownerId });
       const target = await newWebhook({}, workspace.pat);
       const resourcePath = operation.template.replace('{webhookId}', target.id);
       const body = operation.operationId === 'createWebhook' ? { url, eventTypes: ['task.created'] } : operation.operationId === 'replayWebhookEvents' ? { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' } : operation.operationId === 'updateWebhook' ? { description: 'scoped' } : undefined;

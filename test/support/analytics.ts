@@ -1,7 +1,7 @@
 // What the /v1/analytics suites share: workspaces of their own whose tasks and deals are written
 // through the real stores at chosen instants, and a reference bucketing written apart from the
 // server's (Date arithmetic here, SQL there), so each suite computes the expected aggregates itself.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { StoreSource } from '../../src/store/engine.js';
 import { createDealStore } from '../../src/store/deals.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
@@ -56,7 +56,7 @@ export interface SeededTask {
 }
 
 /** A workspace of its own with a second project and a writer of tasks and deals at chosen instants. */
-export async function analyticsWorkspace(db: BetterSqlite3.Database, sessionSecret: Uint8Array) {
+export async function analyticsWorkspace(db: StoreSource, sessionSecret: Uint8Array) {
   let clock = 0;
   const now = () => clock;
   const workspace: TestWorkspace = await makeTestWorkspace(db, sessionSecret, { now: () => Date.UTC(2026, 0, 1) });

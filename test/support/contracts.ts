@@ -116,7 +116,7 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
     const moved = expectSuccess(response, 200);
     expect(moved).toMatchObject({ status: spec.to, ...spec.sets(before, at), updatedAt: at, version: versionAfterMove });
     expect(response.headers['etag']).toBe(`"${versionAfterMove}"`);
-    const events = eventsAbout(app().t.db, before.id);
+    const events = await eventsAbout(app().t.store, before.id);
     expect(events.map((event) => event.type)).toEqual(eventsUpToMove);
     expect(events.at(-1)!.payload.data.object).toEqual(moved);
     expect(events.at(-1)!.payload.actor).toEqual({ id: 'usr_demoOwnerMara', kind: 'USER' });
@@ -143,7 +143,7 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
       expect(problem.detail).toContain('expired');
       // The refusal changed nothing: the read shows the expiry, which the sweep records.
       expect(expectSuccess(await contracts.get(sent.id), 200)).toMatchObject({ status: 'expired', version: 3, expiredAt: new Date(lastMoment + 1).toISOString() });
-      expect(eventsAbout(app().t.db, sent.id).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
+      expect((await eventsAbout(app().t.store, sent.id)).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
       clock.at = start;
     });
   }
@@ -161,7 +161,7 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(eventsAbout(app().t.db, before.id).map((event) => event.type)).toEqual(eventsUpToMove);
+    expect((await eventsAbout(app().t.store, before.id)).map((event) => event.type)).toEqual(eventsUpToMove);
     expectProblem(await contracts.move(before.id, move), 409, 'conflict', refusalOnceMoved);
   });
 
@@ -170,7 +170,7 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
     expectProblem(await contracts.move(fx.otherWorkspace.contractId, move), 404, 'not-found', 'contract-not-found');
     expectProblem(await contracts.move('ctr_ZZZZZZZZZZZZZZZZZZZZ', move), 404, 'not-found', 'contract-not-found');
     const before = await contracts.contractIn(reachFrom);
-    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
-    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.db, fx.workspaceId, ['crm:write'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.store, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.move(before.id, move, {}, await makePat(t.store, fx.workspaceId, ['crm:write'])), 403, 'insufficient-scope');
   });
 }

@@ -7,10 +7,39 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
+import { postgresEngine, postgresStatementText, sqliteEngine, type StoreEngine } from '../../src/store/engine.js';
+import { openPostgres } from '../../src/store/postgres.js';
 import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { afterAll, beforeAll } from 'vitest';
 import { ContractClient } from './contractClient.js';
+import { sharedPostgresServer } from './postgresServer.js';
+import { startRedisServer } from './redisServer.js';
+
+export type TestEngineKind = 'sqlite' | 'postgres';
+
+/**
+ * The engines the API suites run on: a SQLite file (the default), or with TEST_ENGINE=postgres
+ * (vitest.config.ts's `api-postgres` project) a PostgreSQL database of their own on the run's one
+ * real server, with the limits counted in a real redis-server of their own, as a scaled-out
+ * deployment runs.
+ */
+export const testEngineKind: TestEngineKind = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** SQL the tests read or set up data with, run on the app's engine (`?` parameters on both). */
+export interface TestSql {
+  rows<Row = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<Row[]>;
+  row<Row = Record<string, unknown>>(text: string, ...params: unknown[]): Promise<Row | undefined>;
+  /** The first column of the first row. */
+  value<Value = unknown>(text: string, ...params: unknown[]): Promise<Value>;
+  run(text: string, ...params: unknown[]): Promise<void>;
+  /**
+   * Makes every insert into `table` whose new row matches `when` (an SQL condition on NEW, the
+   * same in both dialects) fail with `message`, as a full disk or a broken constraint would;
+   * answers the function that removes the failure again.
+   */
+  failInserts(table: string, when: string, message: string): Promise<() => Promise<void>>;
+}
 
 export interface TestApp {
   app: RunningApp;
@@ -20,6 +49,11 @@ export interface TestApp {
   fixture: DemoFixture;
   /** The key the server signs and verifies session tokens with (SESSION_JWT_SECRET or the key file). */
   sessionSecret: Uint8Array;
+  /** The engine the app serves from. */
+  store: StoreEngine;
+  engineKind: TestEngineKind;
+  sql: TestSql;
+  /** The SQLite connection under the app (only with the SQLite engine: a test that reads it is a SQLite test). */
   db: BetterSqlite3.Database;
   dataDir: string;
   /** Every log line the server wrote, to assert what is and is not logged. */
@@ -42,9 +76,11 @@ export function memoryLogger(lines: string[]): Logger {
 export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
+  const opened = testEngineKind === 'postgres' ? await openPostgresForTest() : openSqliteForTest(databasePath);
   const config: Config = {
     ...loadConfig({
       DATABASE_PATH: databasePath,
+      ...opened.env,
       PORT: '0',
       HOST: '127.0.0.1',
       RESPONSE_VALIDATION: 'enforce',
@@ -59,14 +95,17 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
     ...options.config,
   };
   const now = options.now ?? Date.now;
-  const db = openDatabase(databasePath);
   // The same secret the server will read, so the demo's session tokens (and the tests' own) verify.
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
-  const fixture = await loadDemoData(db, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
+  const fixture = await loadDemoData(opened.sqlite ?? opened.engine, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
   const logLines: string[] = [];
-  const app = await startApp(config, { logger: memoryLogger(logLines), db, now });
+  const app = await startApp(config, {
+    logger: memoryLogger(logLines),
+    ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.engine, sqlite: undefined, location: 'test database', close: async () => {} } }),
+    now,
+  });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
   return {
@@ -79,13 +118,93 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
     },
     fixture,
     sessionSecret,
-    db,
+    store: opened.engine,
+    engineKind: testEngineKind,
+    sql: opened.sql,
+    get db() {
+      if (!opened.sqlite) throw new Error('this test reads the SQLite connection (t.db); on PostgreSQL use t.sql or t.store');
+      return opened.sqlite;
+    },
     dataDir,
     logLines,
     async close() {
       await app.close();
-      db.close();
+      await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface OpenedTestEngine {
+  engine: StoreEngine;
+  sqlite?: BetterSqlite3.Database;
+  sql: TestSql;
+  /** What the app's configuration needs to find the same data and counters. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+function openSqliteForTest(databasePath: string): OpenedTestEngine {
+  const db = openDatabase(databasePath);
+  let failures = 0;
+  return {
+    engine: sqliteEngine(db),
+    sqlite: db,
+    env: {},
+    sql: {
+      rows: async (text, ...params) => db.prepare(text).all(...params) as never,
+      row: async (text, ...params) => db.prepare(text).get(...params) as never,
+      value: async (text, ...params) => db.prepare(text).pluck().get(...params) as never,
+      run: async (text, ...params) => {
+        db.prepare(text).run(...params);
+      },
+      async failInserts(table, when, message) {
+        const trigger = `fail_insert_${++failures}`;
+        db.exec(`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, '${message.replaceAll("'", "''")}'); END`);
+        return async () => {
+          db.exec(`DROP TRIGGER ${trigger}`);
+        };
+      },
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+async function openPostgresForTest(): Promise<OpenedTestEngine> {
+  const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
+  const redis = await startRedisServer();
+  const database = await openPostgres(url, { poolMax: 4 });
+  const engine = postgresEngine(database.pool);
+  const query = async (text: string, params: unknown[]) => database.pool.query({ text: postgresStatementText(text), values: params, rowMode: 'array' });
+  const objects = async (text: string, params: unknown[]) => (await database.pool.query(postgresStatementText(text), params)).rows;
+  let failures = 0;
+  return {
+    engine,
+    env: { DATABASE_URL: url, REDIS_URL: redis.url },
+    sql: {
+      rows: async (text, ...params) => (await objects(text, params)) as never,
+      row: async (text, ...params) => (await objects(text, params))[0] as never,
+      value: async (text, ...params) => (await query(text, params)).rows[0]?.[0] as never,
+      run: async (text, ...params) => {
+        await database.pool.query(postgresStatementText(text), params);
+      },
+      async failInserts(table, when, message) {
+        const trigger = `fail_insert_${++failures}`;
+        await database.pool.query(
+          `CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message.replaceAll("'", "''")}'; END $$`,
+        );
+        await database.pool.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${trigger}()`);
+        return async () => {
+          await database.pool.query(`DROP TRIGGER ${trigger} ON ${table}`);
+          await database.pool.query(`DROP FUNCTION ${trigger}()`);
+        };
+      },
+    },
+    async close() {
+      await engine.close();
+      await redis.stop();
     },
   };
 }

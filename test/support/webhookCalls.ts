@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { loadWebhookSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
 import type { TestApp } from './testApp.js';
-import { expectSuccess, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from './workPlatform.js';
+import { eventsAbout, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from './workPlatform.js';
 import type { WorkPlatformTestApp } from './workPlatformApp.js';
 
 /** A public HTTPS target the address guard accepts (nothing is delivered: the worker is off). */
@@ -44,8 +44,8 @@ export function webhookCalls(app: () => WorkPlatformTestApp, clock: () => number
 
     /** A workspace of its own, so that counts and lists are exactly what the test made. */
     async freshWorkspace(): Promise<TestWorkspace> {
-      const workspace = await makeTestWorkspace(app().t.db, app().t.sessionSecret, { now: clock });
-      await liftCallLimits(app().t.db, workspace.workspaceId);
+      const workspace = await makeTestWorkspace(app().t.store, app().t.sessionSecret, { now: clock });
+      await liftCallLimits(app().t.store, workspace.workspaceId);
       return workspace;
     },
 
@@ -56,10 +56,10 @@ export function webhookCalls(app: () => WorkPlatformTestApp, clock: () => number
     /** Makes a task change through the API, so the outbox records an event (and fans it out). */
     async recordTaskEvent(token = app().fx.tokens.all, projectId = app().fx.projectId): Promise<string> {
       const task = expectSuccess(await send('POST', '/v1/tasks', { token, body: { projectId, title: 'Event source' } }), 201);
-      return app().t.db.prepare("SELECT id FROM events WHERE json_extract(payload, '$.data.object.id') = ?").pluck().get(task.id) as string;
+      return (await eventsAbout(app().t.store, task.id))[0]!.payload.id;
     },
 
     deliveryRows: (subscriptionId: string) =>
-      app().t.db.prepare('SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY created_at, rowid').all(subscriptionId) as Record<string, any>[],
+      app().t.sql.rows<Record<string, any>>(`SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY created_at, ${insertionOrderSql(app().t.engineKind)}`, subscriptionId),
   };
 }

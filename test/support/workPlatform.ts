@@ -5,7 +5,9 @@ import { createHmac } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
 import { demoUsers } from '../../src/demo/workPlatformDemo.js';
-import type { StoreSource } from '../../src/store/engine.js';
+import type { StoreEngine, StoreSource } from '../../src/store/engine.js';
+import { count, eq, sql, type SQL } from 'drizzle-orm';
+import { events, idempotencyKeys, projects, tasks } from '../../db/schema.js';
 import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { issueSessionToken } from '../../src/auth/sessionTokens.js';
@@ -156,15 +158,35 @@ export interface RecordedEvent {
 }
 
 /** The outbox rows about one task or project, oldest first. */
-export function eventsAbout(db: BetterSqlite3.Database, objectId: string): RecordedEvent[] {
-  const rows = db
-    .prepare("SELECT type, payload FROM events WHERE json_extract(payload, '$.data.object.id') = ? ORDER BY occurred_at, rowid")
-    .all(objectId) as { type: string; payload: string }[];
+export async function eventsAbout(store: StoreEngine, objectId: string): Promise<RecordedEvent[]> {
+  const rows = await store.statement<{ type: string; payload: string }>(
+    store.orm
+      .select({ type: events.type, payload: events.payload })
+      .from(events)
+      .where(sql`${eventObjectId(store)} = ${objectId}`)
+      .orderBy(events.occurredAt, ...insertionOrder(store)),
+  ).objects({});
   return rows.map((row) => ({ type: row.type, payload: JSON.parse(row.payload) }));
 }
 
-export function countRows(db: BetterSqlite3.Database, table: 'tasks' | 'projects' | 'events' | 'idempotency_keys', workspaceId: string): number {
-  return (db.prepare(`SELECT count(*) AS count FROM ${table} WHERE workspace_id = ?`).get(workspaceId) as { count: number }).count;
+function eventObjectId(store: StoreEngine): SQL {
+  return store.kind === 'sqlite' ? sql`json_extract(${events.payload}, '$.data.object.id')` : sql`(cast(${events.payload} as jsonb) #>> '{data,object,id}')`;
+}
+
+/** The order rows were inserted in: SQLite's rowid; PostgreSQL's inserting transaction, then the row's place in the table. */
+export function insertionOrder(store: StoreEngine): SQL[] {
+  return [sql.raw(insertionOrderSql(store.kind))];
+}
+
+/** `insertionOrder` as SQL text, for the tests' own queries (an ORDER BY list). */
+export function insertionOrderSql(kind: StoreEngine['kind']): string {
+  return kind === 'sqlite' ? 'rowid' : 'cast(cast(xmin as text) as bigint), ctid';
+}
+
+export async function countRows(store: StoreEngine, table: 'tasks' | 'projects' | 'events' | 'idempotency_keys', workspaceId: string): Promise<number> {
+  const tables = { tasks, projects, events, idempotency_keys: idempotencyKeys };
+  const counted = tables[table];
+  return store.statement<{ count: number }>(store.orm.select({ count: count() }).from(counted).where(eq(counted.workspaceId, workspaceId))).value({}) as Promise<number>;
 }
 
 /** Replaces every occurrence of each given text, to compare answers that differ only in those. */

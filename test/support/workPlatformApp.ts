@@ -18,8 +18,8 @@ export interface WorkPlatformTestApp {
 export async function startWorkPlatformTestApp(options: Parameters<typeof startTestApp>[0] = {}): Promise<WorkPlatformTestApp> {
   const t = await startTestApp(options);
   const fx = t.fixture.workPlatform;
-  await liftCallLimits(t.db, fx.workspaceId);
-  await liftCallLimits(t.db, fx.otherWorkspace.workspaceId);
+  await liftCallLimits(t.store, fx.workspaceId);
+  await liftCallLimits(t.store, fx.otherWorkspace.workspaceId);
   return { t, client: t.workPlatformClient, fx };
 }
 
@@ -65,7 +65,7 @@ export function workPlatformCalls(app: () => WorkPlatformTestApp) {
       return expectSuccess(await createProject({ name }), 201);
     },
     /** Every event recorded in the outbox, of any workspace. */
-    allEvents: () => (app().t.db.prepare('SELECT count(*) AS count FROM events').get() as { count: number }).count,
+    allEvents: () => app().t.sql.value<number>('SELECT count(*) FROM events'),
   };
 }
 

@@ -6,7 +6,7 @@ let app: ConnectorTestApp;
 useConnectorTestApp((started) => (app = started));
 const calls = connectorCalls(() => app);
 const newConnector = async () => expectSuccess(await calls.create({ kind: 'github', name: 'To connect' }), 201) as { id: string };
-const sealedOf = (id: string) => (app.t.db.prepare('SELECT sealed_credential AS sealed FROM connectors WHERE id = ?').get(id) as { sealed: string | null }).sealed;
+const sealedOf = (id: string) => app.t.sql.value<string | null>('SELECT sealed_credential FROM connectors WHERE id = ?', id);
 
 describe('PUT /v1/connectors/{connectorId}/connection', () => {
   it('checks the token with GET /user, stores it sealed and answers the connector connected, with the login, a hint and the announced expiry', async () => {
@@ -22,10 +22,10 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
     const check = app.github.requests.slice(before);
     expect(check.map((request) => request.path)).toEqual(['/user']);
     expect(check[0]!.headers.authorization).toBe(`Bearer ${token}`);
-    expect(sealedOf(id)).toMatch(/^v1\./);
+    expect(await sealedOf(id)).toMatch(/^v1\./);
     expect(databaseBytes(app.t.dataDir).includes(Buffer.from(token))).toBe(false);
-    expect(eventsAbout(app.t.db, id).map((event) => event.type)).toEqual(['connector.created', 'connector.connected']);
-    expect(JSON.stringify(eventsAbout(app.t.db, id))).not.toContain(token);
+    expect((await eventsAbout(app.t.store, id)).map((event) => event.type)).toEqual(['connector.created', 'connector.connected']);
+    expect(JSON.stringify(await eventsAbout(app.t.store, id))).not.toContain(token);
   });
 
   it('takes a given expiresAt over the announced one, and reconnects an expired connector with a new token', async () => {
@@ -42,7 +42,7 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
     expectProblem(response, 422, 'validation', 'credential-refused');
     expect(response.text).not.toContain(token);
     expect(expectSuccess(await calls.get(id), 200)).toMatchObject({ status: 'not_connected', version: 1 });
-    expect(sealedOf(id)).toBeNull();
+    expect(await sealedOf(id)).toBeNull();
   });
 
   it('answers 422 to an expiresAt in the past, before asking GitHub', async () => {
@@ -64,11 +64,11 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
     } finally {
       app.github.respondWith({ kind: 'normal' });
     }
-    expect(sealedOf(id)).toBeNull();
+    expect(await sealedOf(id)).toBeNull();
   });
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await calls.connect(app.fx.otherWorkspace.connectorId, { token: 'ghp_x' }), 404, 'not-found', 'connector-not-found');
-    expectProblem(await calls.connect(app.fx.connectors.disconnected, { token: 'ghp_x' }, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.connect(app.fx.connectors.disconnected, { token: 'ghp_x' }, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

@@ -20,7 +20,7 @@ describe('POST /v1/companies', () => {
     expect(company.updatedAt).toBe(company.createdAt);
     expect(response.headers['location']).toBe(`/v1/companies/${company.id}`);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(t.db, company.id).map((event) => event.type)).toEqual(['company.created']);
+    expect((await eventsAbout(t.store, company.id)).map((event) => event.type)).toEqual(['company.created']);
   });
 
   it('defaults domain and description to null', async () => {
@@ -34,11 +34,11 @@ describe('POST /v1/companies', () => {
   });
 
   it('answers 400 value-too-long beyond the storage limits and stores nothing', async () => {
-    const before = (t.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n;
+    const before = (await t.sql.value<number>('SELECT count(*) AS n FROM companies'));
     expectProblem(await crm.create('company', { name: 'n'.repeat(201) }), 400, 'bad-request', 'value-too-long');
     expectProblem(await crm.create('company', { name: 'ok', description: 'd'.repeat(2001) }), 400, 'bad-request', 'value-too-long');
     expectProblem(await crm.create('company', { name: 'ok', domain: `${'d'.repeat(250)}.com` }), 400, 'bad-request', 'value-too-long');
-    expect((t.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n).toBe(before);
+    expect((await t.sql.value<number>('SELECT count(*) AS n FROM companies'))).toBe(before);
     expectSuccess(await crm.create('company', { name: '😀'.repeat(200) }), 201);
   });
 
@@ -50,7 +50,7 @@ describe('POST /v1/companies', () => {
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(['crm:write']);
   });
 });

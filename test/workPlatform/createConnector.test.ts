@@ -16,7 +16,7 @@ describe('POST /v1/connectors', () => {
     expect(connector.id).toMatch(/^con_[A-Za-z0-9]{20}$/);
     expect(response.headers['location']).toBe(`/v1/connectors/${connector.id}`);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(app.t.db, connector.id).map((event) => event.type)).toEqual(['connector.created']);
+    expect((await eventsAbout(app.t.store, connector.id)).map((event) => event.type)).toEqual(['connector.created']);
   });
 
   it('allows several connectors of a kind', async () => {
@@ -32,6 +32,6 @@ describe('POST /v1/connectors', () => {
   });
 
   it('answers 403 insufficient-scope to a token with connectors:read only', async () => {
-    expectProblem(await calls.create({ kind: 'github', name: 'x' }, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.create({ kind: 'github', name: 'x' }, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

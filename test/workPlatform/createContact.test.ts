@@ -20,7 +20,7 @@ describe('POST /v1/contacts', () => {
     expect(contact.id).toMatch(/^ctc_[A-Za-z0-9]{20}$/);
     expect(response.headers['location']).toBe(`/v1/contacts/${contact.id}`);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(t.db, contact.id).map((event) => event.type)).toEqual(['contact.created']);
+    expect((await eventsAbout(t.store, contact.id)).map((event) => event.type)).toEqual(['contact.created']);
   });
 
   it('defaults email, phone and companyId to null', async () => {
@@ -41,6 +41,6 @@ describe('POST /v1/contacts', () => {
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    expectProblem(await crm.create('contact', { name: 'No' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.create('contact', { name: 'No' }, {}, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -13,7 +13,7 @@ useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 const contracts = contractCalls(() => ({ t, client, fx }));
 const crm = crmCalls(() => ({ t, client, fx }));
 const expiresOn = dayAfter(Date.now(), 30);
-const countContracts = () => (t.db.prepare('SELECT count(*) AS n FROM contracts').get() as { n: number }).n;
+const countContracts = () => t.sql.value<number>('SELECT count(*) AS n FROM contracts');
 
 describe('POST /v1/contracts', () => {
   it('answers 201 with a draft, Location and ETag, and records contract.created', async () => {
@@ -27,7 +27,7 @@ describe('POST /v1/contracts', () => {
     });
     expect(response.headers['location']).toBe(`/v1/contracts/${contract.id}`);
     expect(response.headers['etag']).toBe('"1"');
-    const events = eventsAbout(t.db, contract.id);
+    const events = await eventsAbout(t.store, contract.id);
     expect(events.map((event) => event.type)).toEqual(['contract.created']);
     expect(events[0]!.payload.data.object).toEqual(contract);
   });
@@ -44,7 +44,7 @@ describe('POST /v1/contracts', () => {
   it('answers 422 without a company or deal, with a company other than the deal\u2019s, with half a value; and stores nothing', async () => {
     const [company, other] = [await crm.newCompany(), await crm.newCompany()];
     const deal = await crm.newDeal({ companyId: company.id });
-    const before = countContracts();
+    const before = await countContracts();
     expect(expectProblem(await contracts.create({ title: 'x', expiresOn }), 422, 'validation').errors[0].path).toBe('/companyId');
     expect(expectProblem(await contracts.create({ title: 'x', companyId: null, dealId: null, expiresOn }), 422, 'validation').errors[0].path).toBe('/companyId');
     expect(expectProblem(await contracts.create({ title: 'x', companyId: other.id, dealId: deal.id, expiresOn }), 422, 'validation').errors[0].path).toBe('/companyId');
@@ -55,14 +55,14 @@ describe('POST /v1/contracts', () => {
     }
     expectProblem(await contracts.create({ title: 't'.repeat(201), companyId: company.id, expiresOn }), 400, 'bad-request', 'value-too-long');
     expectProblem(await contracts.create({ title: 'x', body: 'b'.repeat(20_001), companyId: company.id, expiresOn }), 400, 'bad-request', 'value-too-long');
-    expect(countContracts()).toBe(before);
+    expect(await countContracts()).toBe(before);
   });
 
   it("answers 404 for a company or deal of another workspace", async () => {
-    const before = countContracts();
+    const before = await countContracts();
     expectProblem(await contracts.create({ title: 'x', companyId: fx.otherWorkspace.companyId, expiresOn }), 404, 'not-found', 'company-not-found');
     expectProblem(await contracts.create({ title: 'x', dealId: fx.otherWorkspace.dealId, expiresOn }), 404, 'not-found', 'deal-not-found');
-    expect(countContracts()).toBe(before);
+    expect(await countContracts()).toBe(before);
   });
 
   it('replays the first answer to a repeated Idempotency-Key and creates one contract', async () => {
@@ -72,10 +72,10 @@ describe('POST /v1/contracts', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(eventsAbout(t.db, first.body.id).map((event) => event.type)).toEqual(['contract.created']);
+    expect((await eventsAbout(t.store, first.body.id)).map((event) => event.type)).toEqual(['contract.created']);
   });
 
   it('answers 403 insufficient-scope to a token with contracts:read only', async () => {
-    expectProblem(await contracts.create({ title: 'x', companyId: fx.crm.companyIds[0], expiresOn }, {}, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.create({ title: 'x', companyId: fx.crm.companyIds[0], expiresOn }, {}, await makePat(t.store, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
   });
 });

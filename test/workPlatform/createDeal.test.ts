@@ -23,7 +23,7 @@ describe('POST /v1/deals', () => {
     expect(deal).toMatchObject({ title: 'Big one', stage: 'proposal', amountMinor: 1_250_000, currency: 'EUR', ownerId: 'usr_demoAdminTeo', companyId: company.id, contactIds: [b.id, a.id], expectedCloseOn: '2026-12-31', version: 1 });
     expect(deal.id).toMatch(/^del_[A-Za-z0-9]{20}$/);
     expect(response.headers['location']).toBe(`/v1/deals/${deal.id}`);
-    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created']);
+    expect((await eventsAbout(t.store, deal.id)).map((event) => event.type)).toEqual(['deal.created']);
   });
 
   it('takes an expectedCloseOn of the years 0000–0099 as written (201), and refuses a day those years do not have (422)', async () => {
@@ -46,14 +46,14 @@ describe('POST /v1/deals', () => {
 
   it("answers 404 for an owner, company or contact of another workspace, and stores nothing", async () => {
     const base = { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' };
-    const before = (t.db.prepare('SELECT count(*) AS n FROM deals').get() as { n: number }).n;
+    const before = (await t.sql.value<number>('SELECT count(*) AS n FROM deals'));
     expectProblem(await crm.create('deal', { ...base, ownerId: 'usr_demoOwnerRuth' }), 404, 'not-found', 'user-not-found');
     expectProblem(await crm.create('deal', { ...base, companyId: fx.otherWorkspace.companyId }), 404, 'not-found', 'company-not-found');
     expectProblem(await crm.create('deal', { ...base, contactIds: [fx.crm.contactIds[0], fx.otherWorkspace.contactId] }), 404, 'not-found', 'contact-not-found');
-    expect((t.db.prepare('SELECT count(*) AS n FROM deals').get() as { n: number }).n).toBe(before);
+    expect((await t.sql.value<number>('SELECT count(*) AS n FROM deals'))).toBe(before);
   });
 
   it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    expectProblem(await crm.create('deal', { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' }, {}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.create('deal', { title: 'x', amountMinor: 1, currency: 'EUR', ownerId: 'usr_demoOwnerMara' }, {}, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -36,7 +36,7 @@ describe('POST /v1/projects', () => {
     const sent = { name: 'Archive', description: 'Old things', status: 'ARCHIVED' };
     const project = expectSuccess(await createProject(sent), 201);
     expect(project).toMatchObject(sent);
-    const events = eventsAbout(t.db, project.id);
+    const events = await eventsAbout(t.store, project.id);
     expect(events.map((event) => event.type)).toEqual(['project.created']);
     expect(events[0]!.payload).toMatchObject({ tenantId: fx.workspaceId, actor: { id: demoUsers.owner.id, kind: 'USER' }, data: { object: project } });
   });

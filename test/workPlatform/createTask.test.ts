@@ -52,12 +52,12 @@ describe('POST /v1/tasks', () => {
   });
 
   it("answers 404 for another workspace's project or user, creating nothing", async () => {
-    const count = () => (t.db.prepare('SELECT count(*) AS count FROM tasks').get() as { count: number }).count;
-    const before = count();
+    const count = () => t.sql.value<number>('SELECT count(*) AS count FROM tasks');
+    const before = await count();
     expectProblem(await createTask({ projectId: fx.otherWorkspace.projectId, title: 'x' }), 404, 'not-found', 'project-not-found');
     expectProblem(await createTask({ projectId: 'prj_ZZZZZZZZZZZZZZZZZZZZ', title: 'x' }), 404, 'not-found', 'project-not-found');
     expectProblem(await createTask({ projectId: fx.projectId, title: 'x', assigneeId: demoUsers.otherOwner.id }), 404, 'not-found', 'user-not-found');
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   it('answers 422 listing every failing field, with codes of the closed set', async () => {
@@ -108,7 +108,7 @@ describe('POST /v1/tasks', () => {
 
   it('records task.created in the outbox', async () => {
     const task = await newTask('Outbox on create');
-    const events = eventsAbout(t.db, task.id);
+    const events = await eventsAbout(t.store, task.id);
     expect(events.map((event) => event.type)).toEqual(['task.created']);
     expect(events[0]!.payload).toMatchObject({
       type: 'task.created',
@@ -121,10 +121,10 @@ describe('POST /v1/tasks', () => {
 
 describe('an unexpected failure', () => {
   it('answers a generic 500 problem, leaks nothing, keeps the CORS headers and logs the cause under the request id', async () => {
-    // A trigger stands in for a failing disk: the store's insert throws an SQLite error.
-    t.db.exec("CREATE TRIGGER fail_task_insert BEFORE INSERT ON tasks WHEN NEW.title = 'explode' BEGIN SELECT RAISE(ABORT, 'disk says no at /var/data/app.db'); END");
+    // A trigger stands in for a failing disk: the store's insert throws the engine's error.
+    const removeFailure = await t.sql.failInserts('tasks', "NEW.title = 'explode'", 'disk says no at /var/data/app.db');
     try {
-      const count = allEvents();
+      const count = await allEvents();
       const response = await client.request('POST', '/v1/tasks', {
         headers: headers({ origin: fx.allowedOrigin }),
         body: JSON.stringify({ projectId: fx.projectId, title: 'explode' }),
@@ -133,11 +133,11 @@ describe('an unexpected failure', () => {
       expect(problem.detail).toBe('An unexpected error occurred. Quote the request id when reporting it.');
       expect(response.text).not.toMatch(/disk says no|var\/data|sqlite|at /i);
       expect(response.headers['access-control-allow-origin']).toBe(fx.allowedOrigin);
-      expect(allEvents()).toBe(count);
+      expect(await allEvents()).toBe(count);
       const logged = t.logLines.map((line) => JSON.parse(line)).find((entry) => entry.level === 'error' && entry.requestId === problem.requestId);
       expect(JSON.stringify(logged)).toContain('disk says no');
     } finally {
-      t.db.exec('DROP TRIGGER fail_task_insert');
+      await removeFailure();
     }
   });
 });
@@ -147,9 +147,10 @@ describe('text that storage cannot hold', () => {
     ['an unpaired surrogate', '\ud800x'],
     ['a NUL character', '\u0000abc'],
   ])('answers 400 invalid-value for a title with %s, and stores nothing', async (_case, title) => {
+    const before = await t.sql.value<number>('SELECT count(*) FROM tasks');
     const response = await client.request('POST', '/v1/tasks', { headers: jsonHeaders(fx.tokens.all), body: JSON.stringify({ projectId: fx.projectId, title }) });
     expectProblem(response, 400, 'bad-request', 'invalid-value');
-    expect(t.db.prepare('SELECT count(*) AS count FROM tasks WHERE title = ?').get(title)).toEqual({ count: 0 });
+    expect(await t.sql.value<number>('SELECT count(*) FROM tasks')).toBe(before);
   });
 });
 
@@ -160,6 +161,6 @@ describe('workspace isolation', () => {
       body: JSON.stringify({ projectId: fx.otherWorkspace.projectId, title: 'Smuggled' }),
     });
     expectProblem(response, 404, 'not-found', 'project-not-found');
-    expect(t.db.prepare("SELECT count(*) AS count FROM tasks WHERE title = 'Smuggled'").get()).toEqual({ count: 0 });
+    expect(await t.sql.value<number>("SELECT count(*) FROM tasks WHERE title = 'Smuggled'")).toBe(0);
   });
 });

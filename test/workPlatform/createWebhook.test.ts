@@ -53,10 +53,10 @@ describe('POST /v1/webhooks', () => {
     ['https://[::ffff:127.0.0.1]/x', 'not a public address (ipv4Mapped:loopback)'],
     ['http://127.0.0.1:8080/x', 'https'],
   ])('answers 422 at /url (invalid_format) for %s, naming why, and creates nothing', async (refused, reason) => {
-    const before = t.db.prepare('SELECT count(*) FROM webhook_subscriptions').pluck().get();
+    const before = (await t.sql.value('SELECT count(*) FROM webhook_subscriptions'));
     const problem = expectProblem(await createWebhook({ url: refused, eventTypes: ['task.created'] }), 422, 'validation');
     expect(problem.errors).toEqual([{ path: '/url', code: 'invalid_format', message: expect.stringContaining(reason) }]);
-    expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions').pluck().get()).toBe(before);
+    expect((await t.sql.value('SELECT count(*) FROM webhook_subscriptions'))).toBe(before);
   });
 
   it('answers 422 for bodies the contract refuses, listing each field', async () => {
@@ -71,7 +71,7 @@ describe('POST /v1/webhooks', () => {
     const workspace = await freshWorkspace();
     for (let index = 0; index < 20; index += 1) await newWebhook({}, workspace.pat);
     expectProblem(await createWebhook({ url, eventTypes: ['task.created'] }, workspace.pat), 409, 'conflict', 'webhook-limit-reached');
-    expect(t.db.prepare('SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(20);
+    expect((await t.sql.value('SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?', workspace.workspaceId))).toBe(20);
   });
 });
 

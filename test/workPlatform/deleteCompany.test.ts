@@ -21,7 +21,7 @@ describe('DELETE /v1/companies/{companyId}', () => {
     expect(response.text).toBe('');
     expectProblem(await crm.get('company', company.id), 404, 'not-found', 'company-not-found');
     expectProblem(await crm.remove('company', company.id), 404, 'not-found', 'company-not-found');
-    expect(eventsAbout(t.db, company.id).map((event) => event.type)).toEqual(['company.created', 'company.deleted']);
+    expect((await eventsAbout(t.store, company.id)).map((event) => event.type)).toEqual(['company.created', 'company.deleted']);
   });
 
   it('detaches its contacts: companyId null, a new version and contact.updated', async () => {
@@ -29,7 +29,7 @@ describe('DELETE /v1/companies/{companyId}', () => {
     const contact = await crm.newContact({ companyId: company.id });
     expect((await crm.remove('company', company.id)).status).toBe(204);
     expect(expectSuccess(await crm.get('contact', contact.id), 200)).toMatchObject({ companyId: null, version: 2 });
-    expect(eventsAbout(t.db, contact.id).map((event) => event.type)).toEqual(['contact.created', 'contact.updated']);
+    expect((await eventsAbout(t.store, contact.id)).map((event) => event.type)).toEqual(['contact.created', 'contact.updated']);
   });
 
   it('answers 409 company-has-deals while a deal names it, and changes nothing', async () => {
@@ -60,6 +60,6 @@ describe('DELETE /v1/companies/{companyId}', () => {
   it("answers 404 for another workspace's company and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('company', fx.otherWorkspace.companyId), 404, 'not-found', 'company-not-found');
     const company = await crm.newCompany();
-    expectProblem(await crm.remove('company', company.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('company', company.id, undefined, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

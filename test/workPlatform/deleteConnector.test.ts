@@ -16,8 +16,8 @@ describe('DELETE /v1/connectors/{connectorId}', () => {
     expectProblem(await remove(connector.id, { 'if-match': '"1"' }), 409, 'conflict', 'version-conflict');
     expect((await remove(connector.id, { 'if-match': `"${connector.version}"` })).status).toBe(204);
     expectProblem(await calls.get(connector.id), 404, 'not-found', 'connector-not-found');
-    expect(eventsAbout(app.t.db, connector.id).map((event) => event.type).at(-1)).toBe('connector.deleted');
-    expect((app.t.db.prepare('SELECT count(*) AS n FROM connectors WHERE id = ?').get(connector.id) as { n: number }).n).toBe(0);
+    expect((await eventsAbout(app.t.store, connector.id)).map((event) => event.type).at(-1)).toBe('connector.deleted');
+    expect((await app.t.sql.value<number>('SELECT count(*) AS n FROM connectors WHERE id = ?', connector.id))).toBe(0);
 
     // Another connector importing the same repository updates those tasks instead of making new ones.
     const other = await calls.connected('ghp_secondConnectorSameRepo00000000000000002');
@@ -26,6 +26,6 @@ describe('DELETE /v1/connectors/{connectorId}', () => {
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await remove(app.fx.otherWorkspace.connectorId), 404, 'not-found', 'connector-not-found');
-    expectProblem(await remove(app.fx.connectors.connected, {}, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await remove(app.fx.connectors.connected, {}, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

@@ -17,7 +17,7 @@ describe('DELETE /v1/contacts/{contactId}', () => {
     const response = await crm.remove('contact', contact.id);
     expect(response.status).toBe(204);
     expectProblem(await crm.get('contact', contact.id), 404, 'not-found', 'contact-not-found');
-    expect(eventsAbout(t.db, contact.id).map((event) => event.type)).toEqual(['contact.created', 'contact.deleted']);
+    expect((await eventsAbout(t.store, contact.id)).map((event) => event.type)).toEqual(['contact.created', 'contact.deleted']);
   });
 
   it('answers 409 contact-has-deals while a deal lists it', async () => {
@@ -37,6 +37,6 @@ describe('DELETE /v1/contacts/{contactId}', () => {
   it("answers 404 for another workspace's contact and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('contact', fx.otherWorkspace.contactId), 404, 'not-found', 'contact-not-found');
     const contact = await crm.newContact();
-    expectProblem(await crm.remove('contact', contact.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('contact', contact.id, undefined, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -14,7 +14,7 @@ describe('DELETE /v1/contracts/{contractId}', () => {
       const contract = await contracts.contractIn([...moves]);
       expect((await contracts.remove(contract.id)).status).toBe(204);
       expectProblem(await contracts.get(contract.id), 404, 'not-found', 'contract-not-found');
-      const events = eventsAbout(t.db, contract.id);
+      const events = await eventsAbout(t.store, contract.id);
       expect(events.at(-1)!.type).toBe('contract.deleted');
       expect(events.at(-1)!.payload.data.object).toEqual(contract);
     }
@@ -33,7 +33,7 @@ describe('DELETE /v1/contracts/{contractId}', () => {
     const overdue = await contracts.contractIn(['send'], { expiresOn: dayAfter(clock.at, 0) });
     clock.at += 2 * 86_400_000;
     expect((await contracts.remove(overdue.id, '"3"')).status).toBe(204);
-    const events = eventsAbout(t.db, overdue.id);
+    const events = await eventsAbout(t.store, overdue.id);
     expect(events.map((event) => event.type)).toEqual(['contract.created', 'contract.sent', 'contract.expired', 'contract.deleted']);
     expect(events[3]!.payload.data.object).toMatchObject({ status: 'expired', version: 3 });
     clock.at = start;
@@ -48,7 +48,7 @@ describe('DELETE /v1/contracts/{contractId}', () => {
   it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {
     expectProblem(await contracts.remove(fx.otherWorkspace.contractId), 404, 'not-found', 'contract-not-found');
     const draft = await contracts.newContract();
-    expectProblem(await contracts.remove(draft.id, undefined, await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.remove(draft.id, undefined, await makePat(t.store, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
     expect(expectSuccess(await contracts.get(fx.otherWorkspace.contractId, fx.otherWorkspace.token), 200).status).toBe('draft');
   });
 });

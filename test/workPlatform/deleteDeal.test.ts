@@ -21,7 +21,7 @@ describe('DELETE /v1/deals/{dealId}', () => {
     const response = await crm.remove('deal', deal.id);
     expect(response.status).toBe(204);
     expectProblem(await crm.get('deal', deal.id), 404, 'not-found', 'deal-not-found');
-    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created', 'deal.deleted']);
+    expect((await eventsAbout(t.store, deal.id)).map((event) => event.type)).toEqual(['deal.created', 'deal.deleted']);
     expect((await crm.remove('contact', contact.id)).status).toBe(204);
     expect((await crm.remove('company', company.id)).status).toBe(204);
   });
@@ -45,6 +45,6 @@ describe('DELETE /v1/deals/{dealId}', () => {
   it("answers 404 for another workspace's deal and 403 to a read-only token", async () => {
     expectProblem(await crm.remove('deal', fx.otherWorkspace.dealId), 404, 'not-found', 'deal-not-found');
     const deal = await crm.newDeal();
-    expectProblem(await crm.remove('deal', deal.id, undefined, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.remove('deal', deal.id, undefined, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

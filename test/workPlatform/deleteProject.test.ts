@@ -19,7 +19,7 @@ describe('DELETE /v1/projects/{projectId}', () => {
     expect(deleted.text).toBe('');
     expectProblem(await getProject(project.id), 404, 'not-found', 'project-not-found');
     expectProblem(await deleteProject(project.id), 404, 'not-found', 'project-not-found');
-    expect(eventsAbout(t.db, project.id).map((event) => event.type)).toEqual(['project.created', 'project.deleted']);
+    expect((await eventsAbout(t.store, project.id)).map((event) => event.type)).toEqual(['project.created', 'project.deleted']);
   });
 
   it('answers 409 project-has-tasks while the project has tasks', async () => {

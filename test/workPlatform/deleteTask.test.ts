@@ -19,7 +19,7 @@ describe('DELETE /v1/tasks/{taskId}', () => {
     expect(deleted.text).toBe('');
     expectProblem(await getTask(task.id), 404, 'not-found', 'task-not-found');
     expectProblem(await client.request('DELETE', `/v1/tasks/${task.id}`, { headers: headers() }), 404, 'not-found', 'task-not-found');
-    expect(eventsAbout(t.db, task.id).map((event) => event.type)).toEqual(['task.created', 'task.deleted']);
+    expect((await eventsAbout(t.store, task.id)).map((event) => event.type)).toEqual(['task.created', 'task.deleted']);
   });
 
   it('checks If-Match when sent', async () => {

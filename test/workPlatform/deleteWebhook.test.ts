@@ -16,13 +16,13 @@ describe('DELETE /v1/webhooks/{webhookId}', () => {
   it('answers 204 and removes the subscription with its delivery log; If-Match is checked when sent', async () => {
     const webhook = await newWebhook();
     await recordTaskEvent();
-    expect(deliveryRows(webhook.id)).toHaveLength(1);
+    expect(await deliveryRows(webhook.id)).toHaveLength(1);
     expectProblem(await deleteWebhook(webhook.id, { 'if-match': '"7"' }), 409, 'conflict', 'version-conflict');
     const deleted = await deleteWebhook(webhook.id, { 'if-match': '1' });
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe('');
     expectProblem(await getWebhook(webhook.id), 404, 'not-found', 'webhook-not-found');
     expectProblem(await deleteWebhook(webhook.id), 404, 'not-found', 'webhook-not-found');
-    expect(deliveryRows(webhook.id)).toEqual([]);
+    expect(await deliveryRows(webhook.id)).toEqual([]);
   });
 });

@@ -13,8 +13,8 @@ describe('DELETE /v1/connectors/{connectorId}/connection', () => {
     const body = expectSuccess(response, 200);
     expect(body).toMatchObject({ status: 'disconnected', credentialHint: null, accountLogin: null, credentialExpiresAt: null, version: connector.version + 1 });
     expect(body.disconnectedAt).toBe(new Date(app.clock.now).toISOString());
-    expect((app.t.db.prepare('SELECT sealed_credential AS sealed FROM connectors WHERE id = ?').get(connector.id) as { sealed: string | null }).sealed).toBeNull();
-    expect(eventsAbout(app.t.db, connector.id).map((event) => event.type)).toEqual(['connector.created', 'connector.connected', 'connector.disconnected']);
+    expect(await app.t.sql.value('SELECT sealed_credential FROM connectors WHERE id = ?', connector.id)).toBeNull();
+    expect((await eventsAbout(app.t.store, connector.id)).map((event) => event.type)).toEqual(['connector.created', 'connector.connected', 'connector.disconnected']);
     const problem = expectProblem(await calls.importIssues(connector.id, { repository: 'acme/x', projectId: app.fx.projectId }), 409, 'conflict', 'connector-not-connected');
     expect(problem.connectorId).toBe(connector.id);
   });
@@ -26,6 +26,6 @@ describe('DELETE /v1/connectors/{connectorId}/connection', () => {
 
   it('answers 404 for a connector of another workspace, and 403 without connectors:manage', async () => {
     expectProblem(await calls.disconnect(app.fx.otherWorkspace.connectorId), 404, 'not-found', 'connector-not-found');
-    expectProblem(await calls.disconnect(app.fx.connectors.connected, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.disconnect(app.fx.connectors.connected, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
   });
 });

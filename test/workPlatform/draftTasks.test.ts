@@ -3,7 +3,7 @@ import { draftTasksPrompt } from '../../src/ai/prompts.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
-import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits, makePat, makeTestWorkspace } from '../support/workPlatform.js';
+import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makePat, makeTestWorkspace } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server runs the default provider (offline rules) on an injected clock: Wednesday 2026-11-25, 10:00 UTC.
@@ -17,7 +17,7 @@ const draft = (body: unknown, token = fx.tokens.all, extra: Record<string, strin
   client.request('POST', '/v1/ai/task-drafts', { headers: jsonHeaders(token, extra), body: JSON.stringify(body) });
 
 const ledger = (workspaceId: string) =>
-  t.db.prepare('SELECT state, reserved_millicents AS reserved, actual_millicents AS actual, prompt_tokens AS promptTokens, completion_tokens AS completionTokens, model, operation FROM ai_spend_entries WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId) as {
+  t.sql.rows<{
     state: string;
     reserved: number;
     actual: number | null;
@@ -25,7 +25,11 @@ const ledger = (workspaceId: string) =>
     completionTokens: number | null;
     model: string;
     operation: string;
-  }[];
+  }>(
+    `SELECT state, reserved_millicents AS reserved, actual_millicents AS actual, prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", model, operation
+     FROM ai_spend_entries WHERE workspace_id = ? ORDER BY created_at, ${insertionOrderSql(t.engineKind)}`,
+    workspaceId,
+  );
 
 const notes = [
   'Launch checklist:',
@@ -40,7 +44,7 @@ const notes = [
 
 describe('POST /v1/ai/task-drafts (offline provider)', () => {
   it('drafts one task per line, bullet or sentence, with the priority and due date the words say, and creates nothing', async () => {
-    const tasksBefore = (t.db.prepare('SELECT count(*) AS count FROM tasks').get() as { count: number }).count;
+    const tasksBefore = (await t.sql.value<number>('SELECT count(*) AS count FROM tasks'));
     const response = await draft({ projectId: fx.projectId, text: notes });
     const body = expectSuccess(response, 200);
     expect(body.model).toBe('offline-rules-1');
@@ -55,11 +59,11 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
       { title: 'Update the FAQ today!', priority: 'HIGH', dueOn: '2026-11-25T23:59:59.999Z' },
     ]);
     expect(response.headers['x-ratelimit-class']).toBe('ai');
-    expect((t.db.prepare('SELECT count(*) AS count FROM tasks').get() as { count: number }).count).toBe(tasksBefore);
+    expect((await t.sql.value<number>('SELECT count(*) AS count FROM tasks'))).toBe(tasksBefore);
   });
 
   it('reports usage as one token per 4 bytes of the prompt and of the answer, and charges it by the price table', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
     const text = 'Renew the domain by 2026-12-15\nOrder new badges';
     const body = expectSuccess(await draft({ projectId: workspace.projectId, text, maxDrafts: 5 }, workspace.pat), 200);
     const prompt = draftTasksPrompt({ projectName: 'Test project', text, maxDrafts: 5, now });
@@ -68,7 +72,7 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
     // Default prices: 15 cents per million prompt tokens, 60 per million completion tokens, rounded up to the millicent.
     const millicents = Math.ceil((promptTokens * 15 + completionTokens * 60) / 1000);
     expect(body.usage).toEqual({ promptTokens, completionTokens, costCents: millicents / 1000 });
-    const [entry, ...others] = ledger(workspace.workspaceId);
+    const [entry, ...others] = await ledger(workspace.workspaceId);
     expect(others).toEqual([]);
     expect(entry).toMatchObject({ state: 'settled', actual: millicents, promptTokens, completionTokens, model: 'offline-rules-1', operation: 'draftTasks' });
     // The reservation was the bound: every byte of the prompt and the whole max_tokens (32 + 256 per draft).
@@ -85,19 +89,19 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
   });
 
   it('replays an Idempotency-Key without drafting or charging again', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
     const request = { projectId: workspace.projectId, text: 'Print the flyers' };
     const first = await draft(request, workspace.pat, { 'idempotency-key': 'draft-once' });
     const again = await draft(request, workspace.pat, { 'idempotency-key': 'draft-once' });
     expect(expectSuccess(again, 200)).toEqual(expectSuccess(first, 200));
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(ledger(workspace.workspaceId)).toHaveLength(1);
+    expect(await ledger(workspace.workspaceId)).toHaveLength(1);
   });
 
   it("answers 404 project-not-found for another workspace's project or none, charging nothing", async () => {
     expectProblem(await draft({ projectId: fx.otherWorkspace.projectId, text: 'x' }), 404, 'not-found', 'project-not-found');
     expectProblem(await draft({ projectId: 'prj_ZZZZZZZZZZZZZZZZZZZZ', text: 'x' }), 404, 'not-found', 'project-not-found');
-    expect(ledger(fx.otherWorkspace.workspaceId)).toEqual([]);
+    expect(await ledger(fx.otherWorkspace.workspaceId)).toEqual([]);
   });
 
   it('answers 422 for text over 8000 characters, empty text or maxDrafts outside 1 to 20', async () => {
@@ -113,13 +117,13 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
   it('answers 403 insufficient-scope without ai:use, and 200 with ai:use alone', async () => {
     const refused = expectProblem(await draft({ projectId: fx.projectId, text: 'x' }, fx.tokens.readOnly), 403, 'insufficient-scope');
     expect(refused).toMatchObject({ requiredScopes: ['ai:use'], grantedScopes: ['tasks:read'] });
-    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, await makePat(t.db, fx.workspaceId, ['ai:use'])), 200);
+    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, await makePat(t.store, fx.workspaceId, ['ai:use'])), 200);
   });
 });
 
 describe('the ai rate class', () => {
   it('allows a free workspace 20 AI calls a minute, then answers 429 rate-limited in the ai bucket', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
     const request = { projectId: workspace.projectId, text: 'One thing' };
     const first = await draft(request, workspace.pat);
     expect(first.headers).toMatchObject({ 'x-ratelimit-class': 'ai', 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-tier': 'free' });
@@ -136,15 +140,15 @@ describe('the ai rate class', () => {
     ['business', '60', 'pro'],
     ['enterprise', '300', 'enterprise'],
   ] as const)('allows a %s workspace %s AI calls a minute (tier %s)', async (plan, limit, tier) => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan, now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { plan, now: () => now });
     const response = await draft({ projectId: workspace.projectId, text: 'One thing' }, workspace.pat);
     expect(response.headers).toMatchObject({ 'x-ratelimit-class': 'ai', 'x-ratelimit-limit': limit, 'x-ratelimit-tier': tier });
   });
 
   it('applies a workspace override of the ai allowance', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
-    await liftCallLimits(t.db, workspace.workspaceId);
-    await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, { aiPerMinute: 2 });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
+    await liftCallLimits(t.store, workspace.workspaceId);
+    await createWorkspaceStore(t.store).setWorkspaceLimits(workspace.workspaceId, { aiPerMinute: 2 });
     const request = { projectId: workspace.projectId, text: 'One thing' };
     expect((await draft(request, workspace.pat)).headers['x-ratelimit-limit']).toBe('2');
     expectSuccess(await draft(request, workspace.pat), 200);

@@ -14,10 +14,10 @@ const crm = crmCalls(() => ({ t, client, fx }));
 describe('GET /v1/companies/{companyId}', () => {
   it('answers 200 with the company as created and its version as ETag, to a token with crm:read only', async () => {
     const company = await crm.newCompany({ name: 'Read me', domain: 'read.example' });
-    const response = await crm.get('company', company.id, await makePat(t.db, fx.workspaceId, ['crm:read']));
+    const response = await crm.get('company', company.id, await makePat(t.store, fx.workspaceId, ['crm:read']));
     expect(expectSuccess(response, 200)).toEqual(company);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(t.db, company.id)).toHaveLength(1);
+    expect(await eventsAbout(t.store, company.id)).toHaveLength(1);
   });
 
   it('answers 404 company-not-found for ids of any shape, a contact id included', async () => {
@@ -28,6 +28,6 @@ describe('GET /v1/companies/{companyId}', () => {
 
   it("answers 404 to another workspace's token, and 403 to a token with tasks scopes only", async () => {
     expectProblem(await crm.get('company', fx.crm.companyIds[0]!, fx.otherWorkspace.token), 404, 'not-found', 'company-not-found');
-    expectProblem(await crm.get('company', fx.crm.companyIds[0]!, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.get('company', fx.crm.companyIds[0]!, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -25,6 +25,6 @@ describe('GET /v1/connectors/{connectorId}', () => {
   });
 
   it('answers 403 without connectors:read', async () => {
-    expectProblem(await calls.get(app.fx.connectors.connected, await makePat(app.t.db, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.get(app.fx.connectors.connected, await makePat(app.t.store, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -14,10 +14,10 @@ const crm = crmCalls(() => ({ t, client, fx }));
 describe('GET /v1/contacts/{contactId}', () => {
   it('answers 200 with the contact as created and its version as ETag, to a token with crm:read only', async () => {
     const contact = await crm.newContact({ name: 'Read me', email: 'read@example.com' });
-    const response = await crm.get('contact', contact.id, await makePat(t.db, fx.workspaceId, ['crm:read']));
+    const response = await crm.get('contact', contact.id, await makePat(t.store, fx.workspaceId, ['crm:read']));
     expect(expectSuccess(response, 200)).toEqual(contact);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(t.db, contact.id)).toHaveLength(1);
+    expect(await eventsAbout(t.store, contact.id)).toHaveLength(1);
   });
 
   it('answers 404 contact-not-found for ids of any shape, a company id included', async () => {
@@ -28,6 +28,6 @@ describe('GET /v1/contacts/{contactId}', () => {
 
   it("answers 404 to another workspace's token, and 403 without crm:read", async () => {
     expectProblem(await crm.get('contact', fx.crm.contactIds[0]!, fx.otherWorkspace.token), 404, 'not-found', 'contact-not-found');
-    expectProblem(await crm.get('contact', fx.crm.contactIds[0]!, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.get('contact', fx.crm.contactIds[0]!, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

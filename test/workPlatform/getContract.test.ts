@@ -10,7 +10,7 @@ let t: TestApp;
 let fx: WorkPlatformFixture;
 const { clock, contracts } = useContractSuite((started) => ({ t, fx } = started));
 /** The server's expiry job, on the test's clock. */
-const sweep = () => contractHousekeeping(createContractStore(t.db, { now: () => clock.at }))[0]!.run();
+const sweep = () => contractHousekeeping(createContractStore(t.store, { now: () => clock.at }))[0]!.run();
 
 describe('GET /v1/contracts/{contractId}', () => {
   it('answers the contract with its version as ETag', async () => {
@@ -32,17 +32,17 @@ describe('GET /v1/contracts/{contractId}', () => {
     const expired = expectSuccess(shown, 200);
     expect(expired).toEqual({ ...sent, status: 'expired', expiredAt: new Date(expiry).toISOString(), updatedAt: new Date(expiry).toISOString(), version: 3 });
     expect(shown.headers['etag']).toBe('"3"');
-    expect(eventsAbout(t.db, sent.id).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
+    expect((await eventsAbout(t.store, sent.id)).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
 
     clock.at = expiry + 45_000;
     expect(await sweep()).toBeGreaterThanOrEqual(1);
     expect(expectSuccess(await contracts.get(sent.id), 200)).toEqual(expired);
-    const events = eventsAbout(t.db, sent.id);
+    const events = await eventsAbout(t.store, sent.id);
     expect(events.map((event) => event.type)).toEqual(['contract.created', 'contract.sent', 'contract.expired']);
     expect(events[2]!.payload.actor).toEqual({ id: 'contract-expiry', kind: 'SYSTEM' });
     expect(events[2]!.payload.data.object).toEqual(expired);
     expect(await sweep()).toBe(0);
-    expect(eventsAbout(t.db, sent.id)).toHaveLength(3);
+    expect(await eventsAbout(t.store, sent.id)).toHaveLength(3);
     clock.at = start;
   });
 
@@ -63,7 +63,7 @@ describe('GET /v1/contracts/{contractId}', () => {
     }
     expect(expectSuccess(await contracts.get(fx.otherWorkspace.contractId, fx.otherWorkspace.token), 200).id).toBe(fx.otherWorkspace.contractId);
     expectProblem(await contracts.get(fx.contracts.draft, fx.otherWorkspace.token), 404, 'not-found', 'contract-not-found');
-    expectProblem(await contracts.get(fx.contracts.draft, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.get(fx.contracts.draft, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 
   it('shows the demo contracts in every status', async () => {

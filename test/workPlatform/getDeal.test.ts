@@ -14,10 +14,10 @@ const crm = crmCalls(() => ({ t, client, fx }));
 describe('GET /v1/deals/{dealId}', () => {
   it('answers 200 with the deal as created and its version as ETag, to a token with crm:read only', async () => {
     const deal = await crm.newDeal({ contactIds: [fx.crm.contactIds[0]] });
-    const response = await crm.get('deal', deal.id, await makePat(t.db, fx.workspaceId, ['crm:read']));
+    const response = await crm.get('deal', deal.id, await makePat(t.store, fx.workspaceId, ['crm:read']));
     expect(expectSuccess(response, 200)).toEqual(deal);
     expect(response.headers['etag']).toBe('"1"');
-    expect(eventsAbout(t.db, deal.id)).toHaveLength(1);
+    expect(await eventsAbout(t.store, deal.id)).toHaveLength(1);
   });
 
   it('answers 404 deal-not-found for ids of any shape', async () => {
@@ -28,6 +28,6 @@ describe('GET /v1/deals/{dealId}', () => {
 
   it("answers 404 to another workspace's token, and 403 without crm:read", async () => {
     expectProblem(await crm.get('deal', fx.crm.dealIds[0]!, fx.otherWorkspace.token), 404, 'not-found', 'deal-not-found');
-    expectProblem(await crm.get('deal', fx.crm.dealIds[0]!, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.get('deal', fx.crm.dealIds[0]!, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -40,8 +40,8 @@ function stageValues(deals: Seeded[]) {
 }
 
 beforeAll(async () => {
-  ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  await liftCallLimits(t.db, ws.workspaceId);
+  ws = await analyticsWorkspace(t.store, t.sessionSecret);
+  await liftCallLimits(t.store, ws.workspaceId);
   const add = async (deal: Omit<Seeded, 'ownerId'> & { ownerId?: string }) => {
     const full = { ownerId: ws.ownerId, ...deal };
     await ws.deal(full);
@@ -62,7 +62,7 @@ beforeAll(async () => {
   }
   // Sums beyond 2^63 (where SQLite's sum() fails) and beyond 2^53 (where a JSON number is inexact): exact as strings.
   for (let copy = 0; copy < 1100; copy += 1) await add({ createdAt: at('2026-02-20T10:00:00Z'), stage: 'won', amountMinor: MAX, currency: 'IDR' });
-  const other = await analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.store, t.sessionSecret);
   await other.deal({ createdAt: at('2026-02-15T10:00:00Z'), stage: 'won', amountMinor: 5, currency: 'EUR' });
 });
 
@@ -107,6 +107,6 @@ describe('GET /v1/analytics/deals/pipeline', () => {
 
   it('answers 422 to a bad range and 403 without analytics:read', async () => {
     expectProblem(await pipeline({ from: '2026-03-01', to: '2026-02-01' }), 422, 'validation', 'invalid-date-range');
-    expectProblem(await pipeline({ from: '2026-01-01', to: '2026-04-01' }, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await pipeline({ from: '2026-01-01', to: '2026-04-01' }, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -21,8 +21,8 @@ const overdueAt = (tasks: SeededTask[], instant: number) =>
   tasks.filter((task) => task.dueOn !== null && Math.max(task.createdAt, task.dueOn) < instant && (task.completedAt === null || task.completedAt >= instant)).length;
 
 beforeAll(async () => {
-  ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  await liftCallLimits(t.db, ws.workspaceId);
+  ws = await analyticsWorkspace(t.store, t.sessionSecret);
+  await liftCallLimits(t.store, ws.workspaceId);
   secondProject = await ws.project('Second');
   // Overdue before the ranges start, still open.
   await ws.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-20T17:00:00Z'), priority: 'HIGH' });
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await ws.task({ createdAt: at('2026-03-10T08:00:00Z') });
   // Due an hour ago.
   await ws.task({ createdAt: at('2026-03-10T08:00:00Z'), dueOn: NOW - 3_600_000, priority: 'LOW' });
-  const other = await analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.store, t.sessionSecret);
   await other.task({ createdAt: at('2026-01-05T09:00:00Z'), dueOn: at('2026-01-06T00:00:00Z') });
 });
 
@@ -83,6 +83,6 @@ describe('GET /v1/analytics/tasks/overdue', () => {
   it('narrows to a project of the workspace only, and refuses without analytics:read', async () => {
     expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02', projectId: fx.projectId }), 404, 'not-found', 'project-not-found');
     expectProblem(await overdue({ from: '2026-03-02', to: '2026-03-01' }), 422, 'validation', 'invalid-date-range');
-    expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await overdue({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -14,7 +14,7 @@ const { getProject, createProject } = workPlatformCalls(() => ({ t, client, fx }
 describe('GET /v1/projects/{projectId}', () => {
   it('answers 200 with the project as created, its version as ETag, to a PAT with projects:read only', async () => {
     const created = expectSuccess(await createProject({ name: 'Read me back', description: 'Described' }), 201);
-    const response = await client.get(`/v1/projects/${created.id}`, bearer(await makePat(t.db, fx.workspaceId, ['projects:read'])));
+    const response = await client.get(`/v1/projects/${created.id}`, bearer(await makePat(t.store, fx.workspaceId, ['projects:read'])));
     expect(expectSuccess(response, 200)).toEqual(created);
     expect(response.headers['etag']).toBe('"1"');
   });

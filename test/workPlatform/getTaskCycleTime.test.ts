@@ -34,8 +34,8 @@ const durationsIn = (tasks: SeededTask[], startMs: number, endMs: number) =>
   tasks.flatMap((task) => (task.completedAt !== null && task.completedAt >= startMs && task.completedAt < endMs ? [task.completedAt - task.createdAt] : []));
 
 beforeAll(async () => {
-  ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  await liftCallLimits(t.db, ws.workspaceId);
+  ws = await analyticsWorkspace(t.store, t.sessionSecret);
+  await liftCallLimits(t.store, ws.workspaceId);
   secondProject = await ws.project('Second');
   // Eleven completions in March 2026 with distinct cycle times (1 h … 11 h, odd ones in the second
   // project), one on each side of the week edge (Monday 2026-03-09 00:00), and four in April.
@@ -51,7 +51,7 @@ beforeAll(async () => {
   // Created DONE: a cycle time of 0. Open tasks have none.
   await ws.task({ createdAt: at('2026-04-15T00:00:00Z'), createdDone: true });
   await ws.task({ createdAt: at('2026-03-05T00:00:00Z') });
-  const other = await analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.store, t.sessionSecret);
   await other.task({ createdAt: at('2026-03-01T00:00:00Z'), doneAt: [at('2026-03-20T00:00:00Z')] });
 });
 
@@ -96,6 +96,6 @@ describe('GET /v1/analytics/tasks/cycle-time', () => {
   it('answers 422 to a backwards range and 403 without analytics:read', async () => {
     expectProblem(await cycleTime({ from: '2026-03-02', to: '2026-03-01' }), 422, 'validation', 'invalid-date-range');
     expectProblem(await cycleTime({ from: '2019-01-01', to: '2027-01-01', bucket: 'week' }), 422, 'validation', 'too-many-buckets');
-    expectProblem(await cycleTime({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await cycleTime({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

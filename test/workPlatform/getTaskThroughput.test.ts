@@ -14,8 +14,8 @@ const at = (iso: string) => Date.parse(iso);
 let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 
 beforeAll(async () => {
-  ws = await analyticsWorkspace(t.db, t.sessionSecret);
-  await liftCallLimits(t.db, ws.workspaceId);
+  ws = await analyticsWorkspace(t.store, t.sessionSecret);
+  await liftCallLimits(t.store, ws.workspaceId);
   // Edges: UTC midnight, the last millisecond before it, Sunday → Monday (2026-03-01 is a Sunday),
   // February (28 days in 2026) → March, a 30-day month (April) → May.
   const created = [
@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Created DONE: completed when created.
   await ws.task({ createdAt: at('2026-03-20T10:00:00Z'), createdDone: true });
   // Another workspace's tasks at the same instants are never counted.
-  const other = await analyticsWorkspace(t.db, t.sessionSecret);
+  const other = await analyticsWorkspace(t.store, t.sessionSecret);
   for (const iso of created) await other.task({ createdAt: at(iso), doneAt: [at(iso) + 1000] });
 });
 
@@ -112,9 +112,9 @@ describe('GET /v1/analytics/tasks/throughput', () => {
   });
 
   it('needs analytics:read', async () => {
-    const withoutScope = await makePat(t.db, fx.workspaceId, ['tasks:read', 'crm:read']);
+    const withoutScope = await makePat(t.store, fx.workspaceId, ['tasks:read', 'crm:read']);
     const refused = expectProblem(await throughput({ from: '2026-03-01', to: '2026-03-02' }, withoutScope), 403, 'insufficient-scope');
     expect(refused.requiredScopes).toEqual(['analytics:read']);
-    expectSuccess(await throughput({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.db, fx.workspaceId, ['analytics:read'])), 200);
+    expectSuccess(await throughput({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.store, fx.workspaceId, ['analytics:read'])), 200);
   });
 });

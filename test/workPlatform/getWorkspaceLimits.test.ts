@@ -38,7 +38,7 @@ describe('GET /v1/workspace/limits by role and scope', () => {
   });
 
   it('answers a PAT with workspace:read 200, even a member\'s, and one without it 403 insufficient-scope', async () => {
-    expect((await limits(await makePat(t.db, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
+    expect((await limits(await makePat(t.store, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
     const refused = expectProblem(await limits(fx.tokens.readOnly), 403, 'insufficient-scope');
     expect(refused).toMatchObject({ requiredScopes: ['workspace:read'], grantedScopes: ['tasks:read'] });
   });
@@ -46,8 +46,8 @@ describe('GET /v1/workspace/limits by role and scope', () => {
 
 it('GET /v1/workspace/limits reports every value: in force, plan default, override, and calls this month', async () => {
   nextWindow();
-  const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro', now: () => clock });
-  await createWorkspaceStore(t.db).setWorkspaceLimits(workspace.workspaceId, {
+  const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { plan: 'pro', now: () => clock });
+  await createWorkspaceStore(t.store).setWorkspaceLimits(workspace.workspaceId, {
     readPerMinute: 500,
     monthlyQuota: 40,
     aiDailySpendCapCents: 0,

@@ -16,11 +16,11 @@ function repository(items: FakeIssue[]): string {
   app.github.setRepository(name, items);
   return name;
 }
-const tasksOf = (projectId: string) => app.t.db.prepare('SELECT id, title, status FROM tasks WHERE project_id = ? ORDER BY title').all(projectId) as { id: string; title: string; status: string }[];
+const tasksOf = (projectId: string) => app.t.sql.rows<{ id: string; title: string; status: string }>('SELECT id, title, status FROM tasks WHERE project_id = ? ORDER BY title', projectId);
 async function newProject(): Promise<string> {
   return expectSuccess(await calls.send('POST', '/v1/projects', { name: `Import ${++repositoryCounter}` }), 201).id;
 }
-const connectorRow = (id: string) => app.t.db.prepare('SELECT status, sealed_credential AS sealed FROM connectors WHERE id = ?').get(id) as { status: string; sealed: string | null };
+const connectorRow = async (id: string) => (await app.t.sql.row<{ status: string; sealed: string | null }>('SELECT status, sealed_credential AS sealed FROM connectors WHERE id = ?', id))!;
 
 describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
   it("imports every open issue across Link-header pages as tasks, skips pull requests, and calls GitHub's REST API as documented", async () => {
@@ -46,11 +46,11 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
       expect(request.query.get('state')).toBe('open');
       expect(request.query.get('per_page')).toBe('100');
     }
-    const tasks = tasksOf(projectId);
+    const tasks = await tasksOf(projectId);
     expect(tasks).toHaveLength(200);
     expect(tasks.every((task) => task.status === 'TODO')).toBe(true);
     expect(tasks.map((task) => task.title)).not.toContain('Issue 5');
-    expect(eventsAbout(app.t.db, tasks[0]!.id).map((event) => event.type)).toEqual(['task.created']);
+    expect((await eventsAbout(app.t.store, tasks[0]!.id)).map((event) => event.type)).toEqual(['task.created']);
   });
 
   it('never duplicates on re-import: only issues changed on GitHub since change their task, deleted tasks are not made again', async () => {
@@ -59,7 +59,7 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     const repo = repository(items);
     const projectId = await newProject();
     expectSuccess(await calls.importIssues(connector.id, { repository: repo, projectId, state: 'all' }), 200);
-    const [one, two, three, four] = tasksOf(projectId);
+    const [one, two, three, four] = await tasksOf(projectId);
     // Changed here: a title edited locally stays while its issue is unchanged on GitHub.
     expectSuccess(await calls.send('PATCH', `/v1/tasks/${one!.id}`, { title: 'Renamed here' }, undefined, { 'if-match': '1' }), 200);
     expectSuccess(await calls.send('DELETE', `/v1/tasks/${four!.id}`), 204);
@@ -67,13 +67,13 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
 
     const body = expectSuccess(await calls.importIssues(connector.id, { repository: repo, projectId, state: 'all' }), 200);
     expect(body).toMatchObject({ issuesRead: 5, created: 1, updated: 2, unchanged: 1, skipped: 1 });
-    const byId = new Map(tasksOf(projectId).map((task) => [task.id, task]));
+    const byId = new Map((await tasksOf(projectId)).map((task) => [task.id, task]));
     expect(byId.size).toBe(4);
     expect(byId.get(one!.id)?.title).toBe('Renamed here');
     expect(byId.get(two!.id)?.title).toBe('Renamed on GitHub');
     expect(byId.get(three!.id)?.status).toBe('DONE');
     expect(byId.has(four!.id)).toBe(false);
-    expect(eventsAbout(app.t.db, three!.id).map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed']);
+    expect((await eventsAbout(app.t.store, three!.id)).map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed']);
 
     // A third import with nothing changed changes nothing.
     expect(expectSuccess(await calls.importIssues(connector.id, { repository: repo, projectId, state: 'all' }), 200)).toMatchObject({ created: 0, updated: 0, unchanged: 4, skipped: 1 });
@@ -87,7 +87,7 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     const body = expectSuccess(await calls.importIssues(connector.id, { repository: repo, projectId, state: 'all' }), 200);
     expect(body).toMatchObject({ issuesRead: 500, created: 500, truncated: true, maxIssues: 500 });
     expect(app.github.requests.length - before).toBe(5);
-    expect(tasksOf(projectId).filter((task) => task.status === 'DONE')).toHaveLength(2);
+    expect((await tasksOf(projectId)).filter((task) => task.status === 'DONE')).toHaveLength(2);
   });
 
   it('answers 409 connector-not-connected, naming the connector, for a disconnected or never connected connector, and calls nothing', async () => {
@@ -117,9 +117,9 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
       const problem = expectProblem(await calls.importIssues(created.id, { repository: repo, projectId }), 409, 'conflict', 'connector-reconnect-required');
       expect(problem.connectorId).toBe(created.id);
       expect(app.github.requests.length).toBe(before);
-      expect(connectorRow(created.id)).toEqual({ status: 'expired', sealed: null });
-      expect(eventsAbout(app.t.db, created.id).map((event) => event.type)).toEqual(['connector.created', 'connector.connected', 'connector.expired']);
-      expect(tasksOf(projectId)).toEqual([]);
+      expect(await connectorRow(created.id)).toEqual({ status: 'expired', sealed: null });
+      expect((await eventsAbout(app.t.store, created.id)).map((event) => event.type)).toEqual(['connector.created', 'connector.connected', 'connector.expired']);
+      expect(await tasksOf(projectId)).toEqual([]);
     } finally {
       app.clock.now -= 120_000;
     }
@@ -134,8 +134,8 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     const problem = expectProblem(await calls.importIssues(connector.id, { repository: repo, projectId }), 409, 'conflict', 'connector-reconnect-required');
     expect(problem.connectorId).toBe(connector.id);
     expect(expectSuccess(await calls.get(connector.id), 200)).toMatchObject({ status: 'expired' });
-    expect(connectorRow(connector.id).sealed).toBeNull();
-    expect(tasksOf(projectId)).toEqual([]);
+    expect((await connectorRow(connector.id)).sealed).toBeNull();
+    expect(await tasksOf(projectId)).toEqual([]);
     // Once expired it answers at once, without asking GitHub.
     const before = app.github.requests.length;
     expectProblem(await calls.importIssues(connector.id, { repository: repo, projectId }), 409, 'conflict', 'connector-reconnect-required');
@@ -165,7 +165,7 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     } finally {
       app.github.respondWith({ kind: 'normal' });
     }
-    expect(tasksOf(projectId)).toEqual([]);
+    expect(await tasksOf(projectId)).toEqual([]);
     expect(expectSuccess(await calls.get(connector.id), 200).status).toBe('connected');
     expect(app.t.logLines.join('\n')).not.toContain(token);
   });
@@ -201,7 +201,7 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
 
   it('needs connectors:read and tasks:write', async () => {
     const body = { repository: 'acme/anything', projectId: app.fx.projectId };
-    const problem = expectProblem(await calls.importIssues(app.fx.connectors.connected, body, await makePat(app.t.db, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
+    const problem = expectProblem(await calls.importIssues(app.fx.connectors.connected, body, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(['connectors:read', 'tasks:write']);
   });
 
@@ -213,6 +213,6 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     expect(bytes.includes(Buffer.from(token, 'utf8'))).toBe(false);
     expect(bytes.includes(Buffer.from('rawTokenNeverStored', 'utf8'))).toBe(false);
     expect(bytes.includes(Buffer.from(token, 'utf16le'))).toBe(false);
-    expect(connectorRow(connector.id).sealed).toMatch(/^v1\./);
+    expect((await connectorRow(connector.id)).sealed).toMatch(/^v1\./);
   });
 });

@@ -13,7 +13,7 @@ const crm = crmCalls(() => ({ t, client, fx }));
 
 describe('GET /v1/companies', () => {
   it("lists the workspace's companies newest first by default, to a token with crm:read only", async () => {
-    const response = await crm.list('company', {}, await makePat(t.db, fx.workspaceId, ['crm:read']));
+    const response = await crm.list('company', {}, await makePat(t.store, fx.workspaceId, ['crm:read']));
     const { items, nextCursor } = expectSuccess(response, 200);
     expect(items.map((item: { id: string }) => item.id).sort()).toEqual([...fx.crm.companyIds].sort());
     expect(items.map((item: { createdAt: string }) => item.createdAt)).toEqual(items.map((item: { createdAt: string }) => item.createdAt).sort().reverse());
@@ -41,6 +41,6 @@ describe('GET /v1/companies', () => {
   it('answers 422 to an unknown sort or a malformed updatedSince, and 403 without crm:read', async () => {
     expectProblem(await crm.list('company', { sort: 'domain' }), 422, 'validation');
     expectProblem(await crm.list('company', { updatedSince: 'yesterday' }), 422, 'validation');
-    expectProblem(await crm.list('company', {}, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.list('company', {}, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

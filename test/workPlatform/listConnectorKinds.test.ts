@@ -15,6 +15,6 @@ describe('GET /v1/connector-kinds', () => {
   });
 
   it('answers 403 without connectors:read', async () => {
-    expectProblem(await calls.send('GET', '/v1/connector-kinds', undefined, await makePat(app.t.db, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await calls.send('GET', '/v1/connector-kinds', undefined, await makePat(app.t.store, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -29,6 +29,6 @@ describe('GET /v1/connectors', () => {
   });
 
   it('answers 403 without connectors:read', async () => {
-    expectProblem(await list('', await makePat(app.t.db, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await list('', await makePat(app.t.store, app.fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -13,7 +13,7 @@ const crm = crmCalls(() => ({ t, client, fx }));
 
 describe('GET /v1/contacts', () => {
   it("lists the workspace's contacts, to a token with crm:read only", async () => {
-    const { items, nextCursor } = expectSuccess(await crm.list('contact', { limit: 100 }, await makePat(t.db, fx.workspaceId, ['crm:read'])), 200);
+    const { items, nextCursor } = expectSuccess(await crm.list('contact', { limit: 100 }, await makePat(t.store, fx.workspaceId, ['crm:read'])), 200);
     const ids = items.map((item: { id: string }) => item.id);
     for (const id of fx.crm.contactIds) expect(ids).toContain(id);
     expect(ids).not.toContain(fx.otherWorkspace.contactId);
@@ -42,6 +42,6 @@ describe('GET /v1/contacts', () => {
 
   it('answers 422 to a malformed companyId filter and 403 without crm:read', async () => {
     expectProblem(await crm.list('contact', { companyId: 'prj_x' }), 422, 'validation');
-    expectProblem(await crm.list('contact', {}, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.list('contact', {}, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -74,6 +74,6 @@ describe('GET /v1/contracts', () => {
   });
 
   it('answers 403 without contracts:read', async () => {
-    expectProblem(await contracts.list({}, await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.list({}, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

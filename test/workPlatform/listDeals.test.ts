@@ -15,7 +15,7 @@ type Listed = { id: string; stage: string; ownerId: string; companyId: string | 
 
 describe('GET /v1/deals', () => {
   it("lists the workspace's deals, to a token with crm:read only", async () => {
-    const { items } = expectSuccess(await crm.list('deal', { limit: 100 }, await makePat(t.db, fx.workspaceId, ['crm:read'])), 200);
+    const { items } = expectSuccess(await crm.list('deal', { limit: 100 }, await makePat(t.store, fx.workspaceId, ['crm:read'])), 200);
     const ids = items.map((item: Listed) => item.id);
     for (const id of fx.crm.dealIds) expect(ids).toContain(id);
     expect(ids).not.toContain(fx.otherWorkspace.dealId);
@@ -51,6 +51,6 @@ describe('GET /v1/deals', () => {
 
   it('answers 422 to an unknown stage filter and 403 without crm:read', async () => {
     expectProblem(await crm.list('deal', { stage: 'closed' }), 422, 'validation');
-    expectProblem(await crm.list('deal', {}, await makePat(t.db, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.list('deal', {}, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

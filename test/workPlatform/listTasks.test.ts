@@ -25,7 +25,7 @@ describe('GET /v1/tasks', () => {
   });
 
   it('answers 403 insufficient-scope to a token with projects:read only', async () => {
-    const problem = expectProblem(await client.get('/v1/tasks', bearer(await makePat(t.db, fx.workspaceId, ['projects:read']))), 403, 'insufficient-scope');
+    const problem = expectProblem(await client.get('/v1/tasks', bearer(await makePat(t.store, fx.workspaceId, ['projects:read']))), 403, 'insufficient-scope');
     expect(problem).toMatchObject({ requiredScopes: ['tasks:read'], grantedScopes: ['projects:read'] });
   });
 });

@@ -21,12 +21,13 @@ describe('GET /v1/webhooks/{webhookId}/deliveries', () => {
       clock += 1000;
       events.push(await recordTaskEvent());
     }
-    const rows = deliveryRows(webhook.id);
+    const rows = await deliveryRows(webhook.id);
     expect(rows).toHaveLength(5);
-    t.db
-      .prepare('INSERT INTO webhook_attempts (delivery_id, number, attempted_at, duration_ms, status_code, error_code, error_message, succeeded, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(rows[0]!.id, 1, clock, 10_000, null, 'dns-failure', 'hooks.example.com did not resolve', 0, clock + 30_000);
-    t.db.prepare("UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL, completed_at = ? WHERE id = ?").run(clock, rows[1]!.id);
+    await t.sql.run(
+      'INSERT INTO webhook_attempts (delivery_id, number, attempted_at, duration_ms, status_code, error_code, error_message, succeeded, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      rows[0]!.id, 1, clock, 10_000, null, 'dns-failure', 'hooks.example.com did not resolve', 0, clock + 30_000,
+    );
+    await t.sql.run("UPDATE webhook_deliveries SET status = 'SUCCEEDED', next_attempt_at = NULL, completed_at = ? WHERE id = ?", clock, rows[1]!.id);
 
     const walked: Body[] = [];
     let cursor: string | null = null;

@@ -24,7 +24,7 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
     const again = expectSuccess(await replay(webhook.id, { eventId }), 202);
     expect(again.deliveries[0].id).not.toBe(queued.deliveries[0].id);
     expect(again.deliveries[0].eventId).toBe(eventId);
-    expect(deliveryRows(webhook.id).map((row) => [row.event_id, row.replay, row.status, row.next_attempt_at])).toEqual([
+    expect((await deliveryRows(webhook.id)).map((row) => [row.event_id, row.replay, row.status, row.next_attempt_at])).toEqual([
       [eventId, 1, 'PENDING', clock],
       [eventId, 1, 'PENDING', clock],
     ]);
@@ -63,14 +63,12 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
     expect(backwards.errors).toEqual([{ path: '/to', code: 'too_small', message: expect.any(String) }]);
     expectProblem(await replay(webhook.id, { from: at, to: at }, workspace.pat), 422, 'validation');
 
-    const insert = t.db.prepare("INSERT INTO events (id, workspace_id, type, occurred_at, payload) VALUES (?, ?, 'task.created', ?, '{}')");
-    t.db.transaction(() => {
-      for (let index = 0; index < 1001; index += 1) insert.run(`evt_bulk${index}x${workspace.workspaceId.slice(4)}`, workspace.workspaceId, clock - 10_000 + index);
-    })();
+    const bulk = Array.from({ length: 1001 }, (_, index) => [`evt_bulk${index}x${workspace.workspaceId.slice(4)}`, workspace.workspaceId, clock - 10_000 + index]);
+    await t.sql.run(`INSERT INTO events (id, workspace_id, type, occurred_at, payload) VALUES ${bulk.map(() => "(?, ?, 'task.created', ?, '{}')").join(', ')}`, ...bulk.flat());
     const range = { from: new Date(clock - 10_000).toISOString(), to: new Date(clock).toISOString() };
     const tooMany = expectProblem(await replay(webhook.id, range, workspace.pat), 422, 'validation');
     expect(tooMany.errors).toEqual([{ path: '/to', code: 'too_big', message: expect.stringContaining('1000') }]);
-    expect(deliveryRows(webhook.id)).toEqual([]);
+    expect(await deliveryRows(webhook.id)).toEqual([]);
   });
 
   it('answers 404 event-not-found for an unknown event or another workspace\'s, 404 webhook-not-found, 409 webhook-disabled, 422 for a body of neither form', async () => {
@@ -84,6 +82,6 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
     const ownEvent = await recordTaskEvent();
     expectSuccess(await updateWebhook(webhook.id, { status: 'DISABLED' }, '1'), 200);
     expectProblem(await replay(webhook.id, { eventId: ownEvent }), 409, 'conflict', 'webhook-disabled');
-    expect(deliveryRows(webhook.id).filter((row) => row.replay === 1)).toEqual([]);
+    expect((await deliveryRows(webhook.id)).filter((row) => row.replay === 1)).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ const { createWebhook, rotate, getWebhook, newWebhook } = webhookCalls(() => ({ 
 describe('POST /v1/webhooks/{webhookId}/rotate-key', () => {
   it('rotates twice: exact overlap of 58 h 45 min, the older previous secret dropped, the overlap ending on time', async () => {
     const webhook = await newWebhook();
-    const sealed = () => t.db.prepare('SELECT sealed_secret AS current, sealed_previous_secret AS previous FROM webhook_subscriptions WHERE id = ?').get(webhook.id) as { current: string; previous: string | null };
+    const sealed = async () => (await t.sql.row<{ current: string; previous: string | null }>('SELECT sealed_secret AS current, sealed_previous_secret AS previous FROM webhook_subscriptions WHERE id = ?', webhook.id))!;
     clock += 60_000;
     const firstAt = clock;
     const first = expectSuccess(await rotate(webhook.id), 200);
@@ -33,8 +33,8 @@ describe('POST /v1/webhooks/{webhookId}/rotate-key', () => {
       previousSigningKeyExpiresAt: new Date(firstAt + OVERLAP_MS).toISOString(),
     });
     expect(first.secret).not.toBe(webhook.secret);
-    expect(box.open(sealed().current, webhook.id)).toBe(first.secret);
-    expect(box.open(sealed().previous!, webhook.id)).toBe(webhook.secret);
+    expect(box.open((await sealed()).current, webhook.id)).toBe(first.secret);
+    expect(box.open((await sealed()).previous!, webhook.id)).toBe(webhook.secret);
     const afterFirst = await getWebhook(webhook.id);
     expect(expectSuccess(afterFirst, 200)).toMatchObject({ signingKeyVersion: 2, previousSigningKeyExpiresAt: first.previousSigningKeyExpiresAt, version: 2 });
     expect(afterFirst.headers['etag']).toBe('"2"');
@@ -42,8 +42,8 @@ describe('POST /v1/webhooks/{webhookId}/rotate-key', () => {
     clock += 3_600_000;
     const second = expectSuccess(await rotate(webhook.id), 200);
     expect(second).toMatchObject({ signingKeyVersion: 3, previousSigningKeyExpiresAt: new Date(clock + OVERLAP_MS).toISOString() });
-    expect(box.open(sealed().current, webhook.id)).toBe(second.secret);
-    expect(box.open(sealed().previous!, webhook.id)).toBe(first.secret);
+    expect(box.open((await sealed()).current, webhook.id)).toBe(second.secret);
+    expect(box.open((await sealed()).previous!, webhook.id)).toBe(first.secret);
 
     clock += OVERLAP_MS - 1;
     expect(expectSuccess(await getWebhook(webhook.id), 200).previousSigningKeyExpiresAt).toBe(second.previousSigningKeyExpiresAt);
@@ -85,7 +85,7 @@ describe('signing secrets at rest', () => {
     const reused = expectProblem(await rotate(another.id, { 'idempotency-key': rotateKey }), 409, 'conflict', 'idempotency-key-reused');
     expect(JSON.stringify(reused)).not.toContain(rotation.secret);
 
-    expect(t.db.prepare('SELECT count(*) FROM idempotency_keys WHERE key IN (?, ?)').pluck().get(key, rotateKey)).toBe(2);
+    expect((await t.sql.value('SELECT count(*) FROM idempotency_keys WHERE key IN (?, ?)', key, rotateKey))).toBe(2);
     const bytes = databaseBytes();
     expect(bytes.length).toBeGreaterThan(0);
     for (const secret of [webhook.secret, rotation.secret, another.secret, fx.webhook.secret]) {

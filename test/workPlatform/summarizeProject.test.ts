@@ -25,11 +25,11 @@ interface TaskRow {
   dueOn: number | null;
 }
 const openTasksOf = (projectId: string) =>
-  t.db.prepare("SELECT id, title, status, priority, due_on AS dueOn FROM tasks WHERE project_id = ? AND status != 'DONE'").all(projectId) as TaskRow[];
+  t.sql.rows<TaskRow>(`SELECT id, title, status, priority, due_on AS "dueOn" FROM tasks WHERE project_id = ? AND status != 'DONE'`, projectId);
 
 describe('POST /v1/ai/project-summaries (offline provider)', () => {
   it("summarizes the demo project's open work: counts over every open task, highlights of tasks that need attention", async () => {
-    const open = openTasksOf(fx.projectId);
+    const open = await openTasksOf(fx.projectId);
     const overdue = open.filter((task) => task.dueOn !== null && task.dueOn < now);
     expect(overdue.length).toBeGreaterThan(0);
     const response = await summarize(fx.projectId);
@@ -62,7 +62,7 @@ describe('POST /v1/ai/project-summaries (offline provider)', () => {
   });
 
   it('reads a changed task at once, and leaves out DONE tasks', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
     const create = (body: object) =>
       client.request('POST', '/v1/tasks', { headers: jsonHeaders(workspace.pat), body: JSON.stringify({ projectId: workspace.projectId, ...body }) });
     const late = expectSuccess(await create({ title: 'Late invoice', priority: 'HIGH', dueOn: '2026-11-20T12:00:00.000Z' }), 201);
@@ -90,18 +90,18 @@ describe('POST /v1/ai/project-summaries (offline provider)', () => {
   });
 
   it('needs ai:use and tasks:read both', async () => {
-    const aiOnly = expectProblem(await summarize(fx.projectId, await makePat(t.db, fx.workspaceId, ['ai:use'])), 403, 'insufficient-scope');
+    const aiOnly = expectProblem(await summarize(fx.projectId, await makePat(t.store, fx.workspaceId, ['ai:use'])), 403, 'insufficient-scope');
     expect(aiOnly).toMatchObject({ requiredScopes: ['ai:use', 'tasks:read'], grantedScopes: ['ai:use'] });
     expectProblem(await summarize(fx.projectId, fx.tokens.readOnly), 403, 'insufficient-scope');
-    expectSuccess(await summarize(fx.projectId, await makePat(t.db, fx.workspaceId, ['tasks:read', 'ai:use'])), 200);
+    expectSuccess(await summarize(fx.projectId, await makePat(t.store, fx.workspaceId, ['tasks:read', 'ai:use'])), 200);
   });
 
   it('replays an Idempotency-Key with the first summary, charging once', async () => {
-    const workspace = await makeTestWorkspace(t.db, t.sessionSecret, { now: () => now });
+    const workspace = await makeTestWorkspace(t.store, t.sessionSecret, { now: () => now });
     const first = await summarize(workspace.projectId, workspace.pat, { 'idempotency-key': 'summary-1' });
     const again = await summarize(workspace.projectId, workspace.pat, { 'idempotency-key': 'summary-1' });
     expect(expectSuccess(again, 200)).toEqual(expectSuccess(first, 200));
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect((t.db.prepare('SELECT count(*) AS count FROM ai_spend_entries WHERE workspace_id = ?').get(workspace.workspaceId) as { count: number }).count).toBe(1);
+    expect((await t.sql.value<number>('SELECT count(*) AS count FROM ai_spend_entries WHERE workspace_id = ?', workspace.workspaceId))).toBe(1);
   });
 });

@@ -18,13 +18,13 @@ describe('PATCH /v1/companies/{companyId}', () => {
     const updated = expectSuccess(response, 200);
     expect(updated).toMatchObject({ id: company.id, name: 'After', domain: null, description: null, version: 2 });
     expect(response.headers['etag']).toBe('"2"');
-    expect(eventsAbout(t.db, company.id).map((event) => event.type)).toEqual(['company.created', 'company.updated']);
+    expect((await eventsAbout(t.store, company.id)).map((event) => event.type)).toEqual(['company.created', 'company.updated']);
   });
 
   it('writes nothing for a patch that changes nothing', async () => {
     const company = await crm.newCompany({ name: 'Same' });
     expect(expectSuccess(await crm.update('company', company.id, { name: 'Same' }, '1'), 200).version).toBe(1);
-    expect(eventsAbout(t.db, company.id)).toHaveLength(1);
+    expect(await eventsAbout(t.store, company.id)).toHaveLength(1);
   });
 
   it('answers 428 without If-Match and 409 version-conflict with a stale one', async () => {
@@ -42,6 +42,6 @@ describe('PATCH /v1/companies/{companyId}', () => {
   it("answers 404 for another workspace's company and 403 to a read-only token", async () => {
     expectProblem(await crm.update('company', fx.otherWorkspace.companyId, { name: 'x' }, '1'), 404, 'not-found', 'company-not-found');
     const company = await crm.newCompany();
-    expectProblem(await crm.update('company', company.id, { name: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('company', company.id, { name: 'x' }, '1', await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

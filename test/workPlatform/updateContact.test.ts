@@ -18,7 +18,7 @@ describe('PATCH /v1/contacts/{contactId}', () => {
     const response = await crm.update('contact', contact.id, { companyId: second.id, phone: null }, '1');
     expect(expectSuccess(response, 200)).toMatchObject({ companyId: second.id, phone: null, version: 2 });
     expect(response.headers['etag']).toBe('"2"');
-    expect(eventsAbout(t.db, contact.id).map((event) => event.type)).toEqual(['contact.created', 'contact.updated']);
+    expect((await eventsAbout(t.store, contact.id)).map((event) => event.type)).toEqual(['contact.created', 'contact.updated']);
   });
 
   it("answers 404 company-not-found for another workspace's company and changes nothing", async () => {
@@ -37,6 +37,6 @@ describe('PATCH /v1/contacts/{contactId}', () => {
   it("answers 404 for another workspace's contact and 403 to a read-only token", async () => {
     expectProblem(await crm.update('contact', fx.otherWorkspace.contactId, { name: 'x' }, '1'), 404, 'not-found', 'contact-not-found');
     const contact = await crm.newContact();
-    expectProblem(await crm.update('contact', contact.id, { name: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('contact', contact.id, { name: 'x' }, '1', await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

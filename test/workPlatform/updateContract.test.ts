@@ -20,7 +20,7 @@ describe('PATCH /v1/contracts/{contractId}', () => {
     expect(response.headers['etag']).toBe('"2"');
     expect(expectSuccess(await contracts.update(draft.id, { title: 'Renamed' }, '2'), 200)).toEqual(updated);
     expect(expectSuccess(await contracts.update(draft.id, { amountMinor: null, currency: null, body: null }, '2'), 200)).toMatchObject({ amountMinor: null, currency: null, body: null, version: 3 });
-    expect(eventsAbout(t.db, draft.id).map((event) => event.type)).toEqual(['contract.created', 'contract.updated', 'contract.updated']);
+    expect((await eventsAbout(t.store, draft.id)).map((event) => event.type)).toEqual(['contract.created', 'contract.updated', 'contract.updated']);
   });
 
   it("a new deal brings its company when the patch names none; a company other than the deal's answers 422", async () => {
@@ -58,6 +58,6 @@ describe('PATCH /v1/contracts/{contractId}', () => {
   it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {
     expectProblem(await contracts.update(fx.otherWorkspace.contractId, { title: 'x' }, '1'), 404, 'not-found', 'contract-not-found');
     const draft = await contracts.newContract();
-    expectProblem(await contracts.update(draft.id, { title: 'x' }, '1', await makePat(t.db, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
+    expectProblem(await contracts.update(draft.id, { title: 'x' }, '1', await makePat(t.store, fx.workspaceId, ['contracts:read'])), 403, 'insufficient-scope');
   });
 });

@@ -17,9 +17,9 @@ describe('PATCH /v1/deals/{dealId}', () => {
     const response = await crm.update('deal', deal.id, { stage: 'negotiation', amountMinor: 5000 }, '1');
     expect(expectSuccess(response, 200)).toMatchObject({ stage: 'negotiation', amountMinor: 5000, version: 2 });
     expect(response.headers['etag']).toBe('"2"');
-    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created', 'deal.updated', 'deal.stage_changed']);
+    expect((await eventsAbout(t.store, deal.id)).map((event) => event.type)).toEqual(['deal.created', 'deal.updated', 'deal.stage_changed']);
     expectSuccess(await crm.update('deal', deal.id, { title: 'Renamed' }, '2'), 200);
-    expect(eventsAbout(t.db, deal.id).map((event) => event.type)).toEqual(['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.updated']);
+    expect((await eventsAbout(t.store, deal.id)).map((event) => event.type)).toEqual(['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.updated']);
   });
 
   it('replaces contactIds, and a patch that changes nothing writes nothing', async () => {
@@ -49,6 +49,6 @@ describe('PATCH /v1/deals/{dealId}', () => {
   it("answers 404 for another workspace's deal and 403 to a read-only token", async () => {
     expectProblem(await crm.update('deal', fx.otherWorkspace.dealId, { stage: 'won' }, '1'), 404, 'not-found', 'deal-not-found');
     const deal = await crm.newDeal();
-    expectProblem(await crm.update('deal', deal.id, { stage: 'won' }, '1', await makePat(t.db, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
+    expectProblem(await crm.update('deal', deal.id, { stage: 'won' }, '1', await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
   });
 });

@@ -21,13 +21,13 @@ describe('PATCH /v1/projects/{projectId}', () => {
     expect(expectSuccess(quoted, 200)).toMatchObject({ name: 'Renamed', description: 'Now described', status: 'ARCHIVED', version: 3 });
     expect(quoted.headers['etag']).toBe('"3"');
     expect((await getProject(project.id)).body).toEqual(quoted.body);
-    expect(eventsAbout(t.db, project.id).map((event) => event.type)).toEqual(['project.created', 'project.updated', 'project.updated']);
+    expect((await eventsAbout(t.store, project.id)).map((event) => event.type)).toEqual(['project.created', 'project.updated', 'project.updated']);
   });
 
   it('answers 409 version-conflict when stale, 428 without If-Match, 400 for weak or garbage tags, and records nothing', async () => {
     const project = await newProject();
     expectSuccess(await updateProject(project.id, { name: 'v2' }, '1'), 200);
-    const count = allEvents();
+    const count = await allEvents();
     expectProblem(await updateProject(project.id, { name: 'lost' }, '1'), 409, 'conflict', 'version-conflict');
     expectProblem(await updateProject(project.id, { name: 'lost' }, '"1"'), 409, 'conflict', 'version-conflict');
     expectProblem(await updateProject(project.id, { name: 'lost' }), 428, 'precondition-required');
@@ -35,7 +35,7 @@ describe('PATCH /v1/projects/{projectId}', () => {
     expectProblem(await updateProject(project.id, { name: 'lost' }, 'two'), 400, 'bad-request', 'invalid-if-match');
     expectProblem(await updateProject(project.id, { name: '' }, '2'), 422, 'validation');
     expectProblem(await updateProject(project.id, { name: 'n'.repeat(121) }, '2'), 400, 'bad-request', 'value-too-long');
-    expect(allEvents()).toBe(count);
+    expect(await allEvents()).toBe(count);
     expect((await getProject(project.id)).body).toMatchObject({ name: 'v2', version: 2 });
   });
 

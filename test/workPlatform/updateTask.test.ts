@@ -44,13 +44,13 @@ describe('PATCH /v1/tasks/{taskId}', () => {
   it('answers 409 version-conflict to a stale version, changing nothing', async () => {
     const task = await newTask();
     expectSuccess(await updateTask(task.id, { title: 'v2' }, '1'), 200);
-    const events = allEvents();
+    const events = await allEvents();
     const stale = await updateTask(task.id, { title: 'lost update' }, '"1"');
     expectProblem(stale, 409, 'conflict', 'version-conflict');
     const ahead = await updateTask(task.id, { title: 'lost update' }, '7');
     expectProblem(ahead, 409, 'conflict', 'version-conflict');
     expect((await getTask(task.id)).body).toMatchObject({ title: 'v2', version: 2 });
-    expect(allEvents()).toBe(events);
+    expect(await allEvents()).toBe(events);
   });
 
   it('answers 428 without If-Match', async () => {
@@ -88,22 +88,22 @@ describe('PATCH /v1/tasks/{taskId}', () => {
   it('records task.updated and task.completed when a task becomes DONE, and nothing for a refused change', async () => {
     const task = await newTask('Finish me');
     const done = expectSuccess(await updateTask(task.id, { status: 'DONE' }, '1'), 200);
-    const events = eventsAbout(t.db, task.id);
+    const events = await eventsAbout(t.store, task.id);
     expect(events.map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed']);
     for (const event of events.slice(1)) {
       expect(event.payload).toMatchObject({ tenantId: fx.workspaceId, actor: { id: demoUsers.owner.id }, data: { object: done } });
     }
 
-    const count = allEvents();
+    const count = await allEvents();
     expectProblem(await updateTask(task.id, { status: 'TODO' }, '1'), 409, 'conflict', 'version-conflict');
     expectProblem(await updateTask(task.id, { status: 'NOPE' }, '2'), 422, 'validation');
     expectProblem(await updateTask(task.id, { status: 'TODO' }), 428, 'precondition-required');
     expectProblem(await updateTask(task.id, { title: 'y'.repeat(201) }, '2'), 400, 'bad-request', 'value-too-long');
-    expect(allEvents()).toBe(count);
+    expect(await allEvents()).toBe(count);
 
     // Another change that is not a completion records task.updated alone.
     expectSuccess(await updateTask(task.id, { title: 'Finished' }, '2'), 200);
-    expect(eventsAbout(t.db, task.id).map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed', 'task.updated']);
+    expect((await eventsAbout(t.store, task.id)).map((event) => event.type)).toEqual(['task.created', 'task.updated', 'task.completed', 'task.updated']);
   });
 
   it('records task.completed only when the status becomes DONE, not for changes to a task that is already DONE', async () => {
@@ -111,7 +111,7 @@ describe('PATCH /v1/tasks/{taskId}', () => {
     expectSuccess(await updateTask(task.id, { title: 'Still done', status: 'DONE' }, '1'), 200);
     expectSuccess(await updateTask(task.id, { status: 'IN_PROGRESS' }, '2'), 200);
     expectSuccess(await updateTask(task.id, { status: 'DONE' }, '3'), 200);
-    expect(eventsAbout(t.db, task.id).map((event) => event.type)).toEqual([
+    expect((await eventsAbout(t.store, task.id)).map((event) => event.type)).toEqual([
       'task.created',
       'task.updated',
       'task.updated',
@@ -122,10 +122,10 @@ describe('PATCH /v1/tasks/{taskId}', () => {
 
   it('writes nothing for a change that changes nothing: same version, updatedAt and events', async () => {
     const task = expectSuccess(await createTask({ projectId: fx.projectId, title: 'Stable', status: 'DONE' }), 201);
-    const count = allEvents();
+    const count = await allEvents();
     const response = await updateTask(task.id, { title: 'Stable', status: 'DONE' }, '1');
     expect(expectSuccess(response, 200)).toEqual(task);
     expect(response.headers['etag']).toBe('"1"');
-    expect(allEvents()).toBe(count);
+    expect(await allEvents()).toBe(count);
   });
 });

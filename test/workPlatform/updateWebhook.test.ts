@@ -44,7 +44,7 @@ describe('PATCH /v1/webhooks/{webhookId}', () => {
     const webhook = await newWebhook({ eventTypes: ['task.created'] });
     await recordTaskEvent();
     await recordTaskEvent();
-    expect(deliveryRows(webhook.id).map((row) => row.status)).toEqual(['PENDING', 'PENDING']);
+    expect((await deliveryRows(webhook.id)).map((row) => row.status)).toEqual(['PENDING', 'PENDING']);
     clock += 1000;
     const disabled = expectSuccess(await updateWebhook(webhook.id, { status: 'DISABLED' }, '1'), 200);
     expect(disabled).toMatchObject({
@@ -52,7 +52,7 @@ describe('PATCH /v1/webhooks/{webhookId}', () => {
       disabledReason: { code: 'MANUAL', message: expect.any(String), disabledAt: new Date(clock).toISOString() },
       version: 2,
     });
-    expect(deliveryRows(webhook.id).map((row) => [row.status, row.next_attempt_at, row.completed_at])).toEqual([
+    expect((await deliveryRows(webhook.id)).map((row) => [row.status, row.next_attempt_at, row.completed_at])).toEqual([
       ['CANCELLED', null, clock],
       ['CANCELLED', null, clock],
     ]);
@@ -60,9 +60,9 @@ describe('PATCH /v1/webhooks/{webhookId}', () => {
     expect(listed.items).toHaveLength(2);
     // Events of the disabled time are not queued for it.
     await recordTaskEvent();
-    expect(deliveryRows(webhook.id)).toHaveLength(2);
+    expect(await deliveryRows(webhook.id)).toHaveLength(2);
 
-    t.db.prepare('UPDATE webhook_subscriptions SET consecutive_failed_events = 2 WHERE id = ?').run(webhook.id);
+    await t.sql.run('UPDATE webhook_subscriptions SET consecutive_failed_events = 2 WHERE id = ?', webhook.id);
     const enabled = expectSuccess(await updateWebhook(webhook.id, { status: 'ACTIVE' }, '2'), 200);
     expect(enabled).toMatchObject({ status: 'ACTIVE', disabledReason: null, consecutiveFailedEvents: 0, version: 3 });
     expect(expectSuccess(await getWebhook(webhook.id), 200)).toEqual(enabled);
