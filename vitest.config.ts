@@ -6,6 +6,10 @@ import { defineConfig } from 'vitest/config';
 const apiSuites = ['test/workPlatform/**/*.test.ts', 'test/portfolio/**/*.test.ts', 'test/shared/**/*.test.ts'];
 // Module tests that sit beside the operations (see test/shared/operationTests.test.ts) keep their isolation.
 const moduleTestsBesideOperations = ['test/portfolio/import.test.ts', 'test/portfolio/sanitizer.test.ts'];
+// Tests of the SQLite limiter's own transaction (its counters are rows of the app's SQLite file); the
+// limits counted in Redis and in PostgreSQL are proven by test/limits/limitCounterEngines.test.ts and
+// test/scaleOut.test.ts, and every API suite below counts its calls in Redis.
+const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts'];
 
 export default defineConfig({
   test: {
@@ -15,6 +19,11 @@ export default defineConfig({
     globalSetup: ['test/support/postgresGlobalSetup.ts'],
     projects: [
       { extends: true, test: { name: 'api', include: apiSuites, exclude: moduleTestsBesideOperations, isolate: false } },
+      // The same API suites again with the app on PostgreSQL and its limits in Redis (test/support/testApp.ts, TEST_ENGINE).
+      {
+        extends: true,
+        test: { name: 'api-postgres', include: apiSuites, exclude: [...moduleTestsBesideOperations, ...sqliteOnlyApiSuites], isolate: false, env: { TEST_ENGINE: 'postgres' } },
+      },
       {
         extends: true,
         test: { name: 'modules', include: ['test/*.test.ts', 'test/!(workPlatform|portfolio|shared)/**/*.test.ts', ...moduleTestsBesideOperations] },

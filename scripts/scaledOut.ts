@@ -19,8 +19,8 @@ Starts the scaled-out setup on this machine: PostgreSQL and Redis from the Debia
 the API server processes (npm start, WEBHOOK_WORKER=off) on consecutive ports and the webhook
 delivery workers (npm run worker), all on that one PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
 The first start creates the database and the secrets every process shares (<dir>/secrets.env,
-mode 0600); the database starts empty (the demo data set loads into SQLite only): create tenants,
-keys, workspaces and tokens with the admin CLI line printed at start. Ctrl-C (SIGINT) or SIGTERM stops
+mode 0600); the database starts empty: load the demo data set (npm run admin -- demo) or create
+tenants, keys, workspaces and tokens with the admin CLI line printed at start. Ctrl-C (SIGINT) or SIGTERM stops
 the servers and workers (open requests and attempts finish), then Redis and PostgreSQL.
 
 Options:

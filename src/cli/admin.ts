@@ -244,6 +244,8 @@ const commands: Command[] = [
       'same documents and the demo projects and tasks are recreated with the same ids (replaced, never',
       'duplicated); new keys and tokens are issued and earlier ones stay valid. Session tokens are signed',
       'with SESSION_JWT_SECRET, else the session-jwt.key beside DATABASE_PATH, as the server does.',
+      'With DATABASE_URL it loads into that PostgreSQL database and needs the SESSION_JWT_SECRET and',
+      'WEBHOOK_SECRET_KEY the servers share (load it once: the servers never load it into PostgreSQL).',
       'Other tenants and workspaces are not touched.',
       'JSON: {"portfolio": {"tenantId", "apiKey", "revokedApiKey", "expiredApiKey", "unpublishedApiKey",',
       '"otherTenantId", "otherTenantApiKey", "published", "unpublished", "otherTenantOnly"},',
@@ -255,8 +257,18 @@ const commands: Command[] = [
     positionals: 0,
     async run(context) {
       const source = await context.db();
-      if ((await modules.engine()).isEngine(source)) throw new CliError('The demo data set loads into SQLite only, for now: unset DATABASE_URL to load it at DATABASE_PATH.');
-      const fixture = await (await modules.demo()).loadDemoData(source, context.now);
+      const demoModule = await modules.demo();
+      let secrets: Parameters<typeof demoModule.loadDemoData>[2] = {};
+      if ((await modules.engine()).isEngine(source)) {
+        const shared = demoModule.sharedDemoSecrets(context.env);
+        if ('missing' in shared) {
+          throw new CliError(
+            `DATABASE_URL is set: give this command the ${shared.missing.join(' and ')} the servers share (npm run --silent admin -- secrets), or the demo's session tokens and webhook secret would not work on them.`,
+          );
+        }
+        secrets = shared;
+      }
+      const fixture = await demoModule.loadDemoData(source, context.now, secrets);
       const demo = fixture.portfolio;
       const work = fixture.workPlatform;
       return {
@@ -315,8 +327,8 @@ function mainHelp(): string {
     'Environment:',
     `  DATABASE_PATH       SQLite database file (default: ${defaultDatabasePath}, relative to the working directory)`,
     '  DATABASE_URL        postgres://… : every command works on that PostgreSQL database instead',
-    '                      (`demo` excepted: the demo data set loads into SQLite only)',
-    '  SESSION_JWT_SECRET  key that session create signs with (default: session-jwt.key beside the database)',
+    '  SESSION_JWT_SECRET  key that session create and demo sign with (default: session-jwt.key beside the database)',
+    '  WEBHOOK_SECRET_KEY  key that demo seals its webhook secret with (default: webhook-secrets.key beside the database)',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
   ].join('\n');

@@ -70,6 +70,20 @@ function defaultWebhookSecretBox(db: StoreSource): SecretBox {
   return loadWebhookSecretBox({ webhookSecretKey: configured, dataDirectory: dirname(db.name) });
 }
 
+/**
+ * The keys a load into a shared database (PostgreSQL) signs and seals with: the SESSION_JWT_SECRET
+ * and WEBHOOK_SECRET_KEY every server of the deployment is given; there is no data folder to keep
+ * them in. Names the missing ones instead.
+ */
+export function sharedDemoSecrets(env: Record<string, string | undefined>): Required<LoadDemoDataOptions> | { missing: string[] } {
+  const missing = ['SESSION_JWT_SECRET', 'WEBHOOK_SECRET_KEY'].filter((name) => !env[name]?.trim());
+  if (missing.length > 0) return { missing };
+  return {
+    sessionSecret: loadOrCreateSecret(env.SESSION_JWT_SECRET, '', { name: 'SESSION_JWT_SECRET' }),
+    webhookSecretBox: createSecretBox(loadOrCreateSecret(env.WEBHOOK_SECRET_KEY, '', { name: 'WEBHOOK_SECRET_KEY' })),
+  };
+}
+
 /** Fixed ids, so that reloading finds the demo tenants instead of adding new ones. */
 export const demoTenants = {
   main: { id: 'ten_demoAvaMoreno', name: 'Ava Moreno (demo)', document: avaMorenoPortfolio },

@@ -4,6 +4,7 @@ import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as postgresSchema from '../../db/postgres/schema.js';
+import { generateSecret } from '../../src/auth/serverSecrets.js';
 import { makeTempDir } from '../store/factories.js';
 import { sharedPostgresServer, withClient } from '../support/postgresServer.js';
 import { runAdminCli, type FinishedProcess } from '../support/serverProcess.js';
@@ -76,16 +77,29 @@ describe('admin migrate', () => {
     for (const run of [unreachable, wrongScheme]) expect(run.stdout + run.stderr).not.toContain('hunter2');
   });
 
-  it('runs the other commands on the PostgreSQL of DATABASE_URL, never on SQLite, and keeps the demo data set to SQLite', async () => {
+  it('runs the other commands on the PostgreSQL of DATABASE_URL, never on SQLite, and loads the demo data set there only with the shared secrets', async () => {
     const databasePath = path.join(dir, 'untouched', 'app.db');
     const env = { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:9/app', DATABASE_PATH: databasePath, DATABASE_CONNECT_TIMEOUT_MS: '2000' };
     const run = await runAdminCli(['tenant', 'list'], { env });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^Error: .*ECONNREFUSED/);
     expect(run.stderr).not.toContain('hunter2');
-    const demo = await runAdminCli(['demo', '--json'], { env: { ...env, DATABASE_URL: await (await sharedPostgresServer()).createDatabase() } });
-    expect(demo.code).toBe(1);
-    expect(demo.stderr).toContain('The demo data set loads into SQLite only, for now: unset DATABASE_URL to load it at DATABASE_PATH.');
+    const postgresEnv = { ...env, DATABASE_URL: await (await sharedPostgresServer()).createDatabase({ migrated: true }) };
+    const refused = await runAdminCli(['demo', '--json'], { env: postgresEnv });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('DATABASE_URL is set: give this command the SESSION_JWT_SECRET and WEBHOOK_SECRET_KEY the servers share');
+    const secrets = { SESSION_JWT_SECRET: generateSecret(), WEBHOOK_SECRET_KEY: generateSecret() };
+    const demo = await runAdminCli(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
+    expect(demo.code, demo.stderr).toBe(0);
+    const fixture = JSON.parse(demo.stdout) as { workPlatform: { workspaceId: string; taskIds: string[] } };
+    const again = await runAdminCli(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).workPlatform.taskIds).toEqual(fixture.workPlatform.taskIds);
+    const stored = await withClient(postgresEnv.DATABASE_URL, async (client) =>
+      Number((await client.query('SELECT count(*) AS n FROM tasks WHERE workspace_id = $1', [fixture.workPlatform.workspaceId])).rows[0].n),
+    );
+    expect(stored).toBe(fixture.workPlatform.taskIds.length);
     expect(existsSync(databasePath)).toBe(false);
-  });
+    // Five CLI processes, two of them loading the demo set over PostgreSQL.
+  }, 120_000);
 });

@@ -1,30 +1,27 @@
 // The server keeps encoded answers per portfolio revision; a write through another connection on
-// the same file (as the admin CLI makes from its own process) must show on the very next request.
-import path from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
+// the same data (as the admin CLI or another server makes from its own process) must show on the very next request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportPortfolio, importPortfolio } from '../../src/portfolio/import/importPortfolio.js';
 import { issueApiKey } from '../../src/auth/apiKeys.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
-import { openDatabase } from '../../src/store/database.js';
-import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
+import { bearer, startTestApp, type OtherInstance, type TestApp } from '../support/testApp.js';
 
 let t: TestApp;
-let otherProcess: BetterSqlite3.Database;
+let otherProcess: OtherInstance;
 beforeAll(async () => {
   t = await startTestApp();
-  otherProcess = openDatabase(path.join(t.dataDir, 'app.db'));
+  otherProcess = await t.openAnother();
 });
 afterAll(async () => {
-  otherProcess?.close();
+  await otherProcess?.close();
   await t?.close();
 });
 
 /** Re-imports the tenant's own portfolio through the other connection, changed by `change`. */
 async function reimport(change: (document: Record<string, any>) => void): Promise<void> {
-  const document = (await exportPortfolio(otherProcess, t.fixture.portfolio.tenantId)) as unknown as Record<string, any>;
+  const document = (await exportPortfolio(otherProcess.store, t.fixture.portfolio.tenantId)) as unknown as Record<string, any>;
   change(document);
-  await importPortfolio(otherProcess, t.fixture.portfolio.tenantId, document);
+  await importPortfolio(otherProcess.store, t.fixture.portfolio.tenantId, document);
 }
 
 const get = (target: string) => t.client.get(target, bearer(t.fixture.portfolio.apiKey));
@@ -84,7 +81,7 @@ describe('answers after a write by another process', () => {
   });
 
   it('refuses a key revoked by another process on the next request', async () => {
-    const keys = createApiKeyStore(otherProcess);
+    const keys = createApiKeyStore(otherProcess.store);
     const { id, key } = await issueApiKey(keys, { tenantId: t.fixture.portfolio.tenantId });
     expect((await t.client.get('/api/v1/portfolio', bearer(key))).status).toBe(200);
     await keys.revokeApiKey(id);
@@ -98,15 +95,11 @@ describe('answers after a write by another process', () => {
     const post = before.body.items[0] as { slug: string; title: string };
     const keptItem = await get(`/api/v1/posts/${post.slug}`);
     expect(keptItem.status).toBe(200);
-    otherProcess
-      .prepare("UPDATE portfolio_items SET published = 0 WHERE tenant_id = ? AND kind = 'post' AND slug = ?")
-      .run(t.fixture.portfolio.tenantId, post.slug);
+    await otherProcess.sql.run("UPDATE portfolio_items SET published = 0 WHERE tenant_id = ? AND kind = 'post' AND slug = ?", t.fixture.portfolio.tenantId, post.slug);
     expect((await get(`/api/v1/posts/${post.slug}`)).status).toBe(404);
     const listed = await get('/api/v1/posts?limit=20');
     expect(listed.body.items.map((item: { slug: string }) => item.slug)).not.toContain(post.slug);
-    otherProcess
-      .prepare("UPDATE portfolio_items SET published = 1 WHERE tenant_id = ? AND kind = 'post' AND slug = ?")
-      .run(t.fixture.portfolio.tenantId, post.slug);
+    await otherProcess.sql.run("UPDATE portfolio_items SET published = 1 WHERE tenant_id = ? AND kind = 'post' AND slug = ?", t.fixture.portfolio.tenantId, post.slug);
     expect((await get(`/api/v1/posts/${post.slug}`)).status).toBe(200);
   });
 });

@@ -1,11 +1,9 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoundedCache } from '../../src/store/boundedCache.js';
-import { openDatabase } from '../../src/store/database.js';
 import { createListPageCache } from '../../src/store/listPageCache.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { startTestApp, type OtherInstance, type TestApp } from '../support/testApp.js';
 import { demoUsers, liftCallLimits } from '../support/workPlatform.js';
 import { makeWorkspace } from '../store/workPlatformFactories.js';
 
@@ -14,17 +12,19 @@ import { makeWorkspace } from '../store/workPlatformFactories.js';
  * to tasks or projects, from any connection or process, must show on the very next request.
  */
 let t: TestApp;
-let otherConnection: BetterSqlite3.Database;
+let other: OtherInstance;
+let otherConnection: OtherInstance['store'];
 const owner = { id: demoUsers.owner.id, kind: 'USER' as const };
 
 beforeAll(async () => {
   t = await startTestApp();
   await liftCallLimits(t.store, t.fixture.workPlatform.workspaceId);
-  // A second connection on the same file: what the admin CLI or another server process would use.
-  otherConnection = openDatabase(t.db.name);
+  // A second connection to the same data: what the admin CLI or another server process would use.
+  other = await t.openAnother();
+  otherConnection = other.store;
 });
 afterAll(async () => {
-  otherConnection?.close();
+  await other?.close();
   await t?.close();
 });
 
@@ -54,7 +54,7 @@ describe('kept list pages', () => {
 
   it('show a raw SQL change too: triggers, not the stores, raise the revision', async () => {
     const first = (await list('tasks', 'limit=1')).items[0]!;
-    otherConnection.prepare('UPDATE tasks SET title = ? WHERE id = ?').run('Changed by hand', first.id);
+    await other.sql.run('UPDATE tasks SET title = ? WHERE id = ?', 'Changed by hand', first.id);
     expect((await list('tasks', 'limit=1')).items[0]).toMatchObject({ id: first.id, title: 'Changed by hand' });
   });
 
@@ -81,25 +81,22 @@ describe('kept list pages', () => {
 
 describe('collection revisions', () => {
   it('rise with every insert, update and delete of the workspace, and leave other workspaces alone', async () => {
-    const db = new BetterSqlite3(t.db.name);
-    try {
-      const revision = (workspaceId: string, collection: string) =>
-        (db.prepare('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?').pluck().get(workspaceId, collection) as number | undefined) ?? 0;
+    {
+      const revision = async (workspaceId: string, collection: string) =>
+        (await t.sql.value<number | undefined>('SELECT revision FROM collection_revisions WHERE workspace_id = ? AND collection = ?', workspaceId, collection)) ?? 0;
       const workspace = await makeWorkspace(otherConnection);
       const other = await makeWorkspace(otherConnection);
       const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
       // The first revision is random (a re-created workspace id must not repeat one), then +1 per write.
-      expect(revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
+      expect(await revision(workspace.workspaceId, 'projects')).toBeGreaterThanOrEqual(1);
       const tasks = createTaskStore(otherConnection);
       const task = await tasks.createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
-      const first = revision(workspace.workspaceId, 'tasks');
+      const first = await revision(workspace.workspaceId, 'tasks');
       await tasks.updateTask(workspace.workspaceId, task.id, { title: 'U' }, task.version, workspace.actor);
-      expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 1);
+      expect(await revision(workspace.workspaceId, 'tasks')).toBe(first + 1);
       await tasks.deleteTask(workspace.workspaceId, task.id, null, workspace.actor);
-      expect(revision(workspace.workspaceId, 'tasks')).toBe(first + 2);
-      expect(revision(other.workspaceId, 'tasks')).toBe(0);
-    } finally {
-      db.close();
+      expect(await revision(workspace.workspaceId, 'tasks')).toBe(first + 2);
+      expect(await revision(other.workspaceId, 'tasks')).toBe(0);
     }
   });
 
@@ -107,9 +104,9 @@ describe('collection revisions', () => {
     const workspace = await makeWorkspace(otherConnection);
     const project = await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
     await createTaskStore(otherConnection).createTask(workspace.workspaceId, { projectId: project.id, title: 'T' }, workspace.actor);
-    otherConnection.prepare('DELETE FROM workspaces WHERE id = ?').run(workspace.workspaceId);
-    expect(otherConnection.prepare('SELECT count(*) FROM collection_revisions WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
-    expect(otherConnection.prepare('SELECT count(*) FROM tasks WHERE workspace_id = ?').pluck().get(workspace.workspaceId)).toBe(0);
+    await other.sql.run('DELETE FROM workspaces WHERE id = ?', workspace.workspaceId);
+    expect(await other.sql.value('SELECT count(*) FROM collection_revisions WHERE workspace_id = ?', workspace.workspaceId)).toBe(0);
+    expect(await other.sql.value('SELECT count(*) FROM tasks WHERE workspace_id = ?', workspace.workspaceId)).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -24,7 +24,10 @@ export type TestEngineKind = 'sqlite' | 'postgres';
  * real server, with the limits counted in a real redis-server of their own, as a scaled-out
  * deployment runs.
  */
-export const testEngineKind: TestEngineKind = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+export function testEngineKind(): TestEngineKind {
+  // Read at each start: a worker that runs files of both projects keeps this module between them.
+  return process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+}
 
 /** SQL the tests read or set up data with, run on the app's engine (`?` parameters on both). */
 export interface TestSql {
@@ -33,6 +36,12 @@ export interface TestSql {
   /** The first column of the first row. */
   value<Value = unknown>(text: string, ...params: unknown[]): Promise<Value>;
   run(text: string, ...params: unknown[]): Promise<void>;
+  /**
+   * Everything the engine holds for the app, to search for what must never be stored: SQLite's
+   * database file and its write-ahead log as they are on disk; PostgreSQL's every row of every
+   * table as text (its files may hold TOAST-compressed values a byte search would miss).
+   */
+  storedBytes(): Promise<Buffer>;
   /**
    * Makes every insert into `table` whose new row matches `when` (an SQL condition on NEW, the
    * same in both dialects) fail with `message`, as a full disk or a broken constraint would;
@@ -53,6 +62,8 @@ export interface TestApp {
   store: StoreEngine;
   engineKind: TestEngineKind;
   sql: TestSql;
+  /** Another instance's way to the same data (the caller closes it). */
+  openAnother(): Promise<OtherInstance>;
   /** The SQLite connection under the app (only with the SQLite engine: a test that reads it is a SQLite test). */
   db: BetterSqlite3.Database;
   dataDir: string;
@@ -76,7 +87,8 @@ export function memoryLogger(lines: string[]): Logger {
 export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
-  const opened = testEngineKind === 'postgres' ? await openPostgresForTest() : openSqliteForTest(databasePath);
+  const engineKind = testEngineKind();
+  const opened = engineKind === 'postgres' ? await openPostgresForTest() : openSqliteForTest(databasePath);
   const config: Config = {
     ...loadConfig({
       DATABASE_PATH: databasePath,
@@ -99,11 +111,11 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
     name: 'SESSION_JWT_SECRET',
   });
-  const fixture = await loadDemoData(opened.sqlite ?? opened.engine, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
+  const fixture = await loadDemoData(opened.sqlite ?? opened.store, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
   const logLines: string[] = [];
   const app = await startApp(config, {
     logger: memoryLogger(logLines),
-    ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.engine, sqlite: undefined, location: 'test database', close: async () => {} } }),
+    ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.store, sqlite: undefined, location: 'test database', close: async () => {} } }),
     now,
   });
   const client = new ContractClient(app.url);
@@ -118,9 +130,10 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
     },
     fixture,
     sessionSecret,
-    store: opened.engine,
-    engineKind: testEngineKind,
+    store: opened.store,
+    engineKind,
     sql: opened.sql,
+    openAnother: opened.openAnother,
     get db() {
       if (!opened.sqlite) throw new Error('this test reads the SQLite connection (t.db); on PostgreSQL use t.sql or t.store');
       return opened.sqlite;
@@ -135,28 +148,35 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   };
 }
 
-interface OpenedTestEngine {
-  engine: StoreEngine;
-  sqlite?: BetterSqlite3.Database;
+/** Another instance's way to the app's data: a second SQLite connection to the file, or a second PostgreSQL pool. */
+export interface OtherInstance {
+  store: StoreEngine;
   sql: TestSql;
-  /** What the app's configuration needs to find the same data and counters. */
-  env: Record<string, string>;
   close(): Promise<void>;
 }
 
-function openSqliteForTest(databasePath: string): OpenedTestEngine {
+interface OpenedTestEngine extends OtherInstance {
+  sqlite?: BetterSqlite3.Database;
+  /** What the app's configuration needs to find the same data and counters. */
+  env: Record<string, string>;
+  openAnother(): Promise<OtherInstance>;
+}
+
+function sqliteInstance(databasePath: string): OtherInstance & { sqlite: BetterSqlite3.Database } {
   const db = openDatabase(databasePath);
   let failures = 0;
   return {
-    engine: sqliteEngine(db),
+    store: sqliteEngine(db),
     sqlite: db,
-    env: {},
     sql: {
       rows: async (text, ...params) => db.prepare(text).all(...params) as never,
       row: async (text, ...params) => db.prepare(text).get(...params) as never,
       value: async (text, ...params) => db.prepare(text).pluck().get(...params) as never,
       run: async (text, ...params) => {
         db.prepare(text).run(...params);
+      },
+      async storedBytes() {
+        return Buffer.concat([databasePath, `${databasePath}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
       },
       async failInserts(table, when, message) {
         const trigger = `fail_insert_${++failures}`;
@@ -172,38 +192,56 @@ function openSqliteForTest(databasePath: string): OpenedTestEngine {
   };
 }
 
-async function openPostgresForTest(): Promise<OpenedTestEngine> {
-  const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
-  const redis = await startRedisServer();
-  const database = await openPostgres(url, { poolMax: 4 });
-  const engine = postgresEngine(database.pool);
-  const query = async (text: string, params: unknown[]) => database.pool.query({ text: postgresStatementText(text), values: params, rowMode: 'array' });
-  const objects = async (text: string, params: unknown[]) => (await database.pool.query(postgresStatementText(text), params)).rows;
+function openSqliteForTest(databasePath: string): OpenedTestEngine {
+  return { ...sqliteInstance(databasePath), env: {}, openAnother: async () => sqliteInstance(databasePath) };
+}
+
+async function postgresInstance(url: string): Promise<OtherInstance> {
+  const { pool } = await openPostgres(url, { poolMax: 4 });
+  const engine = postgresEngine(pool);
+  const arrays = async (text: string, params: unknown[]) => (await pool.query({ text: postgresStatementText(text), values: params, rowMode: 'array' })).rows;
+  const objects = async (text: string, params: unknown[]) => (await pool.query(postgresStatementText(text), params)).rows;
   let failures = 0;
   return {
-    engine,
-    env: { DATABASE_URL: url, REDIS_URL: redis.url },
+    store: engine,
     sql: {
       rows: async (text, ...params) => (await objects(text, params)) as never,
       row: async (text, ...params) => (await objects(text, params))[0] as never,
-      value: async (text, ...params) => (await query(text, params)).rows[0]?.[0] as never,
+      value: async (text, ...params) => (await arrays(text, params))[0]?.[0] as never,
       run: async (text, ...params) => {
-        await database.pool.query(postgresStatementText(text), params);
+        await pool.query(postgresStatementText(text), params);
+      },
+      async storedBytes() {
+        const tables = await objects("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'", []);
+        const texts = await Promise.all(
+          tables.map(async ({ name }) => (await arrays(`SELECT coalesce(string_agg(cast(to_jsonb(row) AS text), chr(10)), '') FROM "${name}" row`, []))[0]![0] as string),
+        );
+        return Buffer.from(texts.join('\n'), 'utf8');
       },
       async failInserts(table, when, message) {
         const trigger = `fail_insert_${++failures}`;
-        await database.pool.query(
-          `CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message.replaceAll("'", "''")}'; END $$`,
-        );
-        await database.pool.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${trigger}()`);
+        await pool.query(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message.replaceAll("'", "''")}'; END $$`);
+        await pool.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${trigger}()`);
         return async () => {
-          await database.pool.query(`DROP TRIGGER ${trigger} ON ${table}`);
-          await database.pool.query(`DROP FUNCTION ${trigger}()`);
+          await pool.query(`DROP TRIGGER ${trigger} ON ${table}`);
+          await pool.query(`DROP FUNCTION ${trigger}()`);
         };
       },
     },
+    close: () => engine.close(),
+  };
+}
+
+async function openPostgresForTest(): Promise<OpenedTestEngine> {
+  const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
+  const redis = await startRedisServer();
+  const instance = await postgresInstance(url);
+  return {
+    ...instance,
+    env: { DATABASE_URL: url, REDIS_URL: redis.url },
+    openAnother: () => postgresInstance(url),
     async close() {
-      await engine.close();
+      await instance.close();
       await redis.stop();
     },
   };

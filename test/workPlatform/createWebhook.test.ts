@@ -79,7 +79,7 @@ describe('loopback targets', () => {
   let loopback: TestApp;
   beforeAll(async () => {
     loopback = await startTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'on', WEBHOOK_WORKER: 'off' } });
-    await liftCallLimits(loopback.db, loopback.fixture.workPlatform.workspaceId);
+    await liftCallLimits(loopback.store, loopback.fixture.workPlatform.workspaceId);
   });
   afterAll(async () => {
     await loopback?.close();

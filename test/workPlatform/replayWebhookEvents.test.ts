@@ -24,7 +24,7 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
     const again = expectSuccess(await replay(webhook.id, { eventId }), 202);
     expect(again.deliveries[0].id).not.toBe(queued.deliveries[0].id);
     expect(again.deliveries[0].eventId).toBe(eventId);
-    expect((await deliveryRows(webhook.id)).map((row) => [row.event_id, row.replay, row.status, row.next_attempt_at])).toEqual([
+    expect((await deliveryRows(webhook.id)).map((row) => [row.event_id, Number(row.replay), row.status, row.next_attempt_at])).toEqual([
       [eventId, 1, 'PENDING', clock],
       [eventId, 1, 'PENDING', clock],
     ]);
@@ -82,6 +82,6 @@ describe('POST /v1/webhooks/{webhookId}/replays', () => {
     const ownEvent = await recordTaskEvent();
     expectSuccess(await updateWebhook(webhook.id, { status: 'DISABLED' }, '1'), 200);
     expectProblem(await replay(webhook.id, { eventId: ownEvent }), 409, 'conflict', 'webhook-disabled');
-    expect((await deliveryRows(webhook.id)).filter((row) => row.replay === 1)).toEqual([]);
+    expect((await deliveryRows(webhook.id)).filter((row) => Number(row.replay) === 1)).toEqual([]);
   });
 });

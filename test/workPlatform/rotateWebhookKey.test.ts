@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { SecretBox } from '../../src/webhooks/secretBox.js';
 import type { TestApp } from '../support/testApp.js';
 import { OVERLAP_MS, webhookCalls, webhookSecretBoxOf, webhookUrl as url } from '../support/webhookCalls.js';
@@ -58,10 +56,6 @@ describe('POST /v1/webhooks/{webhookId}/rotate-key', () => {
 });
 
 describe('signing secrets at rest', () => {
-  function databaseBytes(): Buffer {
-    const file = path.join(t.dataDir, 'app.db');
-    return Buffer.concat([file, `${file}-wal`].filter((candidate) => existsSync(candidate)).map((candidate) => readFileSync(candidate)));
-  }
 
   it('are never written in plaintext, not even in the stored idempotent answers, which still replay verbatim', async () => {
     const key = `create-${clock}`;
@@ -86,7 +80,7 @@ describe('signing secrets at rest', () => {
     expect(JSON.stringify(reused)).not.toContain(rotation.secret);
 
     expect((await t.sql.value('SELECT count(*) FROM idempotency_keys WHERE key IN (?, ?)', key, rotateKey))).toBe(2);
-    const bytes = databaseBytes();
+    const bytes = await t.sql.storedBytes();
     expect(bytes.length).toBeGreaterThan(0);
     for (const secret of [webhook.secret, rotation.secret, another.secret, fx.webhook.secret]) {
       expect(bytes.includes(Buffer.from(secret, 'utf8'))).toBe(false);
