@@ -96,6 +96,12 @@ export interface StoreEngine {
    * SQLite runs the change as a `write` (its writers take turns anyway). Inside a `write` it joins it.
    */
   autocommit<T>(change: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs `callback` on a later turn of the event loop once the write transaction open in this
+   * async context has committed; never when it rolls back (a PostgreSQL change run again registers
+   * its callbacks again). Outside a transaction: on a later turn, at once.
+   */
+  afterCommit(callback: () => void): void;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -194,6 +200,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     read: (read) => readCommitted(transactions, read),
     snapshot: (read) => transactions.snapshot(read),
     autocommit: (change) => transactions.write(change),
+    afterCommit: (callback) => transactions.afterCommit(callback),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const toObject = objectMapper<Item>(compiled);
@@ -255,6 +262,8 @@ interface PostgresTransaction {
   savepoints: string[];
   made: number;
   ended: boolean;
+  /** What runs once it has committed. */
+  committed: (() => void)[];
 }
 
 interface PostgresFrame {
@@ -325,7 +334,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
-      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false };
+      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [] };
       let broken: Error | undefined;
       try {
         await client.query(begin);
@@ -334,6 +343,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
           await client.query('COMMIT');
+          for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
           transaction.ended = true;
@@ -382,6 +392,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     snapshot,
     // Outside a transaction every statement runs on the pool, in a transaction of its own; inside one it joins it.
     autocommit: async (change) => change(),
+    afterCommit(callback) {
+      const frame = context.getStore();
+      if (frame && !frame.transaction.ended) frame.transaction.committed.push(callback);
+      else setImmediate(callback);
+    },
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compile(query);
       const text = postgresStatementText(compiled.source);

@@ -41,18 +41,23 @@ export function onDeliveriesQueued(source: StoreSource, listener: () => void): (
 
 /**
  * Tells the listeners of this connection that PENDING deliveries were inserted. Called inside the
- * writing transaction; the listeners run on a later turn of the event loop, after the synchronous
- * transaction has committed (or rolled back: then they find nothing new, which is harmless), and
- * outside its async context: a store call they make must not join that ended transaction.
+ * writing transaction; the listeners run outside its async context (a store call they make must
+ * not join that ended transaction). On PostgreSQL they run once it has committed: the worker
+ * claims on another connection of the pool, where uncommitted rows are not seen. On SQLite they run
+ * at once: the worker's claim is a write of this connection, queued behind the open transaction
+ * (it reads the committed rows, or none after a rollback) and ahead of the writes of requests that
+ * arrive later, so the in-process worker takes its own process's deliveries first.
  */
 export function notifyDeliveriesQueued(source: StoreSource): void {
-  const listeners = deliveryListeners.get(engineOf(source));
+  const engine = engineOf(source);
+  const listeners = deliveryListeners.get(engine);
   if (!listeners || listeners.size === 0) return;
-  setImmediate(() =>
+  const notify = () =>
     outsideAnyTransaction.runInAsyncScope(() => {
       for (const listener of listeners) listener();
-    }),
-  );
+    });
+  if (engine.kind === 'postgres') engine.afterCommit(notify);
+  else setImmediate(notify);
 }
 
 export interface QueuedDelivery {

@@ -30,6 +30,8 @@ export interface WriteTransactions {
   heldElsewhere(): boolean;
   /** Throws when called from a change whose transaction has already ended: its statement would run outside it. */
   refuseEnded(): void;
+  /** See StoreEngine.afterCommit. */
+  afterCommit(callback: () => void): void;
 }
 
 /** Runs a synchronous read once no other context's transaction is open on the connection (see `readable`). */
@@ -47,6 +49,8 @@ interface OpenTransaction {
   savepoints: string[];
   /** Savepoints made so far, for a name never used twice. */
   made: number;
+  /** What runs once it has committed. */
+  committed: (() => void)[];
 }
 
 /** Where an async context stands: in which transaction, inside which of its savepoints (none: at its top). */
@@ -83,7 +87,7 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
   async function write<T>(change: () => T | Promise<T>, start = begin): Promise<T> {
     if (insideOpen()) return joined(context.getStore()!, change);
     let end!: () => void;
-    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), savepoints: [], made: 0 };
+    const transaction: OpenTransaction = { ended: new Promise<void>((resolve) => (end = resolve)), savepoints: [], made: 0, committed: [] };
     const before = queueEnd;
     queueEnd = transaction.ended;
     await before;
@@ -94,6 +98,7 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
       try {
         const result = await context.run({ transaction, savepoint: undefined }, change);
         commit.run();
+        for (const callback of transaction.committed) setImmediate(callback);
         return result;
       } catch (error) {
         if (db.inTransaction) rollback.run();
@@ -136,6 +141,11 @@ function createSqliteWriteTransactions(db: BetterSqlite3.Database): WriteTransac
     snapshot: (read) => (insideOpen() ? Promise.resolve().then(read) : write(read, beginDeferred)),
     readable: () => (open === undefined || insideOpen() ? undefined : waitUntilNoneOpen()),
     heldElsewhere: () => open !== undefined && !insideOpen(),
+    afterCommit: (callback) => {
+      const frame = context.getStore();
+      if (frame !== undefined && frame.transaction === open) frame.transaction.committed.push(callback);
+      else setImmediate(callback);
+    },
     refuseEnded: () => {
       const frame = context.getStore();
       if (frame !== undefined && frame.transaction !== open) throw new Error('the write transaction this statement belongs to has already ended');

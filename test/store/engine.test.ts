@@ -87,6 +87,38 @@ describe.each(storeEngines)('the store engine on $name', (engineCase) => {
     expect(await names.objects({})).toEqual([{ name: 'Kept' }, { name: 'Kept too' }]);
   });
 
+  it('runs afterCommit callbacks once the change has committed, where another instance sees it, and never after a rollback', async () => {
+    const other = await opened.openAnother();
+    const seenByOther: number[] = [];
+    const afterCommitted = new Promise<void>((resolve) => {
+      void engine.write(async () => {
+        await insertTenant(engine).run({ id: 'ten_1', name: 'One', createdAt: 1 });
+        engine.afterCommit(() => {
+          void tenantCount(other)
+            .value({})
+            .then((count) => seenByOther.push(Number(count)))
+            .then(() => resolve());
+        });
+        // Still inside the transaction: the callback has not run.
+        await new Promise((wait) => setImmediate(wait));
+        expect(seenByOther).toEqual([]);
+      });
+    });
+    await afterCommitted;
+    expect(seenByOther).toEqual([1]);
+
+    let ranAfterRollback = false;
+    await expect(
+      engine.write(async () => {
+        engine.afterCommit(() => (ranAfterRollback = true));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    const outside = new Promise<boolean>((resolve) => engine.afterCommit(() => resolve(true)));
+    expect(await outside).toBe(true);
+    expect(ranAfterRollback).toBe(false);
+  });
+
   it('refuses two changes at once inside one transaction', async () => {
     const insert = insertTenant(engine);
     await expect(

@@ -712,6 +712,27 @@ describe('recording attempts in batches', () => {
     expect(attemptsOf(fx.db, failing)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
   });
 
+  it('a 2xx whose recording finds the write lock held for a moment is recorded once it is free: no second send', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    await fx.createTask();
+    fx.db.pragma('busy_timeout = 0');
+    const other = openDatabase(fx.path);
+    cleanups.push(() => other.close());
+    // Another process holds the write lock as the answer arrives and lets it go while the recording tries again.
+    receiver.answer = () => {
+      other.prepare('BEGIN IMMEDIATE').run();
+      setTimeout(() => other.prepare('ROLLBACK').run(), 40);
+      return { status: 204 };
+    };
+    await deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    const [delivery] = deliveriesOf(fx.db, id);
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1 });
+    expect(attemptsOf(fx.db, delivery!.id)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
+    expect(logLines.some((line) => line.includes('webhook attempt not recorded'))).toBe(false);
+  });
+
   it('a 2xx that cannot be recorded (the write lock is held elsewhere) is no success: the delivery is sent again after its lease', async () => {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { workspaces } from '../../../db/schema.js';
 import type { Logger } from '../../logger.js';
+import { isDatabaseBusy } from '../../store/database.js';
 import { engineOf, type StoreSource } from '../../store/engine.js';
 import {
   attemptSucceeded,
@@ -107,6 +108,8 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
   // where the claims of other workers skip its rows (in the SERIALIZABLE recording they would
   // make one of the two fail and run again).
   const claimsWithRecords = engine.kind === 'sqlite';
+  /** How often the recording of ended attempts is tried while the database answers busy (25, 50, 100, 200 ms apart: its claims' leases outlast them). */
+  const BUSY_RECORDING_TRIES = 5;
 
   async function recordEnded(): Promise<void> {
     const batch = toRecord;
@@ -114,10 +117,20 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
     const room = options.roomAfter(batch.length);
     let results: RecordingResult[];
     let claimed: ClaimedDelivery[] = [];
-    try {
-      ({ results, claimed } = await engine.write(() => recordAndClaim(batch, claimsWithRecords ? room : 0)));
-    } catch (error) {
-      results = batch.map(() => ({ error }));
+    for (let tries = 1; ; tries += 1) {
+      try {
+        ({ results, claimed } = await engine.write(() => recordAndClaim(batch, claimsWithRecords ? room : 0)));
+        break;
+      } catch (error) {
+        // Sent but not written: each try that finds the database busy (after its own busy wait)
+        // is worth another while the lease holds, or the subscriber gets the event again.
+        if (tries < BUSY_RECORDING_TRIES && isDatabaseBusy(error)) {
+          await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (tries - 1)));
+          continue;
+        }
+        results = batch.map(() => ({ error }));
+        break;
+      }
     }
     batch.forEach(({ done }, index) => done(results[index]!));
     if (!claimsWithRecords) claimed = await claimRoom(room);
