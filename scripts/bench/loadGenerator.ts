@@ -4,6 +4,7 @@
 // printed as one JSON line.
 //   tsx scripts/bench/loadGenerator.ts '<scenario JSON>'
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,14 @@ export interface LoadScenario {
   headers?: Record<string, string>;
   /** POST /v1/tasks with a new Idempotency-Key and title on every request. */
   createTasks?: { token: string; projectId: string };
+  /** Seconds of load before the measured run, in the same process and not counted. */
+  warmupSeconds?: number;
+  /**
+   * Epoch milliseconds at which the warm-up (or, without one, the measured run) starts; the measured
+   * run then starts at startAt + warm-up + a short pause. Generators loading several servers at
+   * once get the same startAt, so that their measured windows coincide whatever their start-up took.
+   */
+  startAt?: number;
 }
 
 export interface LoadResult {
@@ -26,7 +35,17 @@ export interface LoadResult {
   meanMs: number;
   non2xx: number;
   errors: number;
+  /** Epoch milliseconds when the measured run started and ended. */
+  startedAt: number;
+  endedAt: number;
 }
+
+/**
+ * What every Idempotency-Key of one run starts with: new for each run, so that the measured run
+ * never replays a key of the warm-up run in the same process (a replay answers from the stored
+ * response and would flatter the write path).
+ */
+const keyPrefixOfRun = () => `bench-${process.pid}-${randomBytes(6).toString('hex')}`;
 
 function wrkInstalled(): boolean {
   try {
@@ -54,7 +73,7 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
         'wrk.headers["content-type"] = "application/json"',
         'request = function()',
         '  count = count + 1',
-        `  wrk.headers["idempotency-key"] = "bench-wrk-" .. ${process.pid} .. "-" .. count`,
+        `  wrk.headers["idempotency-key"] = "${keyPrefixOfRun()}-" .. count`,
         `  return wrk.format(nil, nil, nil, '{"projectId":"${projectId}","title":"Bench task ' .. count .. '"}')`,
         'end',
       );
@@ -76,6 +95,8 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
     const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs] = fields.slice(1).map(Number) as number[];
     return {
       generator: 'wrk',
+      startedAt: 0,
+      endedAt: 0,
       requestsPerSecond: Math.round(requests! / (durationUs! / 1e6)),
       p50Ms: Math.round(p50Us! / 10) / 100,
       p99Ms: Math.round(p99Us! / 10) / 100,
@@ -88,13 +109,29 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
   }
 }
 
+const PAUSE_AFTER_WARMUP_MS = 200;
+
+const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+
 async function main(): Promise<void> {
   const scenario = JSON.parse(process.argv[2] ?? '') as LoadScenario;
-  if (wrkInstalled()) {
-    process.stdout.write(`${JSON.stringify(await runWrk(scenario))}\n`);
-    return;
+  const run = wrkInstalled() ? runWrk : runAutocannon;
+  const startAt = scenario.startAt ?? Date.now();
+  await sleepUntil(startAt);
+  let measuredAt = startAt;
+  if (scenario.warmupSeconds) {
+    await run({ ...scenario, seconds: scenario.warmupSeconds });
+    measuredAt = startAt + scenario.warmupSeconds * 1000 + PAUSE_AFTER_WARMUP_MS;
+    await sleepUntil(measuredAt);
   }
+  const startedAt = Date.now();
+  const result = await run(scenario);
+  process.stdout.write(`${JSON.stringify({ ...result, startedAt, endedAt: Date.now() })}\n`);
+}
+
+async function runAutocannon(scenario: LoadScenario): Promise<LoadResult> {
   let count = 0;
+  const keyPrefix = keyPrefixOfRun();
   const create = scenario.createTasks;
   const result = await autocannon({
     url: scenario.url,
@@ -111,7 +148,7 @@ async function main(): Promise<void> {
                 headers: {
                   authorization: `Bearer ${create.token}`,
                   'content-type': 'application/json',
-                  'idempotency-key': `bench-${process.pid}-${++count}`,
+                  'idempotency-key': `${keyPrefix}-${++count}`,
                 },
                 body: JSON.stringify({ projectId: create.projectId, title: `Bench task ${count}` }),
               }),
@@ -120,8 +157,10 @@ async function main(): Promise<void> {
         }
       : {}),
   });
-  const figures: LoadResult = {
+  return {
     generator: 'autocannon',
+    startedAt: 0,
+    endedAt: 0,
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -129,7 +168,6 @@ async function main(): Promise<void> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-  process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
 main().catch((error: unknown) => {

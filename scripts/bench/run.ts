@@ -1,15 +1,17 @@
 // npm run bench: the real server (production settings, a child process) beside a bare node:http
 // server and a bare Express 5 app answering the same bytes (each its own process), loaded by
 // autocannon running in a process of its own, in one run. See `npm run bench -- --help`.
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
+import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
+import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
@@ -79,18 +81,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 /** One run of the load generator in its own process. */
 function load(scenario: Scenario, connections: number, seconds: number): Promise<LoadResult> {
-  const input: LoadScenario = { url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks };
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(repoRoot, 'scripts/bench/loadGenerator.ts'), JSON.stringify(input)],
-      { cwd: repoRoot, maxBuffer: 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`the load generator failed on ${scenario.name}: ${stderr || error.message}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
-  });
+  return runLoadGenerator({ url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks }, scenario.name);
 }
 
 async function measure(scenario: Scenario, settings: Settings): Promise<Measured> {
@@ -160,34 +151,16 @@ async function startReferences(body: Buffer, dataDir: string): Promise<{ bareUrl
   return { bareUrl: bare.ready[1]!, expressUrl: viaExpress.ready[1]!, processes: [bare, viaExpress] };
 }
 
-/** The server as `npm start` runs it, in production mode with the bench's settings. */
+/** The server as `npm start` runs it on the bench's SQLite database (see apiServerProcess.ts). */
 async function startServer(
   databasePath: string,
   children: ChildProcess[],
   cpuProfileDir: string | undefined,
   extraEnvironment: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const server = await startBenchProcess({
-    script: 'start',
-    nodeArguments: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
-    env: {
-      DATABASE_PATH: databasePath,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RESPONSE_VALIDATION: 'off',
-      LOG_REQUESTS: 'off',
-      DEMO_DATA: 'off',
-      WEBHOOK_WORKER: 'off',
-      PORTFOLIO_RATE_LIMIT: '1000000000',
-      ...extraEnvironment,
-    },
-    ready: /listening on (http:\/\/\S+)/,
-    name: 'the server',
-    // The server forces its own exit 15 s after SIGTERM.
-    stopDeadlineMs: 20_000,
-  });
+): Promise<ApiServerProcess> {
+  const server = await startApiServer({ environment: { DATABASE_PATH: databasePath, ...extraEnvironment }, cpuProfileDir });
   children.push(server.child);
-  return { url: server.ready[1]!, child: server.child, stop: server.stop };
+  return server;
 }
 
 function rssMegabytes(pid: number): number {
