@@ -5,10 +5,12 @@
 //   tsx scripts/bench/loadGenerator.ts '<scenario JSON>'
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { generatorSignals } from './loadGeneratorProcess.js';
 
 export interface LoadScenario {
   url: string;
@@ -20,11 +22,11 @@ export interface LoadScenario {
   /** Seconds of load before the measured run, in the same process and not counted. */
   warmupSeconds?: number;
   /**
-   * Epoch milliseconds at which the warm-up (or, without one, the measured run) starts; the measured
-   * run then starts at startAt + warm-up + a short pause. Generators loading several servers at
-   * once get the same startAt, so that their measured windows coincide whatever their start-up took.
+   * Waits for a line on stdin before the warm-up and again before the measured run, announcing on
+   * stdout that it waits (generatorSignals): generators loading several servers at once are started
+   * together by their parent, so that their measured windows coincide whatever their start-up took.
    */
-  startAt?: number;
+  stepped?: boolean;
 }
 
 export interface LoadResult {
@@ -109,24 +111,23 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
   }
 }
 
-const PAUSE_AFTER_WARMUP_MS = 200;
-
-const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
-
 async function main(): Promise<void> {
   const scenario = JSON.parse(process.argv[2] ?? '') as LoadScenario;
   const run = wrkInstalled() ? runWrk : runAutocannon;
-  const startAt = scenario.startAt ?? Date.now();
-  await sleepUntil(startAt);
-  let measuredAt = startAt;
-  if (scenario.warmupSeconds) {
-    await run({ ...scenario, seconds: scenario.warmupSeconds });
-    measuredAt = startAt + scenario.warmupSeconds * 1000 + PAUSE_AFTER_WARMUP_MS;
-    await sleepUntil(measuredAt);
-  }
+  const goAheads = scenario.stepped ? createInterface({ input: process.stdin }) : undefined;
+  const stdin = goAheads?.[Symbol.asyncIterator]();
+  const waitForGo = async (signal: string) => {
+    if (!stdin) return;
+    process.stdout.write(`${signal}\n`);
+    if ((await stdin.next()).done) throw new Error('stdin closed before the go-ahead');
+  };
+  await waitForGo(generatorSignals.ready);
+  if (scenario.warmupSeconds) await run({ ...scenario, seconds: scenario.warmupSeconds });
+  await waitForGo(generatorSignals.warmedUp);
   const startedAt = Date.now();
   const result = await run(scenario);
   process.stdout.write(`${JSON.stringify({ ...result, startedAt, endedAt: Date.now() })}\n`);
+  goAheads?.close();
 }
 
 async function runAutocannon(scenario: LoadScenario): Promise<LoadResult> {
