@@ -36,6 +36,8 @@ export interface LoadResult {
   p99Ms: number;
   meanMs: number;
   non2xx: number;
+  /** Answers of 300 and above by status, for the writing scenario under wrk (a response hook slows wrk down, so reads go without). */
+  statuses?: Record<string, number>;
   errors: number;
   /** Epoch milliseconds when the measured run started and ended. */
   startedAt: number;
@@ -78,10 +80,22 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
         `  wrk.headers["idempotency-key"] = "${keyPrefixOfRun()}-" .. count`,
         `  return wrk.format(nil, nil, nil, '{"projectId":"${projectId}","title":"Bench task ' .. count .. '"}')`,
         'end',
+        'local threads = {}',
+        'setup = function(thread) table.insert(threads, thread) end',
+        'statuses = {}',
+        'response = function(status)',
+        '  if status >= 300 then statuses[status] = (statuses[status] or 0) + 1 end',
+        'end',
+        'report_statuses = function()',
+        '  for _, thread in ipairs(threads) do',
+        '    for status, count in pairs(thread:get("statuses")) do io.write(string.format("STATUS %d %d\\n", status, count)) end',
+        '  end',
+        'end',
       );
     }
     lines.push(
       'done = function(summary, latency, requests)',
+      '  if report_statuses then report_statuses() end',
       '  local non2xx = summary.errors.status',
       '  io.write(string.format("RESULT %d %d %d %f %f %f %f\\n", summary.requests, non2xx, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean))',
       'end',
@@ -95,6 +109,7 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
     const fields = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(output);
     if (!fields) throw new Error(`wrk printed no result:\n${output}`);
     const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs] = fields.slice(1).map(Number) as number[];
+    const statuses = Object.fromEntries([...output.matchAll(/STATUS (\d+) (\d+)/g)].map(([, status, count]) => [status!, Number(count)]));
     return {
       generator: 'wrk',
       startedAt: 0,
@@ -104,6 +119,7 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
       p99Ms: Math.round(p99Us! / 10) / 100,
       meanMs: Math.round(meanUs! / 10) / 100,
       non2xx: non2xx!,
+      ...(scenario.createTasks ? { statuses } : {}),
       errors: errors!,
     };
   } finally {

@@ -17,6 +17,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateSecret, generateSigningJwk } from '../../src/auth/serverSecrets.js';
 import { sharedSecretNames } from '../../src/config.js';
@@ -68,6 +69,8 @@ export interface CpuUse {
  */
 export interface PostgresRefusals {
   serializationFailures: number;
+  /** Where most serialization failures happened (the statement, or the trigger's statement, its first 100 characters) and how many. */
+  mostAt?: { statement: string; count: number };
   deadlocks: number;
   otherErrors: number;
 }
@@ -78,6 +81,8 @@ export interface SetupMeasured {
   p50Ms: number[];
   p99Ms: number[];
   non2xx: number;
+  /** Answers of 300 and above by status (the writing scenario under wrk). */
+  statuses?: Record<string, number>;
   errors: number;
   cpu: CpuUse;
   /** On PostgreSQL. */
@@ -89,6 +94,9 @@ export interface SetupMeasured {
 
 export interface ScaleOutScenarioFigures {
   name: string;
+  /** Round trips one request of this scenario makes on one PostgreSQL server, counted from PostgreSQL's statement log and Redis's command count. */
+  postgresStatementsPerRequest: number;
+  redisCommandsPerRequest: number;
   sqlite: SetupMeasured;
   postgres: SetupMeasured;
   twoInstances: SetupMeasured;
@@ -182,11 +190,19 @@ function logSize(file: string | undefined): number {
 }
 
 function refusalsLogged(file: string, from: number): PostgresRefusals {
-  const buffer = readFileSync(file);
-  const errors = buffer.subarray(from).toString('utf8').split('\n').filter((line) => /\bERROR:/.test(line));
+  const lines = readFileSync(file).subarray(from).toString('utf8').split('\n');
+  const errors = lines.filter((line) => /\bERROR:/.test(line));
   const serializationFailures = errors.filter((line) => line.includes('could not serialize access')).length;
   const deadlocks = errors.filter((line) => line.includes('deadlock detected')).length;
-  return { serializationFailures, deadlocks, otherErrors: errors.length - serializationFailures - deadlocks };
+  // An ERROR line is followed by its CONTEXT (the statement a trigger ran) or its STATEMENT.
+  const places = new Map<string, number>();
+  for (const [index, line] of lines.entries()) {
+    if (!line.includes('could not serialize access')) continue;
+    const place = /\b(?:CONTEXT|STATEMENT):\s+(.*)/.exec(lines[index + 1] ?? '')?.[1]?.slice(0, 100);
+    if (place) places.set(place, (places.get(place) ?? 0) + 1);
+  }
+  const most = [...places].sort((a, b) => b[1] - a[1])[0];
+  return { serializationFailures, ...(most ? { mostAt: { statement: most[0], count: most[1] } } : {}), deadlocks, otherErrors: errors.length - serializationFailures - deadlocks };
 }
 
 interface CpuSample {
@@ -277,6 +293,14 @@ async function loadTogether(generators: SteppedLoadGenerator[], watched: Watched
     p50Ms: measured.map((result) => result.p50Ms),
     p99Ms: measured.map((result) => result.p99Ms),
     non2xx: measured.reduce((sum, result) => sum + result.non2xx, 0),
+    ...(measured.some((result) => result.statuses)
+      ? {
+          statuses: measured.reduce<Record<string, number>>((sum, result) => {
+            for (const [status, count] of Object.entries(result.statuses ?? {})) sum[status] = (sum[status] ?? 0) + count;
+            return sum;
+          }, {}),
+        }
+      : {}),
     errors: measured.reduce((sum, result) => sum + result.errors, 0),
     cpu: cpuUse(before, after, requests),
     ...(refused ? { refused } : {}),
@@ -290,6 +314,43 @@ async function loadTogether(generators: SteppedLoadGenerator[], watched: Watched
         }
       : {}),
   };
+}
+
+/**
+ * The statements PostgreSQL runs (BEGIN and COMMIT included) and the commands Redis runs for one
+ * request, averaged over a few sent one at a time: with log_statement = 'all' for that moment only.
+ */
+async function roundTripsPerRequest(databaseUrl: string, logFile: string, redisPort: number, send: () => Promise<void>): Promise<{ postgres: number; redis: number }> {
+  const requests = 4;
+  const postgres = new pg.Client({ connectionString: databaseUrl });
+  const redis = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true });
+  await postgres.connect();
+  await redis.connect();
+  const setLogging = async (value: 'all' | 'none') => {
+    await postgres.query(`ALTER SYSTEM SET log_statement = '${value}'`);
+    await postgres.query('SELECT pg_reload_conf()');
+    // Every backend reads the new setting at its next command, once the postmaster passed the reload on.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  };
+  const commandsProcessed = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1]);
+  try {
+    await setLogging('all');
+    const logFrom = logSize(logFile);
+    const commandsBefore = await commandsProcessed();
+    for (let request = 0; request < requests; request += 1) await send();
+    // The INFO command itself is counted too.
+    const commands = (await commandsProcessed()) - commandsBefore - 1;
+    const statements = readFileSync(logFile)
+      .subarray(logFrom)
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => /\bLOG:\s+(statement|execute)\b/.test(line)).length;
+    return { postgres: round(statements / requests), redis: round(commands / requests) };
+  } finally {
+    await setLogging('none').catch(() => undefined);
+    await postgres.end();
+    redis.disconnect();
+  }
 }
 
 /** One request of the scenario, which must answer `status`: a broken setup fails the bench, never measures error pages. */
@@ -414,12 +475,17 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
       for (const server of [firstServer, secondServer]) await checkAnswers(scenario.target(server, postgresData), scenario.status, 'a PostgreSQL server');
     }
 
+    const postgresLog = path.join(postgresFolder, 'server.log');
+    const roundTrips = [];
+    for (const scenario of scenarios) {
+      roundTrips.push(await roundTripsPerRequest(databaseUrl, postgresLog, redisPort, () => checkAnswers(scenario.target(firstServer, postgresData), scenario.status, 'a PostgreSQL server')));
+    }
     const postmaster = postmasterPid(postgresFolder);
     const figures: ScaleOutScenarioFigures[] = [];
     let generator: LoadResult['generator'] = 'wrk';
-    for (const scenario of scenarios) {
+    for (const [index, scenario] of scenarios.entries()) {
       progress(`${scenario.name} on SQLite, on PostgreSQL + Redis, on two instances...`);
-      const watched = { servers: [firstServer.child.pid!], postmaster, redis: redis.pid, postgresLog: path.join(postgresFolder, 'server.log') };
+      const watched = { servers: [firstServer.child.pid!], postmaster, redis: redis.pid, postgresLog };
       // Every generator of the scenario starts now and waits for its turn.
       const setups = [
         startGenerators([scenario.target(sqliteServer, sqlite.data)], settings.connections, settings, scenario.name),
@@ -439,6 +505,8 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
       generator = onTwo.perInstance?.[0]?.generator ?? generator;
       figures.push({
         name: scenario.name,
+        postgresStatementsPerRequest: roundTrips[index]!.postgres,
+        redisCommandsPerRequest: roundTrips[index]!.redis,
         sqlite: onSqlite,
         postgres: onPostgres,
         twoInstances: onTwo,
@@ -481,8 +549,13 @@ export function scaleOutReport(figures: ScaleOutFigures): string[] {
     const { serializationFailures, deadlocks, otherErrors } = measured.refused;
     return [`${serializationFailures}`, deadlocks ? `${deadlocks} deadlocks` : '', otherErrors ? `${otherErrors} other errors` : ''].filter(Boolean).join(', ');
   };
+  const failedAnswers = (measured: SetupMeasured) => {
+    const statuses = Object.entries(measured.statuses ?? {}).map(([status, count]) => `${count} × ${status}`);
+    const errors = measured.errors ? [`${measured.errors} socket errors`] : [];
+    return [`${measured.non2xx + measured.errors}`, ...(statuses.length + errors.length > 0 ? [`(${[...statuses, ...errors].join(', ')})`] : [])].join(' ');
+  };
   const row = (name: string, setup: string, measured: SetupMeasured) =>
-    `| ${name} | ${setup} | ${measured.requestsPerSecond} | ${milliseconds(measured.p50Ms)} | ${milliseconds(measured.p99Ms)} | ${measured.non2xx + measured.errors} | ${refusals(measured)} | ${measured.cpu.machineBusyPercent} | ${measured.cpu.serverMsPerRequest} | ${measured.cpu.postgresMsPerRequest} | ${measured.cpu.redisMsPerRequest} |`;
+    `| ${name} | ${setup} | ${measured.requestsPerSecond} | ${milliseconds(measured.p50Ms)} | ${milliseconds(measured.p99Ms)} | ${failedAnswers(measured)} | ${refusals(measured)} | ${measured.cpu.machineBusyPercent} | ${measured.cpu.serverMsPerRequest} | ${measured.cpu.postgresMsPerRequest} | ${measured.cpu.redisMsPerRequest} |`;
   const [first, second] = [Math.ceil(figures.connections / 2), Math.floor(figures.connections / 2)];
   return [
     '',
@@ -501,9 +574,19 @@ export function scaleOutReport(figures: ScaleOutFigures): string[] {
       row(scenario.name, '2 × PostgreSQL + Redis (summed)', scenario.twoInstances),
     ]),
     '',
-    '| Scenario | PostgreSQL + Redis ÷ SQLite (one instance) | two instances ÷ one (PostgreSQL + Redis) | windows of the two generators apart by |',
-    '|---|---:|---:|---:|',
-    ...figures.scenarios.map((scenario) => `| ${scenario.name} | ${scenario.postgresOverSqlite.toFixed(2)} | ${scenario.twoOverOne.toFixed(2)} | ${scenario.twoInstances.windowSkewMs} ms |`),
+    '| Scenario | PostgreSQL + Redis ÷ SQLite (one instance) | two instances ÷ one (PostgreSQL + Redis) | windows of the two generators apart by | PostgreSQL statements / request | Redis commands / request |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...figures.scenarios.map(
+      (scenario) =>
+        `| ${scenario.name} | ${scenario.postgresOverSqlite.toFixed(2)} | ${scenario.twoOverOne.toFixed(2)} | ${scenario.twoInstances.windowSkewMs} ms | ${scenario.postgresStatementsPerRequest} | ${scenario.redisCommandsPerRequest} |`,
+    ),
+    '',
+    ...figures.scenarios.flatMap((scenario) =>
+      [scenario.postgres, scenario.twoInstances]
+        .filter((measured) => measured.refused?.mostAt)
+        .slice(0, 1)
+        .map(({ refused }) => `${scenario.name}: most serialization failures at ${refused!.mostAt!.statement} (${refused!.mostAt!.count} of ${refused!.serializationFailures} in one run).`),
+    ),
     '',
   ];
 }
