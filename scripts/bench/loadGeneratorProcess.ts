@@ -1,5 +1,5 @@
 // Runs scripts/bench/loadGenerator.ts in a process of its own and reads its figures (its last line).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 
@@ -53,6 +53,12 @@ export interface SteppedLoadGenerator {
   stop(): void;
 }
 
+/** Stepped generators not yet exited: process.exit() (the bench's signal handlers) skips every finally, so they are killed at exit. */
+const running = new Set<ChildProcess>();
+const killRunning = () => {
+  for (const child of running) child.kill('SIGKILL');
+};
+
 function signal() {
   let resolve!: () => void;
   let reject!: (error: unknown) => void;
@@ -78,12 +84,14 @@ export function startSteppedLoadGenerator(scenario: LoadScenario, name: string):
     child.stdin!.write('go\n');
     if ((goes += 1) === 2) child.stdin!.end();
   };
-  const kill = () => child.kill('SIGKILL');
-  // process.exit() (the bench's signal handlers) skips every finally.
-  process.on('exit', kill);
-  void result.finally(() => process.off('exit', kill)).catch(() => undefined);
+  running.add(child);
+  if (running.size === 1) process.on('exit', killRunning);
+  child.once('exit', () => {
+    running.delete(child);
+    if (running.size === 0) process.off('exit', killRunning);
+  });
   const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) kill();
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   return { ready: signalled.ready.promise, warmedUp: signalled.warmedUp.promise, go, result, stop };
 }
