@@ -394,11 +394,13 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
 
   const servers: ApiServerProcess[] = [];
   let redis: ChildProcess | undefined;
+  // Kept once PostgreSQL runs: the bench's signal handler removes the folder (and its pid file) before it exits.
+  let postmaster: number | undefined;
   // process.exit() (the bench's signal handlers) skips every finally: PostgreSQL is no child of ours, so it is signalled here.
   const stopEnginesAtExit = () => {
     redis?.kill('SIGKILL');
-    const pid = postmasterPid(postgresFolder);
     try {
+      const pid = postmaster ?? postmasterPid(postgresFolder);
       if (pid) process.kill(pid, 'SIGQUIT');
     } catch {
       // Already gone.
@@ -427,6 +429,7 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
       startLocalRedis({ port: redisPort, dir: redisFolder }),
     ]);
     redis = redisChild;
+    postmaster = postmasterPid(postgresFolder);
     const databaseUrl = await createDatabase(serverUrl);
     progress(`SQLite seeded in ${sqlite.seconds.toFixed(1)} s; migrating and seeding PostgreSQL...`);
 
@@ -490,7 +493,6 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
     for (const scenario of scenarios) {
       roundTrips.push(await roundTripsPerRequest(databaseUrl, postgresLog, redisPort, () => checkAnswers(scenario.target(firstServer, postgresData), scenario.status, 'a PostgreSQL server')));
     }
-    const postmaster = postmasterPid(postgresFolder);
     const figures: ScaleOutScenarioFigures[] = [];
     let generator: LoadResult['generator'] = 'wrk';
     for (const [index, scenario] of scenarios.entries()) {
