@@ -4,10 +4,13 @@
 // printed as one JSON line.
 //   tsx scripts/bench/loadGenerator.ts '<scenario JSON>'
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { generatorSignals } from './loadGeneratorProcess.js';
 
 export interface LoadScenario {
   url: string;
@@ -16,6 +19,14 @@ export interface LoadScenario {
   headers?: Record<string, string>;
   /** POST /v1/tasks with a new Idempotency-Key and title on every request. */
   createTasks?: { token: string; projectId: string };
+  /** Seconds of load before the measured run, in the same process and not counted. */
+  warmupSeconds?: number;
+  /**
+   * Waits for a line on stdin before the warm-up and again before the measured run, announcing on
+   * stdout that it waits (generatorSignals): generators loading several servers at once are started
+   * together by their parent, so that their measured windows coincide whatever their start-up took.
+   */
+  stepped?: boolean;
 }
 
 export interface LoadResult {
@@ -25,8 +36,20 @@ export interface LoadResult {
   p99Ms: number;
   meanMs: number;
   non2xx: number;
+  /** Answers of 300 and above by status, for the writing scenario under wrk (a response hook slows wrk down, so reads go without). */
+  statuses?: Record<string, number>;
   errors: number;
+  /** Epoch milliseconds when the measured run started and ended. */
+  startedAt: number;
+  endedAt: number;
 }
+
+/**
+ * What every Idempotency-Key of one run starts with: new for each run, so that the measured run
+ * never replays a key of the warm-up run in the same process (a replay answers from the stored
+ * response and would flatter the write path).
+ */
+const keyPrefixOfRun = () => `bench-${process.pid}-${randomBytes(6).toString('hex')}`;
 
 function wrkInstalled(): boolean {
   try {
@@ -54,13 +77,25 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
         'wrk.headers["content-type"] = "application/json"',
         'request = function()',
         '  count = count + 1',
-        `  wrk.headers["idempotency-key"] = "bench-wrk-" .. ${process.pid} .. "-" .. count`,
+        `  wrk.headers["idempotency-key"] = "${keyPrefixOfRun()}-" .. count`,
         `  return wrk.format(nil, nil, nil, '{"projectId":"${projectId}","title":"Bench task ' .. count .. '"}')`,
+        'end',
+        'local threads = {}',
+        'setup = function(thread) table.insert(threads, thread) end',
+        'statuses = {}',
+        'response = function(status)',
+        '  if status >= 300 then statuses[status] = (statuses[status] or 0) + 1 end',
+        'end',
+        'report_statuses = function()',
+        '  for _, thread in ipairs(threads) do',
+        '    for status, count in pairs(thread:get("statuses")) do io.write(string.format("STATUS %d %d\\n", status, count)) end',
+        '  end',
         'end',
       );
     }
     lines.push(
       'done = function(summary, latency, requests)',
+      '  if report_statuses then report_statuses() end',
       '  local non2xx = summary.errors.status',
       '  io.write(string.format("RESULT %d %d %d %f %f %f %f\\n", summary.requests, non2xx, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean))',
       'end',
@@ -74,13 +109,17 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
     const fields = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(output);
     if (!fields) throw new Error(`wrk printed no result:\n${output}`);
     const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs] = fields.slice(1).map(Number) as number[];
+    const statuses = Object.fromEntries([...output.matchAll(/STATUS (\d+) (\d+)/g)].map(([, status, count]) => [status!, Number(count)]));
     return {
       generator: 'wrk',
+      startedAt: 0,
+      endedAt: 0,
       requestsPerSecond: Math.round(requests! / (durationUs! / 1e6)),
       p50Ms: Math.round(p50Us! / 10) / 100,
       p99Ms: Math.round(p99Us! / 10) / 100,
       meanMs: Math.round(meanUs! / 10) / 100,
       non2xx: non2xx!,
+      ...(scenario.createTasks ? { statuses } : {}),
       errors: errors!,
     };
   } finally {
@@ -90,11 +129,26 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
 
 async function main(): Promise<void> {
   const scenario = JSON.parse(process.argv[2] ?? '') as LoadScenario;
-  if (wrkInstalled()) {
-    process.stdout.write(`${JSON.stringify(await runWrk(scenario))}\n`);
-    return;
-  }
+  const run = wrkInstalled() ? runWrk : runAutocannon;
+  const goAheads = scenario.stepped ? createInterface({ input: process.stdin }) : undefined;
+  const stdin = goAheads?.[Symbol.asyncIterator]();
+  const waitForGo = async (signal: string) => {
+    if (!stdin) return;
+    process.stdout.write(`${signal}\n`);
+    if ((await stdin.next()).done) throw new Error('stdin closed before the go-ahead');
+  };
+  await waitForGo(generatorSignals.ready);
+  if (scenario.warmupSeconds) await run({ ...scenario, seconds: scenario.warmupSeconds });
+  await waitForGo(generatorSignals.warmedUp);
+  const startedAt = Date.now();
+  const result = await run(scenario);
+  process.stdout.write(`${JSON.stringify({ ...result, startedAt, endedAt: Date.now() })}\n`);
+  goAheads?.close();
+}
+
+async function runAutocannon(scenario: LoadScenario): Promise<LoadResult> {
   let count = 0;
+  const keyPrefix = keyPrefixOfRun();
   const create = scenario.createTasks;
   const result = await autocannon({
     url: scenario.url,
@@ -111,7 +165,7 @@ async function main(): Promise<void> {
                 headers: {
                   authorization: `Bearer ${create.token}`,
                   'content-type': 'application/json',
-                  'idempotency-key': `bench-${process.pid}-${++count}`,
+                  'idempotency-key': `${keyPrefix}-${++count}`,
                 },
                 body: JSON.stringify({ projectId: create.projectId, title: `Bench task ${count}` }),
               }),
@@ -120,8 +174,10 @@ async function main(): Promise<void> {
         }
       : {}),
   });
-  const figures: LoadResult = {
+  return {
     generator: 'autocannon',
+    startedAt: 0,
+    endedAt: 0,
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -129,7 +185,6 @@ async function main(): Promise<void> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-  process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
 main().catch((error: unknown) => {

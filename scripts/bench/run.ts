@@ -1,21 +1,24 @@
 // npm run bench: the real server (production settings, a child process) beside a bare node:http
 // server and a bare Express 5 app answering the same bytes (each its own process), loaded by
 // autocannon running in a process of its own, in one run. See `npm run bench -- --help`.
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
+import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
+import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 import { measureStartup, type StartupFigures } from './startupPhase.js';
+import { measureScaleOut, scaleOutReport, type ScaleOutFigures } from './scaleOutPhase.js';
 
-const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--json-out FILE]
+const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only scale-out] [--json-out FILE]
 
 Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
 starts the real server on it in production mode (no response validation, no request log) and two
@@ -44,6 +47,14 @@ Then commits N task.created events (--webhook-events, default 5,000) for a local
 verifies every signature, and measures deliveries per second of the real worker and the latency
 from commit to receipt.
 
+Last, the scale-out phase: a real PostgreSQL and redis-server (Debian packages; the phase is skipped
+with its reason when they are missing) in the bench's folder, migrated and seeded by the same code
+as SQLite (the demo portfolio and a workspace of the largest size's tasks). GET /api/v1/portfolio,
+GET /v1/tasks?limit=50 and POST /v1/tasks (a new Idempotency-Key each) on one server on SQLite (the
+reference of this run), one server on PostgreSQL + Redis, and two servers on that same PostgreSQL +
+Redis loaded at once by two load generators (connections split, throughput summed); ratios
+PostgreSQL + Redis ÷ SQLite and two instances ÷ one, non-2xx answers, and where the CPU went.
+
 Options:
   --webhook-events N  events of the webhook phase (default 5000; --quick: 1000)
   --startup-runs N    measured starts of each kind in the start-up phase (default 7; --quick: 3)
@@ -51,6 +62,8 @@ Options:
   --duration S      seconds per scenario (default 5; --quick: 2)
   --warmup S        seconds of warm-up per scenario, not counted (default 1)
   --quick           shorter runs and a 20,000-row large workspace: the regression guard
+  --no-scale-out    skip the scale-out phase (PostgreSQL + Redis, two instances against one)
+  --only scale-out  run the scale-out phase alone
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
   --cpu-prof DIR    run the server with node --cpu-prof and write its profile into DIR at the end
                     (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile)
@@ -79,18 +92,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 /** One run of the load generator in its own process. */
 function load(scenario: Scenario, connections: number, seconds: number): Promise<LoadResult> {
-  const input: LoadScenario = { url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks };
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(repoRoot, 'scripts/bench/loadGenerator.ts'), JSON.stringify(input)],
-      { cwd: repoRoot, maxBuffer: 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`the load generator failed on ${scenario.name}: ${stderr || error.message}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
-  });
+  return runLoadGenerator({ url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks }, scenario.name);
 }
 
 async function measure(scenario: Scenario, settings: Settings): Promise<Measured> {
@@ -107,6 +109,7 @@ interface Settings {
   webhookEvents: number;
   startupRuns: number;
   cpuProfileDir: string | undefined;
+  scaleOut: 'skip' | 'also' | 'only';
 }
 
 function readSettings(): Settings | undefined {
@@ -120,6 +123,8 @@ function readSettings(): Settings | undefined {
       'webhook-events': { type: 'string' },
       'startup-runs': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'no-scale-out': { type: 'boolean', default: false },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -127,6 +132,8 @@ function readSettings(): Settings | undefined {
     process.stdout.write(HELP);
     return undefined;
   }
+  if (values.only !== undefined && values.only !== 'scale-out') throw new Error(`--only takes scale-out, got "${values.only}"`);
+  if (values.only !== undefined && values['no-scale-out']) throw new Error('--only scale-out and --no-scale-out exclude each other');
   const number = (name: string, raw: string, min: number) => {
     const value = Number(raw);
     if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}, got "${raw}"`);
@@ -141,6 +148,7 @@ function readSettings(): Settings | undefined {
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
     startupRuns: number('startup-runs', values['startup-runs'] ?? (values.quick ? '3' : '7'), 1),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
+    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] ? 'skip' : 'also',
   };
 }
 
@@ -160,34 +168,16 @@ async function startReferences(body: Buffer, dataDir: string): Promise<{ bareUrl
   return { bareUrl: bare.ready[1]!, expressUrl: viaExpress.ready[1]!, processes: [bare, viaExpress] };
 }
 
-/** The server as `npm start` runs it, in production mode with the bench's settings. */
+/** The server as `npm start` runs it on the bench's SQLite database (see apiServerProcess.ts). */
 async function startServer(
   databasePath: string,
   children: ChildProcess[],
   cpuProfileDir: string | undefined,
   extraEnvironment: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const server = await startBenchProcess({
-    script: 'start',
-    nodeArguments: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
-    env: {
-      DATABASE_PATH: databasePath,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RESPONSE_VALIDATION: 'off',
-      LOG_REQUESTS: 'off',
-      DEMO_DATA: 'off',
-      WEBHOOK_WORKER: 'off',
-      PORTFOLIO_RATE_LIMIT: '1000000000',
-      ...extraEnvironment,
-    },
-    ready: /listening on (http:\/\/\S+)/,
-    name: 'the server',
-    // The server forces its own exit 15 s after SIGTERM.
-    stopDeadlineMs: 20_000,
-  });
+): Promise<ApiServerProcess> {
+  const server = await startApiServer({ environment: { DATABASE_PATH: databasePath, ...extraEnvironment }, cpuProfileDir });
   children.push(server.child);
-  return { url: server.ready[1]!, child: server.child, stop: server.stop };
+  return server;
 }
 
 function rssMegabytes(pid: number): number {
@@ -270,7 +260,19 @@ async function main(): Promise<void> {
       process.exit(130);
     });
   }
+  const scaleOut = () =>
+    measureScaleOut(
+      { dataDir, taskRows: settings.quick ? 20_000 : 100_000, connections: settings.connections, duration: settings.duration, warmup: settings.warmup },
+      (line) => process.stdout.write(`  ${line}\n`),
+    );
   try {
+    if (settings.scaleOut === 'only') {
+      const figures = await scaleOut();
+      process.stdout.write(scaleOutReport(figures).join('\n') + '\n');
+      writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, scaleOut: figures }, null, 2) + '\n');
+      process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
+      return;
+    }
     const databasePath = path.join(dataDir, 'bench.db');
     const db = openDatabase(databasePath);
     const demo = await loadDemoData(db, Date.now, {});
@@ -360,6 +362,8 @@ async function main(): Promise<void> {
       webhookDb.close();
     }
 
+    const scaleOutFigures: ScaleOutFigures = settings.scaleOut === 'skip' ? { skipped: '--no-scale-out' } : await scaleOut();
+
     const [bare, viaExpress] = results as [Measured, Measured];
     const byName = (prefix: string) => results.find((result) => result.name.startsWith(prefix))!;
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
@@ -437,9 +441,12 @@ async function main(): Promise<void> {
     for (const { goal, value, target, atMost } of goals) {
       lines.push(`| ${goal} | ${fixed(value)} | ${(atMost ? value <= target : value >= target) ? 'yes' : `no (target ${target})`} |`);
     }
-    lines.push('');
+    lines.push('', ...scaleOutReport(scaleOutFigures));
     process.stdout.write(lines.join('\n') + '\n');
-    writeFileSync(settings.jsonOut, JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, goals }, null, 2) + '\n');
+    writeFileSync(
+      settings.jsonOut,
+      JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, goals, scaleOut: scaleOutFigures }, null, 2) + '\n',
+    );
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {
     cleanUp();

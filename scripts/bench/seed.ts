@@ -1,6 +1,9 @@
 // Bench data beside the demo set: task workspaces of the given sizes, with limits lifted so the
 // load is not cut short by 429s, a token per workspace and a portfolio key without a low allowance.
-import type BetterSqlite3 from 'better-sqlite3';
+// The same code fills SQLite and PostgreSQL: the stores take either engine, and the bulk rows go in
+// through one engine statement that inserts a batch of rows at a time.
+import { sql, type Placeholder } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { issueApiKey } from '../../src/auth/apiKeys.js';
 import { issuePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
@@ -8,7 +11,8 @@ import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTo
 import { createProjectStore } from '../../src/store/projects.js';
 import { createUserStore } from '../../src/store/users.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
-import { dealStages } from '../../db/schema.js';
+import { engineOf, type StoreEngine, type StoreSource } from '../../src/store/engine.js';
+import { deals, dealStages, tasks } from '../../db/schema.js';
 
 export interface BenchWorkspace {
   workspaceId: string;
@@ -32,15 +36,47 @@ const MAX_PER_MINUTE = 1_000_000;
 const STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 
-export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly number[], portfolioTenantId: string): Promise<BenchData> {
-  const workspaces = createWorkspaceStore(db);
-  const users = createUserStore(db);
-  const projects = createProjectStore(db);
-  const tokens = createPersonalAccessTokenStore(db);
-  const insertTask = db.prepare(
-    `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at, completed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1, ?, ?, ?)`,
-  );
+/** Rows per statement: 11 parameters a row stays far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Inserts `rows` (objects keyed by the table's column properties, all of them with the same keys),
+ * ROWS_PER_INSERT rows per statement, each statement its own write transaction. Each statement has
+ * a placeholder per value and is compiled once per batch length: one round trip a batch on
+ * PostgreSQL, and on SQLite as quick as a prepared single-row insert run for each row. A transaction
+ * per batch, not one for all: PostgreSQL's row triggers raise one collection_revisions row for every
+ * task inserted, and one transaction updating one row 100,000 times walks an ever longer chain of
+ * that row's versions (100,000 tasks took 150 s in one transaction).
+ */
+async function insertRows(engine: StoreEngine, table: SQLiteTable, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const statements = new Map<number, ReturnType<StoreEngine['statement']>>();
+  const statementFor = (length: number) => {
+    let statement = statements.get(length);
+    if (!statement) {
+      const values = Array.from({ length }, (_, row) =>
+        Object.fromEntries(columns.map((column): [string, Placeholder] => [column, sql.placeholder(`${column}${row}`)])),
+      );
+      statement = engine.statement(engine.orm.insert(table).values(values as never));
+      statements.set(length, statement);
+    }
+    return statement;
+  };
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const batch = rows.slice(start, start + ROWS_PER_INSERT);
+    const args: Record<string, unknown> = {};
+    for (const [row, values] of batch.entries()) for (const column of columns) args[`${column}${row}`] = values[column];
+    await engine.write(() => statementFor(batch.length).run(args));
+  }
+}
+
+export async function seedBenchData(source: StoreSource, sizes: readonly number[], portfolioTenantId: string): Promise<BenchData> {
+  const engine = engineOf(source);
+  const workspaces = createWorkspaceStore(engine);
+  const users = createUserStore(engine);
+  const projects = createProjectStore(engine);
+  const tokens = createPersonalAccessTokenStore(engine);
   const start = Date.UTC(2026, 0, 1);
   const seeded: BenchData['workspaces'] = [];
   for (const [index, size] of sizes.entries()) {
@@ -49,29 +85,32 @@ export async function seedBenchData(db: BetterSqlite3.Database, sizes: readonly 
     await workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
     const { id: userId } = await users.createUser({ workspaceId, role: 'owner', name: 'Bench owner' });
     const projectId = (await projects.createProject(workspaceId, { name: 'Bench project' }, { id: userId, kind: 'USER' })).id;
-    db.transaction(() => {
-      for (let row = 0; row < size; row += 1) {
+    await insertRows(
+      engine,
+      tasks,
+      Array.from({ length: size }, (_, row) => {
         const priority = PRIORITIES[row % 3]!;
         const at = start + row * 1000;
-        insertTask.run(
-          `tsk_bench${index}x${row.toString(36).padStart(6, '0')}`,
+        return {
+          id: `tsk_bench${index}x${row.toString(36).padStart(6, '0')}`,
           workspaceId,
           projectId,
-          `Bench task ${row}`,
-          STATUSES[row % 4],
+          title: `Bench task ${row}`,
+          status: STATUSES[row % 4],
           priority,
-          PRIORITIES.indexOf(priority) + 1,
-          row % 5 === 0 ? null : at + 7 * 86_400_000,
-          at,
-          at,
-          STATUSES[row % 4] === 'DONE' ? at : null,
-        );
-      }
-    })();
+          priorityRank: PRIORITIES.indexOf(priority) + 1,
+          dueOn: row % 5 === 0 ? null : at + 7 * 86_400_000,
+          version: 1,
+          createdAt: at,
+          updatedAt: at,
+          completedAt: STATUSES[row % 4] === 'DONE' ? at : null,
+        };
+      }),
+    );
     const { token } = await issuePersonalAccessToken(tokens, { workspaceId, userId, scopes: ALL_SCOPES });
     seeded.push({ workspaceId, projectId, taskCount: size, token, ownerId: userId });
   }
-  const { key } = await issueApiKey(createApiKeyStore(db), { tenantId: portfolioTenantId, rateLimit: LIFTED });
+  const { key } = await issueApiKey(createApiKeyStore(engine), { tenantId: portfolioTenantId, rateLimit: LIFTED });
   return { workspaces: seeded, portfolioKey: key };
 }
 
@@ -95,10 +134,11 @@ const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY'] as const;
  * are DONE, each completed 0 to 30 days after creation; four in five have a due date 0 to 20 days
  * after creation; deals are in every stage and four currencies.
  */
-export async function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCount: number, dealCount: number): Promise<AnalyticsBenchWorkspace> {
-  const workspaces = createWorkspaceStore(db);
-  const users = createUserStore(db);
-  const projects = createProjectStore(db);
+export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: number, dealCount: number): Promise<AnalyticsBenchWorkspace> {
+  const engine = engineOf(source);
+  const workspaces = createWorkspaceStore(engine);
+  const users = createUserStore(engine);
+  const projects = createProjectStore(engine);
   const { id: workspaceId } = await workspaces.createWorkspace({ name: `Bench analytics`, plan: 'enterprise' });
   await workspaces.setWorkspaceLimits(workspaceId, { readPerMinute: MAX_PER_MINUTE, writePerMinute: MAX_PER_MINUTE, aiPerMinute: MAX_PER_MINUTE });
   const ownerIds: string[] = [];
@@ -108,52 +148,53 @@ export async function seedAnalyticsWorkspace(db: BetterSqlite3.Database, taskCou
   const actor = { id: ownerIds[0]!, kind: 'USER' as const };
   const projectIds: string[] = [];
   for (let index = 0; index < 5; index += 1) projectIds.push((await projects.createProject(workspaceId, { name: `Bench analytics ${index}` }, actor)).id);
-  const insertTask = db.prepare(
-    `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at, completed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 1, ?, ?, ?)`,
-  );
-  const insertDeal = db.prepare(
-    `INSERT INTO deals (id, workspace_id, title, stage, amount_minor, currency, owner_id, company_id, contact_ids, expected_close_on, version, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, '[]', NULL, 1, ?, ?)`,
-  );
   const start = Date.UTC(2025, 0, 1);
   const span = 425 * DAY_MS;
-  db.transaction(() => {
-    for (let row = 0; row < taskCount; row += 1) {
+  await insertRows(
+    engine,
+    tasks,
+    Array.from({ length: taskCount }, (_, row) => {
       const at = start + Math.floor((row * span) / taskCount);
       const priority = PRIORITIES[row % 3]!;
       const status = STATUSES[row % 4]!;
       const completedAt = status === 'DONE' ? at + ((row * 7919) % (30 * DAY_MS)) : null;
-      insertTask.run(
-        `tsk_benchan${row.toString(36).padStart(6, '0')}`,
+      return {
+        id: `tsk_benchan${row.toString(36).padStart(6, '0')}`,
         workspaceId,
-        projectIds[row % projectIds.length],
-        `Analytics task ${row}`,
+        projectId: projectIds[row % projectIds.length],
+        title: `Analytics task ${row}`,
         status,
         priority,
-        PRIORITIES.indexOf(priority) + 1,
-        row % 5 === 0 ? null : at + (row % 21) * DAY_MS,
-        at,
-        completedAt ?? at,
+        priorityRank: PRIORITIES.indexOf(priority) + 1,
+        dueOn: row % 5 === 0 ? null : at + (row % 21) * DAY_MS,
+        version: 1,
+        createdAt: at,
+        updatedAt: completedAt ?? at,
         completedAt,
-      );
-    }
-    for (let row = 0; row < dealCount; row += 1) {
+      };
+    }),
+  );
+  await insertRows(
+    engine,
+    deals,
+    Array.from({ length: dealCount }, (_, row) => {
       const at = start + Math.floor((row * span) / dealCount);
-      insertDeal.run(
-        `del_benchan${row.toString(36).padStart(6, '0')}`,
+      return {
+        id: `del_benchan${row.toString(36).padStart(6, '0')}`,
         workspaceId,
-        `Analytics deal ${row}`,
-        dealStages[row % dealStages.length],
-        (row * 104_729) % 10_000_000,
-        CURRENCIES[row % CURRENCIES.length],
-        ownerIds[row % ownerIds.length],
-        at,
-        at,
-      );
-    }
-  })();
-  const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(db), { workspaceId, userId: ownerIds[0]!, scopes: ALL_SCOPES });
+        title: `Analytics deal ${row}`,
+        stage: dealStages[row % dealStages.length],
+        amountMinor: (row * 104_729) % 10_000_000,
+        currency: CURRENCIES[row % CURRENCIES.length],
+        ownerId: ownerIds[row % ownerIds.length],
+        contactIds: '[]',
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+    }),
+  );
+  const { token } = await issuePersonalAccessToken(createPersonalAccessTokenStore(engine), { workspaceId, userId: ownerIds[0]!, scopes: ALL_SCOPES });
   const day = (at: number) => new Date(at).toISOString().slice(0, 10);
   return { workspaceId, taskCount, dealCount, token, firstDay: day(start), lastDay: day(start + span - 1) };
 }
