@@ -1,5 +1,5 @@
-import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationResult } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
+import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationContext, type ValidationResult } from 'openapi-backend';
+import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
 import { ajv2020Customizer } from './ajv.js';
 import { PrecompiledRouter } from './precompiledRouter.js';
 
@@ -38,7 +38,7 @@ export class ContractBackend extends OpenAPIBackend {
       // json-schema-ref-parser took a tenth of the start-up; the documents are bundled with internal
       // `#/components/...` references only, which both resolve alike (test/contract/contractBackend.test.ts).
       quick: true,
-      customizeAjv: ajv2020Customizer(),
+      customizeAjv: ajv2020Customizer,
       // The validator is built in init() below, with the precompiled router and without the
       // response validators: responses are checked by ResponseContract, and only when asked.
       validate: false,
@@ -77,7 +77,7 @@ export class ContractBackend extends OpenAPIBackend {
       ignoreTrailingSlashes: this.ignoreTrailingSlashes,
     });
     this.router = router;
-    this.validator = new OpenAPIValidator({
+    this.validator = new ContractValidator({
       definition: this.definition,
       ajvOpts: this.ajvOpts,
       customizeAjv: this.customizeAjv,
@@ -100,6 +100,26 @@ export class ContractBackend extends OpenAPIBackend {
       return withSingleValuedQueryRule(validateRequest({ ...req, query: text }, operation), values, operation as Operation);
     };
     return this;
+  }
+}
+
+/**
+ * openapi-backend's validator asks for an Ajv for each validator it compiles, and builds a draft-07
+ * instance with its meta-schema every time before the customizer answers with a 2020-12 one. Here
+ * each set of options gets one instance, built when first asked for and shared by every operation:
+ * building them per operation was much of what compiling the validators cost.
+ */
+class ContractValidator extends OpenAPIValidator {
+  private readonly ajvByOptions = new Map<string, Ajv>();
+
+  override getAjv(validationContext: ValidationContext, options: AjvOptions = {}): Ajv {
+    const key = JSON.stringify(options);
+    let ajv = this.ajvByOptions.get(key);
+    if (!ajv) {
+      ajv = super.getAjv(validationContext, options);
+      this.ajvByOptions.set(key, ajv);
+    }
+    return ajv;
   }
 }
 
