@@ -8,7 +8,7 @@
 // bytes are exactly those jose's SignJWT produces for the same header and claims.
 import { createHmac } from 'node:crypto';
 
-/** jose is loaded by the first session token to verify: loading its 46 modules was a twentieth of every start. */
+/** jose is loaded by the first session token to verify: loading its 46 modules took about 80 ms of CPU at every start. */
 let jose: Promise<typeof import('jose')> | undefined;
 
 export const sessionTokenIssuer = 'contract-api-server';

@@ -3,7 +3,7 @@
 // Made once by the caller at start-up, which reads every file and parses the spec (the pipeline's document); each
 // download's text is made on its first download and then served as it is. The YAML text needs the yaml package,
 // loaded then (handlers answer synchronously, hence require): parsing and printing it took a fifth of the start-up
-// time, and printing the JSON texts another fortieth.
+// time, and printing the JSON texts about 15 ms more.
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -30,7 +30,7 @@ export interface RedisConnection {
  * Redis that cannot be reached at start-up does not stop the server: it starts in the outage.
  */
 export async function openRedisConnection(config: RedisConfig, logger: Logger, clock: () => number = () => performance.now()): Promise<RedisConnection> {
-  // Loaded here, at start-up when REDIS_URL is set: loading it in every server took a tenth of the start.
+  // Loaded here, at start-up when REDIS_URL is set: loading it in every server took about 0.2 s of CPU at each start.
   const { Redis } = await import('ioredis');
   const redis = new Redis(config.url, {
     lazyConnect: true,
