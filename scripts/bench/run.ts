@@ -55,7 +55,8 @@ Options:
                     HTTP scenarios, routing or webhooks); its goal is printed as met or not
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
   --cpu-prof DIR    run the server with node --cpu-prof and write its profile into DIR at the end
-                    (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile)
+                    (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile);
+                    with --only startup, one profile per compiled start (its figures include the profiler)
   --help            this text
 
 The deep page is reached honestly through the API: the bench follows nextCursor with limit=100
@@ -332,7 +333,12 @@ async function main(): Promise<void> {
 
     // First, while nothing else of the bench runs: each start is a process of its own on this existing database.
     process.stdout.write(`  start-up: building the compiled server, then ${settings.startupRuns} starts of npm start and of npm run start:production...\n`);
-    const startup: StartupFigures = await measureStartup(databasePath, { portfolioKey: bench.portfolioKey, token: bench.workspaces[0]!.token }, settings.startupRuns);
+    const startup: StartupFigures = await measureStartup(
+      databasePath,
+      { portfolioKey: bench.portfolioKey, token: bench.workspaces[0]!.token },
+      settings.startupRuns,
+      settings.only === 'startup' ? settings.cpuProfileDir : undefined,
+    );
     if (!analyticsWorkspace) {
       reportStartupOnly(startup, settings);
       return;
