@@ -31,7 +31,6 @@ async function main(): Promise<void> {
     demo = await loadDemoData(store.sqlite, Date.now);
   }
   const app = await startApp(config, { logger, store });
-  printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -52,6 +51,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Only now: a supervisor that stops the server as soon as it reads the banner must not find the signal's default (exit at once).
+  printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
 }
 
 function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined): void {

@@ -43,17 +43,6 @@ async function main(): Promise<void> {
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   await worker.start();
   const jobs = startScheduledJobs(webhookHousekeeping(worker.store, Date.now), logger);
-  process.stdout.write(
-    [
-      '',
-      `Webhook delivery worker ${worker.workerId} started`,
-      `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`,
-      `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
-      '',
-    ].join('\n') + '\n',
-  );
-
   let stopping = false;
   const shutdown = (signal: string) => {
     // SIGINT from a terminal and SIGTERM from a supervisor may both arrive: one shutdown.
@@ -70,6 +59,17 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Only now: a supervisor that stops the worker as soon as it reads this line must not find the signal's default (exit at once).
+  process.stdout.write(
+    [
+      '',
+      `Webhook delivery worker ${worker.workerId} started`,
+      `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`,
+      `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 main().catch(exitOnStartFailure);

@@ -18,7 +18,7 @@ import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 import { measureStartup, type StartupFigures } from './startupPhase.js';
 import { measureScaleOut, scaleOutReport, type ScaleOutFigures } from './scaleOutPhase.js';
 
-const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only scale-out] [--json-out FILE]
+const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only startup | --only scale-out] [--json-out FILE]
 
 Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
 starts the real server on it in production mode (no response validation, no request log) and two
@@ -64,9 +64,12 @@ Options:
   --quick           shorter runs and a 20,000-row large workspace: the regression guard
   --no-scale-out    skip the scale-out phase (PostgreSQL + Redis, two instances against one)
   --only scale-out  run the scale-out phase alone
+  --only startup    seed the task workspaces and run only the start-up phase (no analytics workspace,
+                    HTTP scenarios, routing, webhooks or scale-out); its goal is printed as met or not
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
   --cpu-prof DIR    run the server with node --cpu-prof and write its profile into DIR at the end
-                    (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile)
+                    (summarize it with: npx tsx scripts/bench/summarize-profile.ts DIR/<file>.cpuprofile);
+                    with --only startup, one profile per compiled start (its figures include the profiler)
   --help            this text
 
 The deep page is reached honestly through the API: the bench follows nextCursor with limit=100
@@ -110,6 +113,8 @@ interface Settings {
   startupRuns: number;
   cpuProfileDir: string | undefined;
   scaleOut: 'skip' | 'also' | 'only';
+  /** Run only the start-up phase. */
+  only: 'startup' | undefined;
 }
 
 function readSettings(): Settings | undefined {
@@ -132,8 +137,8 @@ function readSettings(): Settings | undefined {
     process.stdout.write(HELP);
     return undefined;
   }
-  if (values.only !== undefined && values.only !== 'scale-out') throw new Error(`--only takes scale-out, got "${values.only}"`);
-  if (values.only !== undefined && values['no-scale-out']) throw new Error('--only scale-out and --no-scale-out exclude each other');
+  if (values.only !== undefined && values.only !== 'scale-out' && values.only !== 'startup') throw new Error(`--only takes startup or scale-out, got "${values.only}"`);
+  if (values.only !== undefined && values['no-scale-out']) throw new Error('--only and --no-scale-out exclude each other');
   const number = (name: string, raw: string, min: number) => {
     const value = Number(raw);
     if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}, got "${raw}"`);
@@ -148,7 +153,8 @@ function readSettings(): Settings | undefined {
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
     startupRuns: number('startup-runs', values['startup-runs'] ?? (values.quick ? '3' : '7'), 1),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
-    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] ? 'skip' : 'also',
+    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] || values.only === 'startup' ? 'skip' : 'also',
+    only: values.only === 'startup' ? 'startup' : undefined,
   };
 }
 
@@ -243,6 +249,45 @@ async function measureAnalytics(serverUrl: string, uncachedUrl: string, workspac
 const ratio = (value: number, reference: number) => (reference > 0 ? value / reference : 0);
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
+interface Goal {
+  goal: string;
+  value: number;
+  target: number;
+  atMost?: boolean;
+}
+
+function goalTable(goals: Goal[]): string[] {
+  return [
+    '| Goal | measured | met |',
+    '|---|---:|---|',
+    ...goals.map(({ goal, value, target, atMost }) => `| ${goal} | ${fixed(value)} | ${(atMost ? value <= target : value >= target) ? 'yes' : `no (target ${target})`} |`),
+  ];
+}
+
+function startupTable(startup: StartupFigures, runs: number): string[] {
+  return [
+    `Start-up on the existing database (medians of ${runs} starts each, alternating; compiled build made in ${startup.buildSeconds} s; 1-minute load average ${startup.loadAverage.toFixed(1)} after them):`,
+    '',
+    '| Start | spawn → listening ms | → first 200s ms | CPU ms by then | RSS MB then |',
+    '|---|---:|---:|---:|---:|',
+    ...startup.starts.map(({ command, median }) => `| ${command} | ${median.listeningMs} | ${median.firstAnswersMs} | ${median.cpuMs} | ${median.rssMb} |`),
+    `| compiled ÷ tsx | | ${fixed(startup.firstAnswersRatio)} | ${fixed(startup.cpuRatio)} | ${fixed(startup.rssRatio)} |`,
+  ];
+}
+
+function startupGoal(startup: StartupFigures): Goal {
+  const compiled = startup.starts.find((start) => start.kind === 'compiled')!;
+  return { goal: 'compiled start: spawn → first 200s < 1,000 ms', value: compiled.median.firstAnswersMs, target: 1000, atMost: true };
+}
+
+/** --only startup: the start-up table, its goal and the JSON of the start-up phase alone. */
+function reportStartupOnly(startup: StartupFigures, settings: Settings): void {
+  const goals = [startupGoal(startup)];
+  process.stdout.write(['', ...startupTable(startup, settings.startupRuns), '', ...goalTable(goals), ''].join('\n') + '\n');
+  writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, startup, goals }, null, 2) + '\n');
+  process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
   if (!settings) return;
@@ -280,14 +325,24 @@ async function main(): Promise<void> {
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();
     const bench: BenchData = await seedBenchData(db, sizes, demo.portfolio.tenantId);
-    const analyticsWorkspace = settings.quick ? (await seedAnalyticsWorkspace(db, 20_000, 4_000)) : (await seedAnalyticsWorkspace(db, 100_000, 20_000));
+    const analyticsWorkspace =
+      settings.only === 'startup' ? undefined : settings.quick ? await seedAnalyticsWorkspace(db, 20_000, 4_000) : await seedAnalyticsWorkspace(db, 100_000, 20_000);
     db.pragma('optimize');
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
     // First, while nothing else of the bench runs: each start is a process of its own on this existing database.
     process.stdout.write(`  start-up: building the compiled server, then ${settings.startupRuns} starts of npm start and of npm run start:production...\n`);
-    const startup: StartupFigures = await measureStartup(databasePath, { portfolioKey: bench.portfolioKey, token: bench.workspaces[0]!.token }, settings.startupRuns);
+    const startup: StartupFigures = await measureStartup(
+      databasePath,
+      { portfolioKey: bench.portfolioKey, token: bench.workspaces[0]!.token },
+      settings.startupRuns,
+      settings.only === 'startup' ? settings.cpuProfileDir : undefined,
+    );
+    if (!analyticsWorkspace) {
+      reportStartupOnly(startup, settings);
+      return;
+    }
 
     const server = await startServer(databasePath, children, settings.cpuProfileDir);
     // The same server with no list pages kept: what a page costs to build, and the keyset growth.
@@ -402,12 +457,7 @@ async function main(): Promise<void> {
           `| ${result.name} | ${result.range} | ${result.requestsPerSecond} | ${result.p50Ms} | ${result.p99Ms} | ${result.meanMs} | ${fixed(ratio(result.meanMs, analytics[0]!.meanMs))} | ${result.non2xx + result.errors} |`,
       ),
       '',
-      `Start-up on the existing database (medians of ${settings.startupRuns} starts each, alternating; compiled build made in ${startup.buildSeconds} s; 1-minute load average ${startup.loadAverage.toFixed(1)} after them):`,
-      '',
-      '| Start | spawn → listening ms | → first 200s ms | CPU ms by then | RSS MB then |',
-      '|---|---:|---:|---:|---:|',
-      ...startup.starts.map(({ command, median }) => `| ${command} | ${median.listeningMs} | ${median.firstAnswersMs} | ${median.cpuMs} | ${median.rssMb} |`),
-      `| compiled ÷ tsx | | ${fixed(startup.firstAnswersRatio)} | ${fixed(startup.cpuRatio)} | ${fixed(startup.rssRatio)} |`,
+      ...startupTable(startup, settings.startupRuns),
       '',
       `Webhooks: ${webhooks.events.toLocaleString('en')} events delivered and acknowledged at ${webhooks.deliveriesPerSecond} per second (one worker, durable state in SQLite, every signature verified by the receiver; ${webhooks.refused} refused); commit → receipt over ${webhooks.latencyEvents} events committed one at a time: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms.`,
       '',
@@ -435,13 +485,10 @@ async function main(): Promise<void> {
         atMost: true,
       },
       { goal: 'webhook deliveries/s ≥ 1,000', value: webhooks.deliveriesPerSecond, target: 1000 },
-      { goal: 'compiled start: spawn → first 200s < 1,000 ms', value: startup.starts.find((start) => start.kind === 'compiled')!.median.firstAnswersMs, target: 1000, atMost: true },
+      startupGoal(startup),
     ];
-    lines.push('| Goal | measured | met |', '|---|---:|---|');
-    for (const { goal, value, target, atMost } of goals) {
-      lines.push(`| ${goal} | ${fixed(value)} | ${(atMost ? value <= target : value >= target) ? 'yes' : `no (target ${target})`} |`);
-    }
-    lines.push('', ...scaleOutReport(scaleOutFigures));
+    lines.push(...goalTable(goals), '');
+    lines.push(...scaleOutReport(scaleOutFigures));
     process.stdout.write(lines.join('\n') + '\n');
     writeFileSync(
       settings.jsonOut,

@@ -149,12 +149,22 @@ function medianRun(runs: StartRun[]): StartRun {
  * key files exist afterwards, tsx's transform cache and the file cache are warm, as on any restart), then `runs`
  * measured starts of each kind, alternating, and stops each start with SIGTERM before the next.
  */
-export async function measureStartup(databasePath: string, credentials: StartupCredentials, runs: number): Promise<StartupFigures> {
+export async function measureStartup(
+  databasePath: string,
+  credentials: StartupCredentials,
+  runs: number,
+  /** Where each compiled start writes a CPU profile (node --cpu-prof); its figures then include the profiler's cost. */
+  cpuProfileDir?: string,
+): Promise<StartupFigures> {
   const build = await buildIntoScratchFolder('bench-');
   try {
+    const compiledArguments = compiledScriptNodeArguments('start:production', build.outDir);
+    const profiled = cpuProfileDir
+      ? [...compiledArguments.slice(0, -1), '--cpu-prof', '--cpu-prof-dir', cpuProfileDir, compiledArguments.at(-1)!]
+      : compiledArguments;
     const kinds: { kind: StartKind; command: string; nodeArguments: string[] }[] = [
       { kind: 'tsx', command: 'npm start', nodeArguments: npmScriptNodeArguments('start') },
-      { kind: 'compiled', command: 'npm run start:production', nodeArguments: compiledScriptNodeArguments('start:production', build.outDir) },
+      { kind: 'compiled', command: 'npm run start:production', nodeArguments: profiled },
     ];
     for (const { nodeArguments } of kinds) await startOnce(nodeArguments, databasePath, credentials);
     const measured = new Map<StartKind, StartRun[]>(kinds.map(({ kind }) => [kind, []]));

@@ -71,13 +71,10 @@ export const migrateCommand: Command = {
 /** The newest migration a SQLite file has (drizzle's __drizzle_migrations.created_at), null when the file or the table is missing; read without changing the file. */
 async function lastAppliedSqliteMigration(path: string): Promise<number | null> {
   if (!existsSync(path)) return null;
-  const { default: BetterSqlite3 } = await modules.betterSqlite3();
+  const [{ default: BetterSqlite3 }, { lastAppliedMigrationMillis }] = await Promise.all([modules.betterSqlite3(), modules.sqlite()]);
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
-    if (!table) return null;
-    const last = db.prepare('SELECT max(created_at) FROM __drizzle_migrations').pluck().get() as number | bigint | null;
-    return last === null ? null : Number(last);
+    return lastAppliedMigrationMillis(db);
   } finally {
     db.close();
   }

@@ -18,26 +18,18 @@ export function createAjv2020(options: AjvOptions = {}): Ajv {
 /**
  * openapi-backend always builds a draft-07 Ajv, which misreads 2020-12 keywords. This hands it a
  * 2020-12 instance built with the same options (they carry coercion and defaults for parameters)
- * and keeps the extra OpenAPI formats (int32, int64, float, double, byte...) it registered.
- * openapi-backend asks for a new instance for each operation's body and parameters; one instance
- * per set of options serves them all (each compiled schema has no $id, so they cannot clash):
- * building an Ajv with its meta-schemas for every one took a tenth of the server's start-up.
- * One customizer per backend, so that the instances go when the backend goes.
+ * and keeps the extra OpenAPI formats (int32, int64, float, double, byte...) it registered. The
+ * instance has no meta-schemas: nothing validates a schema against them (validateSchema: false),
+ * and adding them was most of the time it took to build one. ContractBackend asks once per set
+ * of options and shares the instance among all the operations' validators.
  */
-export function ajv2020Customizer(): AjvCustomizer {
-  const instances = new Map<string, Ajv>();
-  return (originalAjv, ajvOptions) => {
-    const key = JSON.stringify(ajvOptions);
-    const existing = instances.get(key);
-    if (existing) return existing;
-    const ajv = new Ajv2020({ ...ajvOptions, strict: false, validateSchema: false });
-    addFormats(ajv);
-    const originalFormats = (originalAjv as unknown as { formats: Record<string, unknown> }).formats;
-    const addedFormats = (ajv as unknown as { formats: Record<string, unknown> }).formats;
-    for (const [name, format] of Object.entries(originalFormats)) {
-      if (!(name in addedFormats)) ajv.addFormat(name, format as Format);
-    }
-    instances.set(key, ajv);
-    return ajv;
-  };
-}
+export const ajv2020Customizer: AjvCustomizer = (originalAjv, ajvOptions) => {
+  const ajv = new Ajv2020({ ...ajvOptions, strict: false, validateSchema: false, meta: false });
+  addFormats(ajv);
+  const originalFormats = (originalAjv as unknown as { formats: Record<string, unknown> }).formats;
+  const addedFormats = (ajv as unknown as { formats: Record<string, unknown> }).formats;
+  for (const [name, format] of Object.entries(originalFormats)) {
+    if (!(name in addedFormats)) ajv.addFormat(name, format as Format);
+  }
+  return ajv;
+};

@@ -1,5 +1,5 @@
-import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationResult } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
+import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationContext, type ValidationResult } from 'openapi-backend';
+import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
 import { ajv2020Customizer } from './ajv.js';
 import { PrecompiledRouter } from './precompiledRouter.js';
 
@@ -14,7 +14,8 @@ const CANONICAL_TEXT: Record<string, RegExp> = {
 
 /**
  * openapi-backend set up for OpenAPI 3.1: strict mode, a 2020-12 Ajv, parameter coercion and
- * defaults, and the precompiled router.
+ * defaults, and the precompiled router. Built for a fast start: the document is dereferenced
+ * synchronously (quick mode) and each operation's request validator is compiled on its first call.
  */
 export class ContractBackend extends OpenAPIBackend {
   declare router: PrecompiledRouter;
@@ -33,7 +34,11 @@ export class ContractBackend extends OpenAPIBackend {
       coerceTypes: true,
       ignoreTrailingSlashes: true,
       ajvOpts: { useDefaults: true, allErrors: true },
-      customizeAjv: ajv2020Customizer(),
+      // Quick mode dereferences with dereference-json-schema in a few milliseconds where
+      // json-schema-ref-parser took about 0.25 s of CPU at each start; the documents are bundled with internal
+      // `#/components/...` references only, which both resolve alike (test/contract/contractBackend.test.ts).
+      quick: true,
+      customizeAjv: ajv2020Customizer,
       // The validator is built in init() below, with the precompiled router and without the
       // response validators: responses are checked by ResponseContract, and only when asked.
       validate: false,
@@ -55,7 +60,16 @@ export class ContractBackend extends OpenAPIBackend {
     return document;
   }
 
+  /** The document is an object already: nothing to read or parse (json-schema-ref-parser would copy it). */
+  override async loadDocument(): Promise<Document> {
+    this.document = this.inputDocument as Document;
+    return this.document;
+  }
+
   override async init(): Promise<this> {
+    // Quick mode skips the definition check; it runs here, before anything is built from the document.
+    await this.loadDocument();
+    this.validateDefinition();
     await super.init();
     const router = new PrecompiledRouter({
       definition: this.definition,
@@ -63,7 +77,7 @@ export class ContractBackend extends OpenAPIBackend {
       ignoreTrailingSlashes: this.ignoreTrailingSlashes,
     });
     this.router = router;
-    this.validator = new OpenAPIValidator({
+    this.validator = new ContractValidator({
       definition: this.definition,
       ajvOpts: this.ajvOpts,
       customizeAjv: this.customizeAjv,
@@ -71,8 +85,8 @@ export class ContractBackend extends OpenAPIBackend {
       lazyCompileValidators: true,
       coerceTypes: this.coerceTypes,
     });
-    // Request validators are compiled now, so a bad schema fails start-up rather than a request.
-    this.validator.preCompileRequestValidators();
+    // Each operation's request validator is compiled on its first call: compiling them all took about half a
+    // second of CPU at each start. That every one compiles is proved by test/contract/contractBackend.test.ts.
     this.validate = this.settings.validateOnRequest;
     const declaredQueryNames = new Map<string, Set<string>>();
     for (const operation of router.getOperations()) {
@@ -86,6 +100,26 @@ export class ContractBackend extends OpenAPIBackend {
       return withSingleValuedQueryRule(validateRequest({ ...req, query: text }, operation), values, operation as Operation);
     };
     return this;
+  }
+}
+
+/**
+ * openapi-backend's validator asks for an Ajv for each validator it compiles, and builds a draft-07
+ * instance with its meta-schema every time before the customizer answers with a 2020-12 one. Here
+ * each set of options gets one instance, built when first asked for and shared by every operation:
+ * building them per operation was much of what compiling the validators cost.
+ */
+class ContractValidator extends OpenAPIValidator {
+  private readonly ajvByOptions = new Map<string, Ajv>();
+
+  override getAjv(validationContext: ValidationContext, options: AjvOptions = {}): Ajv {
+    const key = JSON.stringify(options);
+    let ajv = this.ajvByOptions.get(key);
+    if (!ajv) {
+      ajv = super.getAjv(validationContext, options);
+      this.ajvByOptions.set(key, ajv);
+    }
+    return ajv;
   }
 }
 

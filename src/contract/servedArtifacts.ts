@@ -1,8 +1,9 @@
 // The downloads an API serves (its spec as JSON and YAML, its Postman collection, its changelog), made from the committed
 // generated/<api>/ files with this server's public base URL in place of the local demo server.
-// Computed once at start-up by the caller; the texts are served as they are. The YAML text alone is made on its first
-// download (handlers answer synchronously, hence require): parsing and printing it, and loading the yaml package, took
-// a fifth of the start-up time.
+// Made once by the caller at start-up, which reads every file and parses the spec (the pipeline's document); each
+// download's text is made on its first download and then served as it is. The YAML text needs the yaml package,
+// loaded then (handlers answer synchronously, hence require): parsing and printing it took a fifth of the start-up
+// time, and printing the JSON texts about 15 ms more.
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,13 +13,13 @@ import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
-  openapiJson: string;
-  /** openapi.yaml as served: the same document, keeping the do-not-edit comment; made once, when first read. */
+  readonly openapiJson: string;
+  /** openapi.yaml as served: the same document, keeping the do-not-edit comment. */
   readonly openapiYaml: string;
   /** postman.json as served: the `baseUrl` collection variable defaults to the public base URL. */
-  postmanJson: string;
+  readonly postmanJson: string;
   /** postman-environment.json as served: `baseUrl` = the public base URL, `bearerToken` empty. */
-  postmanEnvironmentJson: string;
+  readonly postmanEnvironmentJson: string;
   /** changelog.json as served: every change of the contract, as generated from specs/<api>/changelog.yaml. */
   changelogJson: string;
   /** The HTML reference page, rendered in the browser from the served openapi.json. */
@@ -73,17 +74,26 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   const baseUrl = publicBaseUrl.replace(/\/+$/, '');
   const servers = [{ url: baseUrl, description: SERVER_DESCRIPTION }];
 
-  const document = withMember(JSON.parse(readGenerated(api, 'openapi.json')) as Record<string, unknown>, 'servers', servers);
-  const flowUrls = oauthFlowUrls(document, new URL(baseUrl).origin);
-  for (const [members, url] of flowUrls) {
-    const owner = members.slice(0, -1).reduce<Record<string, unknown>>((node, member) => node[member] as Record<string, unknown>, document);
-    owner[members.at(-1)!] = url;
-  }
-  const openapiJson = JSON.stringify(document, null, 2) + '\n';
-
-  // Read now, so that a missing file still fails start-up.
+  // Every file is read now, so that a missing one still fails start-up.
+  const committedJson = readGenerated(api, 'openapi.json');
   const committedYaml = readGenerated(api, 'openapi.yaml');
-  let servedYaml: string | undefined;
+  const committedCollection = readGenerated(api, 'postman.json');
+  const committedEnvironment = readGenerated(api, 'postman-environment.json');
+  const changelogJson = readGenerated(api, 'changelog.json');
+
+  /** The committed document with this server's URLs; the JSON text is printed from a copy of its own, which nobody else holds. */
+  const documentAsServed = (committed = JSON.parse(committedJson) as Record<string, unknown>) => {
+    const document = withMember(committed, 'servers', servers);
+    for (const [members, url] of flowUrls) {
+      const owner = members.slice(0, -1).reduce<Record<string, unknown>>((node, member) => node[member] as Record<string, unknown>, document);
+      owner[members.at(-1)!] = url;
+    }
+    return document;
+  };
+  const committedDocument = JSON.parse(committedJson) as Record<string, unknown>;
+  const flowUrls = oauthFlowUrls(committedDocument, new URL(baseUrl).origin);
+  const document = documentAsServed(committedDocument);
+
   const yamlAsServed = () => {
     const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
     const yamlDocument = YAML.parseDocument(committedYaml);
@@ -92,37 +102,48 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
     return yamlDocument.toString({ lineWidth: 0 });
   };
 
-  const collection = JSON.parse(readGenerated(api, 'postman.json')) as {
-    variable?: { key?: string; value?: unknown }[];
-    auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
-  };
-  // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
-  for (const entry of collection.auth?.oauth2 ?? []) {
-    if (['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string') {
-      const url = new URL(entry.value);
-      entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
+  const collectionAsServed = () => {
+    const collection = JSON.parse(committedCollection) as {
+      variable?: { key?: string; value?: unknown }[];
+      auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
+    };
+    // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
+    for (const entry of collection.auth?.oauth2 ?? []) {
+      if (['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string') {
+        const url = new URL(entry.value);
+        entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
+      }
     }
-  }
-  const variables = collection.variable ?? [];
-  const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
-  if (baseUrlVariable) baseUrlVariable.value = baseUrl;
-  else collection.variable = [...variables, { key: 'baseUrl', value: baseUrl }];
-  const postmanJson = JSON.stringify(collection, null, 2) + '\n';
+    const variables = collection.variable ?? [];
+    const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
+    if (baseUrlVariable) baseUrlVariable.value = baseUrl;
+    else collection.variable = [...variables, { key: 'baseUrl', value: baseUrl }];
+    return JSON.stringify(collection, null, 2) + '\n';
+  };
 
-  const environment = JSON.parse(readGenerated(api, 'postman-environment.json')) as { values?: { key?: string; value?: unknown }[] };
-  for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
-  const postmanEnvironmentJson = JSON.stringify(environment, null, 2) + '\n';
+  const environmentAsServed = () => {
+    const environment = JSON.parse(committedEnvironment) as { values?: { key?: string; value?: unknown }[] };
+    for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
+    return JSON.stringify(environment, null, 2) + '\n';
+  };
 
   const info = (document.info ?? {}) as { title?: unknown };
   const referencePage = referencePageHtml(String(info.title ?? api), specPathOf(document));
+  const texts: { json?: string; yaml?: string; collection?: string; environment?: string } = {};
   return {
-    openapiJson,
-    get openapiYaml() {
-      return (servedYaml ??= yamlAsServed());
+    get openapiJson() {
+      return (texts.json ??= JSON.stringify(documentAsServed(), null, 2) + '\n');
     },
-    postmanJson,
-    postmanEnvironmentJson,
-    changelogJson: readGenerated(api, 'changelog.json'),
+    get openapiYaml() {
+      return (texts.yaml ??= yamlAsServed());
+    },
+    get postmanJson() {
+      return (texts.collection ??= collectionAsServed());
+    },
+    get postmanEnvironmentJson() {
+      return (texts.environment ??= environmentAsServed());
+    },
+    changelogJson,
     referencePageHtml: referencePage,
     document,
   };

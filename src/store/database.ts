@@ -1,10 +1,10 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import * as schema from '../../db/schema.js';
 import { projectFile } from '../projectFiles.js';
+import { drizzleFor } from './drizzle.js';
+import { migrationsAfter } from './migrationJournal.js';
 import { revisionTriggers } from './revisionTriggers.js';
 import { backfillTaskCompletions } from './tasks.js';
 import { sqliteWriteTransactions } from './writeTransactions.js';
@@ -54,12 +54,22 @@ function applyMigrations(db: BetterSqlite3.Database): void {
   // Running migrate() again re-reads the journal table and finds nothing left to do.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      migrate(drizzle(db, { schema }), { migrationsFolder });
+      // migrate() reads and hashes every migration file even when none is due: on an up-to-date database the journal says so.
+      if (migrationsAfter(migrationsFolder, lastAppliedMigrationMillis(db)).length === 0) return;
+      migrate(drizzleFor(db), { migrationsFolder });
       return;
     } catch (error) {
       if (attempt >= migrationAttempts) throw error;
     }
   }
+}
+
+/** The newest `created_at` of drizzle's migrations table (see migrationJournal.ts), or null before the first migration. */
+export function lastAppliedMigrationMillis(db: BetterSqlite3.Database): number | null {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return null;
+  const last = db.prepare('SELECT max(created_at) FROM __drizzle_migrations').pluck().get() as number | bigint | null;
+  return last === null ? null : Number(last);
 }
 
 function checkRevisionTriggers(db: BetterSqlite3.Database): void {

@@ -139,6 +139,25 @@ function selectedFields(query: BuiltQuery): SelectedField[] | undefined {
   return config?.returning;
 }
 
+interface ReadyQuery<Item> extends CompiledQuery {
+  toObject(row: unknown[]): Item;
+}
+
+/**
+ * The query compiled on its first run: the stores make about 190 statements when they are created, most of which a
+ * process does not run soon or at all, and compiling them all took about 50 ms at each start.
+ */
+function compiledOnFirstRun<Item>(query: BuiltQuery): () => ReadyQuery<Item> {
+  let ready: ReadyQuery<Item> | undefined;
+  return () => {
+    if (!ready) {
+      const compiled = compile(query);
+      ready = { ...compiled, toObject: objectMapper<Item>(compiled) };
+    }
+    return ready;
+  };
+}
+
 function objectMapper<Item>(compiled: CompiledQuery): (row: unknown[]) => Item {
   const { fields } = compiled;
   if (!fields) return () => {
@@ -202,31 +221,30 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     autocommit: (change) => transactions.write(change),
     afterCommit: (callback) => transactions.afterCommit(callback),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
-      const compiled = compile(query);
-      const toObject = objectMapper<Item>(compiled);
+      const compiled = compiledOnFirstRun<Item>(query);
       // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
       let arrays: BetterSqlite3.Statement<unknown[], Row> | undefined;
       let values: BetterSqlite3.Statement<unknown[], unknown> | undefined;
       let writes: BetterSqlite3.Statement<unknown[], unknown> | undefined;
       const arrayStatement = () => {
         transactions.refuseEnded();
-        return (arrays ??= db.prepare<unknown[], Row>(compiled.source).raw(true));
+        return (arrays ??= db.prepare<unknown[], Row>(compiled().source).raw(true));
       };
       return {
-        rows: async (args) => arrayStatement().all(...compiled.bind(args)),
-        row: async (args) => arrayStatement().get(...compiled.bind(args)),
+        rows: async (args) => arrayStatement().all(...compiled().bind(args)),
+        row: async (args) => arrayStatement().get(...compiled().bind(args)),
         value: async (args) => {
           transactions.refuseEnded();
-          return (values ??= db.prepare<unknown[], unknown>(compiled.source).pluck(true)).get(...compiled.bind(args));
+          return (values ??= db.prepare<unknown[], unknown>(compiled().source).pluck(true)).get(...compiled().bind(args));
         },
-        objects: async (args) => arrayStatement().all(...compiled.bind(args)).map((row) => toObject(row as unknown as unknown[])),
+        objects: async (args) => arrayStatement().all(...compiled().bind(args)).map((row) => compiled().toObject(row as unknown as unknown[])),
         object: async (args) => {
-          const row = arrayStatement().get(...compiled.bind(args));
-          return row === undefined ? undefined : toObject(row as unknown as unknown[]);
+          const row = arrayStatement().get(...compiled().bind(args));
+          return row === undefined ? undefined : compiled().toObject(row as unknown as unknown[]);
         },
         run: async (args) => {
           transactions.refuseEnded();
-          return (writes ??= db.prepare<unknown[], unknown>(compiled.source)).run(...compiled.bind(args)).changes;
+          return (writes ??= db.prepare<unknown[], unknown>(compiled().source)).run(...compiled().bind(args)).changes;
         },
       };
     },
@@ -398,16 +416,20 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       else setImmediate(callback);
     },
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
-      const compiled = compile(query);
-      const text = postgresStatementText(compiled.source);
-      let name = preparedNames.get(text);
-      if (name === undefined) {
-        name = `contract_api_${preparedNames.size + 1}`;
-        preparedNames.set(text, name);
-      }
-      const toObject = objectMapper<Item>(compiled);
+      const compiled = compiledOnFirstRun<Item>(query);
+      let prepared: { name: string; text: string } | undefined;
+      const preparedStatement = () => {
+        if (prepared) return prepared;
+        const text = postgresStatementText(compiled().source);
+        let name = preparedNames.get(text);
+        if (name === undefined) {
+          name = `contract_api_${preparedNames.size + 1}`;
+          preparedNames.set(text, name);
+        }
+        return (prepared = { name, text });
+      };
       const query_ = async (args: Args) => {
-        const config: pg.QueryArrayConfig = { name, text, values: compiled.bind(args), rowMode: 'array' };
+        const config: pg.QueryArrayConfig = { ...preparedStatement(), values: compiled().bind(args), rowMode: 'array' };
         const result = await connection().query(config);
         return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
       };
@@ -415,10 +437,10 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
         rows: async (args) => (await query_(args)).rows,
         row: async (args) => (await query_(args)).rows[0],
         value: async (args) => (await query_(args)).rows[0]?.[0],
-        objects: async (args) => (await query_(args)).rows.map((row) => toObject(row as unknown as unknown[])),
+        objects: async (args) => (await query_(args)).rows.map((row) => compiled().toObject(row as unknown as unknown[])),
         object: async (args) => {
           const row = (await query_(args)).rows[0];
-          return row === undefined ? undefined : toObject(row as unknown as unknown[]);
+          return row === undefined ? undefined : compiled().toObject(row as unknown as unknown[]);
         },
         run: async (args) => (await query_(args)).rowCount ?? 0,
       };

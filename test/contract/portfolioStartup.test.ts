@@ -47,4 +47,19 @@ describe('a public base URL', () => {
       ),
     ).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
   });
+
+  it('refuses to start when an operation has no handler file, though handlers are imported on their first call', async () => {
+    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
+    const profile = portfolioProfile({
+      document: artifacts.document as Document,
+      findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
+      services: { content: createPortfolioReader(t.db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) }), downloads: artifacts },
+      rateLimiter: new SqliteRateLimiter(t.db, Date.now),
+      rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
+      now: Date.now,
+      logger: memoryLogger([]),
+    });
+    const emptyFolder = new URL('./no-such-operations/', import.meta.url);
+    await expect(createContractApi({ ...profile, operationsDirectory: emptyFolder }, { now: Date.now })).rejects.toThrow(/^No handler for operation \w+: add .*no-such-operations\/\w+\.ts exporting const \w+$/);
+  });
 });
