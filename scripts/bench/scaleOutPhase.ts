@@ -422,14 +422,18 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
       }
     };
     const [postgresPort, redisPort] = [await freePort(), await freePort()];
-    const [sqlite, serverUrl, redisChild] = await Promise.all([
+    // Settled together, so that whatever started is stopped below even when another failed.
+    const [seeded, postgresStarted, redisStarted] = await Promise.allSettled([
       seedSqlite(),
       // PostgreSQL's defaults (durable): every commit waits for its WAL to reach the disk.
       startLocalPostgres({ folder: postgresFolder, port: postgresPort, durable: true }),
       startLocalRedis({ port: redisPort, dir: redisFolder }),
     ]);
-    redis = redisChild;
-    postmaster = postmasterPid(postgresFolder);
+    if (redisStarted.status === 'fulfilled') redis = redisStarted.value;
+    if (postgresStarted.status === 'fulfilled') postmaster = postmasterPid(postgresFolder);
+    for (const result of [seeded, postgresStarted, redisStarted]) if (result.status === 'rejected') throw result.reason;
+    const sqlite = (seeded as PromiseFulfilledResult<Awaited<ReturnType<typeof seedSqlite>>>).value;
+    const serverUrl = (postgresStarted as PromiseFulfilledResult<string>).value;
     const databaseUrl = await createDatabase(serverUrl);
     progress(`SQLite seeded in ${sqlite.seconds.toFixed(1)} s; migrating and seeding PostgreSQL...`);
 
@@ -497,7 +501,7 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
     let generator: LoadResult['generator'] = 'wrk';
     for (const [index, scenario] of scenarios.entries()) {
       progress(`${scenario.name} on SQLite, on PostgreSQL + Redis, on two instances...`);
-      const watched = { servers: [firstServer.child.pid!], postmaster, redis: redis.pid, postgresLog };
+      const watched = { servers: [firstServer.child.pid!], postmaster, redis: redis!.pid, postgresLog };
       // Every generator of the scenario starts now and waits for its turn.
       const setups = [
         startGenerators([scenario.target(sqliteServer, sqlite.data)], settings.connections, settings, scenario.name),

@@ -57,6 +57,12 @@ export class ContractBackend extends OpenAPIBackend {
     if (!document.paths || typeof document.paths !== 'object') {
       throw new Error('The API document has no paths.');
     }
+    // Quick mode's dereference turns a reference to nothing into null, which would switch off the
+    // validation of what it stood for: a start refuses such a document instead.
+    const unresolved = unresolvedReferences(document);
+    if (unresolved.length > 0) {
+      throw new Error(`The API document has references that resolve to nothing: ${unresolved.slice(0, 5).join(', ')}${unresolved.length > 5 ? ', …' : ''}`);
+    }
     return document;
   }
 
@@ -180,4 +186,31 @@ function queryError(name: string, message: string, keyword = 'singleValue'): Err
 
 function rawQueryOf(req: { query?: unknown; path: string }): string {
   return typeof req.query === 'string' ? req.query : (req.path.split('?')[1] ?? '');
+}
+
+/** Every `$ref` of the document that is not a JSON pointer into it (RFC 6901, as a URI fragment) naming a value it has. */
+export function unresolvedReferences(document: object): string[] {
+  const unresolved = new Set<string>();
+  const resolves = (reference: string): boolean => {
+    if (!reference.startsWith('#')) return false;
+    let target: unknown = document;
+    for (const token of reference.slice(1).split('/').slice(1)) {
+      const key = decodeURIComponent(token).replaceAll('~1', '/').replaceAll('~0', '~');
+      if (target === null || typeof target !== 'object' || !Object.hasOwn(target, key)) return false;
+      target = (target as Record<string, unknown>)[key];
+    }
+    return true;
+  };
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, member] of Object.entries(value)) {
+        if (key === '$ref' && typeof member === 'string') {
+          if (!resolves(member)) unresolved.add(member);
+        } else visit(member);
+      }
+    }
+  };
+  visit(document);
+  return [...unresolved];
 }

@@ -102,18 +102,19 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
     return yamlDocument.toString({ lineWidth: 0 });
   };
 
+  // Parsed now, so that a malformed file stops the start; printed on its first download.
+  const collection = JSON.parse(committedCollection) as {
+    variable?: { key?: string; value?: unknown }[];
+    auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
+  };
+  const collectionOauthUrls = (collection.auth?.oauth2 ?? [])
+    .filter((entry) => ['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string')
+    .map((entry) => ({ entry, url: new URL(entry.value as string) }));
+  const environment = JSON.parse(committedEnvironment) as { values?: { key?: string; value?: unknown }[] };
+
   const collectionAsServed = () => {
-    const collection = JSON.parse(committedCollection) as {
-      variable?: { key?: string; value?: unknown }[];
-      auth?: { type?: string; oauth2?: { key?: string; value?: unknown }[] };
-    };
     // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
-    for (const entry of collection.auth?.oauth2 ?? []) {
-      if (['authUrl', 'accessTokenUrl', 'refreshTokenUrl'].includes(String(entry.key)) && typeof entry.value === 'string') {
-        const url = new URL(entry.value);
-        entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
-      }
-    }
+    for (const { entry, url } of collectionOauthUrls) entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
     const variables = collection.variable ?? [];
     const baseUrlVariable = variables.find((variable) => variable.key === 'baseUrl');
     if (baseUrlVariable) baseUrlVariable.value = baseUrl;
@@ -122,7 +123,6 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   };
 
   const environmentAsServed = () => {
-    const environment = JSON.parse(committedEnvironment) as { values?: { key?: string; value?: unknown }[] };
     for (const value of environment.values ?? []) if (value.key === 'baseUrl') value.value = baseUrl;
     return JSON.stringify(environment, null, 2) + '\n';
   };

@@ -99,7 +99,8 @@ export interface StoreEngine {
   /**
    * Runs `callback` on a later turn of the event loop once the write transaction open in this
    * async context has committed; never when it rolls back (a PostgreSQL change run again registers
-   * its callbacks again). Outside a transaction: on a later turn, at once.
+   * its callbacks again). A nested change rolled back to its savepoint keeps its callbacks: they
+   * run if the outer transaction commits. Outside a transaction: on a later turn, at once.
    */
   afterCommit(callback: () => void): void;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(

@@ -36,3 +36,14 @@ describe.each(['portfolio', 'work-platform'])('ContractBackend over the %s contr
     expect(Object.keys(backend.validator.requestValidators).sort()).toEqual([...operationIds].sort());
   });
 });
+
+describe('a document with a reference to nothing', () => {
+  it('is refused at start-up, naming the reference, instead of validating nothing where it stands', async () => {
+    const document = readContract('portfolio') as unknown as { components: { schemas: Record<string, unknown> } };
+    const [name] = Object.keys(document.components.schemas);
+    delete document.components.schemas[name!];
+    await expect(new ContractBackend(document as unknown as Document, { validateOnRequest: false }).init()).rejects.toThrow(
+      `The API document has references that resolve to nothing: #/components/schemas/${name}`,
+    );
+  });
+});

@@ -89,6 +89,23 @@ export async function startTestApp(options: { env?: Record<string, string>; now?
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
   const opened = engineKind === 'postgres' ? await openPostgresForTest() : openSqliteForTest(databasePath);
+  try {
+    return await startOnEngine(opened, dataDir, databasePath, engineKind, options);
+  } catch (error) {
+    // Nothing of a start that failed outlives it: the suite's afterAll has no app to close.
+    await opened.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function startOnEngine(
+  opened: OpenedTestEngine,
+  dataDir: string,
+  databasePath: string,
+  engineKind: TestEngineKind,
+  options: Parameters<typeof startTestApp>[0] = {},
+): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({
       DATABASE_PATH: databasePath,
@@ -235,7 +252,10 @@ async function postgresInstance(url: string): Promise<OtherInstance> {
 async function openPostgresForTest(): Promise<OpenedTestEngine> {
   const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
   const redis = await startRedisServer();
-  const instance = await postgresInstance(url);
+  const instance = await postgresInstance(url).catch(async (error: unknown) => {
+    await redis.stop();
+    throw error;
+  });
   return {
     ...instance,
     env: { DATABASE_URL: url, REDIS_URL: redis.url },

@@ -173,7 +173,11 @@ function eventObjectId(store: StoreEngine): SQL {
   return store.kind === 'sqlite' ? sql`json_extract(${events.payload}, '$.data.object.id')` : sql`(cast(${events.payload} as jsonb) #>> '{data,object,id}')`;
 }
 
-/** The order rows were inserted in: SQLite's rowid; PostgreSQL's inserting transaction, then the row's place in the table. */
+/**
+ * The order rows were written in: SQLite's rowid (insertion); PostgreSQL's writing transaction, then
+ * the row's place in the table. On PostgreSQL an UPDATE moves a row to the end: order rows that are
+ * updated by a column first, and use this only to part ties of rows written one after another.
+ */
 export function insertionOrder(store: StoreEngine): SQL[] {
   return [sql.raw(insertionOrderSql(store.kind))];
 }

@@ -108,7 +108,7 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
   // where the claims of other workers skip its rows (in the SERIALIZABLE recording they would
   // make one of the two fail and run again).
   const claimsWithRecords = engine.kind === 'sqlite';
-  /** How often the recording of ended attempts is tried while the database answers busy (25, 50, 100, 200 ms apart: its claims' leases outlast them). */
+  /** How often the recording of ended attempts is tried while SQLite answers busy (25, 50, 100, 200 ms apart: its claims' leases outlast them). */
   const BUSY_RECORDING_TRIES = 5;
 
   async function recordEnded(): Promise<void> {
@@ -124,7 +124,8 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
       } catch (error) {
         // Sent but not written: each try that finds the database busy (after its own busy wait)
         // is worth another while the lease holds, or the subscriber gets the event again.
-        if (tries < BUSY_RECORDING_TRIES && isDatabaseBusy(error)) {
+        // PostgreSQL's serialization failures were already retried by the engine.
+        if (engine.kind === 'sqlite' && tries < BUSY_RECORDING_TRIES && isDatabaseBusy(error)) {
           await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** (tries - 1)));
           continue;
         }
