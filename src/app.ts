@@ -367,9 +367,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     webhookWorker,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        void jobs.stop();
-        // Attempts in flight end within their timeout and are recorded before the database closes.
-        const workerStopped = webhookWorker?.stop() ?? Promise.resolve();
+        // Housekeeping under way and attempts in flight (within their timeout) end before the database closes.
+        const jobsStopped = jobs.stop();
+        const workerStopped = Promise.all([webhookWorker?.stop(), jobsStopped]);
         server.close(() => {
           void workerStopped.then(() => {
             if (sqliteLimits && db) {

@@ -16,23 +16,31 @@ export interface Housekeeping {
  * several processes at once, so every server process may schedule it.
  */
 export function startScheduledJobs(jobs: Housekeeping[], logger: Logger): { stop(): Promise<void> } {
+  /** Runs under way: node-cron's destroy() does not wait for them, and the store must outlive them. */
+  const running = new Set<Promise<void>>();
   const tasks: ScheduledTask[] = jobs.map((job) =>
     schedule(
       job.every,
-      async () => {
-        try {
-          const removed = await job.run();
-          if (removed > 0) logger.info('housekeeping', { job: job.name, removed });
-        } catch (error) {
-          logger.error('housekeeping failed', { job: job.name, error });
-        }
+      () => {
+        const run = (async () => {
+          try {
+            const removed = await job.run();
+            if (removed > 0) logger.info('housekeeping', { job: job.name, removed });
+          } catch (error) {
+            logger.error('housekeeping failed', { job: job.name, error });
+          }
+        })();
+        running.add(run);
+        return run.finally(() => running.delete(run));
       },
       { name: job.name, noOverlap: true },
     ),
   );
   return {
+    /** Schedules no more runs and resolves once the runs under way have ended. */
     async stop() {
       await Promise.all(tasks.map((task) => task.destroy()));
+      await Promise.all(running);
     },
   };
 }
