@@ -28,30 +28,10 @@ describe('a public base URL', () => {
     expect((await t.client.get('/api/v1/profile', bearer(t.fixture.portfolio.apiKey))).status).toBe(200);
   });
 
-  it('refuses to start when an authenticated operation would go unmetered', async () => {
-    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
-    const document = structuredClone(artifacts.document) as Record<string, any>;
-    document.paths['/api/v1/posts'].get['x-ratelimit-class'] = 'reed';
-    await expect(
-      createContractApi(
-        portfolioProfile({
-          document: document as Document,
-          findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
-          services: { content: createPortfolioReader(t.db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) }), downloads: artifacts },
-          rateLimiter: new SqliteRateLimiter(t.db, Date.now),
-          rateLimit: { requestsPerWindow: 10, windowSeconds: 60 },
-          now: Date.now,
-          logger: memoryLogger([]),
-        }),
-        { now: Date.now },
-      ),
-    ).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
-  });
-
-  it('refuses to start when an operation has no handler file, though handlers are imported on their first call', async () => {
-    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
-    const profile = portfolioProfile({
-      document: artifacts.document as Document,
+  /** The portfolio profile over the test app's database, serving `document`. */
+  const profileOver = (document: Document, artifacts: ReturnType<typeof loadServedArtifacts>) =>
+    portfolioProfile({
+      document,
       findApiKeyByHash: createApiKeyStore(t.db).findApiKeyByHash,
       services: { content: createPortfolioReader(t.db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) }), downloads: artifacts },
       rateLimiter: new SqliteRateLimiter(t.db, Date.now),
@@ -59,6 +39,17 @@ describe('a public base URL', () => {
       now: Date.now,
       logger: memoryLogger([]),
     });
+
+  it('refuses to start when an authenticated operation would go unmetered', async () => {
+    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
+    const document = structuredClone(artifacts.document) as Record<string, any>;
+    document.paths['/api/v1/posts'].get['x-ratelimit-class'] = 'reed';
+    await expect(createContractApi(profileOver(document as Document, artifacts), { now: Date.now })).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
+  });
+
+  it('refuses to start when an operation has no handler file, though handlers are imported on their first call', async () => {
+    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
+    const profile = profileOver(artifacts.document as Document, artifacts);
     const emptyFolder = new URL('./no-such-operations/', import.meta.url);
     await expect(createContractApi({ ...profile, operationsDirectory: emptyFolder }, { now: Date.now })).rejects.toThrow(/^No handler for operation \w+: add .*no-such-operations\/\w+\.ts exporting const \w+$/);
   });

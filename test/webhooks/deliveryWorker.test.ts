@@ -712,13 +712,19 @@ describe('recording attempts in batches', () => {
     expect(attemptsOf(fx.db, failing)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
   });
 
-  it('a 2xx whose recording finds the write lock held for a moment is recorded once it is free: no second send', async () => {
+  /** One task.created delivery due, this worker's connection waiting for no lock, and another connection to take the write lock with. */
+  async function oneDeliveryAndAnotherConnection() {
     await setUp();
     const { id } = subscribe({ eventTypes: ['task.created'] });
     await fx.createTask();
     fx.db.pragma('busy_timeout = 0');
     const other = openDatabase(fx.path);
     cleanups.push(() => other.close());
+    return { id, other };
+  }
+
+  it('a 2xx whose recording finds the write lock held for a moment is recorded once it is free: no second send', async () => {
+    const { id, other } = await oneDeliveryAndAnotherConnection();
     // Another process holds the write lock as the answer arrives and lets it go while the recording tries again.
     receiver.answer = () => {
       other.prepare('BEGIN IMMEDIATE').run();
@@ -734,12 +740,7 @@ describe('recording attempts in batches', () => {
   });
 
   it('a 2xx that cannot be recorded (the write lock is held elsewhere) is no success: the delivery is sent again after its lease', async () => {
-    await setUp();
-    const { id } = subscribe({ eventTypes: ['task.created'] });
-    await fx.createTask();
-    fx.db.pragma('busy_timeout = 0');
-    const other = openDatabase(fx.path);
-    cleanups.push(() => other.close());
+    const { id, other } = await oneDeliveryAndAnotherConnection();
     // The write lock is taken while the request is at the receiver: after the claim, before the record.
     receiver.answer = () => {
       if (!other.inTransaction) other.prepare('BEGIN IMMEDIATE').run();
