@@ -721,10 +721,13 @@ export const webhookAttempts = pgTable(
 );
 
 /**
- * A counter per workspace and listed collection (`tasks`, `projects`) that triggers on those
+ * Counters per workspace and listed collection (`tasks`, `projects`) that triggers on those
  * tables raise in the same transaction as every insert, update and delete, whichever process or
- * code path writes. Readers serve an encoded list page again only while its collection's
- * revision is unchanged. No row means no write yet (revision 0).
+ * code path writes. A collection's revision is the sum of its slots' counters; readers serve an
+ * encoded list page again only while it is unchanged. No row means no write yet (revision 0).
+ * SQLite has one writer and raises slot 0. PostgreSQL raises the slot of the writing connection
+ * (its backend pid modulo 64), so that concurrent writers to one workspace update different rows
+ * instead of each one's SERIALIZABLE transaction failing on the other's update of the same row.
  */
 export const collectionRevisions = pgTable(
   'collection_revisions',
@@ -733,9 +736,10 @@ export const collectionRevisions = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     collection: text('collection').notNull(),
+    slot: bigint('slot', { mode: 'number' }).notNull().default(0),
     revision: bigint('revision', { mode: 'number' }).notNull(),
   },
-  (table) => [primaryKey({ columns: [table.workspaceId, table.collection] })],
+  (table) => [primaryKey({ columns: [table.workspaceId, table.collection, table.slot] })],
 );
 
 /**

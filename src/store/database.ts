@@ -78,7 +78,7 @@ function checkRevisionTriggers(db: BetterSqlite3.Database): void {
   if (missing.length > 0) {
     throw new Error(
       `The database lacks the triggers ${missing.join(', ')}: a migration dropped them (drizzle-kit does not track triggers). ` +
-        'Add a migration that creates them again (see db/migrations/0004_collection_revisions.sql and 0005_portfolio_revision_triggers.sql).',
+        'Add a migration that creates them again (see db/migrations/0013_collection_revision_slots.sql and 0005_portfolio_revision_triggers.sql).',
     );
   }
 }

@@ -1,7 +1,8 @@
 // Encoded list pages kept in the process's bounded cache and served again while the listed
 // collection is unchanged.
-// Triggers raise `collection_revisions` in the transaction of every write to tasks or projects
-// (migration 0004), so one indexed read per request tells whether a kept page still holds,
+// Triggers raise a slot of `collection_revisions` in the transaction of every write to tasks or
+// projects (migrations 0004 and 0013; PostgreSQL 0002), and a collection's revision is the sum of its
+// slots: every commit raises it. So one indexed read per request tells whether a kept page still holds,
 // whichever process or code path wrote. The revision is read before the page: rows read after it
 // are never older than it, so a page kept under that revision is at worst rebuilt once too often,
 // never served stale, and no read transaction is needed.
@@ -35,7 +36,7 @@ export function createListPageCache(source: StoreSource, { cache, maxPages = 512
   const engine = engineOf(source);
   const selectRevision = engine.statement<unknown, { workspaceId: string; collection: ListedCollection }, [number]>(
     engine.orm
-      .select({ revision: collectionRevisions.revision })
+      .select({ revision: sql<number>`sum(${collectionRevisions.revision})`.mapWith(Number) })
       .from(collectionRevisions)
       .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
   );

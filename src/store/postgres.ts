@@ -137,7 +137,7 @@ async function checkPostgresRevisionTriggers(pool: pg.Pool): Promise<void> {
   if (missing.length > 0) {
     throw new Error(
       `The database lacks the triggers ${missing.join(', ')}: a migration dropped them (drizzle-kit does not track triggers). ` +
-        'Add a migration that creates them again (see db/postgres/migrations/0001_revision_triggers.sql).',
+        'Add a migration that creates them again (see db/postgres/migrations/0001_revision_triggers.sql and 0002_collection_revision_slots.sql).',
     );
   }
 }

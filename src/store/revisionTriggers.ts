@@ -1,5 +1,5 @@
 /**
- * The triggers that raise the revisions readers keep encoded answers by (SQLite: migrations 0004 and 0005; PostgreSQL: 0001_revision_triggers.sql).
+ * The triggers that raise the revisions readers keep encoded answers by (SQLite: migrations 0004, 0005 and 0013; PostgreSQL: 0001 and 0002).
  * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
  * drop them silently and leave kept answers stale, so start-up refuses a database without them.
  */

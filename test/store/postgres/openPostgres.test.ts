@@ -7,7 +7,7 @@ import { revisionTriggers } from '../../../src/store/revisionTriggers.js';
 import { databaseUrl, sharedPostgresServer, withClient } from '../../support/postgresServer.js';
 import { runScriptProcess, sourceUrl } from '../../support/serverProcess.js';
 
-const allMigrations = ['0000_initial', '0001_revision_triggers'];
+const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots'];
 const schemaTables = (Object.values(postgresSchema) as unknown[])
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableConfig(table));
@@ -75,25 +75,36 @@ describe('openPostgres', () => {
   it('raises the revisions by trigger on every write, as SQLite does', async () => {
     const database = await openPostgres(await (await sharedPostgresServer()).createDatabase({ migrated: true }));
     const { pool } = database;
+    // A collection's revision is the sum of its slots; each connection raises a slot of its own.
     const collectionRevision = async () =>
-      (await pool.query<{ revision: number }>("SELECT revision FROM collection_revisions WHERE workspace_id = 'ten_w' AND collection = 'tasks'")).rows[0]?.revision;
+      (await pool.query<{ revision: string | null }>("SELECT sum(revision) AS revision FROM collection_revisions WHERE workspace_id = 'ten_w' AND collection = 'tasks'")).rows[0]
+        ?.revision;
     const portfolioRevision = async () => (await pool.query<{ revision: number }>("SELECT revision FROM portfolios WHERE tenant_id = 'ten_p'")).rows[0]?.revision;
+    const writer = await pool.connect();
     try {
-      await pool.query("INSERT INTO workspaces (id, name, plan, created_at) VALUES ('ten_w', 'W', 'free', 1)");
-      await pool.query("INSERT INTO projects (id, workspace_id, name, status, version, created_at, updated_at) VALUES ('prj_1', 'ten_w', 'P', 'ACTIVE', 1, 1, 1)");
-      expect(await collectionRevision()).toBeUndefined();
-      await pool.query(
+      await writer.query("INSERT INTO workspaces (id, name, plan, created_at) VALUES ('ten_w', 'W', 'free', 1)");
+      await writer.query("INSERT INTO projects (id, workspace_id, name, status, version, created_at, updated_at) VALUES ('prj_1', 'ten_w', 'P', 'ACTIVE', 1, 1, 1)");
+      expect(await collectionRevision()).toBeNull();
+      await writer.query(
         "INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, version, created_at, updated_at) VALUES ('tsk_1', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1)",
       );
-      const first = await collectionRevision();
+      const first = Number(await collectionRevision());
       expect(first).toBeGreaterThanOrEqual(1);
-      expect(first).toBeLessThanOrEqual(2 ** 48);
-      await pool.query("UPDATE tasks SET title = 'T2' WHERE id = 'tsk_1'");
-      expect(await collectionRevision()).toBe(first! + 1);
-      await pool.query("DELETE FROM tasks WHERE id = 'tsk_1'");
-      expect(await collectionRevision()).toBe(first! + 2);
+      expect(first).toBeLessThanOrEqual(2 ** 40);
+      await writer.query("UPDATE tasks SET title = 'T2' WHERE id = 'tsk_1'");
+      expect(Number(await collectionRevision())).toBe(first + 1);
+      // One statement writing several rows raises the revision once.
+      await writer.query(
+        "INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, version, created_at, updated_at) VALUES ('tsk_2', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1), ('tsk_3', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1)",
+      );
+      expect(Number(await collectionRevision())).toBe(first + 2);
+      await writer.query("DELETE FROM tasks WHERE workspace_id = 'ten_w'");
+      expect(Number(await collectionRevision())).toBe(first + 3);
+      // A statement that writes no row leaves it alone.
+      await writer.query("UPDATE tasks SET title = 'T3' WHERE id = 'tsk_none'");
+      expect(Number(await collectionRevision())).toBe(first + 3);
       // Deleting the workspace cascades to its projects; their triggers find no workspace to count for.
-      await pool.query("DELETE FROM workspaces WHERE id = 'ten_w'");
+      await writer.query("DELETE FROM workspaces WHERE id = 'ten_w'");
       expect((await pool.query('SELECT * FROM collection_revisions')).rowCount).toBe(0);
 
       await pool.query("INSERT INTO tenants (id, name, created_at) VALUES ('ten_p', 'P', 1)");
@@ -117,6 +128,42 @@ describe('openPostgres', () => {
       await pool.query("DELETE FROM tenants WHERE id = 'ten_p'");
       expect((await pool.query('SELECT * FROM assets')).rowCount).toBe(0);
     } finally {
+      writer.release();
+      await database.close();
+    }
+  });
+
+  it('lets two SERIALIZABLE transactions write tasks of one workspace at once: each raises its own slot', async () => {
+    const database = await openPostgres(await (await sharedPostgresServer()).createDatabase({ migrated: true }));
+    const [first, second] = [await database.pool.connect(), await database.pool.connect()];
+    const insertTask = (client: typeof first, id: string) =>
+      client.query(
+        `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, version, created_at, updated_at) VALUES ('${id}', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1)`,
+      );
+    try {
+      await first.query("INSERT INTO workspaces (id, name, plan, created_at) VALUES ('ten_w', 'W', 'free', 1)");
+      await first.query("INSERT INTO projects (id, workspace_id, name, status, version, created_at, updated_at) VALUES ('prj_1', 'ten_w', 'P', 'ACTIVE', 1, 1, 1)");
+      // Each connection's slot exists before the race, as it does on a server that has written before.
+      await insertTask(first, 'tsk_a0');
+      await insertTask(second, 'tsk_b0');
+      const before = Number((await first.query("SELECT sum(revision) AS revision FROM collection_revisions WHERE workspace_id = 'ten_w' AND collection = 'tasks'")).rows[0].revision);
+
+      await first.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      await second.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      await insertTask(first, 'tsk_a1');
+      // With one row per collection this insert waited for the first transaction and then failed:
+      // "could not serialize access due to concurrent update".
+      const secondInsert = insertTask(second, 'tsk_b1');
+      await first.query('COMMIT');
+      await secondInsert;
+      await second.query('COMMIT');
+
+      const after = Number((await first.query("SELECT sum(revision) AS revision FROM collection_revisions WHERE workspace_id = 'ten_w' AND collection = 'tasks'")).rows[0].revision);
+      expect(after).toBe(before + 2);
+      expect((await first.query("SELECT count(*)::int AS n FROM tasks WHERE workspace_id = 'ten_w'")).rows[0].n).toBe(4);
+    } finally {
+      first.release();
+      second.release();
       await database.close();
     }
   });
