@@ -70,8 +70,12 @@ export interface CpuUse {
  */
 export interface PostgresRefusals {
   serializationFailures: number;
-  /** Where most serialization failures happened (the statement, or the trigger's statement, its first 100 characters) and how many. */
-  mostAt?: { statement: string; count: number };
+  /**
+   * Where most serialization failures happened, at most three places: the statement (or the
+   * trigger's statement), its first 100 characters, with PostgreSQL's reason (its DETAIL line) and
+   * how many failed there.
+   */
+  mostAt: { statement: string; reason: string; count: number }[];
   deadlocks: number;
   otherErrors: number;
 }
@@ -195,15 +199,26 @@ function refusalsLogged(file: string, from: number): PostgresRefusals {
   const errors = lines.filter((line) => /\bERROR:/.test(line));
   const serializationFailures = errors.filter((line) => line.includes('could not serialize access')).length;
   const deadlocks = errors.filter((line) => line.includes('deadlock detected')).length;
-  // An ERROR line is followed by its CONTEXT (the statement a trigger ran) or its STATEMENT.
-  const places = new Map<string, number>();
+  // An ERROR line is followed by its DETAIL (the reason), HINT, CONTEXT (the statement a trigger ran)
+  // and STATEMENT lines, up to the next line that starts an entry of its own.
+  const places = new Map<string, { statement: string; reason: string; count: number }>();
   for (const [index, line] of lines.entries()) {
     if (!line.includes('could not serialize access')) continue;
-    const place = /\b(?:CONTEXT|STATEMENT):\s+(.*)/.exec(lines[index + 1] ?? '')?.[1]?.slice(0, 100);
-    if (place) places.set(place, (places.get(place) ?? 0) + 1);
+    let reason = '';
+    let statement = '';
+    for (const next of lines.slice(index + 1, index + 8)) {
+      const field = /\b(DETAIL|HINT|CONTEXT|STATEMENT):\s+(.*)/.exec(next);
+      if (!field) break;
+      if (field[1] === 'DETAIL') reason = field[2]!.replace(/^Reason code: /, '').slice(0, 100);
+      if ((field[1] === 'CONTEXT' || field[1] === 'STATEMENT') && !statement) statement = field[2]!.slice(0, 100);
+    }
+    const key = `${statement}\u0000${reason}`;
+    const place = places.get(key) ?? { statement: statement || '(not logged)', reason, count: 0 };
+    place.count += 1;
+    places.set(key, place);
   }
-  const most = [...places].sort((a, b) => b[1] - a[1])[0];
-  return { serializationFailures, ...(most ? { mostAt: { statement: most[0], count: most[1] } } : {}), deadlocks, otherErrors: errors.length - serializationFailures - deadlocks };
+  const mostAt = [...places.values()].sort((a, b) => b.count - a.count).slice(0, 3);
+  return { serializationFailures, mostAt, deadlocks, otherErrors: errors.length - serializationFailures - deadlocks };
 }
 
 interface CpuSample {
@@ -599,9 +614,14 @@ export function scaleOutReport(figures: ScaleOutFigures): string[] {
     '',
     ...figures.scenarios.flatMap((scenario) =>
       [scenario.postgres, scenario.twoInstances]
-        .filter((measured) => measured.refused?.mostAt)
+        .filter((measured) => measured.refused?.mostAt.length)
         .slice(0, 1)
-        .map(({ refused }) => `${scenario.name}: most serialization failures at ${refused!.mostAt!.statement} (${refused!.mostAt!.count} of ${refused!.serializationFailures} in one run).`),
+        .map(
+          ({ refused }) =>
+            `${scenario.name}: ${refused!.serializationFailures} serialization failures in one run, most at: ` +
+            refused!.mostAt.map((place) => `${place.statement} (${place.count}; ${place.reason || 'no reason logged'})`).join('; ') +
+            '.',
+        ),
     ),
     '',
   ];

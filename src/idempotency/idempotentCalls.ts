@@ -1,5 +1,5 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
-import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+import { IdempotencyRecordExistsError, type IdempotencyKeyStore } from '../store/idempotencyKeys.js';
 import type { StoreEngine } from '../store/engine.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
@@ -23,7 +23,7 @@ export interface AnswerBox {
 export interface IdempotencyDependencies {
   store: IdempotencyKeyStore;
   /** The store engine's transactions: a request's change and its stored answer commit in one. */
-  transactions: Pick<StoreEngine, 'write' | 'read'>;
+  transactions: Pick<StoreEngine, 'write' | 'read' | 'writesOneAtATime'>;
   /**
    * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
    * signing secret, which must never be written in plaintext, and a replay must still return it.
@@ -64,37 +64,59 @@ export class IdempotentAnswerUnreadableError extends Error {}
 
 /**
  * Runs a request under its key: the stored answer, the resource and its outbox row are written in
- * one transaction that holds the write lock from its start, so a concurrent request with the same
- * key (from any process) waits and then replays instead of acting again. Only 2xx answers are
- * stored (`answerOf` says what the action's result answered); a failure rolls everything back and
- * the key can be retried.
+ * one transaction, so that a concurrent request with the same key (from any process) replays
+ * instead of acting again. Only 2xx answers are stored (`answerOf` says what the action's result
+ * answered); a failure rolls everything back and the key can be retried.
+ *
+ * Where writes run one at a time (SQLite) the key is looked up inside the transaction, which holds
+ * the write lock from its start: a concurrent request waits, then finds the answer. Where they run
+ * at once (PostgreSQL) it is looked up before, on committed data: a look-up inside a SERIALIZABLE
+ * transaction would lock the index page the key falls on, and every concurrent keyed request
+ * inserting its own key there would conflict with it (80% of the serialization failures of
+ * concurrent task creation, in the bench). Two requests with one key may then both act; the
+ * second to save finds the key stored (at once, or after its serialization failure and run
+ * again), rolls back, and replays the first one's answer.
  */
-export function runIdempotently<T>(
+export async function runIdempotently<T>(
   deps: IdempotencyDependencies,
   request: IdempotentRequest,
   act: () => T | Promise<T>,
   answerOf: (result: T) => StoredAnswer,
 ): Promise<IdempotentOutcome<T>> {
-  return deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
-    const now = deps.now();
-    const stored = await storedAnswer(deps, request, now);
-    if (stored) return { replayed: true, answer: stored };
-    const result = await act();
-    const answer = answerOf(result);
-    if (answer.status >= 200 && answer.status < 300) {
-      await deps.store.saveIdempotencyRecord({
-        workspaceId: request.scope,
-        key: request.key,
-        method: request.method,
-        path: request.path,
-        status: answer.status,
-        headers: { ...answer.headers },
-        body: deps.answerBox.seal(answer.body, answerContext(request)),
-        now,
-      });
+  const lookInside = deps.transactions.writesOneAtATime;
+  // A key found stored on saving was committed by another request: the next look-up finds it.
+  for (let attempt = 1; ; attempt += 1) {
+    if (!lookInside) {
+      const stored = await storedAnswer(deps, request);
+      if (stored) return { replayed: true, answer: stored };
     }
-    return { replayed: false, result };
-  });
+    try {
+      return await deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
+        const now = deps.now();
+        if (lookInside) {
+          const stored = await storedAnswer(deps, request, now);
+          if (stored) return { replayed: true, answer: stored };
+        }
+        const result = await act();
+        const answer = answerOf(result);
+        if (answer.status >= 200 && answer.status < 300) {
+          await deps.store.saveIdempotencyRecord({
+            workspaceId: request.scope,
+            key: request.key,
+            method: request.method,
+            path: request.path,
+            status: answer.status,
+            headers: { ...answer.headers },
+            body: deps.answerBox.seal(answer.body, answerContext(request)),
+            now,
+          });
+        }
+        return { replayed: false, result };
+      });
+    } catch (error) {
+      if (lookInside || !(error instanceof IdempotencyRecordExistsError) || attempt >= 3) throw error;
+    }
+  }
 }
 
 /**

@@ -1,14 +1,21 @@
 // Stored answers of POST requests sent with an Idempotency-Key: within 24 hours a repeat of the
 // key in the same workspace gets the original 2xx answer again instead of acting twice. Only 2xx
-// answers are stored. The HTTP layer runs look-up, action (resource + outbox row) and save in one
-// write transaction (src/store/engine.ts), so a concurrent duplicate, in this process or another
-// one on the same database, waits for the lock (SQLite) or runs again after its serialization
-// failure (PostgreSQL) and then finds the record.
+// answers are stored. The HTTP layer (src/idempotency/idempotentCalls.ts) runs action (resource +
+// outbox row) and save in one write transaction, so a concurrent duplicate, in this process or
+// another one on the same database, waits for the lock (SQLite) or fails to save (PostgreSQL),
+// rolls back and then finds the record.
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { idempotencyKeys } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
+
+/** A live answer is already stored under the key: another request with it committed first. */
+export class IdempotencyRecordExistsError extends StoreError {
+  constructor(key: string) {
+    super('invalid_argument', `The idempotency key "${key}" already has a stored answer in this workspace.`);
+  }
+}
 
 /** How long a stored answer is replayed: 24 hours per key and workspace. */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -47,7 +54,7 @@ export interface SaveIdempotencyRecordInput {
 export interface IdempotencyKeyStore {
   /** The live record of a key, or undefined (never stored, or expired). */
   findIdempotencyRecord(workspaceId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
-  /** Stores a 2xx answer; an expired record of the same key is replaced, a live one is an error. */
+  /** Stores a 2xx answer; an expired record of the same key is replaced, a live one is an `IdempotencyRecordExistsError`. */
   saveIdempotencyRecord(input: SaveIdempotencyRecordInput): Promise<IdempotencyRecord>;
   /** Deletes every expired record; returns how many. Run on a schedule. */
   purgeExpiredIdempotencyKeys(now: number): Promise<number>;
@@ -140,9 +147,7 @@ export function createIdempotencyKeyStore(source: StoreSource): IdempotencyKeySt
         expiresAt: input.now + idempotencyWindowMs,
       };
       const changes = await engine.write(() => upsert.run({ ...record, headers: JSON.stringify(record.headers) }));
-      if (changes === 0) {
-        throw new StoreError('invalid_argument', `The idempotency key "${input.key}" already has a stored answer in this workspace.`);
-      }
+      if (changes === 0) throw new IdempotencyRecordExistsError(input.key);
       return record;
     },
 
