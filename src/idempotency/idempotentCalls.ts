@@ -73,9 +73,10 @@ export class IdempotentAnswerUnreadableError extends Error {}
  * at once (PostgreSQL) it is looked up before, on committed data: a look-up inside a SERIALIZABLE
  * transaction would lock the index page the key falls on, and every concurrent keyed request
  * inserting its own key there would conflict with it (80% of the serialization failures of
- * concurrent task creation, in the bench). Two requests with one key may then both act; the
- * second to save finds the key stored (at once, or after its serialization failure and run
- * again), rolls back, and replays the first one's answer.
+ * concurrent task creation, in the bench). Requests with one key that run at once may then each
+ * act, and only the first to commit keeps its change. Any other one fails to save its answer (the
+ * key is stored), or is refused by what the first one changed (a contract already sent, a version
+ * that moved on): it rolls back, looks the key up again, and replays the first one's answer.
  */
 export async function runIdempotently<T>(
   deps: IdempotencyDependencies,
@@ -84,39 +85,46 @@ export async function runIdempotently<T>(
   answerOf: (result: T) => StoredAnswer,
 ): Promise<IdempotentOutcome<T>> {
   const lookInside = deps.transactions.writesOneAtATime;
-  // A key found stored on saving was committed by another request: the next look-up finds it.
-  for (let attempt = 1; ; attempt += 1) {
-    if (!lookInside) {
-      const stored = await storedAnswer(deps, request);
-      if (stored) return { replayed: true, answer: stored };
-    }
-    try {
-      return await deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
-        const now = deps.now();
-        if (lookInside) {
-          const stored = await storedAnswer(deps, request, now);
-          if (stored) return { replayed: true, answer: stored };
-        }
-        const result = await act();
-        const answer = answerOf(result);
-        if (answer.status >= 200 && answer.status < 300) {
-          await deps.store.saveIdempotencyRecord({
-            workspaceId: request.scope,
-            key: request.key,
-            method: request.method,
-            path: request.path,
-            status: answer.status,
-            headers: { ...answer.headers },
-            body: deps.answerBox.seal(answer.body, answerContext(request)),
-            now,
-          });
-        }
-        return { replayed: false, result };
-      });
-    } catch (error) {
-      if (lookInside || !(error instanceof IdempotencyRecordExistsError) || attempt >= 3) throw error;
-    }
+  if (!lookInside) {
+    const stored = await storedAnswer(deps, request);
+    if (stored) return { replayed: true, answer: stored };
   }
+  let saved = false;
+  let outcome: IdempotentOutcome<T>;
+  try {
+    outcome = await deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
+      saved = false;
+      const now = deps.now();
+      if (lookInside) {
+        const stored = await storedAnswer(deps, request, now);
+        if (stored) return { replayed: true, answer: stored };
+      }
+      const result = await act();
+      const answer = answerOf(result);
+      if (answer.status >= 200 && answer.status < 300) {
+        await deps.store.saveIdempotencyRecord({
+          workspaceId: request.scope,
+          key: request.key,
+          method: request.method,
+          path: request.path,
+          status: answer.status,
+          headers: { ...answer.headers },
+          body: deps.answerBox.seal(answer.body, answerContext(request)),
+          now,
+        });
+        saved = true;
+      }
+      return { replayed: false, result };
+    });
+  } catch (error) {
+    if (lookInside || error instanceof IdempotencyKeyReusedError) throw error;
+    const stored = await storedAnswer(deps, request);
+    if (stored) return { replayed: true, answer: stored };
+    throw error;
+  }
+  if (lookInside || outcome.replayed || saved) return outcome;
+  const stored = await storedAnswer(deps, request);
+  return stored ? { replayed: true, answer: stored } : outcome;
 }
 
 /**

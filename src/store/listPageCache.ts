@@ -36,7 +36,8 @@ export function createListPageCache(source: StoreSource, { cache, maxPages = 512
   const engine = engineOf(source);
   const selectRevision = engine.statement<unknown, { workspaceId: string; collection: ListedCollection }, [number]>(
     engine.orm
-      .select({ revision: sql<number>`sum(${collectionRevisions.revision})`.mapWith(Number) })
+      // sum() of bigints is numeric on PostgreSQL, which pg hands over as a string.
+      .select({ revision: sql<number>`cast(sum(${collectionRevisions.revision}) as bigint)` })
       .from(collectionRevisions)
       .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
   );

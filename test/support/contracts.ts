@@ -94,7 +94,7 @@ export interface ContractMove {
 /**
  * Registers, in the caller's `describe`, the cases every lifecycle move of a contract shares: the
  * move itself (members, version, ETag, its event and actor), a 409 from each status it refuses,
- * If-Match and a replayed Idempotency-Key, 404 and 403; and, for a move from sent, the refusal
+ * If-Match and a replayed Idempotency-Key (one at a time and ten at once), 404 and 403; and, for a move from sent, the refusal
  * from the first moment after the expiry day (a draft does not expire: sendContract tests its own
  * expiry cases). The move's own file adds what only it does.
  */
@@ -163,6 +163,18 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
     expect(again.body).toEqual(first.body);
     expect((await eventsAbout(app().t.store, before.id)).map((event) => event.type)).toEqual(eventsUpToMove);
     expectProblem(await contracts.move(before.id, move), 409, 'conflict', refusalOnceMoved);
+  });
+
+  it('answers ten concurrent repeats of one Idempotency-Key (with If-Match) with the first 200, moving the contract once', async () => {
+    const before = await contracts.contractIn(reachFrom);
+    const once = { 'if-match': String(before.version), 'idempotency-key': `${move}-at-once` };
+    // On PostgreSQL all ten may act at once; those the first one's move refuses (409) replay its answer.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => contracts.move(before.id, move, once)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(answers[0]!.body.version).toBe(versionAfterMove);
+    expect((await eventsAbout(app().t.store, before.id)).map((event) => event.type)).toEqual(eventsUpToMove);
   });
 
   it("answers 404 for another workspace's contract and 403 to a read-only token", async () => {

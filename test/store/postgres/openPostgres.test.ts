@@ -1,5 +1,6 @@
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { is } from 'drizzle-orm';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import * as postgresSchema from '../../../db/postgres/schema.js';
 import { openPostgres } from '../../../src/store/postgres.js';
@@ -135,7 +136,16 @@ describe('openPostgres', () => {
 
   it('lets two SERIALIZABLE transactions write tasks of one workspace at once: each raises its own slot', async () => {
     const database = await openPostgres(await (await sharedPostgresServer()).createDatabase({ migrated: true }));
-    const [first, second] = [await database.pool.connect(), await database.pool.connect()];
+    // Two connections of different slots (a connection raises slot pg_backend_pid() % 64; two that share one do conflict).
+    const slotOf = async (client: pg.PoolClient) => Number((await client.query('SELECT pg_backend_pid() % 64 AS slot')).rows[0].slot);
+    const first = await database.pool.connect();
+    const held: pg.PoolClient[] = [];
+    let second = await database.pool.connect();
+    while ((await slotOf(second)) === (await slotOf(first))) {
+      held.push(second);
+      second = await database.pool.connect();
+    }
+    for (const client of held) client.release();
     const insertTask = (client: typeof first, id: string) =>
       client.query(
         `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, version, created_at, updated_at) VALUES ('${id}', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1)`,
