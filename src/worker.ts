@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       '',
       `Webhook delivery worker ${worker.workerId} started`,
       `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       '',
     ].join('\n') + '\n',

@@ -110,6 +110,20 @@ export interface StoreEngine {
    * run if the outer transaction commits. Outside a transaction: on a later turn, at once.
    */
   afterCommit(callback: () => void): void;
+  /**
+   * Tells every process listening on `channel` (see `listen`) that the open write transaction
+   * committed: on PostgreSQL a NOTIFY sent with its COMMIT (none after a rollback; sent at once
+   * outside a transaction). SQLite announces nothing: its other processes notice commits by
+   * PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
+   */
+  announceCommit(channel: string): void;
+  /**
+   * Calls `listener` whenever any process announces a commit on `channel`, and once more after the
+   * listening connection (PostgreSQL: one of its own, outside the pool) was lost and made again, as
+   * announcements may have been missed meanwhile. Resolves to a function that stops listening.
+   * SQLite: never calls it.
+   */
+  listen(channel: string, listener: () => void): Promise<() => Promise<void>>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -229,6 +243,8 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     snapshot: (read) => transactions.snapshot(read),
     autocommit: (change) => transactions.write(change),
     afterCommit: (callback) => transactions.afterCommit(callback),
+    announceCommit: () => undefined,
+    listen: async () => async () => undefined,
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
       // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
@@ -281,6 +297,8 @@ export interface PostgresEngineOptions {
   maxAttempts?: number;
   /** Milliseconds to wait before attempt `n` (n ≥ 2). Default: a random 1…min(5·2ⁿ, 200) ms, so that two retrying transactions part. */
   retryDelayMs?: (attempt: number) => number;
+  /** Milliseconds before a lost LISTEN connection is made again (`listen`). Default 1000. */
+  relistenDelayMs?: number;
 }
 
 interface PostgresTransaction {
@@ -291,6 +309,8 @@ interface PostgresTransaction {
   ended: boolean;
   /** What runs once it has committed. */
   committed: (() => void)[];
+  /** The channels NOTIFY'd with its COMMIT. */
+  announced: Set<string>;
 }
 
 interface PostgresFrame {
@@ -331,6 +351,68 @@ export function postgresStatementText(source: string): string {
   return numberedParameters(source).replace(/on conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`);
 }
 
+/** A channel is written into NOTIFY and LISTEN as it is: only a plain lower-case identifier. */
+function channelName(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  return channel;
+}
+
+/**
+ * LISTEN on a client of its own, made with the pool's settings, so that no pooled connection is
+ * held for ever. A lost connection is made again after `relistenDelayMs` (meanwhile, listeners rely
+ * on their own sweeps), and the listener is called once when it is back.
+ */
+async function listenOn(pool: pg.Pool, channel: string, listener: () => void, relistenDelayMs: number): Promise<() => Promise<void>> {
+  const Client = (pool as unknown as { Client: typeof pg.Client }).Client;
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const listenLater = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect(true);
+    }, relistenDelayMs);
+    retry.unref();
+  };
+  const connect = async (again: boolean): Promise<void> => {
+    const made = new Client(pool.options);
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (client === made) client = undefined;
+      void made.end().catch(() => undefined);
+      listenLater();
+    };
+    made.on('notification', (message) => {
+      if (message.channel === channel) listener();
+    });
+    made.on('error', onLost);
+    made.on('end', onLost);
+    try {
+      await made.connect();
+      await made.query(`LISTEN ${channel}`);
+    } catch {
+      onLost();
+      return;
+    }
+    if (stopped) {
+      lost = true;
+      await made.end().catch(() => undefined);
+      return;
+    }
+    client = made;
+    if (again) listener();
+  };
+  await connect(false);
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
+}
+
 /** An engine over a PostgreSQL pool (src/store/postgres.ts opens it); closing the engine ends the pool. */
 export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {}): StoreEngine {
   const context = new AsyncLocalStorage<PostgresFrame>();
@@ -361,7 +443,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
-      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [] };
+      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Set() };
       let broken: Error | undefined;
       try {
         await client.query(begin);
@@ -369,7 +451,8 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           const result = await context.run({ transaction, savepoint: undefined }, change);
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
-          await client.query('COMMIT');
+          // One round trip: the NOTIFYs are delivered when, and only if, the COMMIT succeeds.
+          await client.query([...[...transaction.announced].map((channel) => `NOTIFY ${channel};`), 'COMMIT'].join(' '));
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
@@ -425,6 +508,13 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       if (frame && !frame.transaction.ended) frame.transaction.committed.push(callback);
       else setImmediate(callback);
     },
+    announceCommit(channel) {
+      const name = channelName(channel);
+      const frame = context.getStore();
+      if (frame && !frame.transaction.ended) frame.transaction.announced.add(name);
+      else void pool.query(`NOTIFY ${name}`).catch(() => undefined);
+    },
+    listen: (channel, listener) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
       let prepared: { name: string; text: string } | undefined;

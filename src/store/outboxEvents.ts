@@ -27,6 +27,18 @@ const deliveryListeners = new WeakMap<StoreEngine, Set<() => void>>();
 /** The async context this module was loaded in, where no write transaction is open. */
 const outsideAnyTransaction = new AsyncResource('webhook-deliveries-queued');
 
+/** The channel a PostgreSQL commit that queued deliveries is announced on (NOTIFY), for workers in any process. */
+const deliveriesQueuedChannel = 'webhook_deliveries_queued';
+
+/**
+ * Calls `listener` whenever a commit of any process queued deliveries: on PostgreSQL by LISTEN on
+ * the channel every such commit NOTIFYs (and once after a lost listening connection is back). On
+ * SQLite never: a worker there polls PRAGMA data_version. Resolves to the function that stops it.
+ */
+export function onDeliveriesQueuedAnywhere(source: StoreSource, listener: () => void): Promise<() => Promise<void>> {
+  return engineOf(source).listen(deliveriesQueuedChannel, listener);
+}
+
 /**
  * Calls `listener` soon after deliveries were queued on this connection (the in-process worker's
  * wake-up, so that it need not wait for the next retry sweep). Returns the function that unsubscribes.
@@ -50,6 +62,7 @@ export function onDeliveriesQueued(source: StoreSource, listener: () => void): (
  */
 export function notifyDeliveriesQueued(source: StoreSource): void {
   const engine = engineOf(source);
+  engine.announceCommit(deliveriesQueuedChannel);
   const listeners = deliveryListeners.get(engine);
   if (!listeners || listeners.size === 0) return;
   const notify = () =>

@@ -20,6 +20,9 @@ import { NotFoundError, VersionConflictError, WebhookLimitError } from '../../sr
 import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { storeEngines, type OpenedEngine } from '../support/engines.js';
+import { memoryLogger } from '../support/testApp.js';
+import { closedPort } from '../webhooks/deliveryFixtures.js';
+import { createDeliveryWorker } from '../../src/webhooks/worker/deliveryLoop.js';
 
 const actor = { id: 'ten_main_owner', kind: 'USER' } as const;
 const url = 'https://hooks.example.com/work-platform';
@@ -174,6 +177,35 @@ describe.each(storeEngines)('webhook stores on $name', (engineCase) => {
     expect(takenOver!.leaseToken).not.toBe(dead!.leaseToken);
     expect(await recordOne(deliveries, dead!, ok(at))).toBeUndefined();
     expect(await recordOne(other, takenOver!, ok(at))).toMatchObject({ number: 1, status: 'SUCCEEDED' });
+  });
+
+  // SQLite announces no commit: its workers poll PRAGMA data_version (test/webhooks/deliveryWorker.test.ts proves that).
+  it.runIf(engineCase.name === 'PostgreSQL')('wakes a worker of another instance, with no sweep, when a commit queues deliveries (LISTEN/NOTIFY)', async () => {
+    const port = await closedPort();
+    const { webhook } = await webhooks.createWebhook('ten_main', { url: `https://hooks.example.com:${port}/work-platform`, eventTypes: ['task.created'] });
+    const worker = createDeliveryWorker({
+      db: await opened.openAnother(),
+      secretBox: box,
+      logger: memoryLogger([]),
+      allowLoopback: true,
+      // The subscriber's host resolves to a closed port here: the attempt fails at once, and is recorded.
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+      now,
+      retrySweep: false,
+      commitPollMs: false,
+    });
+    await worker.start();
+    try {
+      await worker.idle();
+      await createTask();
+      const deadline = Date.now() + 10_000;
+      while ((await deliveryRows(webhook.id))[0]?.attemptCount !== 1) {
+        if (Date.now() > deadline) throw new Error('the worker of the other instance was not woken by the commit');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('lets two workers claim at once (on PostgreSQL two instances) without ever handing out one delivery twice', async () => {

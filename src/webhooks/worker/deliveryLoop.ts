@@ -4,7 +4,7 @@ import { schedule, validate, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../logger.js';
 import { isEngine, type StoreSource } from '../../store/engine.js';
 import { newId } from '../../store/ids.js';
-import { onDeliveriesQueued } from '../../store/outboxEvents.js';
+import { onDeliveriesQueued, onDeliveriesQueuedAnywhere } from '../../store/outboxEvents.js';
 import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
 import type { SecretBox } from '../secretBox.js';
@@ -135,6 +135,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let sweep: ScheduledTask | undefined;
   let wakeScheduled = false;
   let unsubscribe: (() => void) | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
   let commitPoll: NodeJS.Timeout | undefined;
   let idleWaiters: Array<() => void> = [];
 
@@ -236,9 +237,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = true;
       unsubscribe = onDeliveriesQueued(options.db, wake);
       if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
-      // PRAGMA data_version is SQLite's. On PostgreSQL (and on an engine given without its
-      // connection) the worker is woken at once by the deliveries queued in its own process
-      // (onDeliveriesQueued) and finds those of other processes at the next retry sweep.
+      // Other processes' deliveries: on PostgreSQL their commits NOTIFY, on SQLite PRAGMA data_version
+      // tells (an engine given without its SQLite connection finds them at the next retry sweep).
+      stopListening = await onDeliveriesQueuedAnywhere(options.db, wake);
       if (commitPollMs !== false && !isEngine(options.db)) commitPoll = pollOtherCommits(options.db, commitPollMs);
       logger.info('webhook worker started', { workerId, concurrency, retrySweep, commitPollMs, timeoutMs });
       void pump();
@@ -252,6 +253,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await sweep?.destroy();
       sweep = undefined;
       unsubscribe?.();
+      await stopListening?.();
+      stopListening = undefined;
       // A claim under way (a look, or the recording of ended attempts) starts its attempts when it ends: wait for those too.
       while (looks.size > 0 || inFlight.size > 0) await Promise.allSettled([...looks, ...inFlight]);
       agents.destroy();
