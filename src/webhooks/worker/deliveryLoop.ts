@@ -233,13 +233,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     async start() {
       if (running) return;
       await assertWebhookSecretKeyOpensSecrets(store, secretBox);
-      if (running) return;
-      running = true;
-      unsubscribe = onDeliveriesQueued(options.db, wake);
-      if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
       // Other processes' deliveries: on PostgreSQL their commits NOTIFY, on SQLite PRAGMA data_version
       // tells (an engine given without its SQLite connection finds them at the next retry sweep).
-      stopListening = await onDeliveriesQueuedAnywhere(options.db, wake);
+      // Listening before running: from here on start() does not wait, so stop() cannot come between.
+      const listening = await onDeliveriesQueuedAnywhere(options.db, wake);
+      if (running) {
+        await listening();
+        return;
+      }
+      running = true;
+      stopListening = listening;
+      unsubscribe = onDeliveriesQueued(options.db, wake);
+      if (retrySweep !== false) sweep = schedule(retrySweep, pump, { name: 'webhook-retry-sweep', noOverlap: true });
       if (commitPollMs !== false && !isEngine(options.db)) commitPoll = pollOtherCommits(options.db, commitPollMs);
       logger.info('webhook worker started', { workerId, concurrency, retrySweep, commitPollMs, timeoutMs });
       void pump();
