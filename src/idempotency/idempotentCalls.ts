@@ -118,13 +118,27 @@ export async function runIdempotently<T>(
     });
   } catch (error) {
     if (lookInside || error instanceof IdempotencyKeyReusedError) throw error;
-    const stored = await storedAnswer(deps, request);
+    const stored = await storedAnswerAfterwards(deps, request);
     if (stored) return { replayed: true, answer: stored };
     throw error;
   }
   if (lookInside || outcome.replayed || saved) return outcome;
-  const stored = await storedAnswer(deps, request);
+  const stored = await storedAnswerAfterwards(deps, request);
   return stored ? { replayed: true, answer: stored } : outcome;
+}
+
+/**
+ * The look-up after a request failed or answered non-2xx: the stored answer of a concurrent first
+ * request, or undefined. A look-up that fails for another reason than the key's own (the database
+ * busy or gone) leaves the request's own answer or error to be sent, rather than its failure.
+ */
+async function storedAnswerAfterwards(deps: IdempotencyDependencies, request: IdempotentRequest): Promise<StoredAnswer | undefined> {
+  try {
+    return await storedAnswer(deps, request);
+  } catch (error) {
+    if (error instanceof IdempotencyKeyReusedError || error instanceof IdempotentAnswerUnreadableError) throw error;
+    return undefined;
+  }
 }
 
 /**

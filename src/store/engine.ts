@@ -112,9 +112,9 @@ export interface StoreEngine {
   afterCommit(callback: () => void): void;
   /**
    * Tells every process listening on `channel` (see `listen`) that the open write transaction
-   * committed: on PostgreSQL a NOTIFY sent with its COMMIT (none after a rollback; sent at once
-   * outside a transaction). SQLite announces nothing: its other processes notice commits by
-   * PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
+   * committed: on PostgreSQL a NOTIFY right after its COMMIT (none after a rollback; at once
+   * outside a transaction; commits close together may share one). SQLite announces nothing: its
+   * other processes notice commits by PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
    */
   announceCommit(channel: string): void;
   /**
@@ -309,7 +309,7 @@ interface PostgresTransaction {
   ended: boolean;
   /** What runs once it has committed. */
   committed: (() => void)[];
-  /** The channels NOTIFY'd with its COMMIT. */
+  /** The channels to NOTIFY once it has committed. */
   announced: Set<string>;
 }
 
@@ -376,7 +376,8 @@ async function listenOn(pool: pg.Pool, channel: string, listener: () => void, re
     retry.unref();
   };
   const connect = async (again: boolean): Promise<void> => {
-    const made = new Client(pool.options);
+    // Keep-alive: an idle connection that a NAT or load balancer drops silently is noticed (as an error).
+    const made = new Client({ ...pool.options, keepAlive: true });
     let lost = false;
     const onLost = () => {
       if (lost) return;
@@ -428,6 +429,30 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     return frame.transaction.client;
   }
 
+  /**
+   * NOTIFY after the commit, on the pool, not inside the transaction: a transaction that NOTIFYs
+   * takes a lock of the whole cluster at its commit and holds it through the WAL flush, so every
+   * commit that announced would wait for the one before. At most one NOTIFY per channel is in
+   * flight; commits meanwhile are announced by one more when it ends. One lost in a crash after
+   * the commit is made up for by the listeners' own sweeps.
+   */
+  const announcing = new Map<string, 'sending' | 'again'>();
+  function announce(channel: string): void {
+    if (announcing.has(channel)) {
+      announcing.set(channel, 'again');
+      return;
+    }
+    announcing.set(channel, 'sending');
+    void pool
+      .query(`NOTIFY ${channel}`)
+      .catch(() => undefined)
+      .finally(() => {
+        const again = announcing.get(channel) === 'again';
+        announcing.delete(channel);
+        if (again) announce(channel);
+      });
+  }
+
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
     const frame = context.getStore();
     if (frame && !frame.transaction.ended) return joined(frame, change);
@@ -451,8 +476,8 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           const result = await context.run({ transaction, savepoint: undefined }, change);
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
-          // One round trip: the NOTIFYs are delivered when, and only if, the COMMIT succeeds.
-          await client.query([...[...transaction.announced].map((channel) => `NOTIFY ${channel};`), 'COMMIT'].join(' '));
+          await client.query('COMMIT');
+          for (const channel of transaction.announced) announce(channel);
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
@@ -512,7 +537,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       const name = channelName(channel);
       const frame = context.getStore();
       if (frame && !frame.transaction.ended) frame.transaction.announced.add(name);
-      else void pool.query(`NOTIFY ${name}`).catch(() => undefined);
+      else announce(name);
     },
     listen: (channel, listener) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {

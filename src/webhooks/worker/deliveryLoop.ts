@@ -136,6 +136,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let wakeScheduled = false;
   let unsubscribe: (() => void) | undefined;
   let stopListening: (() => Promise<void>) | undefined;
+  /** How many times stop() was called: a start() that a stop() overtook does not start. */
+  let stops = 0;
   let commitPoll: NodeJS.Timeout | undefined;
   let idleWaiters: Array<() => void> = [];
 
@@ -232,12 +234,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
     async start() {
       if (running) return;
+      const stopsBefore = stops;
       await assertWebhookSecretKeyOpensSecrets(store, secretBox);
       // Other processes' deliveries: on PostgreSQL their commits NOTIFY, on SQLite PRAGMA data_version
       // tells (an engine given without its SQLite connection finds them at the next retry sweep).
       // Listening before running: from here on start() does not wait, so stop() cannot come between.
       const listening = await onDeliveriesQueuedAnywhere(options.db, wake);
-      if (running) {
+      // Started meanwhile, or stopped while starting: this start does nothing.
+      if (running || stops !== stopsBefore) {
         await listening();
         return;
       }
@@ -251,6 +255,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
 
     async stop() {
+      stops += 1;
       if (!running) return;
       running = false;
       clearInterval(commitPoll);

@@ -1,4 +1,4 @@
-// The PostgreSQL engine's commit announcements (NOTIFY sent with the COMMIT) and its listening
+// The PostgreSQL engine's commit announcements (a NOTIFY after the COMMIT) and its listening
 // connection (LISTEN outside the pool, made again when lost): how webhook workers of every
 // process learn of deliveries queued anywhere.
 import pg from 'pg';
@@ -56,7 +56,9 @@ describe('announceCommit and listen on PostgreSQL', () => {
       await first.statement(first.orm.insert(tenants).values({ id: 'ten_1', name: 'One', createdAt: 1 })).run({});
       first.announceCommit(channel);
     });
-    // Delivered after everything committed before it: what came before the fence is all there is.
+    // The NOTIFY follows the COMMIT on another connection: wait for it, then fence. Notifications
+    // arrive in commit order, so what came before the fence is all there is.
+    await until(() => payloads.length === 1, 'the announcement');
     await observer.query(`NOTIFY ${channel}, 'fence'`);
     await until(() => payloads.includes('fence'), 'the fence');
     expect(payloads).toEqual(['', 'fence']);
