@@ -726,7 +726,7 @@ export const webhookAttempts = pgTable(
  * code path writes. A collection's revision is the sum of its slots' counters; readers serve an
  * encoded list page again only while it is unchanged. No row means no write yet (revision 0).
  * SQLite has one writer and raises slot 0. PostgreSQL raises the slot of the writing connection
- * (its backend pid modulo 64), so that concurrent writers to one workspace update different rows
+ * (a number from a sequence, taken at its first write, modulo 64), so that concurrent writers to one workspace update different rows
  * instead of each one's SERIALIZABLE transaction failing on the other's update of the same row.
  */
 export const collectionRevisions = pgTable(

@@ -8,7 +8,7 @@ import { revisionTriggers } from '../../../src/store/revisionTriggers.js';
 import { databaseUrl, sharedPostgresServer, withClient } from '../../support/postgresServer.js';
 import { runScriptProcess, sourceUrl } from '../../support/serverProcess.js';
 
-const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots'];
+const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots', '0003_collection_revision_slot_numbers'];
 const schemaTables = (Object.values(postgresSchema) as unknown[])
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableConfig(table));
@@ -136,16 +136,9 @@ describe('openPostgres', () => {
 
   it('lets two SERIALIZABLE transactions write tasks of one workspace at once: each raises its own slot', async () => {
     const database = await openPostgres(await (await sharedPostgresServer()).createDatabase({ migrated: true }));
-    // Two connections of different slots (a connection raises slot pg_backend_pid() % 64; two that share one do conflict).
-    const slotOf = async (client: pg.PoolClient) => Number((await client.query('SELECT pg_backend_pid() % 64 AS slot')).rows[0].slot);
-    const first = await database.pool.connect();
-    const held: pg.PoolClient[] = [];
-    let second = await database.pool.connect();
-    while ((await slotOf(second)) === (await slotOf(first))) {
-      held.push(second);
-      second = await database.pool.connect();
-    }
-    for (const client of held) client.release();
+    const [first, second] = [await database.pool.connect(), await database.pool.connect()];
+    // A connection's slot is numbered at its first write, one after another.
+    const slotOf = async (client: pg.PoolClient) => Number((await client.query("SELECT current_setting('contract_api.revision_slot') AS slot")).rows[0].slot);
     const insertTask = (client: typeof first, id: string) =>
       client.query(
         `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, version, created_at, updated_at) VALUES ('${id}', 'ten_w', 'prj_1', 'T', 'TODO', 'LOW', 1, 1, 1, 1)`,
@@ -156,6 +149,7 @@ describe('openPostgres', () => {
       // Each connection's slot exists before the race, as it does on a server that has written before.
       await insertTask(first, 'tsk_a0');
       await insertTask(second, 'tsk_b0');
+      expect(await slotOf(second)).toBe(((await slotOf(first)) + 1) % 64);
       const before = Number((await first.query("SELECT sum(revision) AS revision FROM collection_revisions WHERE workspace_id = 'ten_w' AND collection = 'tasks'")).rows[0].revision);
 
       await first.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
