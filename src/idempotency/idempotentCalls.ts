@@ -1,5 +1,5 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
-import { IdempotencyRecordExistsError, type IdempotencyKeyStore } from '../store/idempotencyKeys.js';
+import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
 import type { StoreEngine } from '../store/engine.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */

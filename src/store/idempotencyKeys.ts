@@ -10,13 +10,6 @@ import { idempotencyKeys } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 
-/** A live answer is already stored under the key: another request with it committed first. */
-export class IdempotencyRecordExistsError extends StoreError {
-  constructor(key: string) {
-    super('invalid_argument', `The idempotency key "${key}" already has a stored answer in this workspace.`);
-  }
-}
-
 /** How long a stored answer is replayed: 24 hours per key and workspace. */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
@@ -54,7 +47,7 @@ export interface SaveIdempotencyRecordInput {
 export interface IdempotencyKeyStore {
   /** The live record of a key, or undefined (never stored, or expired). */
   findIdempotencyRecord(workspaceId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
-  /** Stores a 2xx answer; an expired record of the same key is replaced, a live one is an `IdempotencyRecordExistsError`. */
+  /** Stores a 2xx answer; an expired record of the same key is replaced, a live one is an error. */
   saveIdempotencyRecord(input: SaveIdempotencyRecordInput): Promise<IdempotencyRecord>;
   /** Deletes every expired record; returns how many. Run on a schedule. */
   purgeExpiredIdempotencyKeys(now: number): Promise<number>;
@@ -147,7 +140,9 @@ export function createIdempotencyKeyStore(source: StoreSource): IdempotencyKeySt
         expiresAt: input.now + idempotencyWindowMs,
       };
       const changes = await engine.write(() => upsert.run({ ...record, headers: JSON.stringify(record.headers) }));
-      if (changes === 0) throw new IdempotencyRecordExistsError(input.key);
+      if (changes === 0) {
+        throw new StoreError('invalid_argument', `The idempotency key "${input.key}" already has a stored answer in this workspace.`);
+      }
       return record;
     },
 
