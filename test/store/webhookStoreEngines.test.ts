@@ -21,7 +21,7 @@ import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { storeEngines, type OpenedEngine } from '../support/engines.js';
 import { memoryLogger } from '../support/testApp.js';
-import { closedPort } from '../webhooks/deliveryFixtures.js';
+import { closedPort, waitFor } from '../webhooks/deliveryFixtures.js';
 import { createDeliveryWorker } from '../../src/webhooks/worker/deliveryLoop.js';
 
 const actor = { id: 'ten_main_owner', kind: 'USER' } as const;
@@ -198,11 +198,7 @@ describe.each(storeEngines)('webhook stores on $name', (engineCase) => {
     try {
       await worker.idle();
       await createTask();
-      const deadline = Date.now() + 10_000;
-      while ((await deliveryRows(webhook.id))[0]?.attemptCount !== 1) {
-        if (Date.now() > deadline) throw new Error('the worker of the other instance was not woken by the commit');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(async () => (await deliveryRows(webhook.id))[0]?.attemptCount === 1, 'the worker of the other instance, woken by the commit', 10_000);
     } finally {
       await worker.stop();
     }

@@ -242,9 +242,9 @@ export function subscriptionRow(db: BetterSqlite3.Database, id: string) {
  * Waits for something another process or the event loop brings about (a delivery arriving at the
  * receiver, a row changing); fails naming `what` after `timeoutMs`, checking every `intervalMs`.
  */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000, intervalMs = 10): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000, intervalMs = 10): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

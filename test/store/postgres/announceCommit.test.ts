@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tenants } from '../../../db/schema.js';
 import { postgresEngine, type StoreEngine } from '../../../src/store/engine.js';
 import { openPostgres } from '../../../src/store/postgres.js';
-import { sharedPostgresServer } from '../../support/postgresServer.js';
+import { sharedPostgresServer, withClient } from '../../support/postgresServer.js';
+import { waitFor } from '../../webhooks/deliveryFixtures.js';
 
 const channel = 'test_announcements';
 const closing: (() => Promise<unknown>)[] = [];
@@ -24,14 +25,6 @@ async function twoInstances(): Promise<{ url: string; first: StoreEngine; second
     }),
   );
   return { url, first: first!, second: second! };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('announceCommit and listen on PostgreSQL', () => {
@@ -58,9 +51,9 @@ describe('announceCommit and listen on PostgreSQL', () => {
     });
     // The NOTIFY follows the COMMIT on another connection: wait for it, then fence. Notifications
     // arrive in commit order, so what came before the fence is all there is.
-    await until(() => payloads.length === 1, 'the announcement');
+    await waitFor(() => payloads.length === 1, 'the announcement', 10_000);
     await observer.query(`NOTIFY ${channel}, 'fence'`);
-    await until(() => payloads.includes('fence'), 'the fence');
+    await waitFor(() => payloads.includes('fence'), 'the fence', 10_000);
     expect(payloads).toEqual(['', 'fence']);
     expect(() => first.announceCommit('Not a channel; DROP TABLE tenants')).toThrow(/not a channel name/);
   });
@@ -70,32 +63,23 @@ describe('announceCommit and listen on PostgreSQL', () => {
     let calls = 0;
     const stop = await second.listen(channel, () => (calls += 1));
     const listeningBackends = () =>
-      withAdmin(url, async (admin) => (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${channel}'`)).rows.map((row) => row.pid));
+      withClient(url, async (admin) => (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${channel}'`)).rows.map((row) => row.pid));
 
     first.announceCommit(channel);
-    await until(() => calls === 1, 'the first announcement');
+    await waitFor(() => calls === 1, 'the first announcement', 10_000);
 
     const [listener] = await listeningBackends();
     expect(listener).toBeDefined();
-    await withAdmin(url, (admin) => admin.query('SELECT pg_terminate_backend($1)', [listener]));
+    await withClient(url, (admin) => admin.query('SELECT pg_terminate_backend($1)', [listener]));
     // Made again: the listener is called once, as announcements may have been missed meanwhile.
-    await until(() => calls === 2, 'the call after listening again');
-    await until(async () => (await listeningBackends()).some((pid) => pid !== listener), 'a new listening connection');
+    await waitFor(() => calls === 2, 'the call after listening again', 10_000);
+    await waitFor(async () => (await listeningBackends()).some((pid) => pid !== listener), 'a new listening connection', 10_000);
 
     first.announceCommit(channel);
-    await until(() => calls === 3, 'an announcement on the new connection');
+    await waitFor(() => calls === 3, 'an announcement on the new connection', 10_000);
 
     await stop();
-    await until(async () => (await listeningBackends()).length === 0, 'the listening connection to close');
+    await waitFor(async () => (await listeningBackends()).length === 0, 'the listening connection to close', 10_000);
   });
 });
 
-async function withAdmin<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
