@@ -1,5 +1,8 @@
-// A deterministic Postman v2.1 collection: one folder per tag, one request per operation, each asserting
-// its success status so that `newman run` is a smoke test of a running server.
+// A deterministic Postman v2.1 collection that newman can run again and again against one server:
+// one folder per tag (ordered so that creates come before what uses them; postmanRun.ts), one
+// request per operation plus the few setup requests a lifecycle needs, each asserting its success
+// status, its content type and its body against the operation's declared schema (embedded as
+// draft-07 for the sandbox's Ajv 6; draft7Schema.ts).
 
 import { createHash } from 'node:crypto';
 import postman from 'postman-collection';
@@ -11,18 +14,10 @@ import type {
   RequestDefinition,
   UrlDefinition,
 } from 'postman-collection';
-import {
-  dereference,
-  isJsonObject,
-  isPublicOperation,
-  listOperations,
-  lowestSuccessStatus,
-  operationParameters,
-  type JsonObject,
-  type JsonValue,
-  type OperationEntry,
-} from './document.js';
+import { dereference, isJsonObject, isPublicOperation, lowestSuccessStatus, operationParameters, type JsonObject, type JsonValue } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
+import { toDraft7Schema } from './draft7Schema.js';
+import { CLEAN_UP_FOLDER, etagVariable, idVariable, parameterValue, planRun, type RunStep } from './postmanRun.js';
 
 export const POSTMAN_SCHEMA_URL = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
 
@@ -35,16 +30,6 @@ export function deterministicUuid(name: string): string {
   return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20, 32)}`;
 }
 
-function exampleText(value: JsonValue | undefined): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
-function parameterValue(parameter: JsonObject): string {
-  const schema = isJsonObject(parameter.schema) ? parameter.schema : {};
-  return exampleText(parameter.example) ?? exampleText(schema.example) ?? exampleText(schema.default) ?? '';
-}
-
 /** OpenAPI descriptions are CommonMark; Postman renders them when told so. */
 function markdown(content: string): { content: string; type: string } {
   return { content, type: 'text/markdown' };
@@ -54,37 +39,71 @@ function descriptionOf(node: JsonObject): { content: string; type: string } | un
   return typeof node.description === 'string' ? markdown(node.description) : undefined;
 }
 
-/** The JSON request body example the spec gives (example, first of examples, or the schema's example). */
-function exampleBody(document: JsonObject, operation: JsonObject): { mediaType: string; raw: string } | undefined {
-  const requestBody = dereference(document, operation.requestBody);
-  if (!isJsonObject(requestBody) || !isJsonObject(requestBody.content)) return undefined;
-  for (const [mediaType, media] of Object.entries(requestBody.content)) {
-    if (!/json/i.test(mediaType) || !isJsonObject(media)) continue;
-    const examples = isJsonObject(media.examples) ? Object.values(media.examples) : [];
-    const firstExample = dereference(document, examples[0]);
-    const schema = dereference(document, media.schema);
-    const value =
-      media.example ??
-      (isJsonObject(firstExample) ? firstExample.value : undefined) ??
-      (isJsonObject(schema) ? schema.example : undefined);
-    if (value !== undefined) return { mediaType, raw: JSON.stringify(value, null, 2) };
-  }
-  return undefined;
+/** The answer a step expects: its status and the first media type and schema of that answer, if any. */
+function expectedAnswer(
+  document: JsonObject,
+  operation: JsonObject,
+): { status: number; etag: boolean; mediaType?: string; schema?: JsonValue; schemaName?: string } {
+  const status = lowestSuccessStatus(operation) ?? 200;
+  const responses = isJsonObject(operation.responses) ? operation.responses : {};
+  const response = dereference(document, responses[String(status)] ?? responses['2XX']);
+  const headers = isJsonObject(response) && isJsonObject(response.headers) ? Object.keys(response.headers) : [];
+  const etag = headers.some((name) => name.toLowerCase() === 'etag');
+  const content = isJsonObject(response) && isJsonObject(response.content) ? Object.entries(response.content)[0] : undefined;
+  if (!content || !isJsonObject(content[1])) return { status, etag };
+  const schema = content[1].schema ?? {};
+  const ref = isJsonObject(schema) && typeof schema.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(schema.$ref)?.[1] : undefined;
+  return { status, etag, mediaType: content[0], schema, ...(ref ? { schemaName: ref } : {}) };
 }
 
-function buildRequestItem(api: string, document: JsonObject, entry: OperationEntry): Item {
+/**
+ * The request's tests: status, content type and body against the declared schema (draft-07, as
+ * the sandbox's Ajv 6 reads it); then the ids and ETags the later requests need.
+ */
+function testScript(document: JsonObject, step: RunStep): string[] {
+  const answer = expectedAnswer(document, step.entry.operation);
+  const lines = [`pm.test("status is ${answer.status}", () => pm.response.to.have.status(${answer.status}));`];
+  if (answer.mediaType && answer.schema !== undefined) {
+    const mediaType = answer.mediaType.toLowerCase();
+    const schema = JSON.stringify(toDraft7Schema(document, answer.schema, `${step.operationId} ${answer.status} ${answer.mediaType}`));
+    const what = answer.schemaName ? `the ${answer.schemaName} schema` : 'the declared schema';
+    lines.push(
+      `pm.test("Content-Type is ${mediaType}", () => pm.expect((pm.response.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase()).to.equal(${JSON.stringify(mediaType)}));`,
+      `const schema = ${schema};`,
+      /json/.test(mediaType)
+        ? `pm.test("body matches ${what}", () => pm.response.to.have.jsonSchema(schema));`
+        : `pm.test("body matches ${what}", () => pm.expect(pm.response.text()).to.have.jsonSchema(schema));`,
+    );
+  } else {
+    lines.push(`pm.test("no body, as the ${answer.status} declares none", () => pm.expect(pm.response.text()).to.equal(""));`);
+  }
+  if (step.creates) {
+    lines.push(`if (pm.response.code === ${answer.status}) pm.collectionVariables.set("${idVariable(step.creates)}", pm.response.json().id);`);
+  }
+  // The record's ETag follows every answer that declares one; a change whose answer declares none
+  // (a key rotation) leaves it unknown, and an optional If-Match is then left out (prerequestScript).
+  const record = step.creates ?? step.stem;
+  if (record && answer.etag) {
+    lines.push(`if (pm.response.headers.has("ETag")) pm.collectionVariables.set("${etagVariable(record)}", pm.response.headers.get("ETag"));`);
+  } else if (record && step.entry.method !== 'get') {
+    lines.push(`pm.collectionVariables.unset("${etagVariable(record)}");`);
+  }
+  return lines;
+}
+
+function buildRequestItem(api: string, document: JsonObject, step: RunStep): Item {
+  const { entry } = step;
   const { operation } = entry;
-  const operationId = String(operation.operationId);
+  const operationId = step.operationId;
   const parameters = operationParameters(document, entry);
-  const pathValues = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.parameter]));
+  const pathParameters = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.parameter]));
   const segments = entry.path
     .split('/')
     .filter((segment) => segment !== '')
     .map((segment) => segment.replace(/\{([^}]+)\}/g, ':$1'));
   const variables = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((match) => {
     const name = match[1] ?? '';
-    const parameter = pathValues.get(name) ?? {};
-    return { key: name, value: parameterValue(parameter), description: descriptionOf(parameter) };
+    return { key: name, value: step.pathValues.get(name) ?? '', description: descriptionOf(pathParameters.get(name) ?? {}) };
   });
   // Query and header parameters (an idempotency key, say) go in with their example; only required ones are enabled.
   const query = parameters
@@ -96,18 +115,22 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
       description: descriptionOf(p.parameter),
     }));
 
+  // If-Match carries the ETag of the run's record as the last answer gave it, sent even where optional.
   const header = parameters
     .filter((p) => p.in === 'header')
-    .map((p) => ({
-      key: p.name,
-      value: parameterValue(p.parameter),
-      ...(p.parameter.required === true ? {} : { disabled: true }),
-      description: descriptionOf(p.parameter),
-    }));
-  const body = exampleBody(document, operation);
+    .map((p) =>
+      p.name.toLowerCase() === 'if-match' && step.stem
+        ? { key: p.name, value: `{{${etagVariable(step.stem)}}}`, description: descriptionOf(p.parameter) }
+        : {
+            key: p.name,
+            value: parameterValue(p.parameter),
+            ...(p.parameter.required === true ? {} : { disabled: true }),
+            description: descriptionOf(p.parameter),
+          },
+    );
+  const body = step.body ? { mediaType: step.body.mediaType, raw: JSON.stringify(step.body.value, null, 2) } : undefined;
   if (body) header.push({ key: 'Content-Type', value: body.mediaType, description: undefined });
 
-  const status = lowestSuccessStatus(operation) ?? 200;
   const request: RequestDefinition = {
     method: entry.method.toUpperCase(),
     url: {
@@ -120,22 +143,31 @@ function buildRequestItem(api: string, document: JsonObject, entry: OperationEnt
     ...(header.length > 0 ? { header } : {}),
     ...(body ? { body: { mode: 'raw', raw: body.raw, options: { raw: { language: 'json' } } } } : {}),
   } as RequestDefinition;
-  const description = descriptionOf(operation);
+  const description = step.why
+    ? markdown(`${step.why}\n\nA setup request of the run: \`${operationId}\` again.`)
+    : descriptionOf(operation);
   if (description) request.description = description;
   if (isPublicOperation(document, operation)) request.auth = { type: 'noauth' };
 
+  // An optional If-Match goes only with an ETag the run knows; a required one always (a 428 would say what is missing).
+  const optionalIfMatch = parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match' && p.parameter.required !== true);
+  const prerequest =
+    optionalIfMatch && step.stem
+      ? [`if (!pm.collectionVariables.get("${etagVariable(step.stem)}")) pm.request.headers.remove("If-Match");`]
+      : [];
+
+  const itemKey = step.key ? `${api}:step:${operationId}:${step.key}` : `${api}:operation:${operationId}`;
   return new postman.Item({
-    id: deterministicUuid(`${api}:operation:${operationId}`),
-    name: typeof operation.summary === 'string' ? operation.summary : operationId,
+    id: deterministicUuid(itemKey),
+    name: step.name ?? (typeof operation.summary === 'string' ? operation.summary : operationId),
     request,
     event: [
+      ...(prerequest.length > 0
+        ? [{ listen: 'prerequest', script: { id: deterministicUuid(`${itemKey}:prerequest`), type: 'text/javascript', exec: prerequest } }]
+        : []),
       {
         listen: 'test',
-        script: {
-          id: deterministicUuid(`${api}:operation:${operationId}:test`),
-          type: 'text/javascript',
-          exec: [`pm.test("status is ${status}", () => pm.response.to.have.status(${status}));`],
-        },
+        script: { id: deterministicUuid(`${itemKey}:test`), type: 'text/javascript', exec: testScript(document, step) },
       },
     ],
   } as ItemDefinition);
@@ -208,12 +240,19 @@ export function renderPostmanCollection(api: string, document: JsonObject): stri
   const summary = typeof info.summary === 'string' ? `\n\n${info.summary}` : '';
   const oauth = authorizationCodeFlow(document) !== undefined;
 
+  const run = planRun(api, document);
+  const records = run.folders.flatMap((folder) => folder.steps.filter((step) => step.creates).map((step) => step.creates!));
+  const dates = [...new Set(run.prerequest.flatMap((line) => [...line.matchAll(/collectionVariables\.set\('([^']+)'/g)].map((match) => match[1]!)))];
   const collection = new postman.Collection({
     info: {
       id: deterministicUuid(`${api}:collection`),
       name: title,
       description: markdown(
-        `${generatedNotice(api)}${summary}\n\nSet \`baseUrl\` to the server and \`bearerToken\` to a credential; every request asserts its success status.` +
+        `${generatedNotice(api)}${summary}\n\nSet \`baseUrl\` to the server and \`bearerToken\` to a credential, then run the whole collection, as often as you like: ` +
+          'every request asserts its success status, its content type and its body against the schema the contract declares. ' +
+          (records.length > 0
+            ? `A request that needs an id takes it from the answer that created it (the collection variables ${records.map((stem) => `\`${idVariable(stem)}\``).join(', ')}; an \`If-Match\` takes the ETag of the last answer), the run changes and deletes only what it created, and the folder "${CLEAN_UP_FOLDER}" deletes what later folders still used. Run the folders in order.`
+            : 'It only reads.') +
           (oauth
             ? ` To get an OAuth 2.0 access token in the Postman app instead, register a client with the redirect URI ${POSTMAN_OAUTH_CALLBACK}, set \`oauthClientId\` to its id and use "Get New Access Token" on the collection's Authorization tab.`
             : ''),
@@ -224,27 +263,36 @@ export function renderPostmanCollection(api: string, document: JsonObject): stri
       { key: 'baseUrl', value: baseUrl, type: 'string' },
       { key: 'bearerToken', value: '', type: 'string' },
       ...(oauth ? [{ key: 'oauthClientId', value: '', type: 'string' }] : []),
+      ...[...new Set(records)].flatMap((stem) => [
+        { key: idVariable(stem), value: '', type: 'string' },
+        { key: etagVariable(stem), value: '', type: 'string' },
+      ]),
+      ...dates.map((key) => ({ key, value: '', type: 'string' })),
     ],
+    ...(run.prerequest.length > 0
+      ? {
+          event: [
+            {
+              listen: 'prerequest',
+              script: { id: deterministicUuid(`${api}:collection:prerequest`), type: 'text/javascript', exec: run.prerequest },
+            },
+          ],
+        }
+      : {}),
     item: [],
   } as unknown as CollectionDefinition);
 
-  const operations = listOperations(document);
-  const tags = Array.isArray(document.tags) ? document.tags.filter(isJsonObject) : [];
-  for (const tag of tags) {
-    if (typeof tag.name !== 'string') continue;
-    const tagName = tag.name;
-    // DELETEs run last in their folder, so that the requests after them (a sub-resource of the
-    // deleted item, say) still find the example item.
-    const members = operations
-      .filter((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === tagName)
-      .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
-    if (members.length === 0) continue;
+  for (const runFolder of run.folders) {
     const folder = new postman.ItemGroup<Item>({
-      id: deterministicUuid(`${api}:tag:${tagName}`),
-      name: tagName,
-      ...(typeof tag.description === 'string' ? { description: markdown(tag.description) } : {}),
+      id: deterministicUuid(`${api}:tag:${runFolder.name}`),
+      name: runFolder.name,
+      ...(runFolder.tag && typeof runFolder.tag.description === 'string'
+        ? { description: markdown(runFolder.tag.description) }
+        : runFolder.name === CLEAN_UP_FOLDER
+          ? { description: markdown('Deletes what the run created and later folders still used, newest first.') }
+          : {}),
     } as ItemGroupDefinition);
-    for (const entry of members) folder.items.add(buildRequestItem(api, document, entry));
+    for (const step of runFolder.steps) folder.items.add(buildRequestItem(api, document, step));
     collection.items.add(folder);
   }
   return JSON.stringify(collection.toJSON(), null, 2) + '\n';
