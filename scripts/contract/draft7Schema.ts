@@ -154,7 +154,9 @@ function closeOverAllOf(schema: JsonObject, at: string): JsonObject {
       if (key === 'allOf') continue;
       if (key === 'properties' && isJsonObject(value)) Object.assign(properties, value);
       else if (key === 'required' && Array.isArray(value)) value.forEach((name) => required.add(String(name)));
-      else if (key === 'additionalProperties' || key === 'type') merged[key] = value;
+      else if (key === 'type' || key === 'additionalProperties') merged[key] = value;
+      // The schema's own other keywords (dependencies, minProperties…) apply to the merged object as they are.
+      else if (part === schema && key !== 'patternProperties') merged[key] = value;
       else throw new Draft7TranslationError(`${at}: unevaluatedProperties next to ${key} has no draft-07 translation`);
     }
   }

@@ -37,7 +37,7 @@ interface RunReport {
   failures: string[];
   requests: number;
   /** Per request run: its name and the names of its assertions. */
-  executions: { name: string; method: string; path: string; assertions: string[] }[];
+  executions: { name: string; operationId: string; method: string; path: string; assertions: string[] }[];
 }
 
 async function runCollection(options: Omit<newman.NewmanRunOptions, 'reporters'>): Promise<RunReport> {
@@ -49,11 +49,21 @@ async function runCollection(options: Omit<newman.NewmanRunOptions, 'reporters'>
     requests: summary.run.stats.requests.total ?? 0,
     executions: summary.run.executions.map((execution) => ({
       name: execution.item.name,
+      operationId: operationIdOf(execution.request.method, '/' + (execution.request.url.path ?? []).join('/')),
       method: execution.request.method,
       path: '/' + (execution.request.url.path ?? []).join('/'),
       assertions: (execution.assertions ?? []).map((assertion) => assertion.assertion),
     })),
   };
+}
+
+/** The operation a request ran, by its method and path (`/v1/tasks/tsk_…` matches `/v1/tasks/{taskId}`). */
+function operationIdOf(method: string, path: string): string {
+  const api = path.startsWith('/api/v1') ? 'portfolio' : 'work-platform';
+  const match = contractOperations(api).find(
+    (operation) => operation.method.toUpperCase() === method && new RegExp(`^${operation.template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+  );
+  return match?.operationId ?? `${method} ${path}`;
 }
 
 /** Every request asserts its status, its content type and its body against a schema (or that a 204 has none). */
@@ -87,28 +97,38 @@ describe('the Work-Platform collection', () => {
     expect(environment.values[0].value).toBe(t.app.publicBaseUrl);
     environment.values[1].value = t.fixture.workPlatform.tokens.all;
 
-    const demo = t.fixture.workPlatform;
-    const demoRecords = async () => ({
-      tasks: await t.sql.value<number>('SELECT count(*) FROM tasks WHERE id IN (' + demo.taskIds.map(() => '?').join(',') + ')', ...demo.taskIds),
-      projects: await t.sql.value<number>('SELECT count(*) FROM projects WHERE workspace_id = ?', demo.workspaceId),
-      companies: await t.sql.value<number>('SELECT count(*) FROM companies WHERE workspace_id = ?', demo.workspaceId),
-      contacts: await t.sql.value<number>('SELECT count(*) FROM contacts WHERE workspace_id = ?', demo.workspaceId),
-      deals: await t.sql.value<number>('SELECT count(*) FROM deals WHERE workspace_id = ?', demo.workspaceId),
-      webhooks: await t.sql.value<number>('SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?', demo.workspaceId),
-      connectors: await t.sql.value<number>('SELECT count(*) FROM connectors WHERE workspace_id = ?', demo.workspaceId),
-    });
-    const before = await demoRecords();
+    // Every record of the workspace with its version: what a run changes or deletes shows here.
+    const tables = ['projects', 'tasks', 'companies', 'contacts', 'deals', 'contracts', 'connectors', 'webhook_subscriptions'];
+    const records = async () => {
+      const all = new Map<string, number>();
+      for (const table of tables) {
+        const rows = await t.sql.rows<{ id: string; version: number }>(`SELECT id, version FROM ${table} WHERE workspace_id = ?`, t.fixture.workPlatform.workspaceId);
+        for (const row of rows) all.set(row.id, Number(row.version));
+      }
+      return all;
+    };
+    const before = await records();
+    const collectionOperations = contractOperations('work-platform').map((operation) => operation.operationId);
 
-    const operationCount = contractOperations('work-platform').length;
+    let previous = before;
     for (const run of [1, 2]) {
       const report = await runCollection({ collection, environment });
       expect(report.failures, `run ${run}`).toEqual([]);
-      // One request per operation, and the few setup requests the contract lifecycle needs.
-      expect(report.requests, `run ${run}`).toBeGreaterThanOrEqual(operationCount);
-      expect(new Set(report.executions.map((execution) => `${execution.method} ${execution.path}`)).size).toBeGreaterThan(0);
+      // Every operation runs, and beyond them only the contract lifecycle's three setup requests.
+      expect(new Set(report.executions.map((execution) => execution.operationId))).toEqual(new Set(collectionOperations));
+      expect(report.requests, `run ${run}`).toBe(collectionOperations.length + 3);
       expectFullAssertions(report);
-      // Everything the run created is gone again, but the contract it signed (signed contracts are kept).
-      expect(await demoRecords(), `run ${run}`).toEqual(before);
+
+      // No record that was there before the run was changed or deleted: the run changes and deletes only its own.
+      const after = await records();
+      for (const [id, version] of previous) expect(after.get(id), `${id} after run ${run}`).toBe(version);
+      // What stays: the contract the run signed (signed contracts are kept) and, the first time, the
+      // example repository's three issues imported into the example project (an import never duplicates).
+      const added = [...after.keys()].filter((id) => !previous.has(id));
+      expect(added.filter((id) => id.startsWith('ctr_')), `run ${run}`).toHaveLength(1);
+      expect(added.filter((id) => id.startsWith('tsk_')), `run ${run}`).toHaveLength(run === 1 ? 3 : 0);
+      expect(added.filter((id) => !id.startsWith('ctr_') && !id.startsWith('tsk_')), `run ${run}`).toEqual([]);
+      previous = after;
     }
   });
 });
@@ -120,6 +140,7 @@ describe('the Portfolio collection', () => {
       const report = await runCollection({ collection, envVar: [{ key: 'bearerToken', value: t.fixture.portfolio.apiKey }] });
       expect(report.failures, `run ${run}`).toEqual([]);
       expect(report.requests).toBe(contractOperations('portfolio').length);
+      expect(new Set(report.executions.map((execution) => execution.operationId))).toEqual(new Set(contractOperations('portfolio').map((operation) => operation.operationId)));
       expectFullAssertions(report);
     }
   });
