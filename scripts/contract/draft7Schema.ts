@@ -3,7 +3,8 @@
 // `new Ajv({ allErrors: true, logger: false }).validate(schema, body)` with Ajv 6.12 (draft-07). That
 // Ajv has no `$defs`, `prefixItems`, `dependentRequired`, `unevaluatedProperties`; it throws on a
 // format it does not know and on a `$ref` it cannot resolve; it reads `pattern` without the `u` flag.
-// The translation is self-contained (every `$ref` inlined) and keeps only what validates.
+// The translation is self-contained (every `$ref` inlined, a recursive one into the schema's own
+// `definitions`) and keeps only what validates.
 
 import { isJsonObject, resolvePointer, type JsonObject, type JsonValue } from './document.js';
 
@@ -79,27 +80,45 @@ export class Draft7TranslationError extends Error {}
 
 /**
  * `schema` (found in `document`) as a self-contained draft-07 schema: `$ref`s (internal, `#/…`)
- * inlined, 2020-12 keywords rewritten, annotations and vendor extensions dropped. Throws on a
- * recursive or external reference, which cannot be inlined.
+ * inlined, 2020-12 keywords rewritten, annotations and vendor extensions dropped. Throws on an
+ * external reference.
  */
 export function toDraft7Schema(document: JsonObject, schema: JsonValue, at = '#'): JsonValue {
-  return translate(document, schema, [], at);
+  const recursive = new Map<string, string>();
+  const root = translate(document, schema, [], at, recursive);
+  if (recursive.size === 0) return root;
+  // A schema that contains itself cannot be inlined: it goes into the embedded schema's own
+  // `definitions` once, and refers to itself there (still nothing outside the embedded schema).
+  const definitions: JsonObject = {};
+  for (let added = true; added; ) {
+    added = false;
+    for (const [ref, name] of recursive) {
+      if (name in definitions) continue;
+      definitions[name] = translate(document, resolvePointer(document, ref.slice(1)) ?? {}, [ref], ref, recursive);
+      added = true;
+    }
+  }
+  if (!isJsonObject(root)) throw new Draft7TranslationError(`${at}: a recursive schema under a boolean one`);
+  return { ...root, definitions: { ...(isJsonObject(root.definitions) ? root.definitions : {}), ...definitions } };
 }
 
-function translate(document: JsonObject, node: JsonValue, refStack: string[], at: string): JsonValue {
+function translate(document: JsonObject, node: JsonValue, refStack: string[], at: string, recursive: Map<string, string>): JsonValue {
   if (typeof node === 'boolean') return node;
   if (!isJsonObject(node)) throw new Draft7TranslationError(`${at}: not a schema`);
 
   if (typeof node.$ref === 'string') {
     const ref = node.$ref;
     if (!ref.startsWith('#')) throw new Draft7TranslationError(`${at}: external $ref ${ref} cannot be embedded`);
-    if (refStack.includes(ref)) throw new Draft7TranslationError(`${at}: recursive $ref ${ref} cannot be inlined`);
     const target = resolvePointer(document, ref.slice(1));
     if (target === undefined) throw new Draft7TranslationError(`${at}: $ref ${ref} does not resolve`);
-    const inlined = translate(document, target, [...refStack, ref], ref);
+    if (refStack.includes(ref)) {
+      if (!recursive.has(ref)) recursive.set(ref, ref.slice(1).split('/').filter(Boolean).join('.'));
+      return { $ref: `#/definitions/${recursive.get(ref)!}` };
+    }
+    const inlined = translate(document, target, [...refStack, ref], ref, recursive);
     // In 2020-12 a $ref's siblings apply too; in draft-07 they are ignored, so they join through allOf.
     const { $ref: _ref, ...siblings } = node;
-    const rest = translate(document, siblings, refStack, at);
+    const rest = translate(document, siblings, refStack, at, recursive);
     return isJsonObject(rest) && Object.keys(rest).length > 0 ? { allOf: [inlined, rest] } : inlined;
   }
 
@@ -113,21 +132,21 @@ function translate(document: JsonObject, node: JsonValue, refStack: string[], at
     } else if (key === 'pattern') {
       if (typeof value === 'string' && samePatternWithoutUnicodeFlag(value)) out.pattern = value;
     } else if (SCHEMA_MAPS.has(key) && isJsonObject(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, translate(document, schema, refStack, `${here}/${name}`)]));
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, translate(document, schema, refStack, `${here}/${name}`, recursive)]));
     } else if (SCHEMA_VALUES.has(key)) {
-      out[key] = translate(document, value, refStack, here);
+      out[key] = translate(document, value, refStack, here, recursive);
     } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
-      out[key] = value.map((schema, index) => translate(document, schema, refStack, `${here}/${index}`));
+      out[key] = value.map((schema, index) => translate(document, schema, refStack, `${here}/${index}`, recursive));
     } else if (key === 'items') {
       // 2020-12 `items` next to `prefixItems` is draft-07's `additionalItems`.
-      if (Array.isArray(node.prefixItems)) out.additionalItems = translate(document, value, refStack, here);
-      else out.items = translate(document, value, refStack, here);
+      if (Array.isArray(node.prefixItems)) out.additionalItems = translate(document, value, refStack, here, recursive);
+      else out.items = translate(document, value, refStack, here, recursive);
     } else if (key === 'prefixItems' && Array.isArray(value)) {
-      out.items = value.map((schema, index) => translate(document, schema, refStack, `${here}/${index}`));
+      out.items = value.map((schema, index) => translate(document, schema, refStack, `${here}/${index}`, recursive));
     } else if (key === 'dependentRequired' && isJsonObject(value)) {
       out.dependencies = { ...(isJsonObject(out.dependencies) ? out.dependencies : {}), ...value };
     } else if (key === 'dependentSchemas' && isJsonObject(value)) {
-      const translated = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, translate(document, schema, refStack, `${here}/${name}`)]));
+      const translated = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, translate(document, schema, refStack, `${here}/${name}`, recursive)]));
       out.dependencies = { ...(isJsonObject(out.dependencies) ? out.dependencies : {}), ...translated };
     } else if (key === 'unevaluatedProperties' || key === 'unevaluatedItems') {
       // Handled below for the one shape that has a draft-07 equivalent; otherwise left out (looser).

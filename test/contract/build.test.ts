@@ -18,7 +18,9 @@ import {
   type JsonValue,
 } from '../../scripts/contract/document.js';
 import { generatedNotice } from '../../scripts/contract/openapiFiles.js';
-import { POSTMAN_SCHEMA_URL } from '../../scripts/contract/postmanCollection.js';
+import { deterministicUuid, POSTMAN_SCHEMA_URL } from '../../scripts/contract/postmanCollection.js';
+import { CLEAN_UP_FOLDER } from '../../scripts/contract/postmanRun.js';
+import { RUN_PLANS } from '../../scripts/contract/postmanRunPlan.js';
 import { ContractBuildError, formatProblem } from '../../scripts/contract/problems.js';
 import { loadServedArtifacts } from '../../src/contract/servedArtifacts.js';
 
@@ -179,7 +181,7 @@ describe.each(apis)('generated/%s', (api) => {
     expect(isJsonObject(document.components) && isJsonObject(document.components.schemas)).toBe(true);
   });
 
-  it('postman.json is a v2.1 collection with every operation exactly once', () => {
+  it('postman.json is a v2.1 collection with every operation exactly once, beside the setup requests its run plan adds', () => {
     const json = JSON.parse(readGenerated(api, 'postman.json')) as JsonObject;
     const collection = new postman.Collection(json);
     const exported = collection.toJSON() as { info: { schema: string; name: string; description: unknown } };
@@ -200,31 +202,49 @@ describe.each(apis)('generated/%s', (api) => {
 
     const items: InstanceType<typeof postman.Item>[] = [];
     collection.forEachItem((item) => items.push(item));
-    expect(items).toHaveLength(operations.length);
+    // The operations' own requests, and the setup requests of the plan (another request of an operation, named and described as such).
+    const setupSteps = Object.values(RUN_PLANS[api]?.lifecycles ?? {}).flat().filter((step) => step.key !== undefined);
+    expect(items).toHaveLength(operations.length + setupSteps.length);
+    for (const step of setupSteps) {
+      const item = items.find((candidate) => candidate.id === deterministicUuid(`${api}:step:${step.operationId}:${step.key}`));
+      expect(item?.name, step.name).toBe(step.name);
+      expect(JSON.stringify(item?.request.description), step.name).toContain(`\`${step.operationId}\` again`);
+    }
 
     for (const entry of operations) {
       const expectedPath = '/' + entry.path.split('/').filter(Boolean).map((s) => s.replace(/\{([^}]+)\}/g, ':$1')).join('/');
-      const matches = items.filter(
-        (item) => item.request.method === entry.method.toUpperCase() && '/' + (item.request.url.path ?? []).join('/') === expectedPath,
-      );
       const label = `${entry.method} ${entry.path}`;
+      const matches = items.filter((item) => item.id === deterministicUuid(`${api}:operation:${String(entry.operation.operationId)}`));
       expect(matches, label).toHaveLength(1);
       const item = matches[0]!;
+      expect(item.request.method, label).toBe(entry.method.toUpperCase());
+      expect('/' + (item.request.url.path ?? []).join('/'), label).toBe(expectedPath);
       expect(item.name, label).toBe(entry.operation.summary);
       expect(item.request.url.getHost(), label).toBe('{{baseUrl}}');
 
-      // Path variables are declared and carry the spec's example, so nothing is sent literally.
-      expect(item.request.url.getPath(), label).not.toMatch(/[{}]/);
+      // Path variables are declared and carry the spec's example or an id the run keeps in a declared collection variable, so nothing is sent literally.
       for (const segment of expectedPath.split('/').filter((s) => s.startsWith(':'))) {
         const value: unknown = item.request.url.variables.get(segment.slice(1));
         expect(typeof value === 'string' && value.length > 0, `${label} :${segment}`).toBe(true);
+        const variable = /^\{\{(.+)\}\}$/.exec(String(value))?.[1];
+        if (variable) expect(collection.variables.has(variable), `${label} :${segment} ${variable}`).toBe(true);
+        else expect(String(value), `${label} :${segment}`).not.toMatch(/[{}]/);
       }
 
+      // Status, content type and body schema (or no body), asserted by every request.
       const status = lowestSuccessStatus(entry.operation);
       const tests = item.events.listeners('test');
       expect(tests, label).toHaveLength(1);
       const exec = tests[0]?.script.exec ?? [];
-      expect(exec.join('\n'), label).toBe(`pm.test("status is ${status}", () => pm.response.to.have.status(${status}));`);
+      expect(exec[0], label).toBe(`pm.test("status is ${status}", () => pm.response.to.have.status(${status}));`);
+      if (status === 204) expect(exec[1], label).toBe('pm.test("no body, as the 204 declares none", () => pm.expect(pm.response.text()).to.equal(""));');
+      else {
+        expect(exec[1], label).toMatch(/^pm\.test\("Content-Type is [a-z]+\/[a-z0-9.+-]+", /);
+        expect(exec[2], label).toMatch(/^const schema = \{.*\};$/);
+        expect(exec[3], label).toMatch(/^pm\.test\("body matches the .*schema", /);
+        // What the sandbox's Ajv 6 (draft-07) cannot read is translated, and nothing refers outside the schema.
+        expect(exec[2], label).not.toMatch(/"\$ref":"#\/components|\$defs|prefixItems|dependentRequired|unevaluated|"\$schema"/);
+      }
 
       const itemAuth = item.getAuth();
       if (isPublicOperation(document, entry.operation)) expect(itemAuth?.type, label).toBe('noauth');
@@ -232,13 +252,27 @@ describe.each(apis)('generated/%s', (api) => {
     }
   });
 
-  it('postman.json folders follow the spec tags in order', () => {
-    const json = JSON.parse(readGenerated(api, 'postman.json')) as { item: { name: string }[] };
+  it('postman.json has a folder per spec tag, in tag order except where a folder uses what a later tag creates, and the clean-up last', () => {
+    const json = JSON.parse(readGenerated(api, 'postman.json')) as { item: { name: string; item: { request: { url: { raw: string }; body?: { raw: string } } }[] }[] };
     const tagNames = (Array.isArray(document.tags) ? document.tags : [])
       .filter(isJsonObject)
       .map((tag) => tag.name)
       .filter((name) => operations.some((entry) => Array.isArray(entry.operation.tags) && entry.operation.tags[0] === name));
-    expect(json.item.map((folder) => folder.name)).toEqual(tagNames);
+    const folders = json.item.map((folder) => folder.name);
+    expect(folders.filter((name) => name !== CLEAN_UP_FOLDER).sort()).toEqual([...tagNames].sort());
+    if (folders.includes(CLEAN_UP_FOLDER)) expect(folders.at(-1)).toBe(CLEAN_UP_FOLDER);
+    // A folder that runs before a tag listed earlier uses a record created in a folder before it.
+    const createdBy = (folder: (typeof json.item)[number]) => new Set(folder.item.flatMap((item) => [...JSON.stringify(item).matchAll(/collectionVariables\.set\(\\"([a-zA-Z]+Id)\\"/g)].map((match) => match[1]!)));
+    const usedBy = (folder: (typeof json.item)[number]) => new Set(folder.item.flatMap((item) => [...`${item.request.url.raw} ${JSON.stringify(item)}`.matchAll(/\{\{([a-zA-Z]+Id)\}\}/g)].map((match) => match[1]!)));
+    json.item.forEach((folder, index) => {
+      for (const variable of usedBy(folder)) {
+        const creator = json.item.findIndex((other) => createdBy(other).has(variable));
+        expect(creator, `${folder.name} uses ${variable}`).toBeGreaterThanOrEqual(0);
+        expect(creator, `${folder.name} uses ${variable}`).toBeLessThanOrEqual(index);
+      }
+    });
+    const outOfTagOrder = folders.filter((name) => name !== CLEAN_UP_FOLDER).some((name, index, list) => tagNames.indexOf(name) < tagNames.indexOf(list[index - 1] ?? name));
+    if (!outOfTagOrder) expect(folders.filter((name) => name !== CLEAN_UP_FOLDER)).toEqual(tagNames);
   });
 
   it('types.ts declares every operation', () => {
@@ -420,6 +454,7 @@ describe('convention checks', () => {
     expect(JSON.parse(createItem?.request.body?.raw ?? 'null')).toEqual({ name: 'First' });
     expect(createItem?.events.listeners('test')[0]?.script.exec).toEqual([
       'pm.test("status is 200", () => pm.response.to.have.status(200));',
+      'pm.test("no body, as the 200 declares none", () => pm.expect(pm.response.text()).to.equal(""));',
     ]);
   }, BUILD_TIMEOUT);
 

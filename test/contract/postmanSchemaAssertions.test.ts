@@ -144,3 +144,39 @@ describe('2020-12 schemas translated for the sandbox (Ajv 6, draft-07)', () => {
     expect(failed(await runItem(item))).toEqual(['body matches']);
   });
 });
+
+describe('a recursive schema, translated for the sandbox', () => {
+  // A tree: nothing to inline forever, so it goes into the embedded schema's own definitions.
+  const document: JsonObject = {
+    components: {
+      schemas: {
+        Node: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+        },
+      },
+    },
+  };
+  const schema = toDraft7Schema(document, { $ref: '#/components/schemas/Node' });
+  const item: JsonObject = {
+    id: 'recursive',
+    name: 'Recursive schema',
+    request: { method: 'GET', url: { raw: '{{baseUrl}}/tree', host: ['{{baseUrl}}'], path: ['tree'] } },
+    event: [{ listen: 'test', script: { type: 'text/javascript', exec: [`const schema = ${JSON.stringify(schema)};`, 'pm.test("body matches", () => pm.response.to.have.jsonSchema(schema));'] } }],
+  };
+
+  it('refers only inside itself', () => {
+    expect(JSON.stringify(schema)).not.toContain('#/components');
+    expect(JSON.stringify(schema)).toContain('"$ref":"#/definitions/components.schemas.Node"');
+  });
+
+  it('accepts a tree and refuses a bad node three levels down', async () => {
+    const tree = { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }] };
+    answer = { status: 200, contentType: 'application/json', body: JSON.stringify(tree) };
+    expect(failed(await runItem(item))).toEqual([]);
+    answer = { status: 200, contentType: 'application/json', body: JSON.stringify({ name: 'a', children: [{ name: 'b', children: [{ name: 3 }] }] }) };
+    expect(failed(await runItem(item))).toEqual(['body matches']);
+  });
+});

@@ -12,7 +12,7 @@ let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
 
 describe('GET /v1/postman.json', () => {
-  it('answers 200 without a credential: a Postman v2.1 collection with one request per operation, the OAuth 2.0 auth sending bearerToken, and this server as baseUrl', async () => {
+  it('answers 200 without a credential: a Postman v2.1 collection with one request per operation (and three setup requests), the OAuth 2.0 auth sending bearerToken, and this server as baseUrl', async () => {
     const response = await client.get('/v1/postman.json');
     expect(response.status).toBe(200);
     const postman = response.body;
@@ -22,8 +22,9 @@ describe('GET /v1/postman.json', () => {
     expect(postman.auth.oauth2).toContainEqual(expect.objectContaining({ key: 'accessTokenUrl', value: `${new URL(t.app.publicBaseUrl).origin}/oauth/token` }));
     expect(postman.variable).toContainEqual(expect.objectContaining({ key: 'oauthClientId', value: '' }));
     expect(postman.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: t.app.publicBaseUrl }));
+    // One request per operation, and the setup requests of the contract lifecycle (a second send, a contract to sign and its send).
     const requests = postman.item.flatMap((folder: { item: unknown[] }) => folder.item);
-    expect(requests).toHaveLength(contractOperations('work-platform').length);
+    expect(requests).toHaveLength(contractOperations('work-platform').length + 3);
   });
 
   it('answers 403 forbidden to a blocked Origin', async () => {
