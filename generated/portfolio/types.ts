@@ -354,7 +354,7 @@ export interface paths {
         };
         /**
          * Download a Postman collection
-         * @description A Postman v2.1 collection with one request per operation, grouped by tag, bearer authentication from the `bearerToken` variable and addresses from the `baseUrl` variable; every request asserts its expected status, so `newman run` is a smoke test. Public; no credential. The `servers` entry is this server's public base URL. May be cached for five minutes.
+         * @description A Postman v2.1 collection with one request per operation, grouped by tag, bearer authentication from the `bearerToken` variable and addresses from the `baseUrl` variable; every request asserts its expected status, its content type and its body against the schema this contract declares (embedded in the collection), so `newman run` is a conformance smoke test that can be repeated any number of times. Public; no credential. The `servers` entry is this server's public base URL. May be cached for five minutes.
          */
         get: operations["getPostmanJson"];
         put?: never;

@@ -873,7 +873,7 @@ export interface paths {
         };
         /**
          * Download a Postman collection
-         * @description A Postman v2.1 collection: one request per operation grouped by tag, bearer auth from `{{bearerToken}}`, addresses from `{{baseUrl}}`, a status assertion on every request. Public; no credential; not counted against any limit. May be cached for five minutes.
+         * @description A Postman v2.1 collection: one request per operation grouped by tag, bearer auth from `{{bearerToken}}`, addresses from `{{baseUrl}}`, assertions of the status, the content type and the body against the declared schema (embedded) on every request. A run can be repeated against one server: ids and ETags come from the answers of the requests that created the records, creates run before what uses them, and the run changes and deletes only what it created (the last folder, `Clean up`, deletes what later folders still used; a signed contract is kept). Public; no credential; not counted against any limit. May be cached for five minutes.
          */
         get: operations["getPostmanCollection"];
         put?: never;
