@@ -78,7 +78,7 @@ function expectFullAssertions(report: RunReport): void {
 }
 
 describe('the Work-Platform collection', () => {
-  it('runs twice in a row against one server, every request green with status, content-type and schema assertions, deleting only what it created', { timeout: 120_000 }, async () => {
+  it('runs twice in a row against one server, every request green with status, content-type and schema assertions, deleting only what it created', { timeout: 180_000 }, async () => {
     const collection = (await client.get('/v1/postman.json')).body;
     const environment = (await client.get('/v1/postman-environment.json')).body;
     // The contract's OAuth 2.0 flow is the collection's credential, on this server; newman sends bearerToken through it.
