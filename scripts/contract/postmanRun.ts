@@ -152,17 +152,18 @@ function buildStep(
       const list = /^(.+)Ids$/.exec(member);
       const stemName = single?.[1] ?? list?.[1];
       if (!stemName || stemName === creates || ![...resources.values()].some((resource) => resource.stem === stemName)) continue;
-      value[member] = list && Array.isArray(current) ? [`{{${idVariable(stemName)}}}`] : `{{${idVariable(stemName)}}}`;
+      // Only an id the example gives is replaced (a null that clears a reference stays null).
+      if (list ? !Array.isArray(current) || current.length === 0 : typeof current !== 'string') continue;
+      value[member] = list ? [`{{${idVariable(stemName)}}}`] : `{{${idVariable(stemName)}}}`;
       uses.add(stemName);
     }
     Object.assign(value, plan.bodyOverrides?.[operationId] ?? {});
     body = { mediaType: body.mediaType, value };
   }
-  if (body && planned?.body) {
-    for (const [member, current] of Object.entries(planned.body)) {
-      const used = typeof current === 'string' ? /^\{\{(.+)Id\}\}$/.exec(current)?.[1] : undefined;
-      if (used && member !== 'id') uses.add(used);
-    }
+  // A plan's body that names a record of the run uses it as well.
+  for (const current of Object.values(planned?.body ?? {})) {
+    const used = typeof current === 'string' ? /^\{\{(.+)Id\}\}$/.exec(current)?.[1] : undefined;
+    if (used) uses.add(used);
   }
 
   const tags = Array.isArray(entry.operation.tags) ? entry.operation.tags : [];
