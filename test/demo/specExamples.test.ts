@@ -6,7 +6,10 @@ import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { contractOperations } from '../support/operations.js';
 
-/** The downloaded Postman collections send the spec's examples: they must name demo data. */
+/**
+ * The spec's examples name demo data, so that each can be tried on the demo server as it is (the
+ * conformance runner sends them; the Postman collections send those that name no record the run makes).
+ */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-examples-'));
 const db = openDatabase(path.join(dataDir, 'app.db'));
 const fixture = await loadDemoData(db);
@@ -28,7 +31,7 @@ describe('path parameter examples of the contracts', () => {
     }
   });
 
-  it('name a demo task at version 1 and an empty demo project, so the collection can update and delete them', () => {
+  it('name a demo task at version 1 and an empty demo project, so each example can be tried on them', () => {
     const examples = contractOperations('work-platform')
       .filter((operation) => operation.pathParameters.length > 0)
       .map((operation) => operation.examplePath);
@@ -44,7 +47,7 @@ describe('path parameter examples of the contracts', () => {
 });
 
 describe('webhook examples of the Work-Platform contract', () => {
-  it('name an ACTIVE demo subscription at version 1, so the collection can update, rotate, replay to and delete it', () => {
+  it('name an ACTIVE demo subscription at version 1, so each example can be tried on it', () => {
     const webhookPaths = contractOperations('work-platform')
       .filter((operation) => operation.pathParameters.includes('webhookId'))
       .map((operation) => operation.examplePath);
