@@ -5,6 +5,7 @@ import { ContractClient } from '../support/contractClient.js';
 import { contractOperations } from '../support/operations.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { makeIssues, startGithubApiServer, type GithubApiServer } from '../support/githubApiServer.js';
+import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from '../support/openAiCompatibleServer.js';
 
 /**
  * Each API's Postman collection, as served, runs twice in a row in newman against one demo server:
@@ -14,11 +15,16 @@ import { makeIssues, startGithubApiServer, type GithubApiServer } from '../suppo
 let t: TestApp;
 let client: ContractClient;
 let github: GithubApiServer;
+let aiProvider: OpenAiCompatibleServer;
 beforeAll(async () => {
-  // The collection's issue import and connection reach GitHub: a local one answers.
+  // The requests that call out do so to local servers: the connector's connection and issue
+  // import to a GitHub, the AI routes to a chat-completions provider.
   github = await startGithubApiServer();
   github.setRepository('northwind/website', makeIssues(3));
-  t = await startTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl } });
+  aiProvider = await startOpenAiCompatibleServer();
+  t = await startTestApp({
+    env: { GITHUB_API_BASE_URL: github.baseUrl, AI_PROVIDER: 'openai-compatible', AI_BASE_URL: aiProvider.baseUrl, AI_MODEL: 'test-model-1' },
+  });
   client = new ContractClient(t.app.url, 'work-platform', 'Problem');
   // Two runs make a few hundred calls with one token: lift the free plan's limits, as .ci/run does for the conformance runner.
   await createWorkspaceStore(t.store).setWorkspaceLimits(t.fixture.workPlatform.workspaceId, {
@@ -31,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await github?.close();
+  await aiProvider?.close();
 });
 
 interface RunReport {
@@ -129,6 +136,10 @@ describe('the Work-Platform collection', () => {
       expect(added.filter((id) => id.startsWith('tsk_')), `run ${run}`).toHaveLength(run === 1 ? 3 : 0);
       expect(added.filter((id) => !id.startsWith('ctr_') && !id.startsWith('tsk_')), `run ${run}`).toEqual([]);
       previous = after;
+      // The calls out reached the local servers: a token check and an issue listing, and one chat completion per AI request.
+      expect(github.requests.filter((request) => request.path === '/user'), `run ${run}`).toHaveLength(run);
+      expect(github.requests.filter((request) => request.path === '/repos/northwind/website/issues'), `run ${run}`).toHaveLength(run);
+      expect(aiProvider.requests, `run ${run}`).toHaveLength(2 * run);
     }
   });
 });
