@@ -15,9 +15,13 @@ Compiles every specs/<api>/openapi.yaml into generated/<api>/:
   postman.json                a Postman v2.1 collection with a status test per request
   types.ts                    openapi-typescript types
 
+Adds what each API's x-conventions (in its root openapi.yaml) say every operation answers: the
+request-id, rate-limit and quota headers, and the standard error answers (scripts/contract/apiConventions.ts).
+
 Fails, listing every problem, when a spec breaks a convention (operationId, tags, summary,
-x-ratelimit-class, x-required-scopes, path parameter examples, 401/429/500 on protected operations,
-resolvable response schemas and headers).
+x-ratelimit-class, x-required-scopes, path parameter examples, 400/401/429/500/503 on protected
+operations, resolvable response schemas and headers), or when a file under paths/ copies an answer or
+header that x-conventions adds.
 
 Options:
   --check   build in memory and compare with generated/; exit 1 when a file is stale or missing, or when

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleSpec, type BundledSpec } from './bundle.js';
+import { checkConventionCopies, injectConventions, readConventions } from './apiConventions.js';
 import { checkConventions } from './conventions.js';
 import { checkHandlerFiles } from './handlerFiles.js';
 import { isJsonObject, type JsonObject } from './document.js';
@@ -43,8 +44,8 @@ export function discoverApis(repoRoot: string): ApiSpec[] {
 }
 
 /**
- * Bundles one API and checks its conventions. Returns the bundle and every problem found; the bundle is only
- * usable when there are no problems.
+ * Bundles one API, adds what its `x-conventions` say (scripts/contract/apiConventions.ts) and checks its conventions.
+ * Returns the served document and every problem found; it is only usable when there are no problems.
  */
 export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: BundledSpec; problems: ContractProblem[] } {
   let bundled: BundledSpec;
@@ -54,9 +55,21 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
     if (error instanceof ContractBuildError) return { problems: [...error.problems] };
     throw error;
   }
+  // What x-conventions adds is checked against the author's files first (no copies), then everything on the served shape.
+  const { conventions, problems: conventionProblems } = readConventions(bundled);
+  const copies = checkConventionCopies(bundled, conventions);
+  const served: BundledSpec = { ...bundled, document: injectConventions(bundled.document, conventions) };
   return {
-    bundled,
-    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...checkProblemTypes(bundled.document, bundled.rootLabel), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
+    bundled: served,
+    problems: [
+      ...conventionProblems,
+      ...copies,
+      ...legacyChangelog(served),
+      ...checkConventions(served),
+      ...checkProblemTypes(served.document, served.rootLabel),
+      ...unreferencedPathFiles(served, repoRoot),
+      ...checkHandlerFiles(repoRoot, spec.api, served.document),
+    ],
   };
 }
 

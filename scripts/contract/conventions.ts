@@ -18,7 +18,7 @@ import {
 } from './document.js';
 import type { ContractProblem } from './problems.js';
 
-/** Responses every operation that needs a credential must declare. */
+/** Responses every operation that needs a credential must declare (checked once the API's x-conventions are added). */
 export const REQUIRED_PROTECTED_RESPONSES = ['400', '401', '429', '500', '503'] as const;
 
 type Report = (message: string, at?: string) => void;
@@ -199,7 +199,7 @@ function checkIdempotency(document: JsonObject, entry: OperationEntry, report: R
   }
   const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
   if (takesKey && !('422' in responses)) {
-    report("takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response)");
+    report("takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response), in the API's x-conventions (`of: idempotencyKey`) or on the operation");
   }
 }
 
@@ -249,7 +249,7 @@ function checkResponses(document: JsonObject, entry: OperationEntry, report: Rep
       report(
         `needs a credential but does not declare ${missing.join(', ')}; add ${missing
           .map((status) => `'${status}'`)
-          .join(', ')} responses (or \`security: []\` if the operation is public)`,
+          .join(', ')} to the API's x-conventions (or to the operation's responses), or \`security: []\` if the operation is public`,
       );
     }
   }

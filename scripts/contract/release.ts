@@ -4,6 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { withConventions } from './apiConventions.js';
 import { bundleSpec } from './bundle.js';
 import { changelogFile, readChangelog, type ChangelogEntry } from './changelog.js';
 import { isJsonObject, type JsonObject } from './document.js';
@@ -128,8 +129,9 @@ export function readReleased(repoRoot: string, api: string): { document: JsonObj
   return { document, mark };
 }
 
+/** The document as it is served (its conventions added), which is what clients compare releases by. */
 export function bundledDocument(repoRoot: string, api: string): JsonObject {
-  return bundleSpec(path.join(repoRoot, 'specs', api, 'openapi.yaml'), { displayBase: repoRoot }).document;
+  return withConventions(bundleSpec(path.join(repoRoot, 'specs', api, 'openapi.yaml'), { displayBase: repoRoot })).document;
 }
 
 /** Every API under specs/ with its problems against its released snapshot (a missing snapshot is a problem). */

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { projectFile } from '../projectFiles.js';
 import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
+import { faithfulYaml } from './faithfulYaml.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
@@ -99,7 +100,8 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
     const yamlDocument = YAML.parseDocument(committedYaml);
     yamlDocument.set('servers', yamlDocument.createNode(servers));
     for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
-    return yamlDocument.toString({ lineWidth: 0 });
+    // The committed text keeps its quotes; the replaced values are quoted by the same rule as the build's.
+    return faithfulYaml(YAML, yamlDocument).toString({ lineWidth: 0 });
   };
 
   // Parsed now, so that a malformed file stops the start; printed on its first download.

@@ -606,7 +606,7 @@ describe('idempotency convention', () => {
       'specs/tiny/paths/items.yaml: POST /items (createItem): declares the Idempotency-Key header parameter but is not idempotent; set `x-idempotent: true` or remove the parameter',
     ]);
     expect(problemsOf(post('', KEY, ''))).toEqual([
-      "specs/tiny/paths/items.yaml: POST /items (createItem): takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response)",
+      "specs/tiny/paths/items.yaml: POST /items (createItem): takes Idempotency-Key, and a malformed key answers 422 validation; declare '422' (the shared Validation response), in the API's x-conventions (`of: idempotencyKey`) or on the operation",
     ]);
     expect(problemsOf(post('\n  x-idempotent: maybe', KEY))).toEqual([
       'specs/tiny/paths/items.yaml: POST /items (createItem): x-idempotent must be true or false (it defaults to true on POST and false elsewhere)',

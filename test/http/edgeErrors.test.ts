@@ -3,6 +3,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
+import { ResponseContract } from '../../src/contract/responseContract.js';
 import { loadContractDocument } from '../support/contractClient.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -62,6 +63,19 @@ describe('errors answered before the pipeline', () => {
     expect(portfolio.status).toBe(431);
     expect(isErrorEnvelope(portfolio.body), JSON.stringify(isErrorEnvelope.errors)).toBe(true);
     expect(portfolio.body.error).toMatchObject({ code: 'headers_too_large', status: 431 });
+  });
+
+  // The build adds 431 to every operation (x-conventions): the answer is the one each operation declares.
+  it.each([
+    ['work-platform', 'GET', '/v1/tasks', 'listTasks'],
+    ['work-platform', 'POST', '/v1/tasks', 'createTask'],
+    ['work-platform', 'GET', '/v1/openapi.yaml', 'getOpenapiYaml'],
+    ['portfolio', 'GET', '/api/v1/posts', 'getPosts'],
+    ['portfolio', 'GET', '/api/v1/docs', 'getReferencePage'],
+  ])('431 on %s %s %s is the answer the operation declares', async (api, method, path, operationId) => {
+    const answer = await exchange([`${method} ${path} HTTP/1.1\r\nhost: x\r\n${bigHeader}\r\n`]);
+    expect(answer.status).toBe(431);
+    expect(new ResponseContract(loadContractDocument(api)).check(operationId, answer)).toEqual([]);
   });
 
   it('400 for a request that is not HTTP', async () => {

@@ -2,6 +2,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstDuplicateKey } from '../../src/contract/jsonDuplicateKeys.js';
+import { ResponseContract } from '../../src/contract/responseContract.js';
+import { loadContractDocument } from '../support/contractClient.js';
 import { bearer, startTestApp, type TestApp } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
 
@@ -21,7 +23,7 @@ function postTask(body: Buffer | string) {
 }
 
 /** A request with raw header lines, so that a header may be given twice. */
-function rawGet(path: string, rawHeaders: string[]): Promise<{ status: number; body: any }> {
+function rawGet(path: string, rawHeaders: string[]): Promise<{ status: number; headers: Record<string, string>; body: any }> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, t.app.url);
     const headers = ['Host', url.host, ...rawHeaders];
@@ -29,7 +31,7 @@ function rawGet(path: string, rawHeaders: string[]): Promise<{ status: number; b
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, body: JSON.parse(text) }));
     });
     request.on('error', reject);
     request.end();
@@ -63,6 +65,18 @@ describe('Authorization given twice', () => {
     const portfolio = await rawGet('/api/v1/profile', ['authorization', `Bearer ${t.fixture.portfolio.apiKey}`, 'Authorization', `Bearer ${t.fixture.portfolio.apiKey}`]);
     expect(portfolio.status).toBe(400);
     expect(portfolio.body.error).toMatchObject({ code: 'malformed_request', status: 400 });
+  });
+
+  // The build adds 400 to every operation (x-conventions) because this is refused on every path, the public downloads too.
+  it.each([
+    ['work-platform', '/v1/openapi.json', 'getOpenapiJson'],
+    ['work-platform', '/v1/tasks', 'listTasks'],
+    ['portfolio', '/api/v1/openapi.json', 'getOpenapiJson'],
+    ['portfolio', '/api/v1/profile', 'getProfile'],
+  ])('answers it on %s %s with the 400 the contract declares for the operation', async (api, path, operationId) => {
+    const answer = await rawGet(path, ['Authorization', 'Bearer one', 'Authorization', 'Bearer two']);
+    expect(answer.status).toBe(400);
+    expect(new ResponseContract(loadContractDocument(api)).check(operationId, answer)).toEqual([]);
   });
 });
 

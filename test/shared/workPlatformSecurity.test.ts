@@ -2,6 +2,8 @@ import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
+import { ResponseContract } from '../../src/contract/responseContract.js';
+import { loadContractDocument } from '../support/contractClient.js';
 import { contractOperations, type ContractOperation } from '../support/operations.js';
 import type { TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
@@ -237,11 +239,15 @@ const paths = [...new Map(operations.map((operation) => [operation.template, ope
   return { template, examplePath, declared, undeclared: HTTP_METHODS.find((method) => !declared.includes(method))! };
 });
 
-describe.each(paths)('$template', ({ examplePath, declared, undeclared }) => {
+const contract = new ResponseContract(loadContractDocument('work-platform'));
+
+describe.each(paths)('$template', ({ template, examplePath, declared, undeclared }) => {
   it(`answers a method it does not declare with a 405 problem and Allow naming the ones it does`, async () => {
     const response = await client.request(undeclared, examplePath, { headers: bearer(fx.tokens.all) });
     expectProblem(response, 405, 'method-not-allowed');
     expect(response.headers['allow']?.split(/,\s*/).sort()).toEqual([...declared].sort());
+    // The 405 the build adds to every operation of the path (x-conventions) is this answer.
+    for (const operation of operations.filter((candidate) => candidate.template === template)) expect(contract.check(operation.operationId, response)).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import jsYaml from 'js-yaml';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
@@ -17,6 +18,8 @@ describe('GET /v1/openapi.yaml', () => {
     expect(yaml.headers['content-type']).toMatch(/^application\/yaml/);
     const json = await client.get('/v1/openapi.json');
     expect(YAML.parse(yaml.text)).toEqual(json.body);
+    // js-yaml reads an unquoted date as a Date: the served YAML quotes every string a loader would retype.
+    expect(jsYaml.load(yaml.text)).toEqual(json.body);
     expect(yaml.text).toContain(`url: ${t.app.publicBaseUrl}\n`);
   });
 
