@@ -169,7 +169,12 @@ export function formatReport(report: ConformanceReport): string {
       `  ${entry.exercised ? '✓' : entry.allowed ? '-' : '✗'} ${entry.operationId.padEnd(width)}  ${String(entry.seenStatuses.length).padStart(2)} of ${String(entry.declaredStatuses.length).padEnd(2)}  seen ${entry.seenStatuses.join(' ') || '(none)'}${unseen.length > 0 ? `; not seen ${unseen.join(' ')}` : ''}`,
     );
   }
-  lines.push('', `Records created by the run: ${report.cleanup.created}, deleted again: ${report.cleanup.deleted}${report.cleanup.left.length > 0 ? `; left: ${report.cleanup.left.join(', ')}` : ''}`);
+  lines.push(
+    '',
+    report.cleanup.created === 0
+      ? 'Records created by the run: none'
+      : `Records created by the run: ${report.cleanup.created}, deleted again: ${report.cleanup.deleted}${report.cleanup.left.length > 0 ? `; left: ${report.cleanup.left.join(', ')}` : ''}`,
+  );
   lines.push(
     '',
     `Operations exercised: ${report.exercised} of ${report.operations}${report.allowedUnexercised.length > 0 ? ` (${report.allowedUnexercised.length} allowed not to be: ${report.allowedUnexercised.join(', ')})` : ''}`,
