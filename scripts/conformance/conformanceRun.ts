@@ -37,6 +37,8 @@ export interface ConformanceOptions {
    * the server cannot reach here, say); `*` allows any. Every other unexercised operation fails it.
    */
   allowUnexercised?: string[];
+  /** How long to wait for each answer before reporting that none came (default 30 s). */
+  requestTimeoutMs?: number;
   /** How to wait out a 429's Retry-After (tests inject a clock). */
   sleep?: (ms: number) => Promise<void>;
   /** Called with each result as it is known, for a progress line. */
@@ -46,10 +48,12 @@ export interface ConformanceOptions {
 }
 
 interface Observed {
+  /** 0 when no answer came (see failure). */
   status: number;
   headers: Record<string, string>;
   body: unknown;
   text: string;
+  failure?: string;
 }
 
 /** A record the runner calls operations on: one it created, else one a list showed, else the example's. */
@@ -82,6 +86,7 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const base = options.baseUrl.replace(/\/+$/, '');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const documentResponse = await fetch(`${base}${API_PREFIX[options.api]}/openapi.json`);
   if (!documentResponse.ok) throw new Error(`${base}${API_PREFIX[options.api]}/openapi.json answered ${documentResponse.status}: is this the ${options.api} API?`);
@@ -113,8 +118,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
   async function send(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<Observed> {
     for (let attempt = 0; ; attempt += 1) {
-      const response = await fetch(`${base}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual' });
-      const text = await response.text();
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(`${base}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual', signal: AbortSignal.timeout(requestTimeoutMs) });
+        text = await response.text();
+      } catch (error) {
+        // A connection closed without an answer, or none in time: a violation of its own, and the run goes on.
+        const cause = (error as Error & { cause?: Error }).cause?.message;
+        return { status: 0, headers: {}, body: undefined, text: '', failure: `no answer: ${(error as Error).name === 'TimeoutError' ? `none within ${requestTimeoutMs} ms` : `${(error as Error).message}${cause ? ` (${cause})` : ''}`}` };
+      }
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
       const retryAfter = Number(headers['retry-after']);
@@ -145,6 +158,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
   /** What is wrong with the answer, by the contract: an empty list when nothing is. */
   function violationsOf(operation: ContractOperation | undefined, method: string, observed: Observed): string[] {
+    if (observed.failure) return [observed.failure];
     const found: string[] = [];
     if (observed.status >= 500 && observed.status !== 503 && (observed.status === 500 || !operation)) found.push(`server error ${observed.status}`);
     if (!REQUEST_ID_PATTERN.test(observed.headers['x-request-id'] ?? '')) found.push('no well-formed x-request-id header');
@@ -296,7 +310,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       request: `${operation.method} ${path}`,
       status: observed.status,
       outcome: found.length > 0 ? 'violation' : isSuccess(observed.status) ? 'passed' : 'not-exercised',
-      detail: found.length > 0 ? `${observed.status}: ${found.join('; ')}` : isSuccess(observed.status) ? `${observed.status} as declared` : answerSummary(observed),
+      detail: found.length > 0 ? `${observed.failure ? '' : `${observed.status}: `}${found.join('; ')}` : isSuccess(observed.status) ? `${observed.status} as declared` : answerSummary(observed),
     });
     return observed;
   }
@@ -497,7 +511,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 }
 
 /** An answer in a few words: its status and, for a problem or error envelope, its code and detail. */
-export function answerSummary(observed: { status: number; body: unknown }): string {
+export function answerSummary(observed: { status: number; body: unknown; failure?: string }): string {
+  if (observed.failure) return observed.failure;
   const body = (observed.body ?? {}) as Json;
   const problem = typeof body === 'object' ? (body.error && typeof body.error === 'object' ? body.error : body) : {};
   const code = typeof problem.code === 'string' ? ` ${problem.code}` : '';

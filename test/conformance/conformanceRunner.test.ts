@@ -106,9 +106,14 @@ describe('against a server that breaks its contract', () => {
     // - a contact read: without its ETag header, which the contract requires;
     // and sends these calls so that they cannot succeed (the answers themselves are the server's, as declared):
     // - a webhook read: for an id that does not exist (404);
-    // - a deal update: with If-Match "999", a version the deal does not have (409).
+    // - a deal update: with If-Match "999", a version the deal does not have (409);
+    // and closes the connection of a workspace limits read without answering.
     proxy = createServer((req, res) => {
       const url = req.url ?? '';
+      if (req.method === 'GET' && url === '/v1/workspace/limits' && req.headers.authorization === `Bearer ${fx.tokens.all}`) {
+        req.socket.destroy();
+        return;
+      }
       if (req.method === 'POST' && url === '/v1/tasks' && !req.headers.authorization) {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('oops');
         return;
@@ -155,6 +160,7 @@ describe('against a server that breaks its contract', () => {
       'example-call getContact',
       'example-call getProject',
       'example-call getTask',
+      'example-call getWorkspaceLimits',
       'no-credential createTask',
     ]);
     expect(report.ok).toBe(false);
@@ -180,25 +186,30 @@ describe('against a server that breaks its contract', () => {
     expect(violation('no-credential', 'createTask')!.detail).toMatch(/expected 401, got 500/);
   });
 
+  it('reports a call that got no answer, and goes on', () => {
+    expect(violation('example-call', 'getWorkspaceLimits')!).toMatchObject({ status: 0, detail: expect.stringMatching(/^no answer: fetch failed/) });
+    expect(coverageOf(report, 'getWorkspaceLimits')).toMatchObject({ exercised: false, reason: expect.stringMatching(/→ no answer: fetch failed/) });
+  });
+
   it('reports a 404 on an id and a 409 on a version as not exercised, never as passed, and fails the run for them', () => {
     const calls = (operationId: string) => report.results.filter((result) => result.operationId === operationId && ['example-call', 'setup'].includes(result.check));
     expect(calls('getWebhook').map(({ status, outcome }) => ({ status, outcome }))).toEqual([{ status: 404, outcome: 'not-exercised' }]);
     expect(calls('updateDeal').map(({ status, outcome }) => ({ status, outcome }))).toEqual([{ status: 409, outcome: 'not-exercised' }]);
     expect(coverageOf(report, 'getWebhook')).toMatchObject({ exercised: false, allowed: false, reason: expect.stringMatching(/→ 404 webhook-not-found/) });
     expect(coverageOf(report, 'updateDeal')).toMatchObject({ exercised: false, allowed: false, reason: expect.stringMatching(/→ 409 version-conflict/) });
-    expect(report.unexercised.sort()).toEqual(['getProject', 'getWebhook', 'updateDeal']);
-    expect(report.exercised).toBe(report.operations - 5);
+    expect(report.unexercised.sort()).toEqual(['getProject', 'getWebhook', 'getWorkspaceLimits', 'updateDeal']);
+    expect(report.exercised).toBe(report.operations - 6);
   });
 
   it('exits 1 from the command line, printing each violation and each operation not exercised; 0 on the real server; 2 on a usage error', async () => {
     const broken = await runSourceFile('scripts/conformance.ts', ['--base-url', proxyUrl, '--token', fx.tokens.all, '--limited-token', fx.tokens.noScopes, '--allow-unexercised', NEEDS_GITHUB.join(',')]);
     expect(broken.code).toBe(1);
-    expect(broken.stdout).toMatch(/^Violations \(5\):$/m);
+    expect(broken.stdout).toMatch(/^Violations \(6\):$/m);
     expect(broken.stdout).toMatch(/✗ example-call getTask: GET \/v1\/tasks\/tsk_\w+: 200: getTask 200: body\/title is required/);
     expect(broken.stdout).toMatch(/✗ getWebhook: GET \/v1\/webhooks\/whk_\w+ → 404 webhook-not-found/);
     expect(broken.stdout).toMatch(/- connectConnector \(allowed by --allow-unexercised\): PUT/);
     expect(broken.stdout).toMatch(/^Operations exercised: \d+ of \d+ \(2 allowed not to be: /m);
-    expect(broken.stdout).toMatch(/^Result: FAILED: 5 violations; 3 operations not exercised \(/m);
+    expect(broken.stdout).toMatch(/^Result: FAILED: 6 violations; 4 operations not exercised \(/m);
     const clean = await runSourceFile('scripts/conformance.ts', ['--base-url', t.app.url, '--token', t.fixture.portfolio.apiKey, '--api', 'portfolio', '--json']);
     expect(clean.code).toBe(0);
     expect(JSON.parse(clean.stdout)).toMatchObject({ api: 'portfolio', violations: 0, ok: true });
