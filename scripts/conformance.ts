@@ -1,4 +1,4 @@
-// npm run conformance -- --base-url URL --token TOKEN [--api work-platform|portfolio] [--limited-token TOKEN] [--allow-unexercised IDS] [--json]
+// npm run conformance -- --base-url URL --token TOKEN [--api work-platform|portfolio] [--limited-token TOKEN] [--allow-unexercised IDS] [--request-timeout SECONDS] [--json]
 import { parseArgs } from 'node:util';
 import { formatReport, runConformance, type ApiName } from './conformance/conformanceRun.js';
 
@@ -37,6 +37,8 @@ Options:
                              the run: those that need a third party this server cannot reach (CI
                              allows connectConnector and importIssues: GitHub). * allows any. Names
                              the contract does not have are a usage error.
+  --request-timeout SECONDS  How long to wait for each answer (default 30); a call with no answer
+                             in time, or whose connection closed unanswered, is a violation.
   --json                     Print the whole report as one JSON object instead of text.
   --help                     This text.`;
 
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
         api: { type: 'string' },
         'limited-token': { type: 'string' },
         'allow-unexercised': { type: 'string' },
+        'request-timeout': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -68,6 +71,11 @@ async function main(): Promise<number> {
     process.stderr.write(`--base-url and --token are required, and --api is work-platform or portfolio.\n\n${HELP}\n`);
     return 2;
   }
+  const timeoutSeconds = values['request-timeout'] === undefined ? 30 : Number(values['request-timeout']);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+    process.stderr.write(`--request-timeout is a number of seconds above 0.\n\n${HELP}\n`);
+    return 2;
+  }
   const allowUnexercised = typeof values['allow-unexercised'] === 'string' ? values['allow-unexercised'].split(',').map((name) => name.trim()).filter(Boolean) : [];
   let done = 0;
   const report = await runConformance({
@@ -76,6 +84,7 @@ async function main(): Promise<number> {
     api: api as ApiName,
     limitedToken: typeof values['limited-token'] === 'string' ? values['limited-token'] : undefined,
     allowUnexercised,
+    requestTimeoutMs: timeoutSeconds * 1000,
     onWait: (seconds, request) => process.stderr.write(`429 on ${request}: waiting ${seconds} s (Retry-After) before trying again\n`),
     onResult: () => {
       done += 1;
