@@ -180,6 +180,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   // ---- The records the calls act on -------------------------------------------------------------
 
   const primaries = new Map<string, Promise<Instance | Unavailable>>();
+  /** The kinds whose create call is under way. */
+  const creating = new Set<string>();
 
   /** The instance most calls of a kind use: created once (the create operation's example call), else listed, else the example's. */
   function primary(kind: ResourceKind): Promise<Instance | Unavailable> {
@@ -210,10 +212,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return create(kind);
   }
 
-  const creating = new Set<string>();
   async function create(kind: ResourceKind): Promise<Instance | Unavailable> {
     const operation = kind.create!;
-    if (creating.has(kind.template)) return { reason: `creating a record of ${kind.template} needs one of its own kind` };
     creating.add(kind.template);
     try {
       const collection = await fillPath(kind.collection);
@@ -263,7 +263,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return replaceIds(operation.requestBodyExample ?? {}, async (id) => {
       const prefix = idPrefixOf(id)!;
       const kind = kindByPrefix.get(prefix);
-      if (kind) {
+      // A record that names one of a kind being created (itself, or through another): the example's id, not a wait on itself.
+      if (kind && !creating.has(kind.template)) {
         const instance = await primary(kind);
         return 'id' in instance ? instance.id : id;
       }
@@ -380,7 +381,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
   // 1. Every operation called as its examples describe, on the runner's own records: first the
   //    reads that need no record (they show ids of kinds the contract cannot create), then the rest
-  //    in the contract's order; deletes last (step 5).
+  //    in the contract's order; deletes last (step 6).
   const deletes = operations.filter((operation) => operation.method === 'DELETE');
   const firstReads = operations.filter((operation) => operation.method === 'GET' && operation.pathParameters.length === 0);
   for (const operation of [...firstReads, ...operations.filter((candidate) => candidate.method !== 'DELETE' && !firstReads.includes(candidate))]) {
