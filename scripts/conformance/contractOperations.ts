@@ -14,6 +14,10 @@ export interface ContractOperation {
   isPublic: boolean;
   isList: boolean;
   pathParameters: string[];
+  /** Each path parameter's example, by name (the contract's ids or slugs). */
+  pathParameterExamples: Record<string, string>;
+  /** The statuses the operation declares (numeric keys of `responses`; `default` and `4XX` ranges are left out). */
+  declaredStatuses: number[];
   /** `x-required-scopes` (empty when the contract has none). */
   requiredScopes: string[];
   /** `x-required-roles` (empty when any member may call). */
@@ -51,6 +55,11 @@ export function operationsOf(document: Json): ContractOperation[] {
         isPublic: security.length === 0,
         isList: parameters.some((parameter: Json) => parameter.in === 'query' && parameter.name === 'limit'),
         pathParameters: pathParameters.map((parameter: Json) => parameter.name),
+        pathParameterExamples: Object.fromEntries(pathParameters.map((parameter: Json) => [parameter.name, String(parameter.example)])),
+        declaredStatuses: Object.keys((operation as Json).responses ?? {})
+          .filter((key) => /^[1-5][0-9][0-9]$/.test(key))
+          .map(Number)
+          .sort((a, b) => a - b),
         requiredScopes: [...((operation as Json)['x-required-scopes'] ?? [])],
         requiredRoles: [...((operation as Json)['x-required-roles'] ?? [])],
         rateLimitClass: (operation as Json)['x-ratelimit-class'],

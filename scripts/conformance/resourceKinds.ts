@@ -1,0 +1,104 @@
+// The kinds of resource a contract's paths name, read from the contract alone: for each path
+// parameter, the path that names one instance (`/v1/tasks/{taskId}`), the operations that create,
+// list, read and delete instances, and the prefix of its ids (`tsk_`, from the parameter's
+// example). The conformance runner creates the instances it calls operations on from these, and
+// puts their ids where the contract's examples name other records.
+
+import type { ContractOperation } from './contractOperations.js';
+
+export interface ResourceKind {
+  /** The path of one instance, e.g. `/v1/tasks/{taskId}`. */
+  template: string;
+  /** The path of the collection, e.g. `/v1/tasks`. */
+  collection: string;
+  /** The instance's path parameter, e.g. `taskId`. */
+  parameter: string;
+  /** The parameter's example in the contract. */
+  example: string;
+  /** The prefix of its ids (`tsk_`), when the example has one. */
+  idPrefix?: string;
+  create?: ContractOperation;
+  list?: ContractOperation;
+  read?: ContractOperation;
+  remove?: ContractOperation;
+}
+
+const ID_PREFIX = /^([a-z][a-z0-9]*_)[A-Za-z0-9]/;
+
+/** The prefix of an id like `tsk_cb2s0qa6`, if it has one. */
+export function idPrefixOf(value: string): string | undefined {
+  return ID_PREFIX.exec(value)?.[1];
+}
+
+/** The kinds of resource that the operations' path parameters name, by instance template. */
+export function resourceKindsOf(operations: ContractOperation[]): Map<string, ResourceKind> {
+  const kinds = new Map<string, ResourceKind>();
+  for (const operation of operations) {
+    for (const parameter of operation.pathParameters) {
+      const template = operation.template.slice(0, operation.template.indexOf(`{${parameter}}`) + parameter.length + 2);
+      if (kinds.has(template)) continue;
+      const collection = template.slice(0, template.lastIndexOf('/'));
+      const example = operation.pathParameterExamples[parameter] ?? '';
+      const find = (method: string, path: string) => operations.find((candidate) => candidate.method === method && candidate.template === path);
+      kinds.set(template, {
+        template,
+        collection,
+        parameter,
+        example: find('GET', template)?.pathParameterExamples[parameter] ?? example,
+        idPrefix: idPrefixOf(example),
+        create: find('POST', collection),
+        list: find('GET', collection),
+        read: find('GET', template),
+        remove: find('DELETE', template),
+      });
+    }
+  }
+  return kinds;
+}
+
+/** The kind of the instance an operation acts on: the one its last path parameter names. */
+export function kindActedOn(operation: ContractOperation, kinds: Map<string, ResourceKind>): ResourceKind | undefined {
+  const last = operation.pathParameters.at(-1);
+  if (last === undefined) return undefined;
+  return kinds.get(operation.template.slice(0, operation.template.indexOf(`{${last}}`) + last.length + 2));
+}
+
+/** Whether a member of a body holds ids: `id`, `projectId`, `contactIds`. */
+export function isIdMember(name: string): boolean {
+  return name === 'id' || /[a-z]Ids?$/.test(name);
+}
+
+/** Every id in a body (members that hold ids, at any depth), for example `{ ownerId: 'usr_x' }` → `usr_x`. */
+export function idsIn(body: unknown, into: (id: string) => void, member = ''): void {
+  if (typeof body === 'string') {
+    if (isIdMember(member) && idPrefixOf(body)) into(body);
+  } else if (Array.isArray(body)) {
+    for (const item of body) idsIn(item, into, member);
+  } else if (body !== null && typeof body === 'object') {
+    for (const [name, value] of Object.entries(body)) idsIn(value, into, name);
+  }
+}
+
+/** A copy of `body` with each id replaced by what `replace` answers for it (async: the replacement may have to be created). */
+export async function replaceIds(body: unknown, replace: (id: string) => Promise<string>, member = ''): Promise<unknown> {
+  if (typeof body === 'string') return isIdMember(member) && idPrefixOf(body) ? replace(body) : body;
+  if (Array.isArray(body)) {
+    const items: unknown[] = [];
+    for (const item of body) items.push(await replaceIds(item, replace, member));
+    return items;
+  }
+  if (body !== null && typeof body === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(body)) copy[name] = await replaceIds(value, replace, name);
+    return copy;
+  }
+  return body;
+}
+
+/** The first item of the first array member of a list's body (`{ items: [...] }`). */
+export function firstListItem(body: unknown): Record<string, unknown> | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const items = Array.isArray(body) ? body : Object.values(body).find((value) => Array.isArray(value));
+  const first = (items as unknown[] | undefined)?.[0];
+  return first !== null && typeof first === 'object' ? (first as Record<string, unknown>) : undefined;
+}
