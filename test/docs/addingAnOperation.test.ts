@@ -16,9 +16,9 @@ const steps = readWalkthrough(guide);
 let copy: string;
 beforeAll(() => {
   copy = fs.mkdtempSync(path.join(os.tmpdir(), 'walkthrough-'));
-  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean);
   for (const file of tracked) {
-    // A tracked file deleted in the working tree is not part of what a reader has.
+    // A file deleted in the working tree but not yet in git is not part of what a reader has.
     if (!fs.existsSync(path.join(repoRoot, file))) continue;
     fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
     fs.copyFileSync(path.join(repoRoot, file), path.join(copy, file));
