@@ -9,7 +9,8 @@
 //   fails <command>                <command> exits non-zero, and prints the block (when there is one)
 
 export type WalkthroughStep =
-  | { action: 'create' | 'append'; file: string; text: string }
+  | { action: 'create'; file: string; text: string }
+  | { action: 'append'; file: string; text: string }
   | { action: 'insert-after'; file: string; line: string; text: string }
   | { action: 'succeeds'; command: string }
   | { action: 'fails'; command: string; output?: string };
@@ -27,7 +28,7 @@ export function readWalkthrough(markdown: string): WalkthroughStep[] {
     else if (action === 'insert-after') {
       const [file = '', ...line] = argumentText.split(' ');
       steps.push({ action, file, line: line.join(' '), text });
-    } else steps.push({ action: action as 'create' | 'append', file: argumentText, text });
+    } else steps.push({ action: action === 'create' ? 'create' : 'append', file: argumentText, text });
   }
   return steps;
 }
