@@ -13,6 +13,7 @@ import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
 import { checkProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { hashSpecs, renderSpecsHashFile, SPECS_HASH_FILE } from '../../src/contract/specsHash.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
@@ -111,6 +112,8 @@ export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]>
   if (specs.length === 0) {
     throw new ContractBuildError([{ file: `${SPECS_DIR}/`, message: 'no specs/<api>/openapi.yaml found' }]);
   }
+  // Hashed before anything is read: a save during the build leaves a hash that no longer matches, never the reverse.
+  const specsHash = hashSpecs(repoRoot);
   const problems: ContractProblem[] = [];
   const compiled: { api: string; document: JsonObject; changelog: ChangelogEntry[] }[] = [];
   for (const spec of specs) {
@@ -122,15 +125,21 @@ export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]>
   if (problems.length > 0) throw new ContractBuildError(problems);
   const files: GeneratedFile[] = [];
   for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog)));
+  files.push({ path: SPECS_HASH_FILE, contents: renderSpecsHashFile(specsHash) });
   return files;
 }
 
-export function writeGeneratedFiles(repoRoot: string, files: readonly GeneratedFile[]): void {
+/** Writes each file whose contents differ from what is on disk (an unchanged file keeps its time); returns those written. */
+export function writeGeneratedFiles(repoRoot: string, files: readonly GeneratedFile[]): GeneratedFile[] {
+  const written: GeneratedFile[] = [];
   for (const file of files) {
     const target = path.join(repoRoot, file.path);
+    if (fs.existsSync(target) && fs.readFileSync(target, 'utf8') === file.contents) continue;
+    written.push(file);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, file.contents);
   }
+  return written;
 }
 
 export interface FileDifference {
