@@ -31,6 +31,8 @@ Environment: as npm start (npm start -- --help lists it); the server listens on 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 /** How long a burst of file events (an editor's save writes, renames, deletes) must be quiet before a rebuild. */
 const QUIET_MS = 50;
+/** How long a new server may take to serve before it is given up (killed), the last good one serving on. */
+const START_TIMEOUT_MS = 90_000;
 /** How long stopping may take before the servers are killed (a server lets a webhook attempt finish: up to 15 s). */
 const STOP_TIMEOUT_MS = 20_000;
 
@@ -54,8 +56,19 @@ function needsContractBuild(relativePath: string): boolean {
 }
 
 type Build = typeof import('./contract/build.js');
+type BuildOptions = import('./contract/build.js').BuildOptions;
 type Problems = typeof import('./contract/problems.js');
 
+/** The APIs of the changed spec files, or undefined (every API) when a change lies outside specs/<api>/ or names an API that is gone. */
+function apisChangedIn(changes: readonly string[]): string[] | undefined {
+  const apis = new Set<string>();
+  for (const change of changes) {
+    const api = /^specs\/([^/]+)\/./.exec(change)?.[1];
+    if (api === undefined || !fs.existsSync(path.join(projectRoot, 'specs', api, 'openapi.yaml'))) return undefined;
+    apis.add(api);
+  }
+  return [...apis];
+}
 async function main(args: string[]): Promise<number> {
   let help: boolean | undefined;
   try {
@@ -83,13 +96,17 @@ async function main(args: string[]): Promise<number> {
   let contractBroken = false;
   let stopping = false;
 
-  /** Builds into generated/; false (with the problems printed) when the specs do not build. */
-  const buildContract = async (): Promise<boolean> => {
+  /**
+   * Builds into generated/ (`options`: which APIs, whether types.ts); false (with the problems printed) when the
+   * specs do not build.
+   */
+  const buildContract = async (options: BuildOptions = {}): Promise<boolean> => {
     const started = performance.now();
     try {
-      const files = await build.buildContracts(projectRoot);
+      const files = await build.buildContracts(projectRoot, options);
       const written = build.writeGeneratedFiles(projectRoot, files);
-      say(`contract built in ${Math.round(performance.now() - started)} ms: ${written.length === 0 ? 'generated/ unchanged' : written.map((file) => file.path).join(', ')}`);
+      const what = options.types === false ? 'contract built (types.ts follows)' : 'contract built';
+      say(`${what} in ${Math.round(performance.now() - started)} ms: ${written.length === 0 ? 'generated/ unchanged' : written.map((file) => file.path).join(', ')}`);
       contractBroken = false;
       return true;
     } catch (error) {
@@ -104,8 +121,13 @@ async function main(args: string[]): Promise<number> {
   const startServer = (savedAt: number | undefined): Promise<void> =>
     new Promise((resolve) => {
       const worker = cluster.fork();
+      const giveUp = setTimeout(() => {
+        complain(`the new server (pid ${worker.process.pid}) did not serve within ${START_TIMEOUT_MS / 1000} s: stopping it.`);
+        stopServer(worker, 'SIGKILL');
+      }, START_TIMEOUT_MS);
       const onMessage = (message: unknown) => {
         if (typeof message !== 'object' || message === null || (message as { kind?: unknown }).kind !== 'server-ready') return;
+        clearTimeout(giveUp);
         worker.off('message', onMessage);
         worker.off('exit', onEarlyExit);
         const previous = serving;
@@ -117,6 +139,7 @@ async function main(args: string[]): Promise<number> {
         resolve();
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
+        clearTimeout(giveUp);
         worker.off('message', onMessage);
         if (!stopping) {
           complain(`the new server exited before serving (${signal ?? `exit code ${code}`}); ${serving ? `the last good server (pid ${serving.process.pid}) keeps serving` : 'no server is running'}: fix it and save.`);
@@ -153,9 +176,17 @@ async function main(args: string[]): Promise<number> {
       pending.clear();
       firstChangeAt = undefined;
       say(`changed: ${changes.length > 4 ? `${changes.slice(0, 4).join(', ')} and ${changes.length - 4} more` : changes.join(', ')}`);
-      if ((contractBroken || changes.some(needsContractBuild)) && !(await buildContract())) continue;
+      if (!contractBroken && !changes.some(needsContractBuild)) {
+        await startServer(savedAt);
+        continue;
+      }
+      // The APIs whose spec folder changed; every API after a failed build or another change. types.ts (openapi-typescript,
+      // about half the build) is read by the compiler only: it is rendered once the new server serves.
+      const apis = contractBroken ? undefined : apisChangedIn(changes);
+      if (!(await buildContract({ apis, types: false }))) continue;
       if (stopping) break;
       await startServer(savedAt);
+      if (!stopping) await buildContract({ apis });
     }
   };
   const onFileEvent = (folder: string, filename: string | null) => {

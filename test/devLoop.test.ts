@@ -103,7 +103,7 @@ describe('npm run dev', () => {
     fs.writeFileSync(specFile, withTitle('Work-Platform API, edited'));
     const [, , secondPid] = await output.next(SERVING, mark);
     expect(secondPid).not.toBe(firstPid);
-    expect(output.text().slice(mark)).toMatch(/\[dev\] contract built in \d+ ms: .*generated\/work-platform\/openapi\.json/);
+    expect(output.text().slice(mark)).toMatch(/\[dev\] contract built.* in \d+ ms: .*generated\/work-platform\/openapi\.json/);
     expect(await servedTitle(url!)).toBe('Work-Platform API, edited');
     expect(originalTitle).not.toBe('Work-Platform API, edited');
     await until(() => !isRunning(Number(firstPid)), 'the replaced server to exit');

@@ -87,8 +87,15 @@ function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): Contract
   return problems;
 }
 
+export interface BuildOptions {
+  /** Only these APIs (the others' generated files are left out, not compared); every API by default. */
+  apis?: readonly string[];
+  /** false: leave out types.ts, which only the compiler reads (npm run dev renders it after the restart). */
+  types?: boolean;
+}
+
 /** The generated files of one API from its bundled (and checked) document. */
-export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
+export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[], options: BuildOptions = {}): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
   const document = withProblemTypeTable(bundled);
   const info = isJsonObject(document.info) ? document.info : {};
@@ -97,7 +104,7 @@ export async function renderApi(api: string, bundled: JsonObject, changelog: rea
     { path: `${dir}/openapi.yaml`, contents: renderOpenapiYaml(api, document) },
     { path: `${dir}/postman.json`, contents: renderPostmanCollection(api, document) },
     { path: `${dir}/postman-environment.json`, contents: renderPostmanEnvironment(api, document) },
-    { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
+    ...(options.types === false ? [] : [{ path: `${dir}/types.ts`, contents: await renderTypes(api, document) }]),
     { path: `${dir}/rules.ts`, contents: renderContractRules(api, document) },
     { path: `${dir}/changelog.json`, contents: renderChangelogJson(api, { title: String(info.title), version: String(info.version) }, changelog) },
   ];
@@ -107,8 +114,8 @@ export async function renderApi(api: string, bundled: JsonObject, changelog: rea
  * Builds every API in memory. Throws a ContractBuildError listing the problems of all APIs when any has one,
  * so that nothing is written from a spec that breaks the conventions.
  */
-export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]> {
-  const specs = discoverApis(repoRoot);
+export async function buildContracts(repoRoot: string, options: BuildOptions = {}): Promise<GeneratedFile[]> {
+  const specs = discoverApis(repoRoot).filter((spec) => !options.apis || options.apis.includes(spec.api));
   if (specs.length === 0) {
     throw new ContractBuildError([{ file: `${SPECS_DIR}/`, message: 'no specs/<api>/openapi.yaml found' }]);
   }
@@ -124,7 +131,7 @@ export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]>
   }
   if (problems.length > 0) throw new ContractBuildError(problems);
   const files: GeneratedFile[] = [];
-  for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog)));
+  for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog, options)));
   files.push({ path: SPECS_HASH_FILE, contents: renderSpecsHashFile(specsHash) });
   return files;
 }
