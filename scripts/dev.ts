@@ -3,7 +3,9 @@
 //
 // The server runs as a cluster worker of this process, so that the next one can listen on the same port before the
 // running one stops: a restart refuses no request, and a new server that does not start leaves the last good one
-// serving. The contract is built in this process (the build's modules stay loaded: about half a second a build,
+// serving. The next server is started ahead of time and waits with its modules loaded (two thirds of a start under
+// tsx); a spec save then costs a build and the rest of a start. A source save, or a build that changes a generated
+// module (rules.ts), needs a fresh server. The contract is built in this process (the build's modules stay loaded: about half a second a build,
 // against four for a fresh npm run build:contract); the workers accept connections themselves (SCHED_NONE), so a
 // build here never holds up a request.
 import cluster, { type Worker } from 'node:cluster';
@@ -20,7 +22,7 @@ and watches specs/ and src/. After each save:
     or removed under src/<api>/operations/ (the build checks that every operation has one);
   - any other change under src/ restarts the server.
 The new server starts beside the running one and takes over once it serves, so no request is refused in
-between. A build error, or a server that does not start, is printed, and the last good server keeps
+between; the next one waits with its modules loaded, so that a spec save restarts faster. A build error, or a server that does not start, is printed, and the last good server keeps
 serving until a later save fixes it. Each restart prints the time from the save to serving.
 
 Ctrl-C (SIGINT) or SIGTERM stops the server gracefully, then the loop; a second Ctrl-C kills the server.
@@ -31,6 +33,8 @@ Environment: as npm start (npm start -- --help lists it); the server listens on 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 /** How long a burst of file events (an editor's save writes, renames, deletes) must be quiet before a rebuild. */
 const QUIET_MS = 50;
+/** How long the saves must pause before types.ts is rendered. */
+const TYPES_AFTER_MS = 2_000;
 /** How long a new server may take to serve before it is given up (killed), the last good one serving on. */
 const START_TIMEOUT_MS = 90_000;
 /** How long stopping may take before the servers are killed (a server lets a webhook attempt finish: up to 15 s). */
@@ -50,6 +54,15 @@ export function isWatchedFile(relativePath: string): boolean {
   return false;
 }
 
+/** A file's modification time (ms since the epoch), or undefined when it is gone. */
+function modifiedAt(relativePath: string): number | undefined {
+  try {
+    return fs.statSync(path.join(projectRoot, relativePath)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a change needs the contract rebuilt: a spec, or the set of handler files the build checks. */
 function needsContractBuild(relativePath: string): boolean {
   return relativePath.startsWith('specs/') || /^src\/[^/]+\/operations\//.test(relativePath);
@@ -57,6 +70,7 @@ function needsContractBuild(relativePath: string): boolean {
 
 type Build = typeof import('./contract/build.js');
 type BuildOptions = import('./contract/build.js').BuildOptions;
+type GeneratedFile = import('./contract/build.js').GeneratedFile;
 type Problems = typeof import('./contract/problems.js');
 
 /** The APIs of the changed spec files, or undefined (every API) when a change lies outside specs/<api>/ or names an API that is gone. */
@@ -100,7 +114,7 @@ async function main(args: string[]): Promise<number> {
    * Builds into generated/ (`options`: which APIs, whether types.ts); false (with the problems printed) when the
    * specs do not build.
    */
-  const buildContract = async (options: BuildOptions = {}): Promise<boolean> => {
+  const buildContract = async (options: BuildOptions = {}): Promise<GeneratedFile[] | undefined> => {
     const started = performance.now();
     try {
       const files = await build.buildContracts(projectRoot, options);
@@ -108,19 +122,53 @@ async function main(args: string[]): Promise<number> {
       const what = options.types === false ? 'contract built (types.ts follows)' : 'contract built';
       say(`${what} in ${Math.round(performance.now() - started)} ms: ${written.length === 0 ? 'generated/ unchanged' : written.map((file) => file.path).join(', ')}`);
       contractBroken = false;
-      return true;
+      return written;
     } catch (error) {
       contractBroken = true;
       complain(error instanceof ContractBuildError ? error.message : `the contract build failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       complain(serving ? `generated/ is unchanged and the last good server (pid ${serving.process.pid}) keeps serving; fix the spec and save.` : 'no server is running; fix the spec and save.');
-      return false;
+      return undefined;
     }
+  };
+
+  /**
+   * The next server, started ahead of time (DEV_SERVER_STANDBY=on): it loads its modules, most of a start, while
+   * nothing happens, then waits to be told to start. Usable while nothing it loaded has changed: no file under src/,
+   * no generated module (rules.ts); the JSON and YAML it serves are read when it starts.
+   */
+  let standby: { worker: Worker; stale: boolean; taken: boolean; waiting: boolean } | undefined;
+  const prepareStandby = () => {
+    if (stopping || standby) return;
+    const entry = { worker: cluster.fork({ DEV_SERVER_STANDBY: 'on' }), stale: false, taken: false, waiting: false };
+    standby = entry;
+    // It listens for `start` only once its modules are loaded (an earlier message would be lost): it says when.
+    entry.worker.on('message', (message: unknown) => {
+      if (typeof message !== 'object' || message === null || (message as { kind?: unknown }).kind !== 'standby-waiting') return;
+      entry.waiting = true;
+      if (entry.taken) entry.worker.send({ kind: 'start' });
+    });
+    entry.worker.once('exit', () => {
+      if (standby === entry) standby = undefined;
+      if (!entry.taken) retiring.delete(entry.worker);
+    });
+  };
+  /** The standby, told to start, when its modules are current; otherwise a fresh server (the standby is stopped). */
+  const takeServer = (): { worker: Worker; warm: boolean } => {
+    const taken = standby;
+    standby = undefined;
+    if (taken && !taken.stale && taken.worker.isConnected()) {
+      taken.taken = true;
+      if (taken.waiting) taken.worker.send({ kind: 'start' });
+      return { worker: taken.worker, warm: true };
+    }
+    if (taken) stopServer(taken.worker);
+    return { worker: cluster.fork(), warm: false };
   };
 
   /** Starts a server beside the running one; once it serves, the running one is stopped. */
   const startServer = (savedAt: number | undefined): Promise<void> =>
     new Promise((resolve) => {
-      const worker = cluster.fork();
+      const { worker, warm } = takeServer();
       const giveUp = setTimeout(() => {
         complain(`the new server (pid ${worker.process.pid}) did not serve within ${START_TIMEOUT_MS / 1000} s: stopping it.`);
         stopServer(worker, 'SIGKILL');
@@ -134,8 +182,9 @@ async function main(args: string[]): Promise<number> {
         serving = worker;
         if (previous) stopServer(previous);
         const { url, publicBaseUrl } = message as { url: string; publicBaseUrl: string };
-        const timing = savedAt === undefined ? '' : `, ${Math.round(performance.now() - savedAt)} ms after the save`;
+        const timing = savedAt === undefined ? '' : `, ${Math.round(Date.now() - savedAt)} ms after the save${warm ? ', started ahead of time' : ''}`;
         say(`serving ${url} (server pid ${worker.process.pid}${previous ? `, replacing pid ${previous.process.pid}` : ''}${timing}); reference: ${publicBaseUrl}/v1/docs`);
+        prepareStandby();
         resolve();
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
@@ -172,7 +221,10 @@ async function main(args: string[]): Promise<number> {
   const handleChanges = async () => {
     while (pending.size > 0 && !stopping) {
       const changes = [...pending].sort();
-      const savedAt = firstChangeAt;
+      // When the first of them was saved: its modification time, which a busy loop here cannot delay (the event can be);
+      // not a time from before the burst (a file moved in keeps its own).
+      const noticedAt = firstChangeAt ?? Date.now();
+      const savedAt = Math.min(noticedAt, ...changes.map((change) => modifiedAt(change) ?? Infinity).filter((time) => time > noticedAt - 60_000));
       pending.clear();
       firstChangeAt = undefined;
       say(`changed: ${changes.length > 4 ? `${changes.slice(0, 4).join(', ')} and ${changes.length - 4} more` : changes.join(', ')}`);
@@ -183,23 +235,48 @@ async function main(args: string[]): Promise<number> {
       // The APIs whose spec folder changed; every API after a failed build or another change. types.ts (openapi-typescript,
       // about half the build) is read by the compiler only: it is rendered once the new server serves.
       const apis = contractBroken ? undefined : apisChangedIn(changes);
-      if (!(await buildContract({ apis, types: false }))) continue;
+      const written = await buildContract({ apis, types: false });
+      if (!written) continue;
+      if (standby && written.some((file) => file.path.endsWith('/rules.ts'))) standby.stale = true;
       if (stopping) break;
       await startServer(savedAt);
-      if (!stopping) await buildContract({ apis });
+      if (!stopping) scheduleTypes(apis);
     }
+  };
+  // types.ts once the saves pause: rendering it holds this process up (about half a build), and a save made meanwhile
+  // would wait for it.
+  let typesFor: Set<string> | 'all' | undefined;
+  let typesTimer: NodeJS.Timeout | undefined;
+  const scheduleTypes = (apis: readonly string[] | undefined) => {
+    typesFor = apis === undefined || typesFor === 'all' ? 'all' : new Set([...(typesFor ?? []), ...apis]);
+    clearTimeout(typesTimer);
+    typesTimer = setTimeout(() => {
+      if (stopping) return;
+      if (cycle || pending.size > 0) return scheduleTypes([]);
+      const apisNow = typesFor === 'all' ? undefined : [...(typesFor ?? [])];
+      typesFor = undefined;
+      cycle = buildContract({ apis: apisNow })
+        .then(() => undefined)
+        .finally(() => {
+          cycle = undefined;
+          if (pending.size > 0) startCycle();
+        });
+    }, TYPES_AFTER_MS);
   };
   const onFileEvent = (folder: string, filename: string | null) => {
     if (stopping || filename === null) return;
     const changed = `${folder}/${filename.split(path.sep).join('/')}`;
     if (!isWatchedFile(changed)) return;
-    firstChangeAt ??= performance.now();
+    if (standby && folder === 'src') standby.stale = true;
+    firstChangeAt ??= Date.now();
     pending.add(changed);
     clearTimeout(quietTimer);
-    quietTimer = setTimeout(() => {
-      if (cycle) return; // the running cycle takes the new changes when it is done
-      cycle = handleChanges().finally(() => (cycle = undefined));
-    }, QUIET_MS);
+    // A cycle under way takes the new changes when it is done.
+    quietTimer = setTimeout(startCycle, QUIET_MS);
+  };
+  const startCycle = () => {
+    if (cycle || stopping) return;
+    cycle = handleChanges().finally(() => (cycle = undefined));
   };
   const watchers = ['specs', 'src'].map((folder) => {
     const watcher = fs.watch(path.join(projectRoot, folder), { recursive: true }, (_event, filename) => onFileEvent(folder, filename));
@@ -218,6 +295,7 @@ async function main(args: string[]): Promise<number> {
       stopping = true;
       say(`${signal}: stopping the server…`);
       clearTimeout(quietTimer);
+      clearTimeout(typesTimer);
       for (const watcher of watchers) watcher.close();
       const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
       const exits = workers.map((worker) => new Promise<void>((done) => (worker.process.exitCode !== null || worker.process.signalCode !== null ? done() : worker.process.once('exit', () => done()))));
@@ -241,7 +319,7 @@ async function main(args: string[]): Promise<number> {
     if (await buildContract()) await startServer(undefined);
   })().finally(() => (cycle = undefined));
   await cycle;
-  if (pending.size > 0 && !stopping) cycle = handleChanges().finally(() => (cycle = undefined));
+  if (pending.size > 0) startCycle();
   return stopped;
 }
 

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  // npm run dev starts the next server ahead of time: it loads its modules (most of a start) and waits to be told to start.
+  if (process.env.DEV_SERVER_STANDBY === 'on' && process.send) await startMessage();
   // Before anything is opened: generated/ built from other specs would be served as the contract.
   const stale = staleContractReason(projectRoot);
   if (stale) {
@@ -66,6 +68,19 @@ async function main(): Promise<void> {
   printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
   // Started by npm run dev (a cluster worker): it swaps servers once this one serves.
   process.send?.({ kind: 'server-ready', url: app.url, publicBaseUrl: app.publicBaseUrl });
+}
+
+function startMessage(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if (typeof message !== 'object' || message === null || (message as { kind?: unknown }).kind !== 'start') return;
+      process.off('message', onMessage);
+      resolve();
+    };
+    process.on('message', onMessage);
+    // Only now: a message that arrives before anyone listens is dropped.
+    process.send!({ kind: 'standby-waiting' });
+  });
 }
 
 function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined): void {

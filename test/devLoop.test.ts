@@ -103,6 +103,8 @@ describe('npm run dev', () => {
     fs.writeFileSync(specFile, withTitle('Work-Platform API, edited'));
     const [, , secondPid] = await output.next(SERVING, mark);
     expect(secondPid).not.toBe(firstPid);
+    // The server started ahead of time (modules loaded, told to start once it listens for that) took over.
+    expect(output.text().slice(mark)).toMatch(/ms after the save, started ahead of time\)/);
     expect(output.text().slice(mark)).toMatch(/\[dev\] contract built.* in \d+ ms: .*generated\/work-platform\/openapi\.json/);
     expect(await servedTitle(url!)).toBe('Work-Platform API, edited');
     expect(originalTitle).not.toBe('Work-Platform API, edited');
@@ -129,6 +131,8 @@ describe('npm run dev', () => {
     mark = output.mark();
     fs.appendFileSync(startUpFile, '\nexport const broken = ;\n');
     await output.next(/the new server exited before serving .*; the last good server \(pid (\d+)\) keeps serving/, mark);
+    // Not the one started ahead of time: its modules were loaded before the source changed.
+    expect(output.text().slice(mark)).not.toContain('started ahead of time');
     expect(output.text().slice(mark)).toContain(`the last good server (pid ${thirdPid}) keeps serving`);
     expect(await servedTitle(url!)).toBe('Work-Platform API, fixed');
 
