@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { buildContracts, compareWithDisk, discoverApis, writeGeneratedFiles, type FileDifference } from './contract/build.js';
 import { ContractBuildError, formatProblem } from './contract/problems.js';
+import { SPECS_HASH_FILE } from '../src/contract/specsHash.js';
 import { checkReleases } from './contract/release.js';
 
 const USAGE = `Usage: tsx scripts/build-contract.ts [--check] [--help]
@@ -14,6 +15,7 @@ Compiles every specs/<api>/openapi.yaml into generated/<api>/:
   openapi.json, openapi.yaml  the bundled document (internal $refs only)
   postman.json                a Postman v2.1 collection with a status test per request
   types.ts                    openapi-typescript types
+and generated/specs.sha256, the content hash of specs/ that npm start compares before it serves.
 
 Adds what each API's x-conventions (in its root openapi.yaml) say every operation answers: the
 request-id, rate-limit and quota headers, and the standard error answers (scripts/contract/apiConventions.ts).
@@ -24,7 +26,7 @@ operations, resolvable response schemas and headers), or when a file under paths
 header that x-conventions adds.
 
 Options:
-  --check   build in memory and compare with generated/; exit 1 when a file is stale or missing, or when
+  --check   build in memory and compare with generated/ (specs.sha256 included); exit 1 when a file is stale or missing, or when
             a change since specs/<api>/released/openapi.json has no entry in specs/<api>/changelog.yaml
             or is breaking without a new major info.version (semver)
   --help    print this message`;
@@ -85,8 +87,9 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
 
-  writeGeneratedFiles(REPO_ROOT, files);
-  for (const file of files) console.log(`wrote ${file.path}`);
+  const written = writeGeneratedFiles(REPO_ROOT, files);
+  for (const file of written) console.log(`wrote ${file.path}`);
+  console.log(`${written.length} of ${files.length} generated files changed; ${SPECS_HASH_FILE} records the specs/ they were built from.`);
   for (const difference of compareWithDisk(REPO_ROOT, files)) console.warn(describeDifference(difference));
   return 0;
 }

@@ -1,16 +1,17 @@
-// The node arguments of an npm script written as `node <flags> <entry>`, so that the bench and
-// the tests start the server and the worker exactly as `npm start` and `npm run worker` do.
+// The node arguments of an npm script written as `[exec] node <flags> <entry>`, so that the bench and
+// the tests start the server and the worker exactly as `npm start` and `npm run worker` do. `exec` makes the shell npm
+// runs the script in become node, so that a signal sent to npm's child reaches the server (dash does not exec by itself).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The scripts written as `node <flags> <entry>`: under tsx, and their compiled twins (npm run build). */
-export type NodeScript = 'start' | 'worker' | 'start:production' | 'worker:production' | 'admin:production';
+export type NodeScript = 'start' | 'dev' | 'worker' | 'start:production' | 'worker:production' | 'admin:production';
 
 export function npmScriptNodeArguments(script: NodeScript): string[] {
   const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const [command, ...nodeArguments] = (packageJson.scripts[script] ?? '').trim().split(/\s+/);
+  const [command, ...nodeArguments] = (packageJson.scripts[script] ?? '').trim().replace(/^exec\s+/, '').split(/\s+/);
   if (command !== 'node' || nodeArguments.length === 0) {
-    throw new Error(`package.json script "${script}" must read "node <flags> <entry>", not "${packageJson.scripts[script]}"`);
+    throw new Error(`package.json script "${script}" must read "[exec] node <flags> <entry>", not "${packageJson.scripts[script]}"`);
   }
   return nodeArguments;
 }

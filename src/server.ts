@@ -4,11 +4,15 @@ import { createJsonLogger } from './logger.js';
 import { openStore } from './openStore.js';
 import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
+import { staleContractReason } from './contract/specsHash.js';
+import { projectRoot } from './projectFiles.js';
 
 const HELP = `Usage: npm start
 
 Starts the API server: the Published Portfolio Read API under /api/v1 and the Work-Platform API under /v1.
 On an empty database it loads the demo data set and prints a demo API key.
+Refuses to start when specs/ changed since generated/ was built (run npm run build:contract, or use
+npm run dev, which rebuilds and restarts on every save).
 
 Environment variables:
 ${environmentHelp()}
@@ -17,6 +21,15 @@ ${environmentHelp()}
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(HELP);
+    return;
+  }
+  // npm run dev starts the next server ahead of time: it loads its modules (most of a start) and waits to be told to start.
+  if (process.env.DEV_SERVER_STANDBY === 'on' && process.send) await startMessage();
+  // Before anything is opened: generated/ built from other specs would be served as the contract.
+  const stale = staleContractReason(projectRoot);
+  if (stale) {
+    process.stderr.write(`Not starting: ${stale}\n`);
+    process.exitCode = 1;
     return;
   }
   const config = loadConfig();
@@ -53,6 +66,21 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   // Only now: a supervisor that stops the server as soon as it reads the banner must not find the signal's default (exit at once).
   printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
+  // Started by npm run dev (a cluster worker): it swaps servers once this one serves.
+  process.send?.({ kind: 'server-ready', url: app.url, publicBaseUrl: app.publicBaseUrl });
+}
+
+function startMessage(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if (typeof message !== 'object' || message === null || (message as { kind?: unknown }).kind !== 'start') return;
+      process.off('message', onMessage);
+      resolve();
+    };
+    process.on('message', onMessage);
+    // Only now: a message that arrives before anyone listens is dropped.
+    process.send!({ kind: 'standby-waiting' });
+  });
 }
 
 function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined): void {

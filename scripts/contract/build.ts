@@ -14,6 +14,7 @@ import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
 import { checkProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { hashSpecs, renderSpecsHashFile, SPECS_HASH_FILE } from '../../src/contract/specsHash.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
@@ -99,8 +100,15 @@ function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): Contract
   return problems;
 }
 
+export interface BuildOptions {
+  /** Only these APIs (the others' generated files are left out, not compared); every API by default. */
+  apis?: readonly string[];
+  /** false: leave out types.ts, which only the compiler reads (npm run dev renders it after the restart). */
+  types?: boolean;
+}
+
 /** The generated files of one API from its bundled (and checked) document. */
-export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
+export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[], options: BuildOptions = {}): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
   const document = withProblemTypeTable(bundled);
   const info = isJsonObject(document.info) ? document.info : {};
@@ -109,7 +117,7 @@ export async function renderApi(api: string, bundled: JsonObject, changelog: rea
     { path: `${dir}/openapi.yaml`, contents: renderOpenapiYaml(api, document) },
     { path: `${dir}/postman.json`, contents: renderPostmanCollection(api, document) },
     { path: `${dir}/postman-environment.json`, contents: renderPostmanEnvironment(api, document) },
-    { path: `${dir}/types.ts`, contents: await renderTypes(api, document) },
+    ...(options.types === false ? [] : [{ path: `${dir}/types.ts`, contents: await renderTypes(api, document) }]),
     { path: `${dir}/rules.ts`, contents: renderContractRules(api, document) },
     { path: `${dir}/changelog.json`, contents: renderChangelogJson(api, { title: String(info.title), version: String(info.version) }, changelog) },
   ];
@@ -119,11 +127,13 @@ export async function renderApi(api: string, bundled: JsonObject, changelog: rea
  * Builds every API in memory. Throws a ContractBuildError listing the problems of all APIs when any has one,
  * so that nothing is written from a spec that breaks the conventions.
  */
-export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]> {
-  const specs = discoverApis(repoRoot);
+export async function buildContracts(repoRoot: string, options: BuildOptions = {}): Promise<GeneratedFile[]> {
+  const specs = discoverApis(repoRoot).filter((spec) => !options.apis || options.apis.includes(spec.api));
   if (specs.length === 0) {
     throw new ContractBuildError([{ file: `${SPECS_DIR}/`, message: 'no specs/<api>/openapi.yaml found' }]);
   }
+  // Hashed before anything is read: a save during the build leaves a hash that no longer matches, never the reverse.
+  const specsHash = hashSpecs(repoRoot);
   const problems: ContractProblem[] = [];
   const compiled: { api: string; document: JsonObject; changelog: ChangelogEntry[] }[] = [];
   for (const spec of specs) {
@@ -134,16 +144,22 @@ export async function buildContracts(repoRoot: string): Promise<GeneratedFile[]>
   }
   if (problems.length > 0) throw new ContractBuildError(problems);
   const files: GeneratedFile[] = [];
-  for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog)));
+  for (const { api, document, changelog } of compiled) files.push(...(await renderApi(api, document, changelog, options)));
+  files.push({ path: SPECS_HASH_FILE, contents: renderSpecsHashFile(specsHash) });
   return files;
 }
 
-export function writeGeneratedFiles(repoRoot: string, files: readonly GeneratedFile[]): void {
+/** Writes each file whose contents differ from what is on disk (an unchanged file keeps its time); returns those written. */
+export function writeGeneratedFiles(repoRoot: string, files: readonly GeneratedFile[]): GeneratedFile[] {
+  const written: GeneratedFile[] = [];
   for (const file of files) {
     const target = path.join(repoRoot, file.path);
+    if (fs.existsSync(target) && fs.readFileSync(target, 'utf8') === file.contents) continue;
+    written.push(file);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, file.contents);
   }
+  return written;
 }
 
 export interface FileDifference {

@@ -29,7 +29,8 @@ export class OAuthError extends Error {
   }
 }
 
-const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+/** Unpadded base64url with what browsers and edge runtimes have (no Buffer). */
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /** `GET <origin>/.well-known/oauth-authorization-server`. */
 export async function discover(baseUrl: string, fetchImpl: typeof fetch = fetch): Promise<AuthorizationServerMetadata> {

@@ -8,13 +8,32 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REFERENCE_INIT_PATH, REFERENCE_RENDERER_PATH } from '../contract/referencePage.js';
 import type { MountedHandler } from './httpAdapter.js';
+import { NARROW_FOR_REFERENCE_SOURCE } from './referenceNarrowing.js';
 
-/** Renders the spec named by the element's `data-spec`; marks the body when done, so a browser test knows when to look. */
+/**
+ * Renders the spec named by the element's `data-spec`, narrowed for the renderer (referenceNarrowing.ts); its download
+ * button offers the served document itself. Marks the body when done, so a browser test knows when to look.
+ */
 const INIT_SCRIPT = `(function () {
+  ${NARROW_FOR_REFERENCE_SOURCE.replace(/\n/g, '\n  ')}
   var element = document.getElementById('reference');
-  Redoc.init(element.getAttribute('data-spec'), { hideHostname: false, sortPropsAlphabetically: false, jsonSampleExpandLevel: 2 }, element, function (error) {
+  var specUrl = element.getAttribute('data-spec');
+  var options = { hideHostname: false, sortPropsAlphabetically: false, jsonSampleExpandLevel: 2, downloadDefinitionUrl: specUrl };
+  var rendered = function (error) {
     document.body.setAttribute('data-rendered', error ? 'failed' : 'true');
-  });
+  };
+  fetch(specUrl, { headers: { accept: 'application/json' } })
+    .then(function (response) {
+      if (!response.ok) throw new Error(specUrl + ' answered ' + response.status);
+      return response.json();
+    })
+    .then(function (spec) {
+      Redoc.init(narrowForReference(spec), options, element, rendered);
+    })
+    .catch(function (error) {
+      console.error(error);
+      rendered(error);
+    });
 })();
 `;
 

@@ -13,6 +13,7 @@ import { PayloadTooLargeError } from '../contract/reply.js';
 import { originNotAllowed } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
+import { protocolError } from './protocolErrors.js';
 import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.js';
 
 /** Under the API's own prefix, so that the API's OAuth resource (`<base>/v1`) covers it (RFC 9728 §3.3). */
@@ -46,12 +47,12 @@ export interface McpServerOptions {
  * is a quarter of the server's start-up time, for an endpoint that many deployments never see called.
  */
 async function loadSdk() {
-  const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode }] = await Promise.all([
+  const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema, ErrorCode }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  return { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode };
+  return { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode };
 }
 
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
@@ -65,7 +66,7 @@ function serverFor(
   requestId: string,
   options: McpServerOptions,
 ): Server {
-  const { Server, CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } = sdk;
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode } = sdk;
   let calls = 0;
   const server = new Server({ name: 'work-platform', title: 'Work-Platform API', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -75,7 +76,7 @@ function serverFor(
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${request.params.name}; tools/list names them.`);
+    if (!tool) throw protocolError(ErrorCode.InvalidParams, `There is no tool ${request.params.name}; tools/list names them.`);
     // A tool the scopes do not allow is still called: the API's own 403 tells the agent which scope is missing.
     calls += 1;
     // Each tool call is a request of its own, named after the HTTP request that carried it.

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { asReceived } from './protocolErrors.js';
 
 const HELP = `Usage: npm run --silent mcp -- [--base-url URL]
 
@@ -69,8 +70,9 @@ async function main(): Promise<number> {
     { name: remote?.name ?? 'work-platform', version: remote?.version ?? '0.0.0' },
     { capabilities: { tools: {} }, ...(upstream.getInstructions() ? { instructions: upstream.getInstructions() } : {}) },
   );
-  relay.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
-  relay.setRequestHandler(CallToolRequestSchema, (request) => upstream.callTool(request.params));
+  // The server's errors (an unknown tool) pass on as the server worded them, not wrapped once more by this hop.
+  relay.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params).catch(asReceived));
+  relay.setRequestHandler(CallToolRequestSchema, (request) => upstream.callTool(request.params).catch(asReceived));
   const closed = new Promise<void>((resolve) => (relay.onclose = resolve));
   await relay.connect(new StdioServerTransport());
   await closed;

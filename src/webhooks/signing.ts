@@ -30,7 +30,7 @@ function keyBytes(secret: SigningSecret): Buffer {
   return key;
 }
 
-function bodyBytes(rawBody: Buffer | Uint8Array | string): Buffer {
+function bodyBytes(rawBody: Uint8Array | string): Buffer {
   if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
   return Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
 }
@@ -42,7 +42,7 @@ function checkTimestamp(timestampSeconds: number): void {
 }
 
 /** The `v1` value for one secret: lowercase hex HMAC-SHA256 over the bytes `<t>.` followed by the raw body bytes. */
-export function computeV1Signature(secret: SigningSecret, timestampSeconds: number, rawBody: Buffer | Uint8Array | string): string {
+export function computeV1Signature(secret: SigningSecret, timestampSeconds: number, rawBody: Uint8Array | string): string {
   checkTimestamp(timestampSeconds);
   return createHmac('sha256', keyBytes(secret))
     .update(`${timestampSeconds}.`, 'utf8')
@@ -56,7 +56,7 @@ export interface SignatureHeaderInput {
   /** When this attempt is signed (every attempt is signed anew when it is sent). */
   timestampSeconds: number;
   /** The exact bytes that are sent as the request body. */
-  rawBody: Buffer | string;
+  rawBody: Uint8Array | string;
 }
 
 /** `t=<t>,v1=<hex>[,v1=<hex>…]`: one `v1` per active secret, in the order given. */

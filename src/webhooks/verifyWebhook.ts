@@ -89,14 +89,14 @@ function headerValue(headers: IncomingHeaders, name: string): string | undefined
   return undefined;
 }
 
-function toBuffer(rawBody: Buffer | string): Buffer {
-  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+function toBytes(rawBody: Uint8Array | string): Uint8Array {
+  return typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : rawBody;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
-function parseEnvelope(body: Buffer): WebhookEnvelope {
+function parseEnvelope(body: Uint8Array): WebhookEnvelope {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -128,7 +128,8 @@ export interface VerifyWebhookOptions {
  * is not signed: dedupe on the returned envelope's `id`.
  */
 export function verifyWebhook(
-  rawBody: Buffer | string,
+  // Uint8Array, not Buffer (a Buffer is one): the client package's declarations compile without @types/node.
+  rawBody: Uint8Array | string,
   headers: IncomingHeaders,
   secrets: string | string[],
   { toleranceSec = DEFAULT_TOLERANCE_SEC, now = Date.now }: VerifyWebhookOptions = {},
@@ -147,7 +148,7 @@ export function verifyWebhook(
     throw new WebhookVerificationError('malformed-signature', 'Svc-Timestamp differs from the t of Svc-Signature');
   }
 
-  const body = toBuffer(rawBody);
+  const body = toBytes(rawBody);
   const received = signatures.map((hex) => Buffer.from(hex, 'hex'));
   let matched = false;
   for (const secret of secretList) {

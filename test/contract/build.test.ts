@@ -405,6 +405,7 @@ describe('convention checks', () => {
       'generated/tiny/types.ts',
       'generated/tiny/rules.ts',
       'generated/tiny/changelog.json',
+      'generated/specs.sha256',
     ]);
   }, BUILD_TIMEOUT);
 

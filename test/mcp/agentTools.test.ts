@@ -135,9 +135,10 @@ describe('MCP over Streamable HTTP (/v1/mcp)', () => {
     expect(problemOf(gone)).toMatchObject({ status: 404, code: 'task-not-found' });
   });
 
-  it('an unknown tool is a protocol error', async () => {
+  it('an unknown tool is a protocol error, worded once', async () => {
     const client = await connectOverHttp(fx.tokens.all);
-    await expect(client.callTool({ name: 'launchRocket', arguments: {} })).rejects.toThrow(/no tool launchRocket/);
+    const error = await client.callTool({ name: 'launchRocket', arguments: {} }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: -32602, message: UNKNOWN_TOOL_MESSAGE });
   });
 
   it('refuses a request without a valid token with 401 problem+json and a WWW-Authenticate naming the resource metadata', async () => {
@@ -201,6 +202,9 @@ describe('what /v1/mcp refuses before any tool runs, as the API does', () => {
   });
 });
 
+/** What an MCP client shows for a call of an unknown tool: the JSON-RPC code once, then the server's sentence. */
+const UNKNOWN_TOOL_MESSAGE = 'MCP error -32602: There is no tool launchRocket; tools/list names them.';
+
 describe('MCP over stdio (npm run mcp, relaying to /v1/mcp)', () => {
   const relayArgs = ['--import', 'tsx', path.join(REPO_ROOT, 'src/mcp/stdioRelay.ts')];
 
@@ -215,6 +219,9 @@ describe('MCP over stdio (npm run mcp, relaying to /v1/mcp)', () => {
     expect((read.structuredContent as { id: string }).id).toBe(fx.taskIds[0]);
     const refused = (await client.callTool({ name: 'createProject', arguments: { body: { name: 'No' } } })) as CallToolResult;
     expect(problemOf(refused)).toMatchObject({ status: 403, requiredScopes: ['projects:write'] });
+    // The server's protocol error as the server worded it: not wrapped again by the relay (once per hop, three times in all).
+    const unknown = await client.callTool({ name: 'launchRocket', arguments: {} }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(unknown).toMatchObject({ code: -32602, message: UNKNOWN_TOOL_MESSAGE });
   });
 
   it('exits 1 with a clear message when the server refuses the token, 2 without one, and explains itself with --help', async () => {

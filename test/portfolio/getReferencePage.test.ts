@@ -23,10 +23,11 @@ describe('GET /api/v1/docs', () => {
     expect(page.text).not.toMatch(/<script>/);
   });
 
-  it('renders in chromium from this server alone, with no console error: every operation and error code is on the page', async () => {
+  it('renders in chromium from this server alone, with no console error or warning: every operation and error code is on the page', async () => {
     const rendered = await browser.render(new URL('/api/v1/docs', t.app.publicBaseUrl).href);
     expect(rendered.foreignRequests).toEqual([]);
     expect(rendered.errors).toEqual([]);
+    expect(rendered.warnings).toEqual([]);
     expect(operationSummaries(t.client.document).filter(({ summary }) => !rendered.text.includes(summary))).toEqual([]);
     expect(operationSummaries(t.client.document).filter(({ operationId }) => !rendered.sectionIds.some((id) => id.endsWith(`/${operationId}`)))).toEqual([]);
     expect(errorCodes(t.client.document).filter((code) => !rendered.text.includes(code))).toEqual([]);

@@ -22,6 +22,8 @@ export interface RenderedPage {
   text: string;
   /** Console errors and uncaught exceptions of the page. */
   errors: string[];
+  /** Console warnings of the page: what the renderer says about the document (e.g. Redoc's "Incompatible types in allOf"). */
+  warnings: string[];
   /** Requests the page tried to make outside the server's origin (all refused). */
   foreignRequests: string[];
   /** Every same-origin URL the page loaded. */
@@ -46,9 +48,10 @@ export function useReferenceBrowser(): { render(url: string): Promise<RenderedPa
       const origin = new URL(url).origin;
       const context = await browser!.newContext();
       const page = await context.newPage();
-      const result: RenderedPage = { text: '', errors: [], foreignRequests: [], loaded: [], sectionIds: [] };
+      const result: RenderedPage = { text: '', errors: [], warnings: [], foreignRequests: [], loaded: [], sectionIds: [] };
       page.on('console', (message) => {
         if (message.type() === 'error') result.errors.push(message.text());
+        if (message.type() === 'warning') result.warnings.push(message.text());
       });
       page.on('pageerror', (error) => result.errors.push(error.message));
       await page.route('**/*', (route) => {

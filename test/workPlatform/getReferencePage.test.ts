@@ -47,10 +47,11 @@ describe('GET /v1/docs', () => {
     expectProblem(await client.get('/v1/docs', { origin: 'https://evil.example', authorization: `Bearer ${fx.tokens.all}` }), 403, 'forbidden', 'origin-not-allowed');
   });
 
-  it('renders in chromium from this server alone, with no console error: every operation, event and problem type is on the page', async () => {
+  it('renders in chromium from this server alone, with no console error or warning (Redoc warns about the document it renders): every operation, event and problem type is on the page', async () => {
     const rendered = await browser.render(new URL('/v1/docs', t.app.publicBaseUrl).href);
     expect(rendered.foreignRequests).toEqual([]);
     expect(rendered.errors).toEqual([]);
+    expect(rendered.warnings).toEqual([]);
     expect(rendered.loaded).toContain(new URL('/v1/openapi.json', t.app.publicBaseUrl).href);
     const missing = operationSummaries(client.document).filter(({ summary }) => !rendered.text.includes(summary));
     expect(missing).toEqual([]);
