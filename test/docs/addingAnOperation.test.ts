@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, type ProjectCopy } from '../support/projectCopy.js';
 import { editedFiles, readWalkthrough, type WalkthroughStep } from './walkthrough.js';
 
 // Carries out docs/adding-an-operation.md step by step in a copy of the repository, as a reader
@@ -13,21 +13,15 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const guide = fs.readFileSync(path.join(repoRoot, 'docs/adding-an-operation.md'), 'utf8');
 const steps = readWalkthrough(guide);
 
+// The walkthrough runs a test and the type check in the copy, so it takes test/ and the vitest
+// configuration too.
+let project: ProjectCopy | undefined;
 let copy: string;
 beforeAll(() => {
-  copy = fs.mkdtempSync(path.join(os.tmpdir(), 'walkthrough-'));
-  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const file of tracked) {
-    // A file deleted in the working tree but not yet in git is not part of what a reader has.
-    if (!fs.existsSync(path.join(repoRoot, file))) continue;
-    fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
-    fs.copyFileSync(path.join(repoRoot, file), path.join(copy, file));
-  }
-  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  project = copyProject('walkthrough-', ['test', 'vitest.config.ts']);
+  copy = project.root;
 });
-afterAll(() => {
-  if (copy) fs.rmSync(copy, { recursive: true, force: true });
-});
+afterAll(() => project?.remove());
 
 function carryOut(step: WalkthroughStep): void {
   if (step.action === 'succeeds' || step.action === 'fails') {

@@ -17,9 +17,10 @@ export interface ProjectCopy {
   remove(): void;
 }
 
-export function copyProject(prefix: string): ProjectCopy {
+/** `alsoCopied`: more entries of the project root, e.g. `test` and `vitest.config.ts` for a copy that runs tests. */
+export function copyProject(prefix: string, alsoCopied: readonly string[] = []): ProjectCopy {
   const root = mkdtempSync(path.join(tmpdir(), prefix));
-  for (const entry of COPIED) {
+  for (const entry of [...COPIED, ...alsoCopied]) {
     cpSync(path.join(repoRoot, entry), path.join(root, entry), {
       recursive: true,
       // Not the client package's build (src/client/dist) nor its packed archives.
