@@ -1741,7 +1741,7 @@ export interface components {
             requestId: string;
             /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range). */
             code?: string;
-            /** @description On `validation` (422), one entry per failing field. */
+            /** @description On `validation` (422), one entry per failing field; on `bad-request` with code `value-too-long` (400), one entry per too-long field. */
             errors?: components["schemas"]["ValidationIssue"][];
             /** @description On `insufficient-scope`, the scopes the operation needs. */
             requiredScopes?: string[];
@@ -2120,7 +2120,7 @@ export interface components {
             name: string;
             /**
              * Format: email
-             * @description Stored up to 254 characters (longer answers 400).
+             * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
              */
             email?: string | null;
             /** @description Stored up to 40 characters (longer answers 400). */
@@ -2138,7 +2138,7 @@ export interface components {
             name?: string;
             /**
              * Format: email
-             * @description Stored up to 254 characters (longer answers 400).
+             * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
              */
             email?: string | null;
             /** @description Stored up to 40 characters (longer answers 400). */
@@ -2227,6 +2227,12 @@ export interface components {
          */
         DealStage: "lead" | "qualified" | "proposal" | "negotiation" | "won" | "lost";
         /**
+         * @description An ISO 4217 currency code. The codes are those of the `currency-codes` package (ISO 4217, including the X-codes such as `XAU` and `XXX`), written in by the contract build: any other value, such as `ZZZ` or `BTC`, answers `422 validation`. Answers declare only `^[A-Z]{3}$`, because records stored before this rule may hold other codes.
+         * @example EUR
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XAG" | "XAU" | "XBA" | "XBB" | "XBC" | "XBD" | "XCD" | "XDR" | "XOF" | "XPD" | "XPF" | "XPT" | "XSU" | "XTS" | "XUA" | "XXX" | "YER" | "ZAR" | "ZMW" | "ZWG";
+        /**
          * @description `title`, `amountMinor`, `currency` and `ownerId` are required. `stage` defaults to `lead`, `companyId` and `expectedCloseOn` to null, `contactIds` to none. A user, company or contact of another workspace answers 404 (`user-not-found`, `company-not-found`, `contact-not-found`).
          * @example {
          *       "title": "Contoso annual licence",
@@ -2242,7 +2248,7 @@ export interface components {
             title: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             ownerId: string;
             companyId?: string | null;
             contactIds?: string[];
@@ -2260,7 +2266,7 @@ export interface components {
             title?: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor?: number;
-            currency?: string;
+            currency?: components["schemas"]["CurrencyCode"];
             ownerId?: string;
             companyId?: string | null;
             contactIds?: string[];
@@ -2390,7 +2396,7 @@ export interface components {
          */
         ContractStatus: "draft" | "sent" | "signed" | "declined" | "expired";
         /**
-         * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (else 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
+         * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (`dependentRequired`; with one of them null and the other not, 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
          * @example {
          *       "title": "Contoso annual licence 2027",
          *       "dealId": "del_rdMzUTfJYc7AN6Hq2e4r",
@@ -2405,7 +2411,7 @@ export interface components {
             companyId?: string | null;
             dealId?: string | null;
             amountMinor?: number | null;
-            currency?: string | null;
+            currency?: components["schemas"]["CurrencyCode"] | null;
             /** @description Stored up to 20,000 characters (longer answers 400). */
             body?: string | null;
             /** Format: date */
@@ -2423,7 +2429,7 @@ export interface components {
             companyId?: string | null;
             dealId?: string | null;
             amountMinor?: number | null;
-            currency?: string | null;
+            currency?: components["schemas"]["CurrencyCode"] | null;
             /** @description Stored up to 20,000 characters (longer answers 400). */
             body?: string | null;
             /** Format: date */
@@ -3170,6 +3176,11 @@ export interface components {
             };
         };
         /**
+         * @description The subscriber's address: `https://` only, without a user name, password or fragment, and naming a public host (an address that is private, loopback, link-local or otherwise not public answers `422 validation`; so does a host name that resolves to one at delivery time, which fails the delivery). A server started with `WEBHOOK_ALLOW_LOOPBACK=on` (local development and tests) also accepts `http://` to `localhost`, `127.0.0.1` and `[::1]`: the document it serves has `x-loopback-pattern` as its `pattern`.
+         * @example https://hooks.example.com/work-platform
+         */
+        WebhookUrl: string;
+        /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
          * @enum {string}
          */
@@ -3252,8 +3263,7 @@ export interface components {
          *     }
          */
         WebhookCreate: {
-            /** @description A public `https://` address without credentials or fragment. */
-            url: string;
+            url: components["schemas"]["WebhookUrl"];
             eventTypes: components["schemas"]["WebhookEventType"][];
             description?: string | null;
         };
@@ -3289,7 +3299,7 @@ export interface components {
          *     }
          */
         WebhookUpdate: {
-            url?: string;
+            url?: components["schemas"]["WebhookUrl"];
             eventTypes?: components["schemas"]["WebhookEventType"][];
             description?: string | null;
             /**
@@ -3646,7 +3656,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
+        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a body whose only failures are values longer than their `maxLength`, the storage limit (code `value-too-long`; `errors` lists each such field with code `too_big`; a body that also fails another rule answers `422` listing every failure); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); an `If-Match` other than a version, bare (`3`) or quoted (`"3"`), `*` included (code `invalid-if-match`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3790,7 +3800,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body or a parameter failed validation; `errors` lists every failing field. Also a cursor that cannot be read (`invalid-cursor`) or that belongs to another list, sort or order (`cursor-mismatch`). */
+        /** @description The body or a parameter failed validation; `errors` lists every failing field (a too-long value among other failures included; only when every failure is a too-long value is the answer `400 value-too-long`). Also a cursor that cannot be read (`invalid-cursor`) or that belongs to another list, sort or order (`cursor-mismatch`). */
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4042,7 +4052,7 @@ export interface components {
          * @example 50
          */
         Limit: number;
-        /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+        /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
         Cursor: string;
         /**
          * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4099,7 +4109,7 @@ export interface components {
          * @example ctr_L1EPcwbFcY6WkwzgTAx2
          */
         ContractId: string;
-        /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+        /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
         IfMatchTransition: string;
         /**
          * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
@@ -4168,11 +4178,11 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
          * @example "1"
          */
         IfMatchRequired: string;
-        /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+        /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
         IfMatchOptional: string;
         /**
          * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
@@ -4264,7 +4274,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4414,7 +4424,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4462,7 +4472,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4531,7 +4541,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4680,7 +4690,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4728,7 +4738,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4802,7 +4812,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4952,7 +4962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5000,7 +5010,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5076,7 +5086,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5226,7 +5236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5274,7 +5284,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5354,7 +5364,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5504,7 +5514,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5552,7 +5562,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5632,7 +5642,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5782,7 +5792,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5830,7 +5840,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5890,7 +5900,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
@@ -5947,7 +5957,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
@@ -6004,7 +6014,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
@@ -6061,7 +6071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
@@ -6173,7 +6183,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -6486,7 +6496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -6807,7 +6817,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -6951,7 +6961,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -6999,7 +7009,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -7181,7 +7191,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;

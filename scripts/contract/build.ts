@@ -12,7 +12,7 @@ import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
-import { checkProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { checkProblemTypes, withOperationProblemTypes, withProblemTypeTable } from './problemTypes.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
@@ -89,7 +89,7 @@ function unreferencedPathFiles(bundled: BundledSpec, repoRoot: string): Contract
 /** The generated files of one API from its bundled (and checked) document. */
 export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[]): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
-  const document = withProblemTypeTable(bundled);
+  const document = withProblemTypeTable(withOperationProblemTypes(bundled));
   const info = isJsonObject(document.info) ? document.info : {};
   return [
     { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },
