@@ -15,12 +15,16 @@ export interface paths {
         /**
          * List tasks
          * @description The workspace's tasks, one page at a time, keyset-paginated (see "Lists and cursors").
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
          * @description Creates a task in a project of the workspace and answers 201 with the full task and `Location`. Records a `task.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createTask"];
         delete?: never;
@@ -39,6 +43,8 @@ export interface paths {
         /**
          * Get a task
          * @description One task of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getTask"];
         put?: never;
@@ -46,6 +52,8 @@ export interface paths {
         /**
          * Delete a task
          * @description Deletes the task; `If-Match` is checked when sent. Records `task.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteTask"];
         options?: never;
@@ -53,6 +61,8 @@ export interface paths {
         /**
          * Update a task
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `task.updated`, and `task.completed` when the status becomes `DONE`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -67,12 +77,16 @@ export interface paths {
         /**
          * List projects
          * @description The workspace's projects, keyset-paginated (see "Lists and cursors").
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listProjects"];
         put?: never;
         /**
          * Create a project
          * @description Creates a project and answers 201 with it and `Location`. Records `project.created`. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createProject"];
         delete?: never;
@@ -91,6 +105,8 @@ export interface paths {
         /**
          * Get a project
          * @description One project of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getProject"];
         put?: never;
@@ -98,6 +114,8 @@ export interface paths {
         /**
          * Delete a project
          * @description Deletes an empty project (409 `project-has-tasks` otherwise); `If-Match` is checked when sent. Records `project.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteProject"];
         options?: never;
@@ -105,6 +123,8 @@ export interface paths {
         /**
          * Update a project
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `project.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -119,12 +139,16 @@ export interface paths {
         /**
          * List companies
          * @description The workspace's companies, one page at a time, keyset-paginated (see "Lists and cursors"). `updatedSince` keeps the companies changed at or after that instant; the filter is bound into the cursor like `sort` and `order` (a cursor of another filter answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listCompanies"];
         put?: never;
         /**
          * Create a company
          * @description Creates a company of the workspace and answers 201 with the full company and `Location`. Records a `company.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createCompany"];
         delete?: never;
@@ -143,6 +167,8 @@ export interface paths {
         /**
          * Get a company
          * @description One company of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getCompany"];
         put?: never;
@@ -150,6 +176,8 @@ export interface paths {
         /**
          * Delete a company
          * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). A company that contracts name answers 409 `company-has-contracts` (delete those contracts, or point drafts elsewhere, first; a signed contract keeps its company). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteCompany"];
         options?: never;
@@ -157,6 +185,8 @@ export interface paths {
         /**
          * Update a company
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `company.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -171,12 +201,16 @@ export interface paths {
         /**
          * List contacts
          * @description The workspace's contacts, one page at a time, keyset-paginated (see "Lists and cursors"). `companyId` keeps the contacts of that company, `updatedSince` those changed at or after that instant; the filters are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Create a contact
          * @description Creates a contact of the workspace and answers 201 with the full contact and `Location`. A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records a `contact.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -195,6 +229,8 @@ export interface paths {
         /**
          * Get a contact
          * @description One contact of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getContact"];
         put?: never;
@@ -202,6 +238,8 @@ export interface paths {
         /**
          * Delete a contact
          * @description Deletes the contact; `If-Match` is checked when sent. A contact that a deal lists in `contactIds` answers 409 `contact-has-deals` (take it off those deals first). Records `contact.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteContact"];
         options?: never;
@@ -209,6 +247,8 @@ export interface paths {
         /**
          * Update a contact
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records `contact.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -223,12 +263,16 @@ export interface paths {
         /**
          * List deals
          * @description The workspace's deals, one page at a time, keyset-paginated (see "Lists and cursors"). `stage`, `ownerId`, `companyId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listDeals"];
         put?: never;
         /**
          * Create a deal
          * @description Creates a deal of the workspace and answers 201 with the full deal and `Location`. `ownerId` must be a user of the workspace (else 404 `user-not-found`), `companyId` a company of it (404 `company-not-found`) and each of `contactIds` a contact of it (404 `contact-not-found`). Records a `deal.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createDeal"];
         delete?: never;
@@ -247,6 +291,8 @@ export interface paths {
         /**
          * Get a deal
          * @description One deal of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getDeal"];
         put?: never;
@@ -254,6 +300,8 @@ export interface paths {
         /**
          * Delete a deal
          * @description Deletes the deal; `If-Match` is checked when sent. A deal that contracts name answers 409 `deal-has-contracts` (delete those contracts, or point drafts elsewhere, first). Its company and contacts are kept. Records `deal.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteDeal"];
         options?: never;
@@ -261,6 +309,8 @@ export interface paths {
         /**
          * Update a deal
          * @description Changes the given fields; `contactIds` replaces the whole list. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References are checked as on create. Records `deal.updated`, and `deal.stage_changed` as well when `stage` changes (any stage may follow any other, `won` and `lost` included).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateDeal"];
         trace?: never;
@@ -275,12 +325,16 @@ export interface paths {
         /**
          * List contracts
          * @description The workspaces contracts, one page at a time, keyset-paginated (see "Lists and cursors"). `status`, `companyId`, `dealId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`). Status and `updatedAt` are as of the request: a `sent` contract past its `expiresOn` is listed, filtered and sorted as `expired` (see "Contract lifecycle" on the Contract schema).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listContracts"];
         put?: never;
         /**
          * Create a contract
          * @description Creates a contract of the workspace as a `draft` and answers 201 with the full contract and `Location`. It names a company, a deal, or both (at least one, else 422): `companyId` must be a company of the workspace (404 `company-not-found`) and `dealId` a deal of it (404 `deal-not-found`). With a `dealId` and no `companyId`, the company is taken from the deal (and stays null when the deal has none); with both, the deal must name that company or none (else 422). The company is copied, not followed: a later change of the deals company does not move the contract. `amountMinor` and `currency` come together or not at all (else 422). Records a `contract.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createContract"];
         delete?: never;
@@ -299,6 +353,8 @@ export interface paths {
         /**
          * Get a contract
          * @description One contract of the workspace, as of the request: a `sent` contract past its `expiresOn` reads as `expired` even before the scheduled sweep has recorded it (see the Contract schema).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getContract"];
         put?: never;
@@ -306,6 +362,8 @@ export interface paths {
         /**
          * Delete a contract
          * @description Deletes a contract that is `draft`, `declined` or `expired`; `If-Match` is checked when sent. A `sent` contract answers 409 `contract-not-deletable` (withdraw it first) and so does a `signed` one: a signed contract is a record of an agreement and is kept. Records `contract.deleted` (a sent contract past its date records `contract.expired` first).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteContract"];
         options?: never;
@@ -313,6 +371,8 @@ export interface paths {
         /**
          * Update a draft contract
          * @description Changes the given fields of a **draft**; any other status answers 409 `contract-not-editable` (withdraw a sent contract first). Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References and the rules on company, deal and value are checked as on create; a changed `dealId` with no `companyId` in the patch keeps the contracts company when the new deal names it or none, else takes the deals. Records `contract.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateContract"];
         trace?: never;
@@ -329,6 +389,8 @@ export interface paths {
         /**
          * Send a draft contract
          * @description Moves a `draft` to `sent` and sets `sentAt`: from now on it cannot be edited, only signed, declined, withdrawn or left to expire. `expiresOn` must be today or later (UTC), else 409 `contract-expiry-passed` (change it with PATCH first). Any other status answers 409: `contract-already-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.sent`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["sendContract"];
         delete?: never;
@@ -349,6 +411,8 @@ export interface paths {
         /**
          * Mark a sent contract signed
          * @description Records the counterpartys signature: moves a `sent` contract to `signed` and sets `signedAt`. Only `sent` contracts on or before their `expiresOn` (UTC) can be signed: a draft answers 409 `contract-not-sent`, and the others `contract-already-signed`, `contract-already-declined` or `contract-expired` (also for a sent contract past its date, which is expired from the start of the next UTC day). Records `contract.signed`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["signContract"];
         delete?: never;
@@ -369,6 +433,8 @@ export interface paths {
         /**
          * Mark a sent contract declined
          * @description Records that the counterparty declined: moves a `sent` contract to `declined` and sets `declinedAt`. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.declined`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["declineContract"];
         delete?: never;
@@ -389,6 +455,8 @@ export interface paths {
         /**
          * Withdraw a sent contract to draft
          * @description Takes a `sent` contract back to `draft` (the sender recalls it to change it or to delete it); `sentAt` becomes null. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.withdrawn`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["withdrawContract"];
         delete?: never;
@@ -411,6 +479,8 @@ export interface paths {
          *     repository's issues as tasks); a kind that cannot do anything yet would be listed with
          *     `available: false`. The catalogue is the same for every workspace; its connectors are at
          *     `GET /v1/connectors`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listConnectorKinds"];
         put?: never;
@@ -434,6 +504,8 @@ export interface paths {
          *     (see "Lists and cursors"). `kind` and `updatedSince` narrow the list; they are bound into the
          *     cursor like `sort` and `order`. A `connected` connector whose credential's expiry has passed is
          *     listed as `expired`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listConnectors"];
         put?: never;
@@ -443,6 +515,8 @@ export interface paths {
          *     `not_connected`: give it a credential with `PUT /v1/connectors/{connectorId}/connection`. A
          *     workspace may have several connectors of one kind (one per GitHub organization, say). Records
          *     `connector.created`. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createConnector"];
         delete?: never;
@@ -484,6 +558,8 @@ export interface paths {
          *     not show to the credential answers `404 not-found`, code `repository-not-found`; a project of
          *     another workspace `404`, code `project-not-found`. Other GitHub failures answer `502` or `504`
          *     and write nothing. Accepts `Idempotency-Key` (a replay reads nothing from GitHub).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         post: operations["importIssues"];
         delete?: never;
@@ -511,6 +587,8 @@ export interface paths {
          *     encrypted (AES-256-GCM) and replaces any earlier one; it is never returned or logged. Records
          *     `connector.connected`. The check runs outside any lock; a connector changed meanwhile (deleted)
          *     answers as it is then. No `If-Match`: connecting is the same whatever the version.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         put: operations["connectConnector"];
         post?: never;
@@ -521,6 +599,8 @@ export interface paths {
          *     answer `409 conflict`, code `connector-not-connected`. The credential is not revoked at the
          *     service: revoke it there too if it may have leaked. Records `connector.disconnected` when it was
          *     `connected` or `expired`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["disconnectConnector"];
         options?: never;
@@ -539,6 +619,8 @@ export interface paths {
          * Get a connector
          * @description One connector of the workspace and where its connection stands; never its credential (only
          *     `credentialHint`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getConnector"];
         put?: never;
@@ -549,6 +631,8 @@ export interface paths {
          *     imported stay, and so does the record of which issue each came from, so importing the same
          *     repository through another connector updates them instead of making them again. Records
          *     `connector.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -566,6 +650,8 @@ export interface paths {
         /**
          * Get the workspace limits
          * @description For each limit: the value in force, the plan default and the workspace override, and the calls counted this month. Allowed for owners and admins by session, and for tokens with `workspace:read`; a plain member's session answers 403 `forbidden`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getWorkspaceLimits"];
         put?: never;
@@ -586,6 +672,8 @@ export interface paths {
         /**
          * Tasks created and completed per bucket
          * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getTaskThroughput"];
         put?: never;
@@ -606,6 +694,8 @@ export interface paths {
         /**
          * Cycle time of completed tasks per bucket
          * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getTaskCycleTime"];
         put?: never;
@@ -626,6 +716,8 @@ export interface paths {
         /**
          * Overdue tasks now and at the end of each bucket
          * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getOverdueTasks"];
         put?: never;
@@ -646,6 +738,8 @@ export interface paths {
         /**
          * Deal pipeline value by stage and currency per bucket
          * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getDealPipeline"];
         put?: never;
@@ -666,12 +760,16 @@ export interface paths {
         /**
          * List webhook subscriptions
          * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription
          * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`. At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -690,6 +788,8 @@ export interface paths {
         /**
          * Get a webhook subscription
          * @description One subscription, with its status and, when disabled, why. The signing secret is never shown again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -697,6 +797,8 @@ export interface paths {
         /**
          * Delete a webhook subscription
          * @description Deletes the subscription, its secrets and its delivery log; pending deliveries are not attempted. `If-Match` is checked when sent.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -704,6 +806,8 @@ export interface paths {
         /**
          * Update a webhook subscription
          * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -720,6 +824,8 @@ export interface paths {
         /**
          * Rotate a subscription's signing secret
          * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. The subscription's `version` increases by one. No body. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["rotateWebhookKey"];
         delete?: never;
@@ -740,6 +846,8 @@ export interface paths {
         /**
          * Replay events to a subscription
          * @description Queues new deliveries of past events to this subscription: one event (`eventId`, delivered whatever its type), or every event of the workspace in a time range (`from` inclusive, `to` exclusive) whose type the subscription lists, oldest first, at most 1000 per request (more answers `422 validation` at `/to`; narrow the range). A replay keeps the event's `id` (`Svc-Event-Id`) and gets a new delivery id. Events are kept 30 days. Works on a disabled subscription only after it is re-enabled (`409 conflict`, code `webhook-disabled`). Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -758,6 +866,8 @@ export interface paths {
         /**
          * List a subscription's deliveries
          * @description The delivery log of one subscription, newest first, keyset-paginated: each delivery of an event (replays are separate deliveries of the same event) with every attempt made (time, status code or error, duration, and when the next attempt is due). Logs are kept 30 days after a delivery ends.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `validation`, `rate-limited`, `quota-exceeded`, `internal`, `unavailable`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -788,6 +898,8 @@ export interface paths {
          *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["draftTasks"];
         delete?: never;
@@ -816,6 +928,8 @@ export interface paths {
          *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["summarizeProject"];
         delete?: never;
@@ -834,6 +948,8 @@ export interface paths {
         /**
          * Download this specification (JSON)
          * @description This OpenAPI 3.1 document, with `servers` set to this server. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -854,6 +970,8 @@ export interface paths {
         /**
          * Download this specification (YAML)
          * @description The same document as YAML. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getOpenapiYaml"];
         put?: never;
@@ -874,6 +992,8 @@ export interface paths {
         /**
          * Download a Postman collection
          * @description A Postman v2.1 collection: one request per operation grouped by tag, bearer auth from `{{bearerToken}}`, addresses from `{{baseUrl}}`, a status assertion on every request. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getPostmanCollection"];
         put?: never;
@@ -894,6 +1014,8 @@ export interface paths {
         /**
          * Download a Postman environment template
          * @description A Postman environment with `baseUrl` (this server) and an empty `bearerToken` to fill in. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getPostmanEnvironment"];
         put?: never;
@@ -919,6 +1041,8 @@ export interface paths {
          *     (MAJOR.MINOR.PATCH); a breaking change (an operation removed or renamed; a member, parameter or enum
          *     value removed; a new required input; a narrowed type) raises MAJOR, and no change ships without an
          *     entry here. Public; no credential. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getChangelogJson"];
         put?: never;
@@ -942,6 +1066,8 @@ export interface paths {
          *     the browser by Redoc (2.5, bundled with the server and served from `/assets/`; no CDN, works offline) from
          *     `/v1/openapi.json`. Public; no credential. The page allows scripts and connections to this origin only
          *     (`Content-Security-Policy`). May be cached for five minutes.
+         *
+         *     Problem types it may answer: `forbidden`.
          */
         get: operations["getReferencePage"];
         put?: never;
@@ -1750,7 +1876,11 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimitProblemMember"];
             quota?: components["schemas"]["QuotaProblemMember"];
             aiSpend?: components["schemas"]["AiSpendProblemMember"];
-            /** @description On the connector cases (`409` `connector-not-connected` and `connector-reconnect-required`, `502`, `504`): the connector (`GET /v1/connectors/{connectorId}`) an administrator must connect again, or whose service failed. */
+            /**
+             * @description On the connector cases (`409` `connector-not-connected` and `connector-reconnect-required`, `502`, `504`): the connector (`GET /v1/connectors/{connectorId}`) an administrator must connect again, or whose service failed.
+             *
+             *     Limits: matches `^con_[A-Za-z0-9]+$`.
+             */
             connectorId?: string;
         };
         ValidationIssue: {
@@ -1795,9 +1925,15 @@ export interface components {
          *     }
          */
         Task: {
+            /** @description Limits: matches `^tsk_[A-Za-z0-9]+$`. */
             id: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description At least 1 character; stored up to 200 characters: the storage limit, enforced when the task is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description At least 1 character; stored up to 200 characters: the storage limit, enforced when the task is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             status: components["schemas"]["TaskStatus"];
             priority: components["schemas"]["TaskPriority"];
@@ -1806,7 +1942,11 @@ export interface components {
              * @description ISO 8601 UTC timestamp, or null when the task has no due date.
              */
             dueOn: string | null;
-            /** @description A user of the workspace, or null when unassigned. */
+            /**
+             * @description A user of the workspace, or null when unassigned.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
             assigneeId: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -1840,13 +1980,19 @@ export interface components {
          *     }
          */
         TaskCreate: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description At least 1 character; stored up to 200 characters (longer answers 400). */
+            /**
+             * @description At least 1 character; stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             priority?: components["schemas"]["TaskPriority"];
             status?: components["schemas"]["TaskStatus"];
             /** Format: date-time */
             dueOn?: string | null;
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             assigneeId?: string | null;
         };
         /**
@@ -1856,13 +2002,19 @@ export interface components {
          *     }
          */
         TaskUpdate: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId?: string;
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
             priority?: components["schemas"]["TaskPriority"];
             status?: components["schemas"]["TaskStatus"];
             /** Format: date-time */
             dueOn?: string | null;
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             assigneeId?: string | null;
         };
         /**
@@ -1915,10 +2067,19 @@ export interface components {
          *     }
          */
         Project: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 2000 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 2000 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "ARCHIVED";
@@ -1936,9 +2097,17 @@ export interface components {
          *     }
          */
         ProjectCreate: {
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -1950,9 +2119,17 @@ export interface components {
          *     }
          */
         ProjectUpdate: {
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -2000,12 +2177,25 @@ export interface components {
          *     }
          */
         Company: {
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description The company's web domain, e.g. `northwind.example`, as given (not checked against DNS); null when unknown. Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description The company's web domain, e.g. `northwind.example`, as given (not checked against DNS); null when unknown. Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -2023,11 +2213,23 @@ export interface components {
          *     }
          */
         CompanyCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain?: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
         };
         /**
@@ -2037,11 +2239,23 @@ export interface components {
          *     }
          */
         CompanyUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
-            /** @description Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain?: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
         };
         /**
@@ -2088,17 +2302,32 @@ export interface components {
          *     }
          */
         Contact: {
+            /** @description Limits: matches `^ctc_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             /**
              * Format: email
              * @description An email address, or null. Stored up to 254 characters (longer answers 400). Not unique: two contacts may share one.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member).
              */
             email: string | null;
-            /** @description A phone number as given (E.164 such as `+4930123456` is a good choice), or null. Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description A phone number as given (E.164 such as `+4930123456` is a good choice), or null. Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone: string | null;
-            /** @description The company of the workspace the contact works at, or null. Deleting that company sets it to null. */
+            /**
+             * @description The company of the workspace the contact works at, or null. Deleting that company sets it to null.
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -2116,15 +2345,26 @@ export interface components {
          *     }
          */
         ContactCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             /**
              * Format: email
              * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`.
              */
             email?: string | null;
-            /** @description Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone?: string | null;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
         };
         /**
@@ -2134,15 +2374,26 @@ export interface components {
          *     }
          */
         ContactUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
             /**
              * Format: email
              * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`.
              */
             email?: string | null;
-            /** @description Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone?: string | null;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
         };
         /**
@@ -2195,17 +2446,34 @@ export interface components {
          *     }
          */
         Deal: {
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             stage: components["schemas"]["DealStage"];
             /** @description The value in the minor unit of `currency` (cents for EUR and USD, whole yen for JPY): 1250000 EUR is 12,500.00 EUR. Integers only, so no rounding ever happens. */
             amountMinor: number;
-            /** @description ISO 4217 alphabetic code in upper case, e.g. `EUR`, `USD`, `JPY`. Amounts in different currencies are never converted or added up. */
+            /**
+             * @description ISO 4217 alphabetic code in upper case, e.g. `EUR`, `USD`, `JPY`. Amounts in different currencies are never converted or added up.
+             *
+             *     Limits: matches `^[A-Z]{3}$`.
+             */
             currency: string;
-            /** @description The user of the workspace responsible for the deal. */
+            /**
+             * @description The user of the workspace responsible for the deal.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
             ownerId: string;
-            /** @description A company of the workspace, or null. While a deal names a company, that company cannot be deleted (409 `company-has-deals`). */
+            /**
+             * @description A company of the workspace, or null. While a deal names a company, that company cannot be deleted (409 `company-has-deals`).
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
             /** @description Contacts of the workspace involved in the deal, in the order given; at most 50. While a deal lists a contact, that contact cannot be deleted (409 `contact-has-deals`). */
             contactIds: string[];
@@ -2228,6 +2496,8 @@ export interface components {
         DealStage: "lead" | "qualified" | "proposal" | "negotiation" | "won" | "lost";
         /**
          * @description An ISO 4217 currency code. The codes are those of the `currency-codes` package (ISO 4217, including the X-codes such as `XAU` and `XXX`), written in by the contract build: any other value, such as `ZZZ` or `BTC`, answers `422 validation`. Answers declare only `^[A-Z]{3}$`, because records stored before this rule may hold other codes.
+         *
+         *     Limits: one of 179 values (see the type).
          * @example EUR
          * @enum {string}
          */
@@ -2244,12 +2514,18 @@ export interface components {
          *     }
          */
         DealCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor: number;
             currency: components["schemas"]["CurrencyCode"];
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             ownerId: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
             contactIds?: string[];
             /** Format: date */
@@ -2262,12 +2538,18 @@ export interface components {
          *     }
          */
         DealUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor?: number;
             currency?: components["schemas"]["CurrencyCode"];
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             ownerId?: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
             contactIds?: string[];
             /** Format: date */
@@ -2344,19 +2626,40 @@ export interface components {
          *     }
          */
         Contract: {
+            /** @description Limits: matches `^ctr_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the contract is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the contract is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             status: components["schemas"]["ContractStatus"];
-            /** @description The company that is party to the contract, or null (then `dealId` is set). While a contract names a company, that company cannot be deleted (409 `company-has-contracts`). */
+            /**
+             * @description The company that is party to the contract, or null (then `dealId` is set). While a contract names a company, that company cannot be deleted (409 `company-has-contracts`).
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
-            /** @description The deal the contract closes, or null (then `companyId` is set). While a contract names a deal, that deal cannot be deleted (409 `deal-has-contracts`). */
+            /**
+             * @description The deal the contract closes, or null (then `companyId` is set). While a contract names a deal, that deal cannot be deleted (409 `deal-has-contracts`).
+             *
+             *     Limits: matches `^del_[A-Za-z0-9]+$`.
+             */
             dealId: string | null;
             /** @description The contract's value in the minor unit of `currency` (as on deals), or null when it states none; null exactly when `currency` is. */
             amountMinor: number | null;
-            /** @description ISO 4217 alphabetic code in upper case, or null when `amountMinor` is. */
+            /**
+             * @description ISO 4217 alphabetic code in upper case, or null when `amountMinor` is.
+             *
+             *     Limits: matches `^[A-Z]{3}$`.
+             */
             currency: string | null;
-            /** @description The terms or notes of the contract as plain text, or null. Stored up to 20,000 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description The terms or notes of the contract as plain text, or null. Stored up to 20,000 characters (longer answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body: string | null;
             /**
              * Format: date
@@ -2397,6 +2700,8 @@ export interface components {
         ContractStatus: "draft" | "sent" | "signed" | "declined" | "expired";
         /**
          * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (`dependentRequired`; with one of them null and the other not, 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
+         *
+         *     Limits: `amountMinor` requires `currency`; `currency` requires `amountMinor`.
          * @example {
          *       "title": "Contoso annual licence 2027",
          *       "dealId": "del_rdMzUTfJYc7AN6Hq2e4r",
@@ -2406,13 +2711,23 @@ export interface components {
          *     }
          */
         ContractCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             dealId?: string | null;
             amountMinor?: number | null;
             currency?: components["schemas"]["CurrencyCode"] | null;
-            /** @description Stored up to 20,000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 20,000 characters (longer answers 400).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body?: string | null;
             /** Format: date */
             expiresOn: string;
@@ -2424,13 +2739,23 @@ export interface components {
          *     }
          */
         ContractUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             dealId?: string | null;
             amountMinor?: number | null;
             currency?: components["schemas"]["CurrencyCode"] | null;
-            /** @description Stored up to 20,000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 20,000 characters (longer answers 400).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body?: string | null;
             /** Format: date */
             expiresOn?: string;
@@ -2557,9 +2882,14 @@ export interface components {
          *     }
          */
         Connector: {
+            /** @description Limits: matches `^con_[A-Za-z0-9]+$`. */
             id: string;
             kind: components["schemas"]["ConnectorKindId"];
-            /** @description What the workspace calls it, e.g. `GitHub (acme org)`. Stored up to 120 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description What the workspace calls it, e.g. `GitHub (acme org)`. Stored up to 120 characters (longer answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             status: components["schemas"]["ConnectorStatus"];
             /** @description The account the credential acts as (GitHub: the `login` of `GET /user`, read when connecting); null without a credential. */
@@ -2602,7 +2932,11 @@ export interface components {
          */
         ConnectorCreate: {
             kind: components["schemas"]["ConnectorKindId"];
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
         };
         /**
@@ -2654,6 +2988,7 @@ export interface components {
          *     }
          */
         ConnectorConnection: {
+            /** @description Limits: at least 1 character; at most 1000 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`. */
             token: string;
             /**
              * Format: date-time
@@ -2670,9 +3005,17 @@ export interface components {
          *     }
          */
         IssueImportRequest: {
-            /** @description `owner/name` of a GitHub repository the connector's credential can read. `.` and `..` name no repository: they answer 404 `repository-not-found` without a call to GitHub. */
+            /**
+             * @description `owner/name` of a GitHub repository the connector's credential can read. `.` and `..` name no repository: they answer 404 `repository-not-found` without a call to GitHub.
+             *
+             *     Limits: matches `^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`.
+             */
             repository: string;
-            /** @description The project of this workspace that new tasks go to. */
+            /**
+             * @description The project of this workspace that new tasks go to.
+             *
+             *     Limits: matches `^prj_[A-Za-z0-9]+$`.
+             */
             projectId: string;
             /**
              * @description `open`: open issues only; `all`: closed ones too (they become `DONE` tasks).
@@ -2699,8 +3042,10 @@ export interface components {
          *     }
          */
         IssueImport: {
+            /** @description Limits: matches `^con_[A-Za-z0-9]+$`. */
             connectorId: string;
             repository: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
             /** @enum {string} */
             state: "open" | "all";
@@ -2936,10 +3281,18 @@ export interface components {
             deals: number;
             /** @description One entry per currency the stage's deals are in, ordered by currency code; empty when there are none. Never summed across currencies. */
             amounts: {
-                /** @description ISO 4217 code. */
+                /**
+                 * @description ISO 4217 code.
+                 *
+                 *     Limits: matches `^[A-Z]{3}$`.
+                 */
                 currency: string;
                 deals: number;
-                /** @description The sum of the deals' `amountMinor` in this currency's minor unit, as a decimal string: exact at any size (a sum may exceed what a JSON number holds exactly). */
+                /**
+                 * @description The sum of the deals' `amountMinor` in this currency's minor unit, as a decimal string: exact at any size (a sum may exceed what a JSON number holds exactly).
+                 *
+                 *     Limits: matches `^(0|[1-9][0-9]*)$`.
+                 */
                 amountMinor: string;
             }[];
         };
@@ -3105,6 +3458,7 @@ export interface components {
          *     }
          */
         WorkspaceLimits: {
+            /** @description Limits: matches `^ten_[A-Za-z0-9]+$`. */
             workspaceId: string;
             /** @enum {string} */
             plan: "free" | "pro" | "team" | "business" | "enterprise";
@@ -3153,6 +3507,7 @@ export interface components {
          *     raw body before parsing it, and skip an `id` they have already processed.
          */
         WebhookEnvelope: {
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             id: string;
             type: components["schemas"]["WebhookEventType"];
             /** @constant */
@@ -3162,7 +3517,11 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds.
              */
             createdAt: string;
-            /** @description The workspace. */
+            /**
+             * @description The workspace.
+             *
+             *     Limits: matches `^ten_[A-Za-z0-9]+$`.
+             */
             tenantId: string;
             actor: {
                 /** @description For `USER`, the user whose token or session made the change; for `SYSTEM`, the server job that made it (`contract-expiry` for `contract.expired`). */
@@ -3177,11 +3536,15 @@ export interface components {
         };
         /**
          * @description The subscriber's address: `https://` only, without a user name, password or fragment, and naming a public host (an address that is private, loopback, link-local or otherwise not public answers `422 validation`; so does a host name that resolves to one at delivery time, which fails the delivery). A server started with `WEBHOOK_ALLOW_LOOPBACK=on` (local development and tests) also accepts `http://` to `localhost`, `127.0.0.1` and `[::1]`: the document it serves has `x-loopback-pattern` as its `pattern`.
+         *
+         *     Limits: at least 1 character; at most 2048 characters (longer answers 400 `value-too-long` on a body member); matches `^https://`; on a server with WEBHOOK_ALLOW_LOOPBACK=on: matches `^(?:https://|http://(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))`.
          * @example https://hooks.example.com/work-platform
          */
         WebhookUrl: string;
         /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
+         *
+         *     Limits: one of 30 values (see the type).
          * @enum {string}
          */
         WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "contract.sent" | "contract.signed" | "contract.declined" | "contract.withdrawn" | "contract.expired" | "connector.created" | "connector.connected" | "connector.expired" | "connector.disconnected" | "connector.deleted";
@@ -3212,6 +3575,7 @@ export interface components {
          *     nothing else, `WebhookCreated` these and `secret`.
          */
         WebhookFields: {
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             id: string;
             /**
              * Format: uri
@@ -3265,6 +3629,7 @@ export interface components {
         WebhookCreate: {
             url: components["schemas"]["WebhookUrl"];
             eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Limits: at most 500 characters (longer answers 400 `value-too-long` on a body member). */
             description?: string | null;
         };
         /**
@@ -3289,7 +3654,11 @@ export interface components {
          *     }
          */
         WebhookCreated: components["schemas"]["WebhookFields"] & {
-            /** @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted. */
+            /**
+             * @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted.
+             *
+             *     Limits: matches `^whsec_[A-Za-z0-9_-]{43}$`.
+             */
             secret: string;
         };
         /**
@@ -3301,6 +3670,7 @@ export interface components {
         WebhookUpdate: {
             url?: components["schemas"]["WebhookUrl"];
             eventTypes?: components["schemas"]["WebhookEventType"][];
+            /** @description Limits: at most 500 characters (longer answers 400 `value-too-long` on a body member). */
             description?: string | null;
             /**
              * @description `ACTIVE` re-enables a disabled subscription; `DISABLED` pauses it.
@@ -3347,11 +3717,19 @@ export interface components {
          *     }
          */
         WebhookKeyRotation: {
-            /** @description The subscription (webhook) id. */
+            /**
+             * @description The subscription (webhook) id.
+             *
+             *     Limits: matches `^whk_[A-Za-z0-9]+$`.
+             */
             id: string;
             /** @description Version of the signing secret now in use. */
             signingKeyVersion: number;
-            /** @description The new signing secret; returned exactly once. */
+            /**
+             * @description The new signing secret; returned exactly once.
+             *
+             *     Limits: matches `^whsec_[A-Za-z0-9_-]{43}$`.
+             */
             secret: string;
             /**
              * Format: date-time
@@ -3367,6 +3745,7 @@ export interface components {
          *     }
          */
         WebhookReplayRequest: {
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             eventId: string;
         } | {
             /** Format: date-time */
@@ -3382,20 +3761,29 @@ export interface components {
          *     }
          */
         WebhookReplay: {
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             subscriptionId: string;
             /** @description How many events were queued (0 when the range holds none). */
             eventCount: number;
             /** @description The new deliveries, oldest event first. */
             deliveries: {
+                /** @description Limits: matches `^dlv_[A-Za-z0-9]+$`. */
                 id: string;
+                /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
                 eventId: string;
                 eventType: components["schemas"]["WebhookEventType"];
             }[];
         };
         WebhookDelivery: {
-            /** @description Sent as `Svc-Delivery-Id` with every attempt of this delivery. */
+            /**
+             * @description Sent as `Svc-Delivery-Id` with every attempt of this delivery.
+             *
+             *     Limits: matches `^dlv_[A-Za-z0-9]+$`.
+             */
             id: string;
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             subscriptionId: string;
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             eventId: string;
             eventType: components["schemas"]["WebhookEventType"];
             /** @description True when queued by a replay. */
@@ -3509,8 +3897,13 @@ export interface components {
          *     }
          */
         AiTaskDraftRequest: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description 1 to 8000 characters; longer text answers `422 validation`. */
+            /**
+             * @description 1 to 8000 characters; longer text answers `422 validation`.
+             *
+             *     Limits: at least 1 character; at most 8000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             text: string;
             /**
              * @description At most this many drafts are returned (1 to 20, default 10).
@@ -3520,6 +3913,7 @@ export interface components {
         };
         /** @description A task the client may create: POST it (with the project's id) to `/v1/tasks`. Nothing is created by drafting. */
         AiTaskDraft: {
+            /** @description Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member). */
             title: string;
             priority: components["schemas"]["TaskPriority"];
             /**
@@ -3554,6 +3948,7 @@ export interface components {
         AiTaskDrafts: {
             /** @description The model that drafted: the configured provider's model, or `offline-rules-1` for the built-in rule-based drafter (no language model). */
             model: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
             /** @description In the order the text names them; at most `maxDrafts`. Empty when the text holds nothing to do. */
             drafts: components["schemas"]["AiTaskDraft"][];
@@ -3566,6 +3961,7 @@ export interface components {
          *     }
          */
         AiProjectSummaryRequest: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
         };
         /**
@@ -3598,8 +3994,13 @@ export interface components {
         AiProjectSummary: {
             /** @description The model that summarized: the configured provider's model, or `offline-rules-1` for the built-in rule-based summary (no language model). */
             model: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description Plain text, a few sentences. */
+            /**
+             * @description Plain text, a few sentences.
+             *
+             *     Limits: at least 1 character; at most 4000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             summary: string;
             /** @description Tasks of the project not `DONE`. */
             openTaskCount: number;
@@ -3607,8 +4008,10 @@ export interface components {
             overdueTaskCount: number;
             /** @description Tasks that need attention first, each with why. Only tasks of the project appear here; `title` is the task's current title. */
             highlights: {
+                /** @description Limits: matches `^tsk_[A-Za-z0-9]+$`. */
                 taskId: string;
                 title: string;
+                /** @description Limits: at least 1 character; at most 300 characters (longer answers 400 `value-too-long` on a body member). */
                 reason: string;
             }[];
             usage: components["schemas"]["AiUsage"];
@@ -4052,7 +4455,11 @@ export interface components {
          * @example 50
          */
         Limit: number;
-        /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+        /**
+         * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+         *
+         *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+         */
         Cursor: string;
         /**
          * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4089,9 +4496,17 @@ export interface components {
          * @example 2026-01-01T00:00:00Z
          */
         UpdatedSince: string;
-        /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        /**
+         * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+         */
         CompanyIdFilter: string;
-        /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+        /**
+         * @description Only the deals owned by this user (`usr_…`). Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+         */
         OwnerIdFilter: string;
         /** @description Only the deals in this stage. Bound into the cursor. */
         DealStageFilter: components["schemas"]["DealStage"];
@@ -4102,14 +4517,22 @@ export interface components {
         ContractSort: "createdAt" | "updatedAt" | "title" | "expiresOn";
         /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
         ContractStatusFilter: components["schemas"]["ContractStatus"];
-        /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        /**
+         * @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^del_[A-Za-z0-9]+$`.
+         */
         DealIdFilter: string;
         /**
          * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
          * @example ctr_L1EPcwbFcY6WkwzgTAx2
          */
         ContractId: string;
-        /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+        /**
+         * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+         */
         IfMatchTransition: string;
         /**
          * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
@@ -4126,9 +4549,17 @@ export interface components {
          * @example week
          */
         AnalyticsBucket: components["schemas"]["AnalyticsBucketSize"];
-        /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+        /**
+         * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+         */
         AnalyticsProjectFilter: string;
-        /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+        /**
+         * @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+         */
         AnalyticsOwnerFilter: string;
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
@@ -4174,23 +4605,35 @@ export interface components {
         WebhookId: string;
         /**
          * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+         *
+         *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
          * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
          */
         IdempotencyKey: string;
         /**
          * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
          * @example "1"
          */
         IfMatchRequired: string;
-        /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+        /**
+         * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+         */
         IfMatchOptional: string;
         /**
          * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+         *
+         *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
          * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         SvcSignature: string;
         /**
          * @description The same `t` on its own; a fresh one for every attempt.
+         *
+         *     Limits: matches `^[0-9]+$`.
          * @example 1795426920
          */
         SvcTimestamp: string;
@@ -4216,6 +4659,8 @@ export interface components {
         SvcSubscriptionId: string;
         /**
          * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+         *
+         *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
          * @example ContractApiServer-Webhooks/2.0
          */
         SvcUserAgent: string;
@@ -4274,7 +4719,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4324,6 +4773,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4424,7 +4875,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4473,6 +4928,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4541,7 +4998,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4591,6 +5052,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4690,7 +5153,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4739,6 +5206,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4812,7 +5281,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4862,6 +5335,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4962,7 +5437,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5011,6 +5490,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5074,7 +5555,11 @@ export interface operations {
                  * @example createdAt
                  */
                 sort?: components["parameters"]["ContactSort"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5086,7 +5571,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5136,6 +5625,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5236,7 +5727,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5285,6 +5780,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5350,9 +5847,17 @@ export interface operations {
                 sort?: components["parameters"]["DealSort"];
                 /** @description Only the deals in this stage. Bound into the cursor. */
                 stage?: components["parameters"]["DealStageFilter"];
-                /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+                /**
+                 * @description Only the deals owned by this user (`usr_…`). Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+                 */
                 ownerId?: components["parameters"]["OwnerIdFilter"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5364,7 +5869,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5414,6 +5923,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5514,7 +6025,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5563,6 +6078,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5628,9 +6145,17 @@ export interface operations {
                 sort?: components["parameters"]["ContractSort"];
                 /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
                 status?: components["parameters"]["ContractStatusFilter"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
-                /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^del_[A-Za-z0-9]+$`.
+                 */
                 dealId?: components["parameters"]["DealIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5642,7 +6167,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5692,6 +6221,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5792,7 +6323,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5841,6 +6376,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5900,10 +6437,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5957,10 +6500,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6014,10 +6563,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6071,10 +6626,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6183,7 +6744,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -6233,6 +6798,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6288,6 +6855,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6496,7 +7065,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -6595,7 +7168,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6653,7 +7230,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6711,7 +7292,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6769,7 +7354,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+                /**
+                 * @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+                 */
                 ownerId?: components["parameters"]["AnalyticsOwnerFilter"];
             };
             header?: never;
@@ -6817,7 +7406,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -6862,6 +7455,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6961,7 +7556,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`). */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -7010,6 +7609,8 @@ export interface operations {
             header: {
                 /**
                  * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -7071,6 +7672,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7125,6 +7728,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7184,14 +7789,22 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. A `cursor` is bound to the filters it was issued with; send the same `status` and `eventId` with it (other values answer `422 validation`, code `cursor-mismatch`). */
                 status?: components["schemas"]["WebhookDeliveryStatus"];
-                /** @description Only deliveries of this event (its first delivery and every replay). Bound into the cursor like `status`. */
+                /**
+                 * @description Only deliveries of this event (its first delivery and every replay). Bound into the cursor like `status`.
+                 *
+                 *     Limits: matches `^evt_[A-Za-z0-9]+$`.
+                 */
                 eventId?: string;
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`). */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -7243,6 +7856,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7299,6 +7914,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7565,11 +8182,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7595,6 +8216,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7629,11 +8252,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7659,6 +8286,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7693,11 +8322,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7723,6 +8356,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7757,11 +8392,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7787,6 +8426,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7821,11 +8462,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7851,6 +8496,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7885,11 +8532,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7915,6 +8566,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7949,11 +8602,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7979,6 +8636,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8013,11 +8672,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8043,6 +8706,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8077,11 +8742,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8107,6 +8776,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8141,11 +8812,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8171,6 +8846,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8205,11 +8882,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8235,6 +8916,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8269,11 +8952,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8299,6 +8986,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8333,11 +9022,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8363,6 +9056,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8397,11 +9092,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8427,6 +9126,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8461,11 +9162,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8491,6 +9196,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8525,11 +9232,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8555,6 +9266,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8589,11 +9302,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8619,6 +9336,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8653,11 +9372,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8683,6 +9406,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8717,11 +9442,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8747,6 +9476,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8781,11 +9512,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8811,6 +9546,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8845,11 +9582,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8875,6 +9616,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8909,11 +9652,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8939,6 +9686,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8973,11 +9722,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9003,6 +9756,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9037,11 +9792,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9067,6 +9826,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9101,11 +9862,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9131,6 +9896,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9165,11 +9932,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9195,6 +9966,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9229,11 +10002,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9259,6 +10036,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9293,11 +10072,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9323,6 +10106,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9357,11 +10142,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9387,6 +10176,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9421,11 +10212,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9451,6 +10246,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];

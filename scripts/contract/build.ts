@@ -13,6 +13,7 @@ import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
 import { checkProblemTypes, withOperationProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { checkRequestLimits } from './requestLimits.js';
 
 export const SPECS_DIR = 'specs';
 export const GENERATED_DIR = 'generated';
@@ -56,7 +57,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
   }
   return {
     bundled,
-    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...checkProblemTypes(bundled.document, bundled.rootLabel), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
+    problems: [...legacyChangelog(bundled), ...checkConventions(bundled), ...checkProblemTypes(bundled.document, bundled.rootLabel), ...checkRequestLimits(bundled.document, bundled.rootLabel), ...unreferencedPathFiles(bundled, repoRoot), ...checkHandlerFiles(repoRoot, spec.api, bundled.document)],
   };
 }
 
