@@ -109,6 +109,8 @@ export interface ValidationProblemOptions {
   source?: 'request' | 'body';
   /** Replaces the generated summary. */
   detail?: string;
+  /** The specific case of a 422 (e.g. `invalid-cursor`). */
+  code?: string;
   headers?: Record<string, string>;
 }
 
@@ -143,6 +145,7 @@ export function validationProblem(ajvErrors: readonly ErrorObject[], options: Va
   }
   return new ApiProblem('validation', {
     detail: options.detail ?? summarize(errors),
+    code: options.code,
     headers: options.headers,
     extensions: { errors },
   });
