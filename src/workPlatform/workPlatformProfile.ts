@@ -15,7 +15,8 @@ import type { Caller, CallerResolver } from '../auth/bearerTokens.js';
 import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
 import { enforceCallLimits, enforceSharedCallLimits, type QuotaCounter } from './callLimits.js';
 import type { WorkPlatformServices } from './operationContext.js';
-import { ApiProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
+import { ApiProblem, cursorProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
+import { CursorError } from '../paging/cursor.js';
 import { malformedIfMatch } from './versions.js';
 import { storeErrorToProblem } from './storeProblems.js';
 
@@ -179,8 +180,12 @@ function asProblem(error: unknown): unknown {
       }
       // The If-Match parameters' pattern is the version the server reads: anything else (`*` included) keeps its 400.
       if (failure.errors.some((issue) => issue.instancePath === '/header/if-match')) return malformedIfMatch();
-      // A cursor of another shape is not one this server issued: its code is that of a forged one.
-      if (failure.errors.every((issue) => issue.instancePath === '/query/cursor')) return validationProblem(failure.errors, { code: 'invalid-cursor' });
+      // A cursor of another shape is not one this server issued: the answer to a forged one. Its length keeps its own issue.
+      if (failure.errors.every((issue) => issue.instancePath === '/query/cursor')) {
+        const lengths = failure.errors.filter((issue) => issue.keyword !== 'pattern');
+        if (lengths.length === 0) return cursorProblem(new CursorError('unreadable', 'not a cursor of this server'));
+        return validationProblem(lengths, { code: 'invalid-cursor' });
+      }
       return validationProblem(failure.errors);
     }
     case 'unsupported-media-type':

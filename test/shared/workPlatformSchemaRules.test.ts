@@ -171,7 +171,7 @@ describe('cursor', () => {
     const wide = `${'é'.repeat(100)}.${'B'.repeat(43)}`;
     expect(served.admits(CURSOR, wide)).toBe(false);
     const problem = expectListedRefusal(await listTasks(wide), 'listTasks', 422, 'validation', 'invalid-cursor');
-    expect(problem.errors).toEqual([{ path: '?cursor', code: 'invalid_format', message: expect.any(String) }]);
+    expect(problem.errors).toEqual([{ path: '?cursor', code: 'invalid_cursor', message: expect.any(String) }]);
   });
 });
 
