@@ -150,7 +150,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
 
   const referenceAssets = createReferenceAssets();
   const buildHandler = async (publicBaseUrl: string) => {
-    const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl);
+    const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl, { allowLoopbackWebhooks: config.webhookAllowLoopback });
     const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
     const planTable = workPlatformPlanTable();
     const callers = createCallerResolver({

@@ -456,6 +456,7 @@ export interface components {
         };
         /** @description A resolved media asset. Content refers to assets by reference; responses always carry the resolved object. */
         Asset: {
+            /** @description Limits: matches `^ast_[A-Za-z0-9]+$`. */
             id: string;
             /**
              * Format: uri
@@ -863,6 +864,7 @@ export interface components {
          *     }
          */
         OutcomeItem: {
+            /** @description Limits: matches `^[a-z0-9]+(?:-[a-z0-9]+)*$`. */
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
@@ -981,6 +983,7 @@ export interface components {
          *     }
          */
         PostItem: {
+            /** @description Limits: matches `^[a-z0-9]+(?:-[a-z0-9]+)*$`. */
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
@@ -1054,6 +1057,7 @@ export interface components {
         };
         /** @description A published page as listed; fetch it by slug for its blocks. */
         PageSummary: {
+            /** @description Limits: matches `^[a-z0-9]+(?:-[a-z0-9]+)*$`. */
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
@@ -1080,6 +1084,7 @@ export interface components {
          *     }
          */
         PageItem: {
+            /** @description Limits: matches `^[a-z0-9]+(?:-[a-z0-9]+)*$`. */
             slug: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
@@ -1162,6 +1167,7 @@ export interface components {
         };
         /** @description One entry of the work-experience timeline. */
         ExperienceEntry: {
+            /** @description Limits: matches `^exp_[A-Za-z0-9]+$`. */
             id: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             organization: string;
@@ -1226,6 +1232,7 @@ export interface components {
         };
         /** @description A published skill with its tags. */
         Skill: {
+            /** @description Limits: matches `^skl_[A-Za-z0-9]+$`. */
             id: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             name: string;
@@ -1275,6 +1282,7 @@ export interface components {
         };
         /** @description A headline metric, for example "12 years of experience". */
         Stat: {
+            /** @description Limits: matches `^sta_[A-Za-z0-9]+$`. */
             id: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             label: string;
@@ -1318,6 +1326,7 @@ export interface components {
         };
         /** @description An award or recognition. */
         Award: {
+            /** @description Limits: matches `^awd_[A-Za-z0-9]+$`. */
             id: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             title: string;
@@ -1369,6 +1378,7 @@ export interface components {
         };
         /** @description An education or certification item. */
         Credential: {
+            /** @description Limits: matches `^crd_[A-Za-z0-9]+$`. */
             id: string;
             /** @enum {string} */
             kind: "education" | "certification";
@@ -1428,6 +1438,7 @@ export interface components {
         };
         /** @description A published testimonial. */
         Testimonial: {
+            /** @description Limits: matches `^tst_[A-Za-z0-9]+$`. */
             id: string;
             /** @description Plain text: markup is refused when the portfolio is imported, so it holds no tag; show it as text. */
             quote: string;
@@ -1489,6 +1500,7 @@ export interface components {
         };
         /** @description A social or contact link. */
         Link: {
+            /** @description Limits: matches `^lnk_[A-Za-z0-9]+$`. */
             id: string;
             /** @enum {string} */
             kind: "website" | "email" | "github" | "linkedin" | "x" | "mastodon" | "youtube" | "dribbble" | "behance" | "other";

@@ -15,12 +15,16 @@ export interface paths {
         /**
          * List tasks
          * @description The workspace's tasks, one page at a time, keyset-paginated (see "Lists and cursors").
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
          * @description Creates a task in a project of the workspace and answers 201 with the full task and `Location`. Records a `task.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createTask"];
         delete?: never;
@@ -39,6 +43,8 @@ export interface paths {
         /**
          * Get a task
          * @description One task of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTask"];
         put?: never;
@@ -46,6 +52,8 @@ export interface paths {
         /**
          * Delete a task
          * @description Deletes the task; `If-Match` is checked when sent. Records `task.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteTask"];
         options?: never;
@@ -53,6 +61,8 @@ export interface paths {
         /**
          * Update a task
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `task.updated`, and `task.completed` when the status becomes `DONE`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -67,12 +77,16 @@ export interface paths {
         /**
          * List projects
          * @description The workspace's projects, keyset-paginated (see "Lists and cursors").
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listProjects"];
         put?: never;
         /**
          * Create a project
          * @description Creates a project and answers 201 with it and `Location`. Records `project.created`. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createProject"];
         delete?: never;
@@ -91,6 +105,8 @@ export interface paths {
         /**
          * Get a project
          * @description One project of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getProject"];
         put?: never;
@@ -98,6 +114,8 @@ export interface paths {
         /**
          * Delete a project
          * @description Deletes an empty project (409 `project-has-tasks` otherwise); `If-Match` is checked when sent. Records `project.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteProject"];
         options?: never;
@@ -105,6 +123,8 @@ export interface paths {
         /**
          * Update a project
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `project.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -119,12 +139,16 @@ export interface paths {
         /**
          * List companies
          * @description The workspace's companies, one page at a time, keyset-paginated (see "Lists and cursors"). `updatedSince` keeps the companies changed at or after that instant; the filter is bound into the cursor like `sort` and `order` (a cursor of another filter answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listCompanies"];
         put?: never;
         /**
          * Create a company
          * @description Creates a company of the workspace and answers 201 with the full company and `Location`. Records a `company.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createCompany"];
         delete?: never;
@@ -143,6 +167,8 @@ export interface paths {
         /**
          * Get a company
          * @description One company of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getCompany"];
         put?: never;
@@ -150,6 +176,8 @@ export interface paths {
         /**
          * Delete a company
          * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). A company that contracts name answers 409 `company-has-contracts` (delete those contracts, or point drafts elsewhere, first; a signed contract keeps its company). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteCompany"];
         options?: never;
@@ -157,6 +185,8 @@ export interface paths {
         /**
          * Update a company
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `company.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -171,12 +201,16 @@ export interface paths {
         /**
          * List contacts
          * @description The workspace's contacts, one page at a time, keyset-paginated (see "Lists and cursors"). `companyId` keeps the contacts of that company, `updatedSince` those changed at or after that instant; the filters are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Create a contact
          * @description Creates a contact of the workspace and answers 201 with the full contact and `Location`. A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records a `contact.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -195,6 +229,8 @@ export interface paths {
         /**
          * Get a contact
          * @description One contact of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getContact"];
         put?: never;
@@ -202,6 +238,8 @@ export interface paths {
         /**
          * Delete a contact
          * @description Deletes the contact; `If-Match` is checked when sent. A contact that a deal lists in `contactIds` answers 409 `contact-has-deals` (take it off those deals first). Records `contact.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteContact"];
         options?: never;
@@ -209,6 +247,8 @@ export interface paths {
         /**
          * Update a contact
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records `contact.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -223,12 +263,16 @@ export interface paths {
         /**
          * List deals
          * @description The workspace's deals, one page at a time, keyset-paginated (see "Lists and cursors"). `stage`, `ownerId`, `companyId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listDeals"];
         put?: never;
         /**
          * Create a deal
          * @description Creates a deal of the workspace and answers 201 with the full deal and `Location`. `ownerId` must be a user of the workspace (else 404 `user-not-found`), `companyId` a company of it (404 `company-not-found`) and each of `contactIds` a contact of it (404 `contact-not-found`). Records a `deal.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createDeal"];
         delete?: never;
@@ -247,6 +291,8 @@ export interface paths {
         /**
          * Get a deal
          * @description One deal of the workspace.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getDeal"];
         put?: never;
@@ -254,6 +300,8 @@ export interface paths {
         /**
          * Delete a deal
          * @description Deletes the deal; `If-Match` is checked when sent. A deal that contracts name answers 409 `deal-has-contracts` (delete those contracts, or point drafts elsewhere, first). Its company and contacts are kept. Records `deal.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteDeal"];
         options?: never;
@@ -261,6 +309,8 @@ export interface paths {
         /**
          * Update a deal
          * @description Changes the given fields; `contactIds` replaces the whole list. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References are checked as on create. Records `deal.updated`, and `deal.stage_changed` as well when `stage` changes (any stage may follow any other, `won` and `lost` included).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateDeal"];
         trace?: never;
@@ -275,12 +325,16 @@ export interface paths {
         /**
          * List contracts
          * @description The workspaces contracts, one page at a time, keyset-paginated (see "Lists and cursors"). `status`, `companyId`, `dealId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`). Status and `updatedAt` are as of the request: a `sent` contract past its `expiresOn` is listed, filtered and sorted as `expired` (see "Contract lifecycle" on the Contract schema).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listContracts"];
         put?: never;
         /**
          * Create a contract
          * @description Creates a contract of the workspace as a `draft` and answers 201 with the full contract and `Location`. It names a company, a deal, or both (at least one, else 422): `companyId` must be a company of the workspace (404 `company-not-found`) and `dealId` a deal of it (404 `deal-not-found`). With a `dealId` and no `companyId`, the company is taken from the deal (and stays null when the deal has none); with both, the deal must name that company or none (else 422). The company is copied, not followed: a later change of the deals company does not move the contract. `amountMinor` and `currency` come together or not at all (else 422). Records a `contract.created` event. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createContract"];
         delete?: never;
@@ -299,6 +353,8 @@ export interface paths {
         /**
          * Get a contract
          * @description One contract of the workspace, as of the request: a `sent` contract past its `expiresOn` reads as `expired` even before the scheduled sweep has recorded it (see the Contract schema).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getContract"];
         put?: never;
@@ -306,6 +362,8 @@ export interface paths {
         /**
          * Delete a contract
          * @description Deletes a contract that is `draft`, `declined` or `expired`; `If-Match` is checked when sent. A `sent` contract answers 409 `contract-not-deletable` (withdraw it first) and so does a `signed` one: a signed contract is a record of an agreement and is kept. Records `contract.deleted` (a sent contract past its date records `contract.expired` first).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteContract"];
         options?: never;
@@ -313,6 +371,8 @@ export interface paths {
         /**
          * Update a draft contract
          * @description Changes the given fields of a **draft**; any other status answers 409 `contract-not-editable` (withdraw a sent contract first). Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References and the rules on company, deal and value are checked as on create; a changed `dealId` with no `companyId` in the patch keeps the contracts company when the new deal names it or none, else takes the deals. Records `contract.updated`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateContract"];
         trace?: never;
@@ -329,6 +389,8 @@ export interface paths {
         /**
          * Send a draft contract
          * @description Moves a `draft` to `sent` and sets `sentAt`: from now on it cannot be edited, only signed, declined, withdrawn or left to expire. `expiresOn` must be today or later (UTC), else 409 `contract-expiry-passed` (change it with PATCH first). Any other status answers 409: `contract-already-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.sent`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["sendContract"];
         delete?: never;
@@ -349,6 +411,8 @@ export interface paths {
         /**
          * Mark a sent contract signed
          * @description Records the counterpartys signature: moves a `sent` contract to `signed` and sets `signedAt`. Only `sent` contracts on or before their `expiresOn` (UTC) can be signed: a draft answers 409 `contract-not-sent`, and the others `contract-already-signed`, `contract-already-declined` or `contract-expired` (also for a sent contract past its date, which is expired from the start of the next UTC day). Records `contract.signed`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["signContract"];
         delete?: never;
@@ -369,6 +433,8 @@ export interface paths {
         /**
          * Mark a sent contract declined
          * @description Records that the counterparty declined: moves a `sent` contract to `declined` and sets `declinedAt`. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.declined`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["declineContract"];
         delete?: never;
@@ -389,6 +455,8 @@ export interface paths {
         /**
          * Withdraw a sent contract to draft
          * @description Takes a `sent` contract back to `draft` (the sender recalls it to change it or to delete it); `sentAt` becomes null. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.withdrawn`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["withdrawContract"];
         delete?: never;
@@ -411,6 +479,8 @@ export interface paths {
          *     repository's issues as tasks); a kind that cannot do anything yet would be listed with
          *     `available: false`. The catalogue is the same for every workspace; its connectors are at
          *     `GET /v1/connectors`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listConnectorKinds"];
         put?: never;
@@ -434,6 +504,8 @@ export interface paths {
          *     (see "Lists and cursors"). `kind` and `updatedSince` narrow the list; they are bound into the
          *     cursor like `sort` and `order`. A `connected` connector whose credential's expiry has passed is
          *     listed as `expired`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listConnectors"];
         put?: never;
@@ -443,6 +515,8 @@ export interface paths {
          *     `not_connected`: give it a credential with `PUT /v1/connectors/{connectorId}/connection`. A
          *     workspace may have several connectors of one kind (one per GitHub organization, say). Records
          *     `connector.created`. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createConnector"];
         delete?: never;
@@ -484,6 +558,8 @@ export interface paths {
          *     not show to the credential answers `404 not-found`, code `repository-not-found`; a project of
          *     another workspace `404`, code `project-not-found`. Other GitHub failures answer `502` or `504`
          *     and write nothing. Accepts `Idempotency-Key` (a replay reads nothing from GitHub).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         post: operations["importIssues"];
         delete?: never;
@@ -511,6 +587,8 @@ export interface paths {
          *     encrypted (AES-256-GCM) and replaces any earlier one; it is never returned or logged. Records
          *     `connector.connected`. The check runs outside any lock; a connector changed meanwhile (deleted)
          *     answers as it is then. No `If-Match`: connecting is the same whatever the version.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         put: operations["connectConnector"];
         post?: never;
@@ -521,6 +599,8 @@ export interface paths {
          *     answer `409 conflict`, code `connector-not-connected`. The credential is not revoked at the
          *     service: revoke it there too if it may have leaked. Records `connector.disconnected` when it was
          *     `connected` or `expired`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["disconnectConnector"];
         options?: never;
@@ -539,6 +619,8 @@ export interface paths {
          * Get a connector
          * @description One connector of the workspace and where its connection stands; never its credential (only
          *     `credentialHint`).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getConnector"];
         put?: never;
@@ -549,6 +631,8 @@ export interface paths {
          *     imported stay, and so does the record of which issue each came from, so importing the same
          *     repository through another connector updates them instead of making them again. Records
          *     `connector.deleted`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -566,6 +650,8 @@ export interface paths {
         /**
          * Get the workspace limits
          * @description For each limit: the value in force, the plan default and the workspace override, and the calls counted this month. Allowed for owners and admins by session, and for tokens with `workspace:read`; a plain member's session answers 403 `forbidden`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWorkspaceLimits"];
         put?: never;
@@ -586,6 +672,8 @@ export interface paths {
         /**
          * Tasks created and completed per bucket
          * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTaskThroughput"];
         put?: never;
@@ -606,6 +694,8 @@ export interface paths {
         /**
          * Cycle time of completed tasks per bucket
          * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTaskCycleTime"];
         put?: never;
@@ -626,6 +716,8 @@ export interface paths {
         /**
          * Overdue tasks now and at the end of each bucket
          * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getOverdueTasks"];
         put?: never;
@@ -646,6 +738,8 @@ export interface paths {
         /**
          * Deal pipeline value by stage and currency per bucket
          * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getDealPipeline"];
         put?: never;
@@ -666,12 +760,16 @@ export interface paths {
         /**
          * List webhook subscriptions
          * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription
          * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`. At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -690,6 +788,8 @@ export interface paths {
         /**
          * Get a webhook subscription
          * @description One subscription, with its status and, when disabled, why. The signing secret is never shown again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -697,6 +797,8 @@ export interface paths {
         /**
          * Delete a webhook subscription
          * @description Deletes the subscription, its secrets and its delivery log; pending deliveries are not attempted. `If-Match` is checked when sent.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -704,6 +806,8 @@ export interface paths {
         /**
          * Update a webhook subscription
          * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -720,6 +824,8 @@ export interface paths {
         /**
          * Rotate a subscription's signing secret
          * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. The subscription's `version` increases by one. No body. Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["rotateWebhookKey"];
         delete?: never;
@@ -740,6 +846,8 @@ export interface paths {
         /**
          * Replay events to a subscription
          * @description Queues new deliveries of past events to this subscription: one event (`eventId`, delivered whatever its type), or every event of the workspace in a time range (`from` inclusive, `to` exclusive) whose type the subscription lists, oldest first, at most 1000 per request (more answers `422 validation` at `/to`; narrow the range). A replay keeps the event's `id` (`Svc-Event-Id`) and gets a new delivery id. Events are kept 30 days. Works on a disabled subscription only after it is re-enabled (`409 conflict`, code `webhook-disabled`). Accepts `Idempotency-Key`.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -758,6 +866,8 @@ export interface paths {
         /**
          * List a subscription's deliveries
          * @description The delivery log of one subscription, newest first, keyset-paginated: each delivery of an event (replays are separate deliveries of the same event) with every attempt made (time, status code or error, duration, and when the next attempt is due). Logs are kept 30 days after a delivery ends.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -788,6 +898,8 @@ export interface paths {
          *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["draftTasks"];
         delete?: never;
@@ -816,6 +928,8 @@ export interface paths {
          *     Each call is charged against the workspace's daily AI spend cap and counted in the `ai` rate
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
+         *
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["summarizeProject"];
         delete?: never;
@@ -834,6 +948,8 @@ export interface paths {
         /**
          * Download this specification (JSON)
          * @description This OpenAPI 3.1 document, with `servers` set to this server. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -854,6 +970,8 @@ export interface paths {
         /**
          * Download this specification (YAML)
          * @description The same document as YAML. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getOpenapiYaml"];
         put?: never;
@@ -874,6 +992,8 @@ export interface paths {
         /**
          * Download a Postman collection
          * @description A Postman v2.1 collection: one request per operation grouped by tag, bearer auth from `{{bearerToken}}`, addresses from `{{baseUrl}}`, assertions of the status, the content type and the body against the declared schema (embedded) on every request. A run can be repeated against one server: ids and ETags come from the answers of the requests that created the records, creates run before what uses them, and the run changes and deletes only what it created (the last folder, `Clean up`, deletes what later folders still used; a signed contract is kept). Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getPostmanCollection"];
         put?: never;
@@ -894,6 +1014,8 @@ export interface paths {
         /**
          * Download a Postman environment template
          * @description A Postman environment with `baseUrl` (this server) and an empty `bearerToken` to fill in. Public; no credential; not counted against any limit. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getPostmanEnvironment"];
         put?: never;
@@ -919,6 +1041,8 @@ export interface paths {
          *     (MAJOR.MINOR.PATCH); a breaking change (an operation removed or renamed; a member, parameter or enum
          *     value removed; a new required input; a narrowed type) raises MAJOR, and no change ships without an
          *     entry here. Public; no credential. May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getChangelogJson"];
         put?: never;
@@ -942,6 +1066,8 @@ export interface paths {
          *     the browser by Redoc (2.5, bundled with the server and served from `/assets/`; no CDN, works offline) from
          *     `/v1/openapi.json`. Public; no credential. The page allows scripts and connections to this origin only
          *     (`Content-Security-Policy`). May be cached for five minutes.
+         *
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getReferencePage"];
         put?: never;
@@ -1741,7 +1867,7 @@ export interface components {
             requestId: string;
             /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range). */
             code?: string;
-            /** @description On `validation` (422), one entry per failing field. */
+            /** @description On `validation` (422), one entry per failing field; on `bad-request` with code `value-too-long` (400), one entry per too-long field. */
             errors?: components["schemas"]["ValidationIssue"][];
             /** @description On `insufficient-scope`, the scopes the operation needs. */
             requiredScopes?: string[];
@@ -1750,7 +1876,11 @@ export interface components {
             rateLimit?: components["schemas"]["RateLimitProblemMember"];
             quota?: components["schemas"]["QuotaProblemMember"];
             aiSpend?: components["schemas"]["AiSpendProblemMember"];
-            /** @description On the connector cases (`409` `connector-not-connected` and `connector-reconnect-required`, `502`, `504`): the connector (`GET /v1/connectors/{connectorId}`) an administrator must connect again, or whose service failed. */
+            /**
+             * @description On the connector cases (`409` `connector-not-connected` and `connector-reconnect-required`, `502`, `504`): the connector (`GET /v1/connectors/{connectorId}`) an administrator must connect again, or whose service failed.
+             *
+             *     Limits: matches `^con_[A-Za-z0-9]+$`.
+             */
             connectorId?: string;
         };
         ValidationIssue: {
@@ -1795,9 +1925,15 @@ export interface components {
          *     }
          */
         Task: {
+            /** @description Limits: matches `^tsk_[A-Za-z0-9]+$`. */
             id: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description At least 1 character; stored up to 200 characters: the storage limit, enforced when the task is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description At least 1 character; stored up to 200 characters: the storage limit, enforced when the task is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             status: components["schemas"]["TaskStatus"];
             priority: components["schemas"]["TaskPriority"];
@@ -1806,7 +1942,11 @@ export interface components {
              * @description ISO 8601 UTC timestamp, or null when the task has no due date.
              */
             dueOn: string | null;
-            /** @description A user of the workspace, or null when unassigned. */
+            /**
+             * @description A user of the workspace, or null when unassigned.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
             assigneeId: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -1840,13 +1980,19 @@ export interface components {
          *     }
          */
         TaskCreate: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description At least 1 character; stored up to 200 characters (longer answers 400). */
+            /**
+             * @description At least 1 character; stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             priority?: components["schemas"]["TaskPriority"];
             status?: components["schemas"]["TaskStatus"];
             /** Format: date-time */
             dueOn?: string | null;
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             assigneeId?: string | null;
         };
         /**
@@ -1856,13 +2002,19 @@ export interface components {
          *     }
          */
         TaskUpdate: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId?: string;
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
             priority?: components["schemas"]["TaskPriority"];
             status?: components["schemas"]["TaskStatus"];
             /** Format: date-time */
             dueOn?: string | null;
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             assigneeId?: string | null;
         };
         /**
@@ -1915,10 +2067,19 @@ export interface components {
          *     }
          */
         Project: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 120 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 2000 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 2000 characters: the storage limit, enforced when the project is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "ARCHIVED";
@@ -1936,9 +2097,17 @@ export interface components {
          *     }
          */
         ProjectCreate: {
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -1950,9 +2119,17 @@ export interface components {
          *     }
          */
         ProjectUpdate: {
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "ARCHIVED";
@@ -2000,12 +2177,25 @@ export interface components {
          *     }
          */
         Company: {
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the company is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description The company's web domain, e.g. `northwind.example`, as given (not checked against DNS); null when unknown. Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description The company's web domain, e.g. `northwind.example`, as given (not checked against DNS); null when unknown. Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -2023,11 +2213,23 @@ export interface components {
          *     }
          */
         CompanyCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
-            /** @description Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain?: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
         };
         /**
@@ -2037,11 +2239,23 @@ export interface components {
          *     }
          */
         CompanyUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
-            /** @description Stored up to 253 characters (longer answers 400). */
+            /**
+             * @description Stored up to 253 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 253 characters (longer answers 400 `value-too-long` on a body member).
+             */
             domain?: string | null;
-            /** @description Stored up to 2000 characters (longer answers 400). */
+            /**
+             * @description Stored up to 2000 characters (longer answers 400).
+             *
+             *     Limits: at most 2000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             description?: string | null;
         };
         /**
@@ -2088,17 +2302,32 @@ export interface components {
          *     }
          */
         Contact: {
+            /** @description Limits: matches `^ctc_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the contact is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             /**
              * Format: email
              * @description An email address, or null. Stored up to 254 characters (longer answers 400). Not unique: two contacts may share one.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member).
              */
             email: string | null;
-            /** @description A phone number as given (E.164 such as `+4930123456` is a good choice), or null. Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description A phone number as given (E.164 such as `+4930123456` is a good choice), or null. Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone: string | null;
-            /** @description The company of the workspace the contact works at, or null. Deleting that company sets it to null. */
+            /**
+             * @description The company of the workspace the contact works at, or null. Deleting that company sets it to null.
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
             /** @description Starts at 1 and grows by one with every change; also sent as `ETag`. */
             version: number;
@@ -2116,15 +2345,26 @@ export interface components {
          *     }
          */
         ContactCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             /**
              * Format: email
-             * @description Stored up to 254 characters (longer answers 400).
+             * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`.
              */
             email?: string | null;
-            /** @description Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone?: string | null;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
         };
         /**
@@ -2134,15 +2374,26 @@ export interface components {
          *     }
          */
         ContactUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name?: string;
             /**
              * Format: email
-             * @description Stored up to 254 characters (longer answers 400).
+             * @description Stored up to 254 characters (longer answers 400). The address the server accepts: the `pattern` (ajv-formats' `email`: dot-separated atoms, `@`, a domain of at least two labels), so `a@example` answers 422.
+             *
+             *     Limits: at most 254 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`.
              */
             email?: string | null;
-            /** @description Stored up to 40 characters (longer answers 400). */
+            /**
+             * @description Stored up to 40 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 40 characters (longer answers 400 `value-too-long` on a body member).
+             */
             phone?: string | null;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
         };
         /**
@@ -2195,17 +2446,34 @@ export interface components {
          *     }
          */
         Deal: {
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the deal is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             stage: components["schemas"]["DealStage"];
             /** @description The value in the minor unit of `currency` (cents for EUR and USD, whole yen for JPY): 1250000 EUR is 12,500.00 EUR. Integers only, so no rounding ever happens. */
             amountMinor: number;
-            /** @description ISO 4217 alphabetic code in upper case, e.g. `EUR`, `USD`, `JPY`. Amounts in different currencies are never converted or added up. */
+            /**
+             * @description ISO 4217 alphabetic code in upper case, e.g. `EUR`, `USD`, `JPY`. Amounts in different currencies are never converted or added up.
+             *
+             *     Limits: matches `^[A-Z]{3}$`.
+             */
             currency: string;
-            /** @description The user of the workspace responsible for the deal. */
+            /**
+             * @description The user of the workspace responsible for the deal.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
             ownerId: string;
-            /** @description A company of the workspace, or null. While a deal names a company, that company cannot be deleted (409 `company-has-deals`). */
+            /**
+             * @description A company of the workspace, or null. While a deal names a company, that company cannot be deleted (409 `company-has-deals`).
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
             /** @description Contacts of the workspace involved in the deal, in the order given; at most 50. While a deal lists a contact, that contact cannot be deleted (409 `contact-has-deals`). */
             contactIds: string[];
@@ -2227,6 +2495,14 @@ export interface components {
          */
         DealStage: "lead" | "qualified" | "proposal" | "negotiation" | "won" | "lost";
         /**
+         * @description An ISO 4217 currency code. The codes are those of the `currency-codes` package (ISO 4217, including the X-codes such as `XAU` and `XXX`), written in by the contract build: any other value, such as `ZZZ` or `BTC`, answers `422 validation`. Answers declare only `^[A-Z]{3}$`, because records stored before this rule may hold other codes.
+         *
+         *     Limits: one of 179 values (see the type).
+         * @example EUR
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XAG" | "XAU" | "XBA" | "XBB" | "XBC" | "XBD" | "XCD" | "XDR" | "XOF" | "XPD" | "XPF" | "XPT" | "XSU" | "XTS" | "XUA" | "XXX" | "YER" | "ZAR" | "ZMW" | "ZWG";
+        /**
          * @description `title`, `amountMinor`, `currency` and `ownerId` are required. `stage` defaults to `lead`, `companyId` and `expectedCloseOn` to null, `contactIds` to none. A user, company or contact of another workspace answers 404 (`user-not-found`, `company-not-found`, `contact-not-found`).
          * @example {
          *       "title": "Contoso annual licence",
@@ -2238,12 +2514,18 @@ export interface components {
          *     }
          */
         DealCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             ownerId: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
             contactIds?: string[];
             /** Format: date */
@@ -2256,12 +2538,18 @@ export interface components {
          *     }
          */
         DealUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
             stage?: components["schemas"]["DealStage"];
             amountMinor?: number;
-            currency?: string;
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Limits: matches `^usr_[A-Za-z0-9]+$`. */
             ownerId?: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
             contactIds?: string[];
             /** Format: date */
@@ -2338,19 +2626,40 @@ export interface components {
          *     }
          */
         Contract: {
+            /** @description Limits: matches `^ctr_[A-Za-z0-9]+$`. */
             id: string;
-            /** @description Stored up to 200 characters: the storage limit, enforced when the contract is written (a longer value in a request answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description Stored up to 200 characters: the storage limit, enforced when the contract is written (a longer value in a request answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
             status: components["schemas"]["ContractStatus"];
-            /** @description The company that is party to the contract, or null (then `dealId` is set). While a contract names a company, that company cannot be deleted (409 `company-has-contracts`). */
+            /**
+             * @description The company that is party to the contract, or null (then `dealId` is set). While a contract names a company, that company cannot be deleted (409 `company-has-contracts`).
+             *
+             *     Limits: matches `^cmp_[A-Za-z0-9]+$`.
+             */
             companyId: string | null;
-            /** @description The deal the contract closes, or null (then `companyId` is set). While a contract names a deal, that deal cannot be deleted (409 `deal-has-contracts`). */
+            /**
+             * @description The deal the contract closes, or null (then `companyId` is set). While a contract names a deal, that deal cannot be deleted (409 `deal-has-contracts`).
+             *
+             *     Limits: matches `^del_[A-Za-z0-9]+$`.
+             */
             dealId: string | null;
             /** @description The contract's value in the minor unit of `currency` (as on deals), or null when it states none; null exactly when `currency` is. */
             amountMinor: number | null;
-            /** @description ISO 4217 alphabetic code in upper case, or null when `amountMinor` is. */
+            /**
+             * @description ISO 4217 alphabetic code in upper case, or null when `amountMinor` is.
+             *
+             *     Limits: matches `^[A-Z]{3}$`.
+             */
             currency: string | null;
-            /** @description The terms or notes of the contract as plain text, or null. Stored up to 20,000 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description The terms or notes of the contract as plain text, or null. Stored up to 20,000 characters (longer answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body: string | null;
             /**
              * Format: date
@@ -2390,7 +2699,9 @@ export interface components {
          */
         ContractStatus: "draft" | "sent" | "signed" | "declined" | "expired";
         /**
-         * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (else 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
+         * @description `title`, `expiresOn` and at least one of `companyId` and `dealId` are required (a body with neither answers 422). `amountMinor` and `currency` come together or not at all (`dependentRequired`; with one of them null and the other not, 422). `body` defaults to null. A company or deal of another workspace answers 404 (`company-not-found`, `deal-not-found`). A contract is always created as a `draft`.
+         *
+         *     Limits: `amountMinor` requires `currency`; `currency` requires `amountMinor`.
          * @example {
          *       "title": "Contoso annual licence 2027",
          *       "dealId": "del_rdMzUTfJYc7AN6Hq2e4r",
@@ -2400,13 +2711,23 @@ export interface components {
          *     }
          */
         ContractCreate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             dealId?: string | null;
             amountMinor?: number | null;
-            currency?: string | null;
-            /** @description Stored up to 20,000 characters (longer answers 400). */
+            currency?: components["schemas"]["CurrencyCode"] | null;
+            /**
+             * @description Stored up to 20,000 characters (longer answers 400).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body?: string | null;
             /** Format: date */
             expiresOn: string;
@@ -2418,13 +2739,23 @@ export interface components {
          *     }
          */
         ContractUpdate: {
-            /** @description Stored up to 200 characters (longer answers 400). */
+            /**
+             * @description Stored up to 200 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member).
+             */
             title?: string;
+            /** @description Limits: matches `^cmp_[A-Za-z0-9]+$`. */
             companyId?: string | null;
+            /** @description Limits: matches `^del_[A-Za-z0-9]+$`. */
             dealId?: string | null;
             amountMinor?: number | null;
-            currency?: string | null;
-            /** @description Stored up to 20,000 characters (longer answers 400). */
+            currency?: components["schemas"]["CurrencyCode"] | null;
+            /**
+             * @description Stored up to 20,000 characters (longer answers 400).
+             *
+             *     Limits: at most 20000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             body?: string | null;
             /** Format: date */
             expiresOn?: string;
@@ -2551,9 +2882,14 @@ export interface components {
          *     }
          */
         Connector: {
+            /** @description Limits: matches `^con_[A-Za-z0-9]+$`. */
             id: string;
             kind: components["schemas"]["ConnectorKindId"];
-            /** @description What the workspace calls it, e.g. `GitHub (acme org)`. Stored up to 120 characters (longer answers `400 bad-request`, code `value-too-long`). */
+            /**
+             * @description What the workspace calls it, e.g. `GitHub (acme org)`. Stored up to 120 characters (longer answers `400 bad-request`, code `value-too-long`).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
             status: components["schemas"]["ConnectorStatus"];
             /** @description The account the credential acts as (GitHub: the `login` of `GET /user`, read when connecting); null without a credential. */
@@ -2596,7 +2932,11 @@ export interface components {
          */
         ConnectorCreate: {
             kind: components["schemas"]["ConnectorKindId"];
-            /** @description Stored up to 120 characters (longer answers 400). */
+            /**
+             * @description Stored up to 120 characters (longer answers 400).
+             *
+             *     Limits: at least 1 character; at most 120 characters (longer answers 400 `value-too-long` on a body member).
+             */
             name: string;
         };
         /**
@@ -2648,6 +2988,7 @@ export interface components {
          *     }
          */
         ConnectorConnection: {
+            /** @description Limits: at least 1 character; at most 1000 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`. */
             token: string;
             /**
              * Format: date-time
@@ -2664,9 +3005,17 @@ export interface components {
          *     }
          */
         IssueImportRequest: {
-            /** @description `owner/name` of a GitHub repository the connector's credential can read. `.` and `..` name no repository: they answer 404 `repository-not-found` without a call to GitHub. */
+            /**
+             * @description `owner/name` of a GitHub repository the connector's credential can read. `.` and `..` name no repository: they answer 404 `repository-not-found` without a call to GitHub.
+             *
+             *     Limits: matches `^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`.
+             */
             repository: string;
-            /** @description The project of this workspace that new tasks go to. */
+            /**
+             * @description The project of this workspace that new tasks go to.
+             *
+             *     Limits: matches `^prj_[A-Za-z0-9]+$`.
+             */
             projectId: string;
             /**
              * @description `open`: open issues only; `all`: closed ones too (they become `DONE` tasks).
@@ -2693,8 +3042,10 @@ export interface components {
          *     }
          */
         IssueImport: {
+            /** @description Limits: matches `^con_[A-Za-z0-9]+$`. */
             connectorId: string;
             repository: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
             /** @enum {string} */
             state: "open" | "all";
@@ -2930,10 +3281,18 @@ export interface components {
             deals: number;
             /** @description One entry per currency the stage's deals are in, ordered by currency code; empty when there are none. Never summed across currencies. */
             amounts: {
-                /** @description ISO 4217 code. */
+                /**
+                 * @description ISO 4217 code.
+                 *
+                 *     Limits: matches `^[A-Z]{3}$`.
+                 */
                 currency: string;
                 deals: number;
-                /** @description The sum of the deals' `amountMinor` in this currency's minor unit, as a decimal string: exact at any size (a sum may exceed what a JSON number holds exactly). */
+                /**
+                 * @description The sum of the deals' `amountMinor` in this currency's minor unit, as a decimal string: exact at any size (a sum may exceed what a JSON number holds exactly).
+                 *
+                 *     Limits: matches `^(0|[1-9][0-9]*)$`.
+                 */
                 amountMinor: string;
             }[];
         };
@@ -3099,6 +3458,7 @@ export interface components {
          *     }
          */
         WorkspaceLimits: {
+            /** @description Limits: matches `^ten_[A-Za-z0-9]+$`. */
             workspaceId: string;
             /** @enum {string} */
             plan: "free" | "pro" | "team" | "business" | "enterprise";
@@ -3147,6 +3507,7 @@ export interface components {
          *     raw body before parsing it, and skip an `id` they have already processed.
          */
         WebhookEnvelope: {
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             id: string;
             type: components["schemas"]["WebhookEventType"];
             /** @constant */
@@ -3156,7 +3517,11 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds.
              */
             createdAt: string;
-            /** @description The workspace. */
+            /**
+             * @description The workspace.
+             *
+             *     Limits: matches `^ten_[A-Za-z0-9]+$`.
+             */
             tenantId: string;
             actor: {
                 /** @description For `USER`, the user whose token or session made the change; for `SYSTEM`, the server job that made it (`contract-expiry` for `contract.expired`). */
@@ -3170,7 +3535,16 @@ export interface components {
             };
         };
         /**
+         * @description The subscriber's address: `https://` only, without a user name, password or fragment, and naming a public host (an address that is private, loopback, link-local or otherwise not public answers `422 validation`; so does a host name that resolves to one at delivery time, which fails the delivery). A server started with `WEBHOOK_ALLOW_LOOPBACK=on` (local development and tests) also accepts `http://` to `localhost`, `127.0.0.1` and `[::1]`: the document it serves has `x-loopback-pattern` as its `pattern`.
+         *
+         *     Limits: at least 1 character; at most 2048 characters (longer answers 400 `value-too-long` on a body member); matches `^https://`; on a server with WEBHOOK_ALLOW_LOOPBACK=on: matches `^(?:https://|http://(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))`.
+         * @example https://hooks.example.com/work-platform
+         */
+        WebhookUrl: string;
+        /**
          * @description An event type of the catalogue (the top-level `webhooks` section describes each one).
+         *
+         *     Limits: one of 30 values (see the type).
          * @enum {string}
          */
         WebhookEventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "project.created" | "project.updated" | "project.deleted" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "contract.sent" | "contract.signed" | "contract.declined" | "contract.withdrawn" | "contract.expired" | "connector.created" | "connector.connected" | "connector.expired" | "connector.disconnected" | "connector.deleted";
@@ -3201,6 +3575,7 @@ export interface components {
          *     nothing else, `WebhookCreated` these and `secret`.
          */
         WebhookFields: {
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             id: string;
             /**
              * Format: uri
@@ -3252,9 +3627,9 @@ export interface components {
          *     }
          */
         WebhookCreate: {
-            /** @description A public `https://` address without credentials or fragment. */
-            url: string;
+            url: components["schemas"]["WebhookUrl"];
             eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Limits: at most 500 characters (longer answers 400 `value-too-long` on a body member). */
             description?: string | null;
         };
         /**
@@ -3279,7 +3654,11 @@ export interface components {
          *     }
          */
         WebhookCreated: components["schemas"]["WebhookFields"] & {
-            /** @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted. */
+            /**
+             * @description The signing secret (`whsec_` + 43 URL-safe base64 characters). The whole string, prefix included, is the HMAC key. Shown only once; stored encrypted.
+             *
+             *     Limits: matches `^whsec_[A-Za-z0-9_-]{43}$`.
+             */
             secret: string;
         };
         /**
@@ -3289,8 +3668,9 @@ export interface components {
          *     }
          */
         WebhookUpdate: {
-            url?: string;
+            url?: components["schemas"]["WebhookUrl"];
             eventTypes?: components["schemas"]["WebhookEventType"][];
+            /** @description Limits: at most 500 characters (longer answers 400 `value-too-long` on a body member). */
             description?: string | null;
             /**
              * @description `ACTIVE` re-enables a disabled subscription; `DISABLED` pauses it.
@@ -3337,11 +3717,19 @@ export interface components {
          *     }
          */
         WebhookKeyRotation: {
-            /** @description The subscription (webhook) id. */
+            /**
+             * @description The subscription (webhook) id.
+             *
+             *     Limits: matches `^whk_[A-Za-z0-9]+$`.
+             */
             id: string;
             /** @description Version of the signing secret now in use. */
             signingKeyVersion: number;
-            /** @description The new signing secret; returned exactly once. */
+            /**
+             * @description The new signing secret; returned exactly once.
+             *
+             *     Limits: matches `^whsec_[A-Za-z0-9_-]{43}$`.
+             */
             secret: string;
             /**
              * Format: date-time
@@ -3357,6 +3745,7 @@ export interface components {
          *     }
          */
         WebhookReplayRequest: {
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             eventId: string;
         } | {
             /** Format: date-time */
@@ -3372,20 +3761,29 @@ export interface components {
          *     }
          */
         WebhookReplay: {
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             subscriptionId: string;
             /** @description How many events were queued (0 when the range holds none). */
             eventCount: number;
             /** @description The new deliveries, oldest event first. */
             deliveries: {
+                /** @description Limits: matches `^dlv_[A-Za-z0-9]+$`. */
                 id: string;
+                /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
                 eventId: string;
                 eventType: components["schemas"]["WebhookEventType"];
             }[];
         };
         WebhookDelivery: {
-            /** @description Sent as `Svc-Delivery-Id` with every attempt of this delivery. */
+            /**
+             * @description Sent as `Svc-Delivery-Id` with every attempt of this delivery.
+             *
+             *     Limits: matches `^dlv_[A-Za-z0-9]+$`.
+             */
             id: string;
+            /** @description Limits: matches `^whk_[A-Za-z0-9]+$`. */
             subscriptionId: string;
+            /** @description Limits: matches `^evt_[A-Za-z0-9]+$`. */
             eventId: string;
             eventType: components["schemas"]["WebhookEventType"];
             /** @description True when queued by a replay. */
@@ -3499,8 +3897,13 @@ export interface components {
          *     }
          */
         AiTaskDraftRequest: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description 1 to 8000 characters; longer text answers `422 validation`. */
+            /**
+             * @description 1 to 8000 characters; longer text answers `422 validation`.
+             *
+             *     Limits: at least 1 character; at most 8000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             text: string;
             /**
              * @description At most this many drafts are returned (1 to 20, default 10).
@@ -3510,6 +3913,7 @@ export interface components {
         };
         /** @description A task the client may create: POST it (with the project's id) to `/v1/tasks`. Nothing is created by drafting. */
         AiTaskDraft: {
+            /** @description Limits: at least 1 character; at most 200 characters (longer answers 400 `value-too-long` on a body member). */
             title: string;
             priority: components["schemas"]["TaskPriority"];
             /**
@@ -3544,6 +3948,7 @@ export interface components {
         AiTaskDrafts: {
             /** @description The model that drafted: the configured provider's model, or `offline-rules-1` for the built-in rule-based drafter (no language model). */
             model: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
             /** @description In the order the text names them; at most `maxDrafts`. Empty when the text holds nothing to do. */
             drafts: components["schemas"]["AiTaskDraft"][];
@@ -3556,6 +3961,7 @@ export interface components {
          *     }
          */
         AiProjectSummaryRequest: {
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
         };
         /**
@@ -3588,8 +3994,13 @@ export interface components {
         AiProjectSummary: {
             /** @description The model that summarized: the configured provider's model, or `offline-rules-1` for the built-in rule-based summary (no language model). */
             model: string;
+            /** @description Limits: matches `^prj_[A-Za-z0-9]+$`. */
             projectId: string;
-            /** @description Plain text, a few sentences. */
+            /**
+             * @description Plain text, a few sentences.
+             *
+             *     Limits: at least 1 character; at most 4000 characters (longer answers 400 `value-too-long` on a body member).
+             */
             summary: string;
             /** @description Tasks of the project not `DONE`. */
             openTaskCount: number;
@@ -3597,8 +4008,10 @@ export interface components {
             overdueTaskCount: number;
             /** @description Tasks that need attention first, each with why. Only tasks of the project appear here; `title` is the task's current title. */
             highlights: {
+                /** @description Limits: matches `^tsk_[A-Za-z0-9]+$`. */
                 taskId: string;
                 title: string;
+                /** @description Limits: at least 1 character; at most 300 characters (longer answers 400 `value-too-long` on a body member). */
                 reason: string;
             }[];
             usage: components["schemas"]["AiUsage"];
@@ -3646,7 +4059,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a value longer than its storage limit (code `value-too-long`); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); a malformed `If-Match` (code `invalid-if-match`). */
+        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a body whose only failures are values longer than their `maxLength`, the storage limit (code `value-too-long`; `errors` lists each such field with code `too_big`; a body that also fails another rule answers `422` listing every failure); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); an `If-Match` other than a version, bare (`3`) or quoted (`"3"`), `*` included (code `invalid-if-match`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3820,7 +4233,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body or a parameter failed validation; `errors` lists every failing field. Also a cursor that cannot be read (`invalid-cursor`) or that belongs to another list, sort or order (`cursor-mismatch`). */
+        /** @description The body or a parameter failed validation; `errors` lists every failing field (a too-long value among other failures included; only when every failure is a too-long value is the answer `400 value-too-long`). Also a cursor that cannot be read (`invalid-cursor`) or that belongs to another list, sort or order (`cursor-mismatch`). */
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4091,7 +4504,11 @@ export interface components {
          * @example 50
          */
         Limit: number;
-        /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+        /**
+         * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+         *
+         *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+         */
         Cursor: string;
         /**
          * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4128,9 +4545,17 @@ export interface components {
          * @example 2026-01-01T00:00:00Z
          */
         UpdatedSince: string;
-        /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        /**
+         * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+         */
         CompanyIdFilter: string;
-        /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+        /**
+         * @description Only the deals owned by this user (`usr_…`). Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+         */
         OwnerIdFilter: string;
         /** @description Only the deals in this stage. Bound into the cursor. */
         DealStageFilter: components["schemas"]["DealStage"];
@@ -4141,14 +4566,22 @@ export interface components {
         ContractSort: "createdAt" | "updatedAt" | "title" | "expiresOn";
         /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
         ContractStatusFilter: components["schemas"]["ContractStatus"];
-        /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+        /**
+         * @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^del_[A-Za-z0-9]+$`.
+         */
         DealIdFilter: string;
         /**
          * @description The contract's id (`ctr_…`). Any other text names no contract and answers 404.
          * @example ctr_L1EPcwbFcY6WkwzgTAx2
          */
         ContractId: string;
-        /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+        /**
+         * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+         */
         IfMatchTransition: string;
         /**
          * @description First day of the range (UTC), inclusive: the range starts at its midnight. 1970-01-01 or later.
@@ -4165,9 +4598,17 @@ export interface components {
          * @example week
          */
         AnalyticsBucket: components["schemas"]["AnalyticsBucketSize"];
-        /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+        /**
+         * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+         */
         AnalyticsProjectFilter: string;
-        /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+        /**
+         * @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`.
+         *
+         *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+         */
         AnalyticsOwnerFilter: string;
         /**
          * @description The task's id (`tsk_…`). Any other text names no task and answers 404.
@@ -4213,23 +4654,35 @@ export interface components {
         WebhookId: string;
         /**
          * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+         *
+         *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
          * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
          */
         IdempotencyKey: string;
         /**
-         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+         * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
          * @example "1"
          */
         IfMatchRequired: string;
-        /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+        /**
+         * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+         *
+         *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+         */
         IfMatchOptional: string;
         /**
          * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+         *
+         *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
          * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         SvcSignature: string;
         /**
          * @description The same `t` on its own; a fresh one for every attempt.
+         *
+         *     Limits: matches `^[0-9]+$`.
          * @example 1795426920
          */
         SvcTimestamp: string;
@@ -4255,6 +4708,8 @@ export interface components {
         SvcSubscriptionId: string;
         /**
          * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+         *
+         *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
          * @example ContractApiServer-Webhooks/2.0
          */
         SvcUserAgent: string;
@@ -4313,7 +4768,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4365,6 +4824,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4469,7 +4930,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4519,7 +4984,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4590,7 +5057,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4642,6 +5113,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4745,7 +5218,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -4795,7 +5272,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -4871,7 +5350,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -4923,6 +5406,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5027,7 +5512,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5077,7 +5566,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5143,7 +5634,11 @@ export interface operations {
                  * @example createdAt
                  */
                 sort?: components["parameters"]["ContactSort"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5155,7 +5650,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5207,6 +5706,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5311,7 +5812,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5361,7 +5866,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5429,9 +5936,17 @@ export interface operations {
                 sort?: components["parameters"]["DealSort"];
                 /** @description Only the deals in this stage. Bound into the cursor. */
                 stage?: components["parameters"]["DealStageFilter"];
-                /** @description Only the deals owned by this user (`usr_…`). Bound into the cursor. */
+                /**
+                 * @description Only the deals owned by this user (`usr_…`). Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+                 */
                 ownerId?: components["parameters"]["OwnerIdFilter"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5443,7 +5958,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5495,6 +6014,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5599,7 +6120,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5649,7 +6174,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5717,9 +6244,17 @@ export interface operations {
                 sort?: components["parameters"]["ContractSort"];
                 /** @description Only the contracts in this status, as of the request (`expired` includes sent contracts past their date; `sent` excludes them). Bound into the cursor. */
                 status?: components["parameters"]["ContractStatusFilter"];
-                /** @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this company (`cmp_…`). A company that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^cmp_[A-Za-z0-9]+$`.
+                 */
                 companyId?: components["parameters"]["CompanyIdFilter"];
-                /** @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor. */
+                /**
+                 * @description Only the rows of this deal (`del_…`). A deal that does not exist, or is in another workspace, gives an empty list. Bound into the cursor.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^del_[A-Za-z0-9]+$`.
+                 */
                 dealId?: components["parameters"]["DealIdFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
@@ -5731,7 +6266,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -5783,6 +6322,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5887,7 +6428,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -5937,7 +6482,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -5999,10 +6546,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6058,10 +6611,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6117,10 +6676,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6176,10 +6741,16 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. */
+                /**
+                 * @description When sent, the version the move applies to, bare (`3`) or as its ETag (`"3"`); a stale version answers 409 `version-conflict`. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchTransition"];
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6292,7 +6863,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Direction of the sort; the `id` tie-breaker follows it.
@@ -6344,6 +6919,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6401,6 +6978,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6617,7 +7196,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -6720,7 +7303,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6780,7 +7367,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6840,7 +7431,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`. */
+                /**
+                 * @description Only the tasks of this project (`prj_…`); a project the workspace does not have answers 404 `project-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^prj_[A-Za-z0-9]+$`.
+                 */
                 projectId?: components["parameters"]["AnalyticsProjectFilter"];
             };
             header?: never;
@@ -6900,7 +7495,11 @@ export interface operations {
                  * @example week
                  */
                 bucket?: components["parameters"]["AnalyticsBucket"];
-                /** @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`. */
+                /**
+                 * @description Only the deals owned by this user (`usr_…`); a user the workspace does not have answers 404 `user-not-found`.
+                 *
+                 *     Limits: at most 64 characters (longer answers 400 `value-too-long` on a body member); matches `^usr_[A-Za-z0-9]+$`.
+                 */
                 ownerId?: components["parameters"]["AnalyticsOwnerFilter"];
             };
             header?: never;
@@ -6950,7 +7549,11 @@ export interface operations {
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -6997,6 +7600,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7100,7 +7705,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. */
+                /**
+                 * @description When sent, the version being deleted, bare (`3`) or as its ETag (`"3"`); a stale version answers 409. Any other value (`*`, a weak tag, a list) answers `400 bad-request` (code `invalid-if-match`).
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
+                 */
                 "If-Match"?: components["parameters"]["IfMatchOptional"];
             };
             path: {
@@ -7150,7 +7759,9 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`).
+                 * @description The version being changed, bare (`3`) or as its ETag (`"3"`). Without it the answer is `428 precondition-required`; with an older version, `409 conflict` (`version-conflict`). Any other value answers `400 bad-request` (code `invalid-if-match`), `*` included: the version check is never skipped.
+                 *
+                 *     Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`.
                  * @example "1"
                  */
                 "If-Match": components["parameters"]["IfMatchRequired"];
@@ -7214,6 +7825,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7270,6 +7883,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7331,14 +7946,22 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. A `cursor` is bound to the filters it was issued with; send the same `status` and `eventId` with it (other values answer `422 validation`, code `cursor-mismatch`). */
                 status?: components["schemas"]["WebhookDeliveryStatus"];
-                /** @description Only deliveries of this event (its first delivery and every replay). Bound into the cursor like `status`. */
+                /**
+                 * @description Only deliveries of this event (its first delivery and every replay). Bound into the cursor like `status`.
+                 *
+                 *     Limits: matches `^evt_[A-Za-z0-9]+$`.
+                 */
                 eventId?: string;
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page, as it was returned. Send the same `sort` and `order` with it. */
+                /**
+                 * @description The `nextCursor` of the previous page, as it was returned (base64url, a dot, a 43-character base64url signature; ASCII only, so the request line stays far below the server's header limit). Send the same `sort` and `order` with it. Another text answers `422 validation` (code `invalid-cursor`); so does a well-formed cursor this server did not issue, and one issued for another list, sort or order answers `422 validation` (code `cursor-mismatch`).
+                 *
+                 *     Limits: at least 1 character; at most 4096 characters (longer answers 400 `value-too-long` on a body member); matches `^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$`.
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -7392,6 +8015,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7450,6 +8075,8 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the POST safe to retry for 24 hours; 1–255 printable ASCII characters, a UUID is a good choice. See "Idempotency" above.
+                 *
+                 *     Limits: at least 1 character; at most 255 characters (longer answers 400 `value-too-long` on a body member); matches `^[\x21-\x7E]+$`.
                  * @example 5f2b9c3e-8d41-4a7b-9f0e-2c6d1a3b4e5f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -7688,11 +8315,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7718,6 +8349,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7752,11 +8385,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7782,6 +8419,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7816,11 +8455,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7846,6 +8489,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7880,11 +8525,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7910,6 +8559,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -7944,11 +8595,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -7974,6 +8629,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8008,11 +8665,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8038,6 +8699,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8072,11 +8735,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8102,6 +8769,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8136,11 +8805,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8166,6 +8839,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8200,11 +8875,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8230,6 +8909,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8264,11 +8945,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8294,6 +8979,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8328,11 +9015,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8358,6 +9049,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8392,11 +9085,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8422,6 +9119,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8456,11 +9155,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8486,6 +9189,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8520,11 +9225,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8550,6 +9259,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8584,11 +9295,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8614,6 +9329,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8648,11 +9365,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8678,6 +9399,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8712,11 +9435,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8742,6 +9469,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8776,11 +9505,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8806,6 +9539,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8840,11 +9575,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8870,6 +9609,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8904,11 +9645,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8934,6 +9679,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -8968,11 +9715,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -8998,6 +9749,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9032,11 +9785,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9062,6 +9819,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9096,11 +9855,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9126,6 +9889,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9160,11 +9925,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9190,6 +9959,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9224,11 +9995,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9254,6 +10029,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9288,11 +10065,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9318,6 +10099,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9352,11 +10135,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9382,6 +10169,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9416,11 +10205,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9446,6 +10239,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9480,11 +10275,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9510,6 +10309,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];
@@ -9544,11 +10345,15 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<64 lowercase hex>`, one `v1` per active signing secret: HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. Accept when any `v1` matches; refuse a `t` more than 300 s from your clock.
+                 *
+                 *     Limits: matches `^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$`.
                  * @example t=1795426920,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Svc-Signature": components["parameters"]["SvcSignature"];
                 /**
                  * @description The same `t` on its own; a fresh one for every attempt.
+                 *
+                 *     Limits: matches `^[0-9]+$`.
                  * @example 1795426920
                  */
                 "Svc-Timestamp": components["parameters"]["SvcTimestamp"];
@@ -9574,6 +10379,8 @@ export interface operations {
                 "Svc-Subscription-Id": components["parameters"]["SvcSubscriptionId"];
                 /**
                  * @description The sender: product name and version 2, `ContractApiServer-Webhooks/2.0`.
+                 *
+                 *     Limits: matches `^[A-Za-z0-9!#$%&'*+.^_`|~-]+/2(\.[0-9A-Za-z-]+)*( .*)?$`.
                  * @example ContractApiServer-Webhooks/2.0
                  */
                 "User-Agent": components["parameters"]["SvcUserAgent"];

@@ -13,7 +13,8 @@ import { ContractBuildError, type ContractProblem } from './problems.js';
 import { renderTypes } from './typescriptTypes.js';
 import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
-import { checkProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { checkProblemTypes, withOperationProblemTypes, withProblemTypeTable } from './problemTypes.js';
+import { checkRequestLimits } from './requestLimits.js';
 import { hashSpecs, renderSpecsHashFile, SPECS_HASH_FILE } from '../../src/contract/specsHash.js';
 
 export const SPECS_DIR = 'specs';
@@ -68,6 +69,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
       ...legacyChangelog(served),
       ...checkConventions(served),
       ...checkProblemTypes(served.document, served.rootLabel),
+      ...checkRequestLimits(served.document, served.rootLabel),
       ...unreferencedPathFiles(served, repoRoot),
       ...checkHandlerFiles(repoRoot, spec.api, served.document),
     ],
@@ -110,7 +112,7 @@ export interface BuildOptions {
 /** The generated files of one API from its bundled (and checked) document. */
 export async function renderApi(api: string, bundled: JsonObject, changelog: readonly ChangelogEntry[], options: BuildOptions = {}): Promise<GeneratedFile[]> {
   const dir = `${GENERATED_DIR}/${api}`;
-  const document = withProblemTypeTable(bundled);
+  const document = withProblemTypeTable(withOperationProblemTypes(bundled));
   const info = isJsonObject(document.info) ? document.info : {};
   return [
     { path: `${dir}/openapi.json`, contents: renderOpenapiJson(api, document) },

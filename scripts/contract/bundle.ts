@@ -12,6 +12,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { isJsonObject, pointerOf, resolvePointer, type JsonObject, type JsonValue } from './document.js';
 import { ContractBuildError, type ContractProblem } from './problems.js';
+import { expandEnumSources } from './enumSources.js';
 
 export interface BundledSpec {
   /** Absolute path of the root `openapi.yaml`. */
@@ -38,12 +39,15 @@ const OVERRIDABLE_SIBLINGS = new Set(['summary', 'description']);
 export function bundleSpec(rootFile: string, options: BundleOptions = {}): BundledSpec {
   const bundler = new Bundler(path.resolve(rootFile), path.resolve(options.displayBase ?? process.cwd()));
   const bundled = bundler.run();
-  if (bundler.problems.length > 0) {
+  // `x-enum-source` lists (ISO 4217 currency codes) are written in here, so that every reader of the bundle sees them.
+  const expanded = expandEnumSources(bundled.document, bundled.rootLabel);
+  const problems = [...bundler.problems, ...expanded.problems];
+  if (problems.length > 0) {
     // A file inlined at several places would repeat its problems once per place.
-    const unique = new Map(bundler.problems.map((problem) => [JSON.stringify(problem), problem]));
+    const unique = new Map(problems.map((problem) => [JSON.stringify(problem), problem]));
     throw new ContractBuildError([...unique.values()]);
   }
-  return bundled;
+  return { ...bundled, document: expanded.document };
 }
 
 /** The file that holds the content at `pointer` of the bundled document (relative to the display base). */

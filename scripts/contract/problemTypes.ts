@@ -2,7 +2,7 @@
 // when), the one list the server's problems, the generated rules, the typed client and the
 // reference page read. The API's description shows them where it says `<!-- problem-types -->`.
 
-import { isJsonObject, type JsonObject } from './document.js';
+import { dereference, isJsonObject, listOperations, type JsonObject } from './document.js';
 import type { ContractProblem } from './problems.js';
 
 export const PROBLEM_TYPES_MARKER = '<!-- problem-types -->';
@@ -44,6 +44,7 @@ export function checkProblemTypes(document: JsonObject, rootLabel: string): Cont
   if (typeof description !== 'string' || !description.includes(PROBLEM_TYPES_MARKER)) {
     problems.push({ file: rootLabel, where: 'info.description', message: `write ${PROBLEM_TYPES_MARKER} on a line of its own where the table of problem types belongs (under "Errors")` });
   }
+  problems.push(...operationProblemTypes(document, rootLabel).problems);
   return problems;
 }
 
@@ -75,4 +76,61 @@ export function withProblemTypeTable(document: JsonObject): JsonObject {
     ...Object.entries(types).map(([slug, type]) => `| \`${slug}\` | ${type.status} | ${type.title} | ${type.when} |`),
   ].join('\n');
   return { ...document, info: { ...info, description: info.description.replace(PROBLEM_TYPES_MARKER, table) } };
+}
+
+/** The extension that lists problem types: on a response (which of its status's types it carries) and, written by the build, on an operation. */
+export const OPERATION_PROBLEM_TYPES = 'x-problem-types';
+
+const isProblemResponse = (response: JsonObject): boolean =>
+  isJsonObject(response.content) && Object.keys(response.content).some((mediaType) => mediaType === 'application/problem+json');
+
+/**
+ * The problem types each operation may answer, in the order of its statuses: for each declared error response that
+ * is a problem, the types its `x-problem-types` names, or else every type of its status. Problems name what to fix.
+ */
+export function operationProblemTypes(document: JsonObject, rootLabel: string): { byOperation: Map<string, string[]>; problems: ContractProblem[] } {
+  const types = problemTypesOf(document);
+  const byOperation = new Map<string, string[]>();
+  const problems: ContractProblem[] = [];
+  if (Object.keys(types).length === 0) return { byOperation, problems };
+  for (const entry of listOperations(document)) {
+    const where = `${entry.method.toUpperCase()} ${entry.path}`;
+    if (OPERATION_PROBLEM_TYPES in entry.operation) {
+      problems.push({ file: rootLabel, where, message: `delete ${OPERATION_PROBLEM_TYPES}: the build writes it from the operation's responses (a response may narrow its status's types with ${OPERATION_PROBLEM_TYPES})` });
+    }
+    const responses = isJsonObject(entry.operation.responses) ? entry.operation.responses : {};
+    const slugs: string[] = [];
+    for (const status of Object.keys(responses).sort()) {
+      const response = dereference(document, responses[status]);
+      if (!/^[45][0-9][0-9]$/.test(status) || !isJsonObject(response) || !isProblemResponse(response)) continue;
+      const ofStatus = Object.entries(types).filter(([, type]) => type.status === Number(status)).map(([slug]) => slug);
+      const named = response[OPERATION_PROBLEM_TYPES];
+      let carried = ofStatus;
+      if (named !== undefined) {
+        if (!Array.isArray(named) || named.some((slug) => typeof slug !== 'string' || !ofStatus.includes(slug))) {
+          problems.push({ file: rootLabel, where: `${where} responses.${status}`, message: `${OPERATION_PROBLEM_TYPES} must list problem types of status ${status} (${ofStatus.join(', ') || 'none declared'})` });
+          continue;
+        }
+        carried = named as string[];
+      }
+      if (carried.length === 0) {
+        problems.push({ file: rootLabel, where: `${where} responses.${status}`, message: `no problem type in Problem's x-problem-types has status ${status}; add one or drop the response` });
+      }
+      for (const slug of carried) if (!slugs.includes(slug)) slugs.push(slug);
+    }
+    if (typeof entry.operation.operationId === 'string') byOperation.set(entry.operation.operationId, slugs);
+  }
+  return { byOperation, problems };
+}
+
+/** The document with each operation's `x-problem-types`: the problem types it may answer, where tools (agents, clients, fuzzers) read them. */
+export function withOperationProblemTypes(document: JsonObject): JsonObject {
+  const { byOperation } = operationProblemTypes(document, '');
+  if (byOperation.size === 0) return document;
+  const copy = structuredClone(document);
+  for (const entry of listOperations(copy)) {
+    const slugs = byOperation.get(String(entry.operation.operationId));
+    if (slugs) entry.operation[OPERATION_PROBLEM_TYPES] = slugs;
+  }
+  return copy;
 }

@@ -70,7 +70,31 @@ function oauthFlowUrls(document: Record<string, unknown>, origin: string): [stri
   return found;
 }
 
-export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedArtifacts {
+export interface ServedArtifactOptions {
+  /**
+   * WEBHOOK_ALLOW_LOOPBACK: this server also accepts loopback webhook addresses, so the documents it serves (and the
+   * validator built from them) say so: every schema with `x-loopback-pattern` has it as its `pattern`.
+   */
+  allowLoopbackWebhooks?: boolean;
+}
+
+/** The schema keyword that holds the pattern of a server started with WEBHOOK_ALLOW_LOOPBACK=on. */
+export const LOOPBACK_PATTERN_KEYWORD = 'x-loopback-pattern';
+
+/** Every schema (at any depth) that has `x-loopback-pattern` takes it as its `pattern`, in place. */
+function useLoopbackPatterns(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) useLoopbackPatterns(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const object = node as Record<string, unknown>;
+  if (typeof object[LOOPBACK_PATTERN_KEYWORD] === 'string') object.pattern = object[LOOPBACK_PATTERN_KEYWORD];
+  for (const value of Object.values(object)) useLoopbackPatterns(value);
+}
+
+export function loadServedArtifacts(api: string, publicBaseUrl: string, options: ServedArtifactOptions = {}): ServedArtifacts {
+  const loopback = options.allowLoopbackWebhooks === true;
   // `{{baseUrl}}/api/v1/...` and `${url}/api/v1/...` must not end up with a double slash.
   const baseUrl = publicBaseUrl.replace(/\/+$/, '');
   const servers = [{ url: baseUrl, description: SERVER_DESCRIPTION }];
@@ -85,6 +109,7 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   /** The committed document with this server's URLs; the JSON text is printed from a copy of its own, which nobody else holds. */
   const documentAsServed = (committed = JSON.parse(committedJson) as Record<string, unknown>) => {
     const document = withMember(committed, 'servers', servers);
+    if (loopback) useLoopbackPatterns(document);
     for (const [members, url] of flowUrls) {
       const owner = members.slice(0, -1).reduce<Record<string, unknown>>((node, member) => node[member] as Record<string, unknown>, document);
       owner[members.at(-1)!] = url;
@@ -100,6 +125,14 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
     const yamlDocument = YAML.parseDocument(committedYaml);
     yamlDocument.set('servers', yamlDocument.createNode(servers));
     for (const [members, url] of flowUrls) yamlDocument.setIn(members, url);
+    if (loopback) {
+      YAML.visit(yamlDocument, {
+        Map(_, map) {
+          const pattern = map.get(LOOPBACK_PATTERN_KEYWORD);
+          if (typeof pattern === 'string') map.set('pattern', pattern);
+        },
+      });
+    }
     // The committed text keeps its quotes; the replaced values are quoted by the same rule as the build's.
     return faithfulYaml(YAML, yamlDocument).toString({ lineWidth: 0 });
   };
@@ -115,6 +148,8 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string): ServedA
   const environment = JSON.parse(committedEnvironment) as { values?: { key?: string; value?: unknown }[] };
 
   const collectionAsServed = () => {
+    // Schemas the collection embeds say what this server accepts, like the spec's.
+    if (loopback) useLoopbackPatterns(collection);
     // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
     for (const { entry, url } of collectionOauthUrls) entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
     const variables = collection.variable ?? [];

@@ -264,7 +264,12 @@ function valueText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Longer lists (the 179 ISO 4217 codes) are named by their count: the schema lists them. */
+const LISTED_VALUES = 20;
+
 function listValues(values: unknown): string {
-  return Array.isArray(values) ? values.map(valueText).join(', ') : 'the allowed values';
+  if (!Array.isArray(values)) return 'the allowed values';
+  if (values.length > LISTED_VALUES) return `the ${values.length} values the schema lists (${values.slice(0, 3).map(valueText).join(', ')}, …)`;
+  return values.map(valueText).join(', ');
 }
 

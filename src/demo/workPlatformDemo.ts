@@ -1,4 +1,7 @@
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import type { components } from '../../generated/work-platform/types.js';
+
+type CurrencyCode = components['schemas']['CurrencyCode'];
 // The Work-Platform part of the demo data set: a workspace on the free plan with three projects
 // and over 120 tasks (ties on dueOn, priority, title and createdAt, some without a due date) so that
 // sorting and paging show, users of every role, tokens of every kind, and a second workspace to
@@ -434,7 +437,7 @@ const demoContacts = [
   { name: 'Lee Chen', email: 'lee@tailspin.example', phone: null, company: 2 },
   { name: 'Alex Moreau', email: null, phone: '+33142000000', company: null },
 ];
-const demoDeals: { title: string; stage: DealStage; amountMinor: number; currency: string; company: number | null; contacts: number[]; closeInDays: number | null; movesTo?: DealStage }[] = [
+const demoDeals: { title: string; stage: DealStage; amountMinor: number; currency: CurrencyCode; company: number | null; contacts: number[]; closeInDays: number | null; movesTo?: DealStage }[] = [
   { title: 'Contoso annual licence', stage: 'lead', amountMinor: 1_250_000, currency: 'EUR', company: 0, contacts: [0, 1], closeInDays: 30, movesTo: 'qualified' },
   { title: 'Contoso onboarding workshop', stage: 'proposal', amountMinor: 480_000, currency: 'EUR', company: 0, contacts: [0], closeInDays: 12 },
   { title: 'Fabrikam site relaunch', stage: 'qualified', amountMinor: 3_900_000, currency: 'USD', company: 1, contacts: [2], closeInDays: 60, movesTo: 'negotiation' },
@@ -684,7 +687,7 @@ async function loadAnalyticsDemo(db: StoreSource, start: number, projectId: stri
     clock = doneAt!;
     await tasks.updateTask(main, id, { status: 'DONE' }, 1, owner);
   }
-  const currencies = ['EUR', 'USD', 'GBP'];
+  const currencies: CurrencyCode[] = ['EUR', 'USD', 'GBP'];
   const stages: DealStage[] = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];
   for (let serial = 0; serial < 16; serial += 1) {
     clock = start + (3 + serial * 2.6) * day + 14 * hour * 1000;

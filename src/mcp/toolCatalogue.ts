@@ -72,13 +72,30 @@ function withoutReadOnly(schema: unknown): unknown {
   return copy;
 }
 
-function describe(operation: Json): { title: string; description: string } {
-  const summary = typeof operation.summary === 'string' ? operation.summary : String(operation.operationId);
-  const text = typeof operation.description === 'string' ? operation.description.trim() : '';
-  return { title: summary, description: text === '' ? summary : `${summary}\n\n${text}` };
+/** The problem types of the API by slug (`x-problem-types` of its Problem schema). */
+function problemStatuses(document: Json): Map<string, number> {
+  const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+  const declared = isObject(schemas.Problem) && isObject(schemas.Problem['x-problem-types']) ? schemas.Problem['x-problem-types'] : {};
+  return new Map(Object.entries(declared).map(([slug, type]) => [slug, isObject(type) ? Number(type.status) : NaN]));
 }
 
-function toolOf(document: Json, path: string, pathItem: Json, method: (typeof METHODS)[number], operation: Json): OperationTool | undefined {
+/**
+ * The summary, the description, and the problem types the operation lists (`x-problem-types`): what a call the
+ * input schema admits may still be refused with (a cursor the server did not issue, a lifecycle move, a rule on
+ * the stored record). The input schema itself carries the limits (maxLength, pattern, enum, dependentRequired).
+ */
+function describe(operation: Json, statuses: Map<string, number>): { title: string; description: string } {
+  const summary = typeof operation.summary === 'string' ? operation.summary : String(operation.operationId);
+  const text = typeof operation.description === 'string' ? operation.description.trim() : '';
+  const listed = Array.isArray(operation['x-problem-types']) ? operation['x-problem-types'].filter((slug): slug is string => typeof slug === 'string') : [];
+  const problems =
+    listed.length === 0
+      ? ''
+      : `\n\nMay be refused with these problem types (the last segment of the problem's \`type\`): ${listed.map((slug) => `${slug} (${statuses.get(slug) ?? '?'})`).join(', ')}.`;
+  return { title: summary, description: `${text === '' ? summary : `${summary}\n\n${text}`}${problems}` };
+}
+
+function toolOf(document: Json, path: string, pathItem: Json, method: (typeof METHODS)[number], operation: Json, statuses: Map<string, number>): OperationTool | undefined {
   const requiredScopes = operation['x-required-scopes'];
   // Public operations (the downloads) are documents to fetch, not actions for an agent.
   if (!Array.isArray(requiredScopes) || (Array.isArray(operation.security) && operation.security.length === 0)) return undefined;
@@ -108,7 +125,7 @@ function toolOf(document: Json, path: string, pathItem: Json, method: (typeof ME
     properties[BODY_MEMBER] = typeof requestBody?.description === 'string' ? { ...schema, description: requestBody.description } : schema;
     if (body === 'required') required.push(BODY_MEMBER);
   }
-  const { title, description } = describe(operation);
+  const { title, description } = describe(operation, statuses);
   const readOnly = method === 'get';
   // A change to something that exists (a PUT, PATCH or DELETE, or a POST to one resource such as a lifecycle move) may undo what was there; a create only adds.
   const destructive = !readOnly && (method !== 'post' || /\{[^}]+\}/.test(path));
@@ -131,12 +148,13 @@ function toolOf(document: Json, path: string, pathItem: Json, method: (typeof ME
 export function toolsFromDocument(document: object): OperationTool[] {
   const root = document as Json;
   const tools: OperationTool[] = [];
+  const statuses = problemStatuses(root);
   for (const [path, rawItem] of Object.entries(isObject(root.paths) ? root.paths : {})) {
     const pathItem = (isObject(rawItem) && typeof rawItem.$ref === 'string' ? resolve(root, rawItem.$ref) : rawItem) as Json;
     for (const method of METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
-      const tool = toolOf(root, path, pathItem, method, operation);
+      const tool = toolOf(root, path, pathItem, method, operation, statuses);
       if (tool) tools.push(tool);
     }
   }

@@ -109,18 +109,22 @@ export interface ValidationProblemOptions {
   source?: 'request' | 'body';
   /** Replaces the generated summary. */
   detail?: string;
+  /** The specific case of a 422 (e.g. `invalid-cursor`). */
+  code?: string;
   headers?: Record<string, string>;
 }
 
-/**
- * Maps Ajv (2020-12, allErrors) errors to a problem: 422 `validation` listing every failing field
- * once, or 400 `bad-request` with code `invalid-json` when the body did not parse.
- */
 /** 403 `origin-not-allowed`: a browser `Origin` outside the allowlist (the API and its agent tool endpoint alike). */
 export function originNotAllowed(origin: string, headers: Record<string, string>): ApiProblem {
   return new ApiProblem('forbidden', { detail: `Browser calls from ${origin} are not allowed.`, code: 'origin-not-allowed', headers });
 }
 
+/**
+ * Maps Ajv (2020-12, allErrors) errors to a problem: 422 `validation` listing every failing field
+ * once; 400 `bad-request` with code `invalid-json` when the body did not parse; 400 `bad-request`
+ * with code `value-too-long` (and the same `errors`) when every failure is a body value over its
+ * `maxLength`, the storage limit, as the seed answers a value storage cannot hold.
+ */
 export function validationProblem(ajvErrors: readonly ErrorObject[], options: ValidationProblemOptions = {}): ApiProblem {
   const source = options.source ?? 'request';
   if (isUnparseableBody(ajvErrors, source)) {
@@ -131,8 +135,17 @@ export function validationProblem(ajvErrors: readonly ErrorObject[], options: Va
     });
   }
   const errors = validationIssues(ajvErrors, source);
+  if (onlyTooLongBodyValues(ajvErrors, source)) {
+    return new ApiProblem('bad-request', {
+      code: 'value-too-long',
+      detail: `${errors.length === 1 ? 'A value is' : `${errors.length} values are`} longer than ${errors.length === 1 ? 'its storage limit' : 'their storage limits'}: ${errors.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
+      headers: options.headers,
+      extensions: { errors },
+    });
+  }
   return new ApiProblem('validation', {
     detail: options.detail ?? summarize(errors),
+    code: options.code,
     headers: options.headers,
     extensions: { errors },
   });
@@ -153,6 +166,16 @@ export function cursorProblem(error: CursorError, options: { headers?: Record<st
     headers: options.headers,
     extensions: { errors: [{ path: '?cursor', message, code: 'invalid_cursor' }] },
   });
+}
+
+/** Every error is a `maxLength` of a body member (not of a parameter): the storage limits' 400. */
+function onlyTooLongBodyValues(ajvErrors: readonly ErrorObject[], source: 'request' | 'body'): boolean {
+  return ajvErrors.length > 0 && ajvErrors.every((error) => error.keyword === 'maxLength' && (source === 'body' || error.instancePath.startsWith('/requestBody/')));
+}
+
+/** A value of the store that is longer than its storage limit, as an `errors` entry of the 400. */
+export function tooLongIssue(field: string, limit: number): ValidationIssue {
+  return { path: `/${field}`, code: 'too_big', message: `must have at most ${limit} ${limit === 1 ? 'character' : 'characters'}` };
 }
 
 const SUMMARY_ENTRIES = 3;

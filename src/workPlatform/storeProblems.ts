@@ -1,5 +1,5 @@
-import { WorkPlatformStoreError, type ContractStateError, type InUseError, type ValueRefusedError } from '../store/workPlatformErrors.js';
-import { ApiProblem } from './problems.js';
+import { WorkPlatformStoreError, type ContractStateError, type InUseError, type StorageLimitError, type ValueRefusedError } from '../store/workPlatformErrors.js';
+import { ApiProblem, tooLongIssue } from './problems.js';
 
 /** Turns the store's typed refusals into the contract's problems; anything else passes through. */
 export function storeErrorToProblem(error: unknown): unknown {
@@ -14,7 +14,12 @@ export function storeErrorToProblem(error: unknown): unknown {
     case 'in-use':
       return new ApiProblem('conflict', { detail: error.message, code: (error as InUseError).code, cause: error });
     case 'storage-limit-exceeded':
-      return new ApiProblem('bad-request', { detail: error.message, code: 'value-too-long', cause: error });
+      return new ApiProblem('bad-request', {
+        detail: error.message,
+        code: 'value-too-long',
+        cause: error,
+        extensions: { errors: [tooLongIssue((error as StorageLimitError).field, (error as StorageLimitError).limit)] },
+      });
     case 'invalid-value':
       return new ApiProblem('bad-request', { detail: error.message, code: 'invalid-value', cause: error });
     case 'value-refused':

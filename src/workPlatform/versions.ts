@@ -9,13 +9,16 @@ export function etagOf(version: number): string {
 export function versionFromIfMatch(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const match = /^\s*(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(header);
-  if (!match) {
-    throw new ApiProblem('bad-request', {
-      detail: 'If-Match must be the version, bare (3) or quoted ("3"); weak tags and lists are not accepted.',
-      code: 'invalid-if-match',
-    });
-  }
+  if (!match) throw malformedIfMatch();
   return Number(match[1] ?? match[2]);
+}
+
+/** 400 `invalid-if-match`: anything but a version (the If-Match parameters' pattern), `*` included, so the version check is never skipped. */
+export function malformedIfMatch(): ApiProblem {
+  return new ApiProblem('bad-request', {
+    detail: 'If-Match must be the version, bare (3) or quoted ("3"); `*`, weak tags and lists are not accepted.',
+    code: 'invalid-if-match',
+  });
 }
 
 /** Changes need If-Match: without it the answer is 428. */

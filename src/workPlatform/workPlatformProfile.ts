@@ -15,7 +15,9 @@ import type { Caller, CallerResolver } from '../auth/bearerTokens.js';
 import { CredentialRefusedError, type RefusalReason } from '../auth/credentialRefused.js';
 import { enforceCallLimits, enforceSharedCallLimits, type QuotaCounter } from './callLimits.js';
 import type { WorkPlatformServices } from './operationContext.js';
-import { ApiProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
+import { ApiProblem, cursorProblem, originNotAllowed, toProblemReply, validationProblem } from './problems.js';
+import { CursorError } from '../paging/cursor.js';
+import { malformedIfMatch } from './versions.js';
 import { storeErrorToProblem } from './storeProblems.js';
 
 export interface WorkPlatformProfileDependencies {
@@ -175,6 +177,14 @@ function asProblem(error: unknown): unknown {
       );
       if (missingPrecondition) {
         return new ApiProblem('precondition-required', { detail: 'Send If-Match with the current version (the ETag) of what you change.' });
+      }
+      // The If-Match parameters' pattern is the version the server reads: anything else (`*` included) keeps its 400.
+      if (failure.errors.some((issue) => issue.instancePath === '/header/if-match')) return malformedIfMatch();
+      // A cursor of another shape is not one this server issued: the answer to a forged one. Its length keeps its own issue.
+      if (failure.errors.every((issue) => issue.instancePath === '/query/cursor')) {
+        const lengths = failure.errors.filter((issue) => issue.keyword !== 'pattern');
+        if (lengths.length === 0) return cursorProblem(new CursorError('unreadable', 'not a cursor of this server'));
+        return validationProblem(lengths, { code: 'invalid-cursor' });
       }
       return validationProblem(failure.errors);
     }

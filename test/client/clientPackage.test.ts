@@ -14,3 +14,23 @@ describe('src/client/package.json', () => {
     expect(client.exports['.'].import).toBe('./dist/src/client/index.js');
   });
 });
+
+describe('the types the client is built on', () => {
+  const types = readFileSync(new URL('../../generated/work-platform/types.ts', import.meta.url), 'utf8');
+
+  it("carry the request limits and each operation's problem types in their doc comments", () => {
+    const taskCreate = /TaskCreate: \{[\s\S]*?\n {8}\};/.exec(types)?.[0] ?? '';
+    expect(taskCreate).toContain('at most 200 characters');
+    const ifMatch = /@description The version being changed[\s\S]*?\*\//.exec(types)?.[0] ?? '';
+    expect(ifMatch).toContain('Limits: matches `^(?:[0-9]{1,15}|"[0-9]{1,15}")$`');
+    expect(types).toMatch(/`amountMinor` requires `currency`/);
+    const listTasks = /\/\*\*[^/]*?List tasks[\s\S]*?\*\//.exec(types)?.[0] ?? '';
+    expect(listTasks).toContain('Problem types it may answer:');
+    expect(listTasks).toContain('`validation`');
+  });
+
+  it('type the request currency as the ISO 4217 codes', () => {
+    expect(types).toMatch(/CurrencyCode: "AED" \| "AFN" \|[^;]*"EUR"[^;]*;/);
+    expect(/CurrencyCode: [^;]*;/.exec(types)?.[0]).not.toContain('"BTC"');
+  });
+});

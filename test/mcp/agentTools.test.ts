@@ -78,6 +78,23 @@ describe('MCP over Streamable HTTP (/v1/mcp)', () => {
     expect(Object.keys(createTask.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['Idempotency-Key', 'body']));
   });
 
+  it("shows the limits to the agent: lengths, patterns and enums in the input schema, the operation's problem types in the description", async () => {
+    const { tools } = await (await connectOverHttp(fx.tokens.all)).listTools();
+    const tool = (name: string) => tools.find((candidate) => candidate.name === name)! as { description: string; inputSchema: any };
+    expect(tool('createTask').inputSchema.properties.body.properties.title).toMatchObject({ minLength: 1, maxLength: 200 });
+    expect(tool('createDeal').inputSchema.properties.body.properties.currency.enum).toEqual(expect.arrayContaining(['EUR', 'JPY']));
+    expect(tool('createDeal').inputSchema.properties.body.properties.currency.enum).not.toContain('BTC');
+    expect(tool('createContact').inputSchema.properties.body.properties.email.pattern).toMatch(/^\^/);
+    expect(tool('createWebhook').inputSchema.properties.body.properties.url.pattern).toBe('^https://');
+    expect(tool('createContract').inputSchema.properties.body.dependentRequired).toEqual({ amountMinor: ['currency'], currency: ['amountMinor'] });
+    expect(tool('updateTask').inputSchema.properties['If-Match'].pattern).toBe('^(?:[0-9]{1,15}|"[0-9]{1,15}")$');
+    expect(tool('listTasks').inputSchema.properties.cursor).toMatchObject({ maxLength: 4096, pattern: expect.any(String) });
+    expect(tool('listTasks').description).toContain('validation (422)');
+    expect(tool('updateContract').description).toMatch(/problem types.*conflict \(409\).*validation \(422\)/s);
+    expect(tool('draftTasks').description).toContain('ai-spend-cap-exceeded (429)');
+    expect(tool('getTask').description).not.toContain('validation (422)');
+  });
+
   it('lists only what a tasks:read token may call', async () => {
     const readOnly = await connectOverHttp(fx.tokens.readOnly);
     const names = (await readOnly.listTools()).tools.map((tool) => tool.name).sort();

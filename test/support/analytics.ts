@@ -1,6 +1,7 @@
 // What the /v1/analytics suites share: workspaces of their own whose tasks and deals are written
 // through the real stores at chosen instants, and a reference bucketing written apart from the
 // server's (Date arithmetic here, SQL there), so each suite computes the expected aggregates itself.
+import type { components } from '../../generated/work-platform/types.js';
 import type { StoreSource } from '../../src/store/engine.js';
 import { createDealStore } from '../../src/store/deals.js';
 import { createProjectStore } from '../../src/store/projects.js';
@@ -113,7 +114,8 @@ export async function analyticsWorkspace(db: StoreSource, sessionSecret: Uint8Ar
           title: 'Analytics deal',
           stage: options.stage as never,
           amountMinor: options.amountMinor,
-          currency: options.currency,
+          // The store keeps any three capital letters (rows stored before the ISO 4217 enum may hold others).
+          currency: options.currency as components['schemas']['CurrencyCode'],
           ownerId: options.ownerId ?? workspace.ownerId,
         },
         actor,
