@@ -18,6 +18,7 @@ import { REQUEST_ID_PATTERN } from '../../src/http/httpAdapter.js';
 import { summarize, type CheckName, type CheckResult, type ConformanceReport } from './conformanceReport.js';
 import { operationsOf, type ContractOperation } from './contractOperations.js';
 import { firstListItem, idPrefixOf, idsIn, kindActedOn, replaceIds, resourceKindsOf, type ResourceKind } from './resourceKinds.js';
+import { withRunDates } from '../contract/runDates.js';
 
 export type { CheckName, CheckResult, ConformanceReport } from './conformanceReport.js';
 export { formatReport } from './conformanceReport.js';
@@ -41,6 +42,8 @@ export interface ConformanceOptions {
   requestTimeoutMs?: number;
   /** How to wait out a 429's Retry-After (tests inject a clock). */
   sleep?: (ms: number) => Promise<void>;
+  /** The time the run's dates are computed from (contract expiries, replay ranges: see runDates.ts); Date.now by default. */
+  now?: () => number;
   /** Called with each result as it is known, for a progress line. */
   onResult?: (result: CheckResult) => void;
   /** Called before a 429's Retry-After is waited out. */
@@ -88,6 +91,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const base = options.baseUrl.replace(/\/+$/, '');
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
   const documentResponse = await fetch(`${base}${API_PREFIX[options.api]}/openapi.json`);
   if (!documentResponse.ok) throw new Error(`${base}${API_PREFIX[options.api]}/openapi.json answered ${documentResponse.status}: is this the ${options.api} API?`);
   const document = (await documentResponse.json()) as Json;
@@ -260,7 +264,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   /** The example body with the runner's own ids where the example names records (ids of kinds it cannot create: ones the server has shown). */
   async function bodyFor(operation: ContractOperation): Promise<unknown> {
     if (!operation.hasRequestBody) return undefined;
-    return replaceIds(operation.requestBodyExample ?? {}, async (id) => {
+    const body = await replaceIds(operation.requestBodyExample ?? {}, async (id) => {
       const prefix = idPrefixOf(id)!;
       const kind = kindByPrefix.get(prefix);
       // A record that names one of a kind being created (itself, or through another): the example's id, not a wait on itself.
@@ -270,6 +274,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       }
       return idsSeen.has(id) ? id : (idSeenByPrefix.get(prefix) ?? id);
     });
+    return withRunDates(operation.operationId, body, now());
   }
 
   function etagOf(observed: Observed): string | undefined {

@@ -5,6 +5,7 @@
 // is derived from the document in postmanRun.ts.
 
 import type { JsonObject } from './document.js';
+import { runDatesScript, runDateTemplates } from './runDates.js';
 
 /** A request of a folder's lifecycle sequence: an operation, on the record of `stem` (default: its own). */
 export interface PlannedStep {
@@ -35,24 +36,11 @@ export interface ApiRunPlan {
   lifecycles?: Record<string, PlannedStep[]>;
 }
 
-/** Dates relative to the run, set before each request: contracts must not expire before they are sent, replays reach 30 days back at most. */
-const RELATIVE_DATES = [
-  'const now = Date.now();',
-  "const day = (days) => new Date(now + days * 86400000).toISOString().slice(0, 10);",
-  "pm.collectionVariables.set('now', new Date(now).toISOString());",
-  "pm.collectionVariables.set('anHourAgo', new Date(now - 3600000).toISOString());",
-  "pm.collectionVariables.set('in30Days', day(30));",
-  "pm.collectionVariables.set('in60Days', day(60));",
-];
-
 export const RUN_PLANS: Record<string, ApiRunPlan> = {
   'work-platform': {
-    prerequest: RELATIVE_DATES,
-    bodyOverrides: {
-      createContract: { expiresOn: '{{in30Days}}' },
-      updateContract: { expiresOn: '{{in60Days}}' },
-      replayWebhookEvents: { from: '{{anHourAgo}}', to: '{{now}}' },
-    },
+    // Dates relative to the run, set before each request (see runDates.ts).
+    prerequest: runDatesScript(),
+    bodyOverrides: runDateTemplates(),
     keepExample: {
       importIssues: {
         members: ['projectId'],

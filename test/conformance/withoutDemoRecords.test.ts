@@ -1,7 +1,9 @@
 // The issue's measurement: after the demo records were deleted, the runner still reported "330
 // passed", 21 of its calls having answered 404 on example ids. Here the records of the demo
 // workspace are deleted before it runs, and GitHub is a local fake: it must create what it needs
-// and exercise every operation, with no allowance.
+// and exercise every operation, with no allowance. The server's clock (and the runner's) is a
+// year ahead, past the dates the examples give (a contract's expiresOn of 2026-12-31 could no
+// longer be sent): the runner computes such dates when it runs (scripts/contract/runDates.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type ConformanceReport } from '../../scripts/conformance/conformanceRun.js';
 import { makeIssues, startGithubApiServer, type GithubApiServer } from '../support/githubApiServer.js';
@@ -14,16 +16,18 @@ let github: GithubApiServer;
 let app: WorkPlatformTestApp;
 let report: ConformanceReport;
 let recordsBeforeTheRun: number;
+const A_YEAR_AHEAD = 366 * 24 * 3_600_000;
+const clock = () => Date.now() + A_YEAR_AHEAD;
 
 beforeAll(async () => {
   github = await startGithubApiServer();
   // The repository the importIssues example names.
   github.setRepository('northwind/website', makeIssues(3));
-  app = await startWorkPlatformTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl } });
+  app = await startWorkPlatformTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl }, now: clock });
   for (const table of RECORD_TABLES) await app.t.sql.run(`DELETE FROM ${table} WHERE workspace_id = ?`, app.fx.workspaceId);
   recordsBeforeTheRun = 0;
   for (const table of RECORD_TABLES) recordsBeforeTheRun += await app.t.sql.value<number>(`SELECT count(*) FROM ${table} WHERE workspace_id = ?`, app.fx.workspaceId);
-  report = await runConformance({ baseUrl: app.t.app.url, token: app.fx.tokens.all, limitedToken: app.fx.tokens.noScopes, api: 'work-platform', sleep: async () => undefined });
+  report = await runConformance({ baseUrl: app.t.app.url, token: app.fx.tokens.all, limitedToken: app.fx.tokens.noScopes, api: 'work-platform', sleep: async () => undefined, now: clock });
 }, 120_000);
 
 afterAll(async () => {
