@@ -63,9 +63,30 @@ function modifiedAt(relativePath: string): number | undefined {
   }
 }
 
-/** Whether a change needs the contract rebuilt: a spec, or the set of handler files the build checks. */
+const HANDLER_FILE = /^src\/[^/]+\/operations\/[^/]+\.ts$/;
+
+/** The handler files there are now (the build checks that every operation has one and every one an operation). */
+function handlerFiles(): Set<string> {
+  const found = new Set<string>();
+  for (const api of fs.readdirSync(path.join(projectRoot, 'src'), { withFileTypes: true })) {
+    const folder = path.join(projectRoot, 'src', api.name, 'operations');
+    if (!api.isDirectory() || !fs.existsSync(folder)) continue;
+    for (const file of fs.readdirSync(folder)) if (file.endsWith('.ts')) found.add(`src/${api.name}/operations/${file}`);
+  }
+  return found;
+}
+
+const knownHandlerFiles = handlerFiles();
+
+/** Whether a change needs the contract rebuilt: a spec, or a handler file added or removed (an edit of one does not). */
 function needsContractBuild(relativePath: string): boolean {
-  return relativePath.startsWith('specs/') || /^src\/[^/]+\/operations\//.test(relativePath);
+  if (relativePath.startsWith('specs/')) return true;
+  if (!HANDLER_FILE.test(relativePath)) return false;
+  const exists = fs.existsSync(path.join(projectRoot, relativePath));
+  if (exists === knownHandlerFiles.has(relativePath)) return false;
+  if (exists) knownHandlerFiles.add(relativePath);
+  else knownHandlerFiles.delete(relativePath);
+  return true;
 }
 
 type Build = typeof import('./contract/build.js');
@@ -228,7 +249,7 @@ async function main(args: string[]): Promise<number> {
       pending.clear();
       firstChangeAt = undefined;
       say(`changed: ${changes.length > 4 ? `${changes.slice(0, 4).join(', ')} and ${changes.length - 4} more` : changes.join(', ')}`);
-      if (!contractBroken && !changes.some(needsContractBuild)) {
+      if (!contractBroken && !changes.map(needsContractBuild).some(Boolean)) {
         await startServer(savedAt);
         continue;
       }

@@ -148,8 +148,6 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string, options:
   const environment = JSON.parse(committedEnvironment) as { values?: { key?: string; value?: unknown }[] };
 
   const collectionAsServed = () => {
-    // Schemas the collection embeds say what this server accepts, like the spec's.
-    if (loopback) useLoopbackPatterns(collection);
     // The collection's OAuth 2.0 endpoints, like the spec's, on this server's origin.
     for (const { entry, url } of collectionOauthUrls) entry.value = `${new URL(baseUrl).origin}${url.pathname}${url.search}`;
     const variables = collection.variable ?? [];

@@ -81,7 +81,7 @@ export function staleContractReason(projectRoot: string): string | undefined {
     return `${SPECS_HASH_FILE} is missing, so generated/ cannot be shown to match specs/: run npm run build:contract (or npm run dev, which rebuilds on every save).`;
   }
   if (recorded !== hashSpecs(projectRoot).sha256) {
-    return 'specs/ changed since generated/ was built, and the server would serve the old contract: run npm run build:contract (or npm run dev, which rebuilds on every save), then start again.';
+    return 'specs/ changed since generated/ was built, so what it serves may be an old contract: run npm run build:contract (or npm run dev, which rebuilds on every save), then start again.';
   }
   return undefined;
 }

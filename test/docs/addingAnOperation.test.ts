@@ -26,8 +26,10 @@ afterAll(() => project?.remove());
 function carryOut(step: WalkthroughStep): void {
   if (step.action === 'succeeds' || step.action === 'fails') {
     const [program = '', ...args] = step.command.split(' ');
-    const run = spawnSync(program, args, { cwd: copy, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+    // spawnSync holds the event loop, so vitest's own timeout could not end a command that hangs: each has its own.
+    const run = spawnSync(program, args, { cwd: copy, encoding: 'utf8', timeout: 240_000, killSignal: 'SIGKILL', env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
     const output = `${run.stdout}${run.stderr}`;
+    expect(run.error, `\`${step.command}\` did not end: ${run.error?.message}`).toBeUndefined();
     if (step.action === 'succeeds') expect(run.status, `\`${step.command}\` printed:\n${output}`).toBe(0);
     else {
       expect(run.status, `\`${step.command}\` should fail; it printed:\n${output}`).not.toBe(0);
@@ -63,7 +65,7 @@ describe('docs/adding-an-operation.md', () => {
     expect(editedFiles(steps)).toHaveLength(Number(stated?.[1]));
   });
 
-  it('works as written, step by step', { timeout: 300_000 }, () => {
+  it('works as written, step by step', { timeout: 900_000 }, () => {
     expect(steps.filter((step) => step.action === 'succeeds').length).toBeGreaterThan(0);
     for (const step of steps) carryOut(step);
   });
