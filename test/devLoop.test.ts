@@ -2,6 +2,7 @@
 // spec that does not build, or a source that does not start, leaves the last good server serving.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { npmScriptNodeArguments } from '../scripts/npmScriptArguments.js';
 import { freePort } from './support/freePort.js';
@@ -54,10 +55,24 @@ function watchOutput(child: ChildProcess) {
 const PRINT_TIMEOUT_MS = 60_000;
 const SERVING = /\[dev\] serving (http:\/\/\S+) \(server pid (\d+)/;
 
+/**
+ * On a connection of its own: a kept-alive one may belong to the server being replaced, which closes
+ * it as it stops (a browser sends such a request again; fetch reports "other side closed").
+ */
 async function servedTitle(url: string): Promise<string> {
-  const response = await fetch(`${url}/v1/openapi.json`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { info: { title: string } }).info.title;
+  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http
+      .get(`${url}/v1/openapi.json`, { agent: false }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  expect(status).toBe(200);
+  return (JSON.parse(body) as { info: { title: string } }).info.title;
 }
 
 function isRunning(pid: number): boolean {

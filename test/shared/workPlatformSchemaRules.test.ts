@@ -75,7 +75,8 @@ describe('x-problem-types', () => {
     expect(served.listed('listTasks')).toEqual(expect.arrayContaining(['validation', 'bad-request']));
     expect(served.listed('draftTasks')).toContain('ai-spend-cap-exceeded');
     expect(served.listed('listTasks')).not.toContain('ai-spend-cap-exceeded');
-    expect(served.listed('getOpenapiJson')).toEqual(['forbidden']);
+    // A download: the CORS 403 and what every path answers (x-conventions), nothing a credential or a body brings.
+    expect(served.listed('getOpenapiJson')).toEqual(['bad-request', 'forbidden', 'method-not-allowed', 'request-header-fields-too-large', 'internal']);
   });
 });
 
