@@ -33,6 +33,8 @@ Environment: as npm start (npm start -- --help lists it); the server listens on 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 /** How long a burst of file events (an editor's save writes, renames, deletes) must be quiet before a rebuild. */
 const QUIET_MS = 50;
+/** A second signal within this long of the first is the same Ctrl-C, delivered twice (see stop). */
+const SAME_SIGNAL_MS = 1_000;
 /** How long the saves must pause before types.ts is rendered. */
 const TYPES_AFTER_MS = 2_000;
 /** How long a new server may take to serve before it is given up (killed), the last good one serving on. */
@@ -307,13 +309,17 @@ async function main(args: string[]): Promise<number> {
 
   // ── stopping: Ctrl-C reaches the server too (same process group); SIGTERM reaches only this process ──
   const stopped = new Promise<number>((resolve) => {
+    let stoppingSince = 0;
     const stop = (signal: NodeJS.Signals) => {
+      // One Ctrl-C can arrive twice: the terminal signals the whole process group, and npm passes it on to this process too.
+      if (stopping && Date.now() - stoppingSince < SAME_SIGNAL_MS) return;
       if (stopping) {
         complain(`${signal} again: killing the server.`);
         for (const worker of Object.values(cluster.workers ?? {})) if (worker) stopServer(worker, 'SIGKILL');
         return;
       }
       stopping = true;
+      stoppingSince = Date.now();
       say(`${signal}: stopping the server…`);
       clearTimeout(quietTimer);
       clearTimeout(typesTimer);
