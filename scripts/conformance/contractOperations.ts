@@ -2,7 +2,7 @@
 // with its examples filled in, credentials and scopes, header parameters, the example body. The
 // conformance runner calls a live server with them; the shared test suites use them too.
 
-import { resolvePointer } from '../contract/document.js';
+import { exampleBody, resolvePointer, type JsonObject } from '../contract/document.js';
 
 export interface ContractOperation {
   operationId: string;
@@ -67,17 +67,11 @@ export function operationsOf(document: Json): ContractOperation[] {
           .filter((parameter: Json) => parameter.in === 'header')
           .map((parameter: Json) => ({ name: String(parameter.name).toLowerCase(), required: parameter.required === true })),
         hasRequestBody: requestBodyMedia !== undefined,
-        requestBodyExample: requestBodyMedia === undefined ? undefined : bodyExample(document, requestBodyMedia),
+        requestBodyExample: requestBodyMedia === undefined ? undefined : exampleBody(document, operation as JsonObject)?.value,
       });
     }
   }
   return operations;
-}
-
-/** The media type's own example, else its schema's (following one `$ref`). */
-function bodyExample(document: Json, media: Json): unknown {
-  if (media.example !== undefined) return media.example;
-  return resolve(document, media.schema ?? {}).example;
 }
 
 /** The node, or what its `$ref` names (one step, as the bundled documents hold them). */

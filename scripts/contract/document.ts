@@ -159,3 +159,21 @@ export function describeOperation(entry: OperationEntry): string {
   const id = typeof entry.operation.operationId === 'string' ? ` (${entry.operation.operationId})` : '';
   return `${entry.method.toUpperCase()} ${entry.path}${id}`;
 }
+
+/** The JSON request body example the spec gives (example, first of examples, or the schema's example). */
+export function exampleBody(document: JsonObject, operation: JsonObject): { mediaType: string; value: JsonValue } | undefined {
+  const requestBody = dereference(document, operation.requestBody);
+  if (!isJsonObject(requestBody) || !isJsonObject(requestBody.content)) return undefined;
+  for (const [mediaType, media] of Object.entries(requestBody.content)) {
+    if (!/json/i.test(mediaType) || !isJsonObject(media)) continue;
+    const examples = isJsonObject(media.examples) ? Object.values(media.examples) : [];
+    const firstExample = dereference(document, examples[0]);
+    const schema = dereference(document, media.schema);
+    const value =
+      media.example ??
+      (isJsonObject(firstExample) ? firstExample.value : undefined) ??
+      (isJsonObject(schema) ? schema.example : undefined);
+    if (value !== undefined) return { mediaType, value };
+  }
+  return undefined;
+}
