@@ -23,6 +23,7 @@ import {
   isPublicOperation,
   listOperations,
   operationParameters,
+  takesIdempotencyKey,
   resolvePointer,
   type JsonObject,
   type JsonValue,
@@ -122,10 +123,6 @@ export function readConventions(bundled: BundledSpec): { conventions: ApiConvent
     if (!['description', 'successHeaders', 'responses'].includes(key)) report(key, 'unknown member; x-conventions has description, successHeaders and responses');
   }
   return { conventions, problems };
-}
-
-function takesIdempotencyKey(document: JsonObject, entry: OperationEntry): boolean {
-  return operationParameters(document, entry).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
 }
 
 function isKind(document: JsonObject, entry: OperationEntry, kind: OperationKind): boolean {

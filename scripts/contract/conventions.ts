@@ -10,6 +10,7 @@ import {
   listOperations,
   lowestSuccessStatus,
   operationParameters,
+  takesIdempotencyKey,
   pointerOfTarget,
   resolvePointer,
   type JsonObject,
@@ -189,7 +190,7 @@ function checkIdempotency(document: JsonObject, entry: OperationEntry, report: R
     return;
   }
   const idempotent = declared ?? entry.method === 'post';
-  const takesKey = operationParameters(document, entry).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
+  const takesKey = takesIdempotencyKey(document, entry);
   if (idempotent && !takesKey) {
     report(
       `is idempotent (${declared === undefined ? 'POST by default' : 'x-idempotent: true'}) but does not declare the Idempotency-Key header parameter; add it (the shared IdempotencyKey parameter) or set \`x-idempotent: false\``,

@@ -138,6 +138,11 @@ export function operationParameters(document: JsonObject, entry: OperationEntry)
 }
 
 /** `security: []` on the operation (or no security requirement at all) means the operation is public. */
+/** Whether the operation declares the Idempotency-Key header parameter. */
+export function takesIdempotencyKey(document: JsonObject, entry: OperationEntry): boolean {
+  return operationParameters(document, entry).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
+}
+
 export function isPublicOperation(document: JsonObject, operation: JsonObject): boolean {
   const security = operation.security ?? document.security;
   return security === undefined || (Array.isArray(security) && security.length === 0);
