@@ -39,6 +39,8 @@ const SAME_SIGNAL_MS = 1_000;
 const TYPES_AFTER_MS = 2_000;
 /** How long a new server may take to serve before it is given up (killed), the last good one serving on. */
 const START_TIMEOUT_MS = 90_000;
+/** How long a replaced server may take to stop listening before the new one is announced anyway. */
+const RETIRE_TIMEOUT_MS = 1_000;
 /** How long stopping may take before the servers are killed (a server lets a webhook attempt finish: up to 15 s). */
 const STOP_TIMEOUT_MS = 20_000;
 
@@ -203,12 +205,14 @@ async function main(args: string[]): Promise<number> {
         worker.off('exit', onEarlyExit);
         const previous = serving;
         serving = worker;
-        if (previous) stopServer(previous);
         const { url, publicBaseUrl } = message as { url: string; publicBaseUrl: string };
-        const timing = savedAt === undefined ? '' : `, ${Math.round(Date.now() - savedAt)} ms after the save${warm ? ', started ahead of time' : ''}`;
-        say(`serving ${url} (server pid ${worker.process.pid}${previous ? `, replacing pid ${previous.process.pid}` : ''}${timing}); reference: ${publicBaseUrl}/v1/docs`);
-        prepareStandby();
-        resolve();
+        // The two share the port until the previous one stops listening: only then does every new connection reach this one.
+        void (previous ? retire(previous) : Promise.resolve()).then(() => {
+          const timing = savedAt === undefined ? '' : `, ${Math.round(Date.now() - savedAt)} ms after the save${warm ? ', started ahead of time' : ''}`;
+          say(`serving ${url} (server pid ${worker.process.pid}${previous ? `, replacing pid ${previous.process.pid}` : ''}${timing}); reference: ${publicBaseUrl}/v1/docs`);
+          prepareStandby();
+          resolve();
+        });
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
         clearTimeout(giveUp);
@@ -227,6 +231,24 @@ async function main(args: string[]): Promise<number> {
           complain(`the server (pid ${worker.process.pid}) exited (${signal ?? `exit code ${code}`}); save a file to start it again.`);
         }
       });
+    });
+
+  /** Stops a replaced server; resolves once it takes no new connection (it said so, or exited), or after a second. */
+  const retire = (worker: Worker): Promise<void> =>
+    new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('exit', done);
+        resolve();
+      };
+      const onMessage = (message: unknown) => {
+        if (typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'stopped-listening') done();
+      };
+      const timer = setTimeout(done, RETIRE_TIMEOUT_MS);
+      worker.on('message', onMessage);
+      worker.once('exit', done);
+      stopServer(worker);
     });
 
   const stopServer = (worker: Worker, signal: NodeJS.Signals = 'SIGTERM') => {

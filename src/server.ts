@@ -54,8 +54,10 @@ async function main(): Promise<void> {
     // Longer than one webhook attempt (10 s), which close() waits for.
     const forceExit = setTimeout(() => process.exit(1), 15_000);
     forceExit.unref();
-    void app
-      .close()
+    const closed = app.close();
+    // npm run dev (a cluster worker) says serving on the new server only once this one takes no new connection.
+    process.send?.({ kind: 'stopped-listening' });
+    void closed
       .then(() => store.close())
       .then(() => {
         process.stdout.write('Stopped.\n');

@@ -121,7 +121,7 @@ describe('npm run dev', () => {
     // The server started ahead of time (modules loaded, told to start once it listens for that) took over.
     expect(output.text().slice(mark)).toMatch(/ms after the save, started ahead of time\)/);
     expect(output.text().slice(mark)).toMatch(/\[dev\] contract built.* in \d+ ms: .*generated\/work-platform\/openapi\.json/);
-    expect(await servedTitle(url!)).toBe('Work-Platform API, edited');
+    for (let i = 0; i < 8; i++) expect(await servedTitle(url!)).toBe('Work-Platform API, edited');
     expect(originalTitle).not.toBe('Work-Platform API, edited');
     await until(() => !isRunning(Number(firstPid)), 'the replaced server to exit');
     expect(fs.readFileSync(copy.file('generated/work-platform/openapi.json'), 'utf8')).toContain('"title": "Work-Platform API, edited"');
@@ -140,7 +140,8 @@ describe('npm run dev', () => {
     mark = output.mark();
     fs.writeFileSync(specFile, withTitle('Work-Platform API, fixed'));
     const [, , thirdPid] = await output.next(SERVING, mark);
-    expect(await servedTitle(url!)).toBe('Work-Platform API, fixed');
+    // Every new connection, from the line on: the replaced server no longer shares the port.
+    for (let i = 0; i < 8; i++) expect(await servedTitle(url!)).toBe('Work-Platform API, fixed');
 
     // A source that does not load: the new server exits before serving, the last good one keeps serving.
     mark = output.mark();
