@@ -63,6 +63,10 @@ import type { WorkPlatformServices } from './workPlatform/operationContext.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
 import { createMcpHttpHandler } from './mcp/mcpServer.js';
 import { createReferenceAssets } from './http/referenceAssets.js';
+import { createHealthEndpoints } from './http/healthEndpoints.js';
+import { createRootIndex } from './http/rootIndex.js';
+import { createReadiness } from './health/readiness.js';
+import { createDatabaseReadiness } from './store/readiness.js';
 
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
@@ -85,6 +89,11 @@ export interface RunningApp {
   engine: StoreEngine;
   /** The in-process webhook delivery worker, when `config.webhookWorker` is on. */
   webhookWorker: DeliveryWorker | undefined;
+  /**
+   * The first step of a shutdown: /readyz answers 503 (`shutdown: 'fail'`) from now on, and
+   * everything else is served as before, until close() (SHUTDOWN_DELAY_MS later in src/server.ts).
+   */
+  markShuttingDown(): void;
   /** Stops the webhook worker and accepting connections, lets open requests and attempts finish, closes the database. */
   close(): Promise<void>;
 }
@@ -121,6 +130,12 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const callCounter: SharedCallCounter | undefined = redisCounter ?? engineCounter;
   // Without a shared counter (SQLite, no Redis): counted synchronously in the SQLite file.
   const sqliteLimits = db && !callCounter ? sqliteCallLimits(db, now) : undefined;
+  const readiness = createReadiness({
+    database: createDatabaseReadiness(storeEngine),
+    redis: redis ? { ping: () => redis.redis.ping() } : undefined,
+    now,
+    logger: deps.logger,
+  });
 
   const users = createUserStore(storeEngine, { now });
   const workspaces = createWorkspaceStore(storeEngine, { now });
@@ -260,7 +275,20 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         },
         mountedWorkPlatform,
       ],
-      handlers: [authorizationServer, agentTools, referenceAssets],
+      handlers: [
+        // Before everything else, and outside both APIs: the probes and the index (README, "Health and drain").
+        createHealthEndpoints({ readiness, problemTypeBase: config.errorTypeBase }),
+        createRootIndex(
+          [
+            { document: portfolioArtifacts.document, pathPrefix: portfolioApi.pathPrefix },
+            { document: workPlatformArtifacts.document, pathPrefix: workPlatformApi.pathPrefix },
+          ],
+          publicBaseUrl,
+        ),
+        authorizationServer,
+        agentTools,
+        referenceAssets,
+      ],
       responseValidation: config.responseValidation,
       logger: deps.logger,
       logRequests: config.logRequests,
@@ -365,7 +393,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     db,
     engine: storeEngine,
     webhookWorker,
+    markShuttingDown: () => readiness.markShuttingDown(),
     close() {
+      readiness.markShuttingDown();
       closing ??= new Promise<void>((resolve) => {
         // Housekeeping under way and attempts in flight (within their timeout) end before the database closes.
         const jobsStopped = jobs.stop();

@@ -19,6 +19,8 @@ export interface MountedApi {
  */
 export interface MountedHandler {
   owns(path: string): boolean;
+  /** False: its requests get no request log line (the health probes, which come every few seconds). */
+  logged?: boolean;
   handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
 }
 
@@ -88,7 +90,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     if (handler) {
       req.url = url;
       await handOver(handler, req, res, requestId, options);
-      logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
+      if (handler.logged !== false) logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
       return;
     }
     const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;

@@ -15,3 +15,9 @@ export function migrationsAfter(migrationsFolder: string, lastAppliedMillis: num
   const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: JournalEntry[] };
   return journal.entries.filter((entry) => lastAppliedMillis === null || entry.when > lastAppliedMillis).map((entry) => entry.tag);
 }
+
+/** The `when` of the folder's newest migration: a database whose newest `created_at` is older lacks one. */
+export function newestMigrationMillis(migrationsFolder: string): number {
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: JournalEntry[] };
+  return Math.max(...journal.entries.map((entry) => entry.when));
+}
