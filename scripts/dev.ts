@@ -43,6 +43,12 @@ const START_TIMEOUT_MS = 90_000;
 const RETIRE_TIMEOUT_MS = 1_000;
 /** How long stopping may take before the servers are killed (a server lets a webhook attempt finish: up to 15 s). */
 const STOP_TIMEOUT_MS = 20_000;
+/**
+ * What every server this loop starts is given beside the environment: no SHUTDOWN_DELAY_MS, whatever the shell sets. A
+ * replaced server must stop listening at once (the loop announces the new one only then), and no load balancer here
+ * needs the time to notice.
+ */
+const DEV_SERVER_ENV = { SHUTDOWN_DELAY_MS: '0' };
 
 const say = (line: string) => process.stdout.write(`[dev] ${line}\n`);
 const complain = (line: string) => process.stderr.write(`[dev] ${line}\n`);
@@ -164,7 +170,7 @@ async function main(args: string[]): Promise<number> {
   let standby: { worker: Worker; stale: boolean; taken: boolean; waiting: boolean } | undefined;
   const prepareStandby = () => {
     if (stopping || standby) return;
-    const entry = { worker: cluster.fork({ DEV_SERVER_STANDBY: 'on' }), stale: false, taken: false, waiting: false };
+    const entry = { worker: cluster.fork({ ...DEV_SERVER_ENV, DEV_SERVER_STANDBY: 'on' }), stale: false, taken: false, waiting: false };
     standby = entry;
     // It listens for `start` only once its modules are loaded (an earlier message would be lost): it says when.
     entry.worker.on('message', (message: unknown) => {
@@ -187,7 +193,7 @@ async function main(args: string[]): Promise<number> {
       return { worker: taken.worker, warm: true };
     }
     if (taken) stopServer(taken.worker);
-    return { worker: cluster.fork(), warm: false };
+    return { worker: cluster.fork(DEV_SERVER_ENV), warm: false };
   };
 
   /** Starts a server beside the running one; once it serves, the running one is stopped. */

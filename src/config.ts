@@ -50,6 +50,10 @@ export interface Config {
   connectors: ConnectorsConfig;
   /** Where rate-limit buckets and monthly quota counts live when they are not in SQLite; undefined: in SQLite. */
   redis: RedisConfig | undefined;
+  /** After SIGTERM or SIGINT: how long /readyz answers 503 while everything is still served, before the drain begins. */
+  shutdownDelayMs: number;
+  /** The port of `npm run worker`'s /livez and /readyz listener (0: any free port); undefined: no listener. */
+  workerHealthPort: number | undefined;
 }
 
 export interface RedisConfig {
@@ -235,6 +239,17 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'REDIS_COMMAND_TIMEOUT_MS',
     default: '500',
     description: 'How long one count in Redis may take; a slower or failed one counts as Redis unreachable and the call is decided without it (see README "Redis").',
+  },
+  {
+    name: 'SHUTDOWN_DELAY_MS',
+    default: '0',
+    description:
+      'After SIGTERM or SIGINT, /readyz answers 503 at once but requests are served normally for this long before the server stops accepting and drains, so that load balancers stop sending first. Kubernetes: a few seconds more than the readiness probe period times its failure threshold (e.g. 5 s x 2 + 5 s = 15000), with terminationGracePeriodSeconds above this plus 15 s.',
+  },
+  {
+    name: 'WORKER_HEALTH_PORT',
+    default: 'off',
+    description: 'npm run worker: the port of its /livez and /readyz HTTP listener (on HOST; 0 picks a free port); off or unset: no listener.',
   },
 ] as const;
 
@@ -451,5 +466,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ai: aiConfig(env),
     connectors: connectorsConfig(env),
     redis: redisConfig(env),
+    shutdownDelayMs: positiveInteger('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 0, true),
+    workerHealthPort:
+      env.WORKER_HEALTH_PORT === undefined || env.WORKER_HEALTH_PORT === '' || env.WORKER_HEALTH_PORT.toLowerCase() === 'off'
+        ? undefined
+        : positiveInteger('WORKER_HEALTH_PORT', env.WORKER_HEALTH_PORT, 0, true),
   };
 }

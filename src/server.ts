@@ -46,16 +46,14 @@ async function main(): Promise<void> {
   const app = await startApp(config, { logger, store });
 
   let stopping = false;
-  const shutdown = (signal: string) => {
-    // SIGINT from a terminal and SIGTERM from a supervisor may both arrive: one shutdown.
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`\n${signal} received: finishing open requests and webhook attempts, closing the database...\n`);
+  const drain = () => {
+    process.stdout.write('Draining: no new connections; finishing open requests and webhook attempts, closing the database...\n');
     // Longer than one webhook attempt (10 s), which close() waits for.
     const forceExit = setTimeout(() => process.exit(1), 15_000);
     forceExit.unref();
     const closed = app.close();
-    // npm run dev (a cluster worker) says serving on the new server only once this one takes no new connection.
+    // close() has stopped listening: npm run dev (a cluster worker) says serving on the new server only once this one
+    // takes no new connection.
     process.send?.({ kind: 'stopped-listening' });
     void closed
       .then(() => store.close())
@@ -64,8 +62,23 @@ async function main(): Promise<void> {
         process.exit(0);
       });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  const shutdown = (signal: string) => {
+    // SIGINT from a terminal and SIGTERM from a supervisor may both arrive, and a supervisor may repeat its signal: one
+    // shutdown, and no later signal changes it (the listeners stay, so none meets the default action of ending at once).
+    if (stopping) return;
+    stopping = true;
+    // At once: load balancers learn from /readyz that this instance is going before it stops accepting.
+    app.markShuttingDown();
+    if (config.shutdownDelayMs === 0) {
+      process.stdout.write(`\n${signal} received.\n`);
+      drain();
+      return;
+    }
+    process.stdout.write(`\n${signal} received: /readyz answers 503; serving for ${config.shutdownDelayMs} ms more (SHUTDOWN_DELAY_MS) before draining.\n`);
+    setTimeout(drain, config.shutdownDelayMs);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // Only now: a supervisor that stops the server as soon as it reads the banner must not find the signal's default (exit at once).
   printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
   // Started by npm run dev (a cluster worker): it swaps servers once this one serves.

@@ -6,8 +6,12 @@ import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+import { createReadiness } from './health/readiness.js';
+import { createHealthEndpoints } from './http/healthEndpoints.js';
+import { startHealthServer, type HealthServer } from './http/healthServer.js';
+import { createDatabaseReadiness } from './store/readiness.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WORKER_HEALTH_PORT', 'HOST']);
 
 const HELP = `Usage: npm run worker
 
@@ -18,7 +22,9 @@ every second, POSTs each signed at sending, and records every attempt and the re
 the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may share one
 database; each attempt is made by one of them. Start the servers with WEBHOOK_WORKER=off
 to deliver from workers only. SIGTERM or SIGINT stops claiming and waits for the attempts in flight
-(at most ${DELIVERY_TIMEOUT_MS / 1000} s each).
+(at most ${DELIVERY_TIMEOUT_MS / 1000} s each). With WORKER_HEALTH_PORT it answers GET /livez (the process is up)
+and GET /readyz (its database answers, holds this build's migrations, and it is not stopping; with
+the age of the oldest due delivery) on that port.
 
 Environment variables:
 ${environmentHelp(WORKER_VARIABLES)}
@@ -43,11 +49,18 @@ async function main(): Promise<void> {
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   await worker.start();
   const jobs = startScheduledJobs(webhookHousekeeping(worker.store, Date.now), logger);
+  const readiness = createReadiness({ database: createDatabaseReadiness(store.engine), now: Date.now, logger });
+  let health: HealthServer | undefined;
+  if (config.workerHealthPort !== undefined) {
+    health = await startHealthServer(createHealthEndpoints({ readiness, problemTypeBase: config.errorTypeBase }), config.workerHealthPort, config.host);
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     // SIGINT from a terminal and SIGTERM from a supervisor may both arrive: one shutdown.
     if (stopping) return;
     stopping = true;
+    // The probe listener stays up to the exit: /livez still answers, /readyz says it is stopping.
+    readiness.markShuttingDown();
     process.stdout.write(`\n${signal} received: finishing the attempts in flight...\n`);
     const forceExit = setTimeout(() => process.exit(1), DELIVERY_TIMEOUT_MS + 5000);
     forceExit.unref();
@@ -57,8 +70,9 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // Kept for every later signal too: a repeated one changes nothing (rather than ending the process at once).
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // Only now: a supervisor that stops the worker as soon as it reads this line must not find the signal's default (exit at once).
   process.stdout.write(
     [
@@ -67,6 +81,7 @@ async function main(): Promise<void> {
       `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
       `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
+      `  health:        ${health ? `${health.url}/livez and ${health.url}/readyz` : 'no probe listener (set WORKER_HEALTH_PORT)'}`,
       '',
     ].join('\n') + '\n',
   );

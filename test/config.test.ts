@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       responseValidation: 'off',
       loadDemoData: true,
       logRequests: true,
+      shutdownDelayMs: 0,
+      workerHealthPort: undefined,
     });
     expect(config.databasePath.endsWith('data/app.db')).toBe(true);
   });
@@ -36,9 +38,16 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX must be an integer ≥ 1'],
     [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_CONNECT_TIMEOUT_MS: 'soon' }, 'DATABASE_CONNECT_TIMEOUT_MS must be an integer ≥ 1'],
     [{ DATABASE_URL: 'postgres://db.example/app', DATABASE_STATEMENT_TIMEOUT_MS: '-5' }, 'DATABASE_STATEMENT_TIMEOUT_MS must be an integer ≥ 0'],
+    [{ SHUTDOWN_DELAY_MS: '5s' }, 'SHUTDOWN_DELAY_MS must be an integer ≥ 0'],
+    [{ WORKER_HEALTH_PORT: 'on' }, 'WORKER_HEALTH_PORT must be an integer ≥ 0'],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads SHUTDOWN_DELAY_MS and WORKER_HEALTH_PORT (off by default)', () => {
+    expect(loadConfig({ SHUTDOWN_DELAY_MS: '15000', WORKER_HEALTH_PORT: '3100' })).toMatchObject({ shutdownDelayMs: 15_000, workerHealthPort: 3100 });
+    expect(loadConfig({ WORKER_HEALTH_PORT: 'off' }).workerHealthPort).toBeUndefined();
   });
 
   it('answers the AI routes offline by default, with the documented price table', () => {
