@@ -37,8 +37,9 @@ RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 3000
-# A small public download answered by the contract pipeline; node's fetch, as the slim image has no curl.
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/api/v1/changelog.json`).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
+# /readyz (README, "Health and drain"): 200 while the database (and Redis, with REDIS_URL) answers and the
+# server is not shutting down, outside the rate limits; node's fetch, as the slim image has no curl.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/readyz`).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM (docker stop) finishes open requests and webhook attempts, then exits; allow it 15 s (docker stop -t 20).
 CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "--import", "./scripts/requireFreshBuild.mjs", "dist/src/server.js"]

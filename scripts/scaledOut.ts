@@ -17,7 +17,9 @@ const HELP = `Usage: npm run scaled-out [-- options]
 Starts the scaled-out setup on this machine: PostgreSQL and Redis from the Debian packages
 (apt-get install -y postgresql redis-server), their data kept in the folder given by --dir, then
 the API server processes (npm start, WEBHOOK_WORKER=off) on consecutive ports and the webhook
-delivery workers (npm run worker), all on that one PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+delivery workers (npm run worker, each with a probe listener on a free port: WORKER_HEALTH_PORT),
+all on that one PostgreSQL (DATABASE_URL) and Redis (REDIS_URL). Each process is waited for
+until its GET /readyz answers 200.
 The first start creates the database and the secrets every process shares (<dir>/secrets.env,
 mode 0600); the database starts empty: load the demo data set (npm run admin -- demo) or create
 tenants, keys, workspaces and tokens with the admin CLI line printed at start. Ctrl-C (SIGINT) or SIGTERM stops
@@ -84,18 +86,19 @@ async function ensureDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-async function waitUntilServing(port: number, child: ChildProcess): Promise<void> {
+/** Polls the process's /readyz (README, "Health and drain") until it answers 200. */
+async function waitUntilReady(name: string, port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server on port ${port} exited before it answered`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/changelog.json`).then(
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} (port ${port}) exited before it was ready`);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (response) => response.ok,
       () => false,
     );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`the server on port ${port} did not answer within 60 s`);
+  throw new Error(`${name} (port ${port}) was not ready (GET /readyz) within 60 s`);
 }
 
 async function main(): Promise<void> {
@@ -179,16 +182,23 @@ async function main(): Promise<void> {
     const ports = Array.from({ length: instances }, (_, index) => firstPort + index);
     for (const [index, port] of ports.entries()) {
       const child = start(`api-${index + 1}`, 'src/server.ts', { PORT: String(port) });
-      if (index === 0) await waitUntilServing(port, child);
+      if (index === 0) await waitUntilReady('api-1', port, child);
     }
-    await Promise.all(ports.slice(1).map((port, index) => waitUntilServing(port, running[index + 1]!.child)));
-    for (let index = 0; index < workers; index += 1) start(`worker-${index + 1}`, 'src/worker.ts', {});
+    await Promise.all(ports.slice(1).map((port, index) => waitUntilReady(`api-${index + 2}`, port, running[index + 1]!.child)));
+    // Each worker's probe listener on a free port of its own (WORKER_HEALTH_PORT).
+    const workerPorts: number[] = [];
+    for (let index = 0; index < workers; index += 1) {
+      const healthPort = await freePort();
+      workerPorts.push(healthPort);
+      const child = start(`worker-${index + 1}`, 'src/worker.ts', { HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(healthPort) });
+      await waitUntilReady(`worker-${index + 1}`, healthPort, child);
+    }
     process.stdout.write(
       [
         '',
         `Scaled-out setup running (data in ${dir}):`,
-        ...ports.map((port, index) => `  api-${index + 1}:  http://127.0.0.1:${port}  (/api/v1, /v1)`),
-        `  workers: ${workers}`,
+        ...ports.map((port, index) => `  api-${index + 1}:  http://127.0.0.1:${port}  (/api/v1, /v1; probes /livez, /readyz)`),
+        ...workerPorts.map((port, index) => `  worker-${index + 1}: probes http://127.0.0.1:${port}/livez, /readyz`),
         `  PostgreSQL: ${databaseUrl}`,
         `  Redis:      redis://127.0.0.1:${redisPort}`,
         `  admin CLI:  set -a; . ${path.join(dir, 'secrets.env')}; DATABASE_URL=${databaseUrl} npm run admin -- <command>`,
