@@ -253,3 +253,36 @@ describe('GET /', () => {
     expect(answer.headers.get('allow')).toBe('GET, HEAD');
   });
 });
+
+describe('GET /readyz on PostgreSQL', () => {
+  let t: TestApp;
+  let clock = Date.parse('2026-11-27T12:00:00Z');
+  beforeAll(async () => {
+    // The app on a PostgreSQL database of its own and its limits in a redis-server of its own (test/support/testApp.ts).
+    const engine = process.env.TEST_ENGINE;
+    process.env.TEST_ENGINE = 'postgres';
+    try {
+      t = await startTestApp({ now: () => clock });
+    } finally {
+      if (engine === undefined) delete process.env.TEST_ENGINE;
+      else process.env.TEST_ENGINE = engine;
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reads its migrations from drizzle.__drizzle_migrations and names them when one is missing', async () => {
+    const ready = await get(t, '/readyz');
+    expect(ready.status, ready.text).toBe(200);
+    expect(ready.body.checks).toEqual({ database: 'ok', migrations: 'ok', redis: 'ok', shutdown: 'ok' });
+    const newest = await t.sql.value<number>('SELECT max(created_at) FROM drizzle.__drizzle_migrations');
+    const [row] = await t.sql.rows<{ hash: string; created_at: number }>('SELECT hash, created_at FROM drizzle.__drizzle_migrations WHERE created_at = ?', newest);
+    await t.sql.run('DELETE FROM drizzle.__drizzle_migrations WHERE created_at = ?', newest);
+    clock += 1_000;
+    const answer = await get(t, '/readyz');
+    expect(answer.status).toBe(503);
+    expect(answer.body.checks).toEqual({ database: 'ok', migrations: 'fail', redis: 'ok', shutdown: 'ok' });
+    await t.sql.run('INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES (?, ?)', row!.hash, row!.created_at);
+  });
+});
