@@ -11,7 +11,7 @@ import { createHealthEndpoints } from './http/healthEndpoints.js';
 import { startHealthServer, type HealthServer } from './http/healthServer.js';
 import { createDatabaseReadiness } from './store/readiness.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WORKER_HEALTH_PORT', 'HOST']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
 
 const HELP = `Usage: npm run worker
 
