@@ -103,7 +103,7 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, databas
     '',
     `Contract API server listening on ${url}`,
     `  database:        ${config.postgres ? `PostgreSQL at ${database}` : database}`,
-    `  public base URL: ${publicBaseUrl}`,
+    `  public base URL: ${publicBaseUrl}  (index: ${publicBaseUrl}/, probes: /livez, /readyz)`,
     `  rate limits and quota: ${config.redis ? `Redis at ${redactedRedisUrl(config.redis.url)} (keys ${config.redis.keyPrefix}…)` : 'in the database'}`,
     '',
     'Published Portfolio Read API (/api/v1):',

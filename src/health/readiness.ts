@@ -59,8 +59,10 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   const cacheMs = options.cacheMs ?? READINESS_CACHE_MS;
   const timeoutMs = options.checkTimeoutMs ?? READINESS_CHECK_TIMEOUT_MS;
   let shuttingDown = false;
-  let cached: { at: number; report: Omit<ReadinessReport, 'ready'> & { checks: Record<string, CheckState> } } | undefined;
-  let running: Promise<NonNullable<typeof cached>['report']> | undefined;
+  /** The last run's findings (all but `shutdown`) and when it began. */
+  type Findings = Pick<ReadinessReport, 'checks' | 'oldestDueDeliveryAgeSeconds'>;
+  let cached: { at: number; findings: Findings } | undefined;
+  let running: Promise<Findings> | undefined;
   /** The failure last logged per check, so that a lasting outage is logged once. */
   const failing = new Map<string, string>();
 
@@ -75,7 +77,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     options.logger.info('readiness check passes again', { check });
   };
 
-  const run = async () => {
+  const run = async (): Promise<Findings> => {
     const at = options.now();
     const checks: Record<string, CheckState> = {};
     let oldestDueDeliveryAgeSeconds: number | null = null;
@@ -126,10 +128,10 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       const at = options.now();
       if (!cached || at - cached.at >= cacheMs || at < cached.at) {
         running ??= run().finally(() => (running = undefined));
-        cached = { at, report: await running };
+        cached = { at, findings: await running };
       }
-      const checks: Record<string, CheckState> = { ...cached.report.checks, shutdown: shuttingDown ? 'fail' : 'ok' };
-      return { ready: Object.values(checks).every((state) => state === 'ok'), checks, oldestDueDeliveryAgeSeconds: cached.report.oldestDueDeliveryAgeSeconds };
+      const checks: Record<string, CheckState> = { ...cached.findings.checks, shutdown: shuttingDown ? 'fail' : 'ok' };
+      return { ready: Object.values(checks).every((state) => state === 'ok'), checks, oldestDueDeliveryAgeSeconds: cached.findings.oldestDueDeliveryAgeSeconds };
     },
     markShuttingDown() {
       shuttingDown = true;
