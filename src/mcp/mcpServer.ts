@@ -95,7 +95,7 @@ type RequestHandler = (request: { method: string; id?: unknown }, extra: { reque
  * whole zod report: its schema check runs inside the handler); an error without a JSON-RPC code is
  * the server's fault, -32603, logged with both ids and quoted to the client by the HTTP request's id.
  */
-function answerPerJsonRpc(server: Server, requestId: string, logger: Logger): void {
+export function answerPerJsonRpc(server: Server, requestId: string, logger: Logger): void {
   // The SDK keeps its handlers in a private map; test/mcp/jsonRpcErrors.test.ts fails if that changes.
   const handlers = (server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
   for (const [method, handler] of handlers) {
@@ -122,8 +122,11 @@ interface SchemaIssue {
   message?: string;
 }
 
+/** zod's failure, from its classic API (`ZodError`) or its core (`$ZodError`, which the SDK's schema check throws). */
 function isZodError(error: unknown): error is { issues: SchemaIssue[] } {
-  return error instanceof Error && error.name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, issues } = error as { name?: unknown; issues?: unknown };
+  return typeof name === 'string' && /^\$?ZodError$/.test(name) && Array.isArray(issues);
 }
 
 /** `params.arguments: expected record, received array`: the first failure, where it is, without the schema's report. */
