@@ -56,7 +56,8 @@ export interface AuthorizationServer {
   resource: string;
   /** True for the paths this server answers. */
   owns(path: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+  /** `body`: a JSON body the adapter already read and checked (oidc-provider then reads it from `req.body`). */
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer): Promise<void>;
   /** What the HTTP adapter refuses on these paths (two Authorization headers, a body too large or too deep, Node's parser errors), in the OAuth error shape. */
   errorReply(error: unknown, requestId: string): Reply;
 }
@@ -93,8 +94,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
     },
     errorReply: oauthErrorReply,
-    async handle(req, res, requestId) {
+    async handle(req, res, requestId, body) {
       res.setHeader('x-request-id', requestId);
+      if (body !== undefined) (req as IncomingMessage & { body?: Buffer }).body = body;
       req.headers['x-forwarded-host'] = publicBase.host;
       req.headers['x-forwarded-proto'] = publicBase.protocol.slice(0, -1);
       const target = req.url ?? '/';
