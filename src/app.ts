@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Reply } from './contract/reply.js';
 import { answerEdgeError } from './http/edgeErrors.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Document } from 'openapi-backend';
 import type { Config } from './config.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
-import { createHttpAdapter } from './http/httpAdapter.js';
+import { createHttpAdapter, type ErrorReplyFor } from './http/httpAdapter.js';
 import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import { openRedisConnection } from './limits/redisConnection.js';
@@ -115,7 +114,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   /** Set by close(): from then on every answer closes its connection. */
   let closing: Promise<void> | undefined;
   /** The error funnel of the API owning a path, for errors Node's parser answers; set once the APIs are built. */
-  let edgeErrorReply: ((path: string) => (error: unknown, requestId: string) => Reply) | undefined;
+  let edgeErrorReply: ErrorReplyFor | undefined;
   const opened: OpenedStore = deps.store ?? (deps.db ? openedSqlite(deps.db) : await openStore(config, deps.logger));
   /** Closes the store when this app opened it. */
   const closeStore = () => (deps.store || deps.db ? Promise.resolve() : opened.close());
@@ -264,9 +263,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       logger: deps.logger,
     });
     const portfolioApi = await createContractApi(portfolio, { now });
-    // As the adapter routes: /v1 to its API, anything else to the first one.
-    edgeErrorReply = (path) => (path === '/v1' || path.startsWith('/v1/') ? workPlatform.errorReply : portfolio.errorReply);
-    return createHttpAdapter({
+    const adapter = createHttpAdapter({
       apis: [
         {
           api: portfolioApi,
@@ -295,6 +292,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       now,
       isDraining: () => closing !== undefined,
     });
+    // Errors Node's parser answers are worded as the adapter routes: by each API's declared prefix, or the handler owning the path.
+    edgeErrorReply = adapter.errorReplyFor;
+    return adapter;
   };
 
   let handler: Awaited<ReturnType<typeof buildHandler>> | undefined;

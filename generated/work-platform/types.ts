@@ -16,7 +16,7 @@ export interface paths {
          * List tasks
          * @description The workspace's tasks, one page at a time, keyset-paginated (see "Lists and cursors").
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listTasks"];
         put?: never;
@@ -24,7 +24,7 @@ export interface paths {
          * Create a task
          * @description Creates a task in a project of the workspace and answers 201 with the full task and `Location`. Records a `task.created` event. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createTask"];
         delete?: never;
@@ -44,7 +44,7 @@ export interface paths {
          * Get a task
          * @description One task of the workspace.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTask"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
          * Delete a task
          * @description Deletes the task; `If-Match` is checked when sent. Records `task.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteTask"];
         options?: never;
@@ -62,7 +62,7 @@ export interface paths {
          * Update a task
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `task.updated`, and `task.completed` when the status becomes `DONE`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -78,7 +78,7 @@ export interface paths {
          * List projects
          * @description The workspace's projects, keyset-paginated (see "Lists and cursors").
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listProjects"];
         put?: never;
@@ -86,7 +86,7 @@ export interface paths {
          * Create a project
          * @description Creates a project and answers 201 with it and `Location`. Records `project.created`. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createProject"];
         delete?: never;
@@ -106,7 +106,7 @@ export interface paths {
          * Get a project
          * @description One project of the workspace.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getProject"];
         put?: never;
@@ -115,7 +115,7 @@ export interface paths {
          * Delete a project
          * @description Deletes an empty project (409 `project-has-tasks` otherwise); `If-Match` is checked when sent. Records `project.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteProject"];
         options?: never;
@@ -124,7 +124,7 @@ export interface paths {
          * Update a project
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `project.updated`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -140,7 +140,7 @@ export interface paths {
          * List companies
          * @description The workspace's companies, one page at a time, keyset-paginated (see "Lists and cursors"). `updatedSince` keeps the companies changed at or after that instant; the filter is bound into the cursor like `sort` and `order` (a cursor of another filter answers 422 `cursor-mismatch`).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listCompanies"];
         put?: never;
@@ -148,7 +148,7 @@ export interface paths {
          * Create a company
          * @description Creates a company of the workspace and answers 201 with the full company and `Location`. Records a `company.created` event. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createCompany"];
         delete?: never;
@@ -168,7 +168,7 @@ export interface paths {
          * Get a company
          * @description One company of the workspace.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getCompany"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Delete a company
          * @description Deletes the company; `If-Match` is checked when sent. A company that deals still name answers 409 `company-has-deals` (move or delete those deals first). A company that contracts name answers 409 `company-has-contracts` (delete those contracts, or point drafts elsewhere, first; a signed contract keeps its company). Its contacts are kept and detached: each one's `companyId` becomes null, its version grows by one and it records `contact.updated`. Records `company.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteCompany"];
         options?: never;
@@ -186,7 +186,7 @@ export interface paths {
          * Update a company
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). Records `company.updated`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -202,7 +202,7 @@ export interface paths {
          * List contacts
          * @description The workspace's contacts, one page at a time, keyset-paginated (see "Lists and cursors"). `companyId` keeps the contacts of that company, `updatedSince` those changed at or after that instant; the filters are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listContacts"];
         put?: never;
@@ -210,7 +210,7 @@ export interface paths {
          * Create a contact
          * @description Creates a contact of the workspace and answers 201 with the full contact and `Location`. A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records a `contact.created` event. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -230,7 +230,7 @@ export interface paths {
          * Get a contact
          * @description One contact of the workspace.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getContact"];
         put?: never;
@@ -239,7 +239,7 @@ export interface paths {
          * Delete a contact
          * @description Deletes the contact; `If-Match` is checked when sent. A contact that a deal lists in `contactIds` answers 409 `contact-has-deals` (take it off those deals first). Records `contact.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteContact"];
         options?: never;
@@ -248,7 +248,7 @@ export interface paths {
          * Update a contact
          * @description Changes the given fields. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). A `companyId` that names no company of the workspace answers 404 `company-not-found`. Records `contact.updated`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -264,7 +264,7 @@ export interface paths {
          * List deals
          * @description The workspace's deals, one page at a time, keyset-paginated (see "Lists and cursors"). `stage`, `ownerId`, `companyId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listDeals"];
         put?: never;
@@ -272,7 +272,7 @@ export interface paths {
          * Create a deal
          * @description Creates a deal of the workspace and answers 201 with the full deal and `Location`. `ownerId` must be a user of the workspace (else 404 `user-not-found`), `companyId` a company of it (404 `company-not-found`) and each of `contactIds` a contact of it (404 `contact-not-found`). Records a `deal.created` event. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createDeal"];
         delete?: never;
@@ -292,7 +292,7 @@ export interface paths {
          * Get a deal
          * @description One deal of the workspace.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getDeal"];
         put?: never;
@@ -301,7 +301,7 @@ export interface paths {
          * Delete a deal
          * @description Deletes the deal; `If-Match` is checked when sent. A deal that contracts name answers 409 `deal-has-contracts` (delete those contracts, or point drafts elsewhere, first). Its company and contacts are kept. Records `deal.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteDeal"];
         options?: never;
@@ -310,7 +310,7 @@ export interface paths {
          * Update a deal
          * @description Changes the given fields; `contactIds` replaces the whole list. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References are checked as on create. Records `deal.updated`, and `deal.stage_changed` as well when `stage` changes (any stage may follow any other, `won` and `lost` included).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateDeal"];
         trace?: never;
@@ -326,7 +326,7 @@ export interface paths {
          * List contracts
          * @description The workspaces contracts, one page at a time, keyset-paginated (see "Lists and cursors"). `status`, `companyId`, `dealId` and `updatedSince` narrow the list (all given filters apply); they are bound into the cursor like `sort` and `order` (a cursor of other filters answers 422 `cursor-mismatch`). Status and `updatedAt` are as of the request: a `sent` contract past its `expiresOn` is listed, filtered and sorted as `expired` (see "Contract lifecycle" on the Contract schema).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listContracts"];
         put?: never;
@@ -334,7 +334,7 @@ export interface paths {
          * Create a contract
          * @description Creates a contract of the workspace as a `draft` and answers 201 with the full contract and `Location`. It names a company, a deal, or both (at least one, else 422): `companyId` must be a company of the workspace (404 `company-not-found`) and `dealId` a deal of it (404 `deal-not-found`). With a `dealId` and no `companyId`, the company is taken from the deal (and stays null when the deal has none); with both, the deal must name that company or none (else 422). The company is copied, not followed: a later change of the deals company does not move the contract. `amountMinor` and `currency` come together or not at all (else 422). Records a `contract.created` event. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createContract"];
         delete?: never;
@@ -354,7 +354,7 @@ export interface paths {
          * Get a contract
          * @description One contract of the workspace, as of the request: a `sent` contract past its `expiresOn` reads as `expired` even before the scheduled sweep has recorded it (see the Contract schema).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getContract"];
         put?: never;
@@ -363,7 +363,7 @@ export interface paths {
          * Delete a contract
          * @description Deletes a contract that is `draft`, `declined` or `expired`; `If-Match` is checked when sent. A `sent` contract answers 409 `contract-not-deletable` (withdraw it first) and so does a `signed` one: a signed contract is a record of an agreement and is kept. Records `contract.deleted` (a sent contract past its date records `contract.expired` first).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteContract"];
         options?: never;
@@ -372,7 +372,7 @@ export interface paths {
          * Update a draft contract
          * @description Changes the given fields of a **draft**; any other status answers 409 `contract-not-editable` (withdraw a sent contract first). Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale). References and the rules on company, deal and value are checked as on create; a changed `dealId` with no `companyId` in the patch keeps the contracts company when the new deal names it or none, else takes the deals. Records `contract.updated`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateContract"];
         trace?: never;
@@ -390,7 +390,7 @@ export interface paths {
          * Send a draft contract
          * @description Moves a `draft` to `sent` and sets `sentAt`: from now on it cannot be edited, only signed, declined, withdrawn or left to expire. `expiresOn` must be today or later (UTC), else 409 `contract-expiry-passed` (change it with PATCH first). Any other status answers 409: `contract-already-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.sent`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["sendContract"];
         delete?: never;
@@ -412,7 +412,7 @@ export interface paths {
          * Mark a sent contract signed
          * @description Records the counterpartys signature: moves a `sent` contract to `signed` and sets `signedAt`. Only `sent` contracts on or before their `expiresOn` (UTC) can be signed: a draft answers 409 `contract-not-sent`, and the others `contract-already-signed`, `contract-already-declined` or `contract-expired` (also for a sent contract past its date, which is expired from the start of the next UTC day). Records `contract.signed`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["signContract"];
         delete?: never;
@@ -434,7 +434,7 @@ export interface paths {
          * Mark a sent contract declined
          * @description Records that the counterparty declined: moves a `sent` contract to `declined` and sets `declinedAt`. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.declined`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["declineContract"];
         delete?: never;
@@ -456,7 +456,7 @@ export interface paths {
          * Withdraw a sent contract to draft
          * @description Takes a `sent` contract back to `draft` (the sender recalls it to change it or to delete it); `sentAt` becomes null. The same refusals as signing: 409 `contract-not-sent`, `contract-already-signed`, `contract-already-declined` or `contract-expired`. Records `contract.withdrawn`. No body. `If-Match` is checked when sent (409 `version-conflict` when stale): the status itself already guards the move, so it is optional; send it to act only on the version you read. Accepts `Idempotency-Key` (a repeat answers the first 200 again instead of 409).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["withdrawContract"];
         delete?: never;
@@ -480,7 +480,7 @@ export interface paths {
          *     `available: false`. The catalogue is the same for every workspace; its connectors are at
          *     `GET /v1/connectors`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listConnectorKinds"];
         put?: never;
@@ -505,7 +505,7 @@ export interface paths {
          *     cursor like `sort` and `order`. A `connected` connector whose credential's expiry has passed is
          *     listed as `expired`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listConnectors"];
         put?: never;
@@ -516,7 +516,7 @@ export interface paths {
          *     workspace may have several connectors of one kind (one per GitHub organization, say). Records
          *     `connector.created`. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createConnector"];
         delete?: never;
@@ -559,7 +559,7 @@ export interface paths {
          *     another workspace `404`, code `project-not-found`. Other GitHub failures answer `502` or `504`
          *     and write nothing. Accepts `Idempotency-Key` (a replay reads nothing from GitHub).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         post: operations["importIssues"];
         delete?: never;
@@ -588,7 +588,7 @@ export interface paths {
          *     `connector.connected`. The check runs outside any lock; a connector changed meanwhile (deleted)
          *     answers as it is then. No `If-Match`: connecting is the same whatever the version.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         put: operations["connectConnector"];
         post?: never;
@@ -600,7 +600,7 @@ export interface paths {
          *     service: revoke it there too if it may have leaked. Records `connector.disconnected` when it was
          *     `connected` or `expired`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["disconnectConnector"];
         options?: never;
@@ -620,7 +620,7 @@ export interface paths {
          * @description One connector of the workspace and where its connection stands; never its credential (only
          *     `credentialHint`).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getConnector"];
         put?: never;
@@ -632,7 +632,7 @@ export interface paths {
          *     repository through another connector updates them instead of making them again. Records
          *     `connector.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -651,7 +651,7 @@ export interface paths {
          * Get the workspace limits
          * @description For each limit: the value in force, the plan default and the workspace override, and the calls counted this month. Allowed for owners and admins by session, and for tokens with `workspace:read`; a plain member's session answers 403 `forbidden`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWorkspaceLimits"];
         put?: never;
@@ -673,7 +673,7 @@ export interface paths {
          * Tasks created and completed per bucket
          * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTaskThroughput"];
         put?: never;
@@ -695,7 +695,7 @@ export interface paths {
          * Cycle time of completed tasks per bucket
          * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getTaskCycleTime"];
         put?: never;
@@ -717,7 +717,7 @@ export interface paths {
          * Overdue tasks now and at the end of each bucket
          * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getOverdueTasks"];
         put?: never;
@@ -739,7 +739,7 @@ export interface paths {
          * Deal pipeline value by stage and currency per bucket
          * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getDealPipeline"];
         put?: never;
@@ -761,7 +761,7 @@ export interface paths {
          * List webhook subscriptions
          * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -769,7 +769,7 @@ export interface paths {
          * Create a webhook subscription
          * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`. At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
          * Get a webhook subscription
          * @description One subscription, with its status and, when disabled, why. The signing secret is never shown again.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -798,7 +798,7 @@ export interface paths {
          * Delete a webhook subscription
          * @description Deletes the subscription, its secrets and its delivery log; pending deliveries are not attempted. `If-Match` is checked when sent.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -807,7 +807,7 @@ export interface paths {
          * Update a webhook subscription
          * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -825,7 +825,7 @@ export interface paths {
          * Rotate a subscription's signing secret
          * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. The subscription's `version` increases by one. No body. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["rotateWebhookKey"];
         delete?: never;
@@ -847,7 +847,7 @@ export interface paths {
          * Replay events to a subscription
          * @description Queues new deliveries of past events to this subscription: one event (`eventId`, delivered whatever its type), or every event of the workspace in a time range (`from` inclusive, `to` exclusive) whose type the subscription lists, oldest first, at most 1000 per request (more answers `422 validation` at `/to`; narrow the range). A replay keeps the event's `id` (`Svc-Event-Id`) and gets a new delivery id. Events are kept 30 days. Works on a disabled subscription only after it is re-enabled (`409 conflict`, code `webhook-disabled`). Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
          * List a subscription's deliveries
          * @description The delivery log of one subscription, newest first, keyset-paginated: each delivery of an event (replays are separate deliveries of the same event) with every attempt made (time, status code or error, duration, and when the next attempt is due). Logs are kept 30 days after a delivery ends.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -899,7 +899,7 @@ export interface paths {
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["draftTasks"];
         delete?: never;
@@ -929,7 +929,7 @@ export interface paths {
          *     class (see "AI routes"): `usage` says what it cost. An `Idempotency-Key` replays the first
          *     answer without calling the model or charging again.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `ai-spend-cap-exceeded`, `request-header-fields-too-large`, `internal`, `ai-provider-error`, `unavailable`, `ai-provider-timeout`.
          */
         post: operations["summarizeProject"];
         delete?: never;
@@ -949,7 +949,7 @@ export interface paths {
          * Download this specification (JSON)
          * @description This OpenAPI 3.1 document, with `servers` set to this server. Public; no credential; not counted against any limit. May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -971,7 +971,7 @@ export interface paths {
          * Download this specification (YAML)
          * @description The same document as YAML. Public; no credential; not counted against any limit. May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getOpenapiYaml"];
         put?: never;
@@ -993,7 +993,7 @@ export interface paths {
          * Download a Postman collection
          * @description A Postman v2.1 collection: one request per operation grouped by tag, bearer auth from `{{bearerToken}}`, addresses from `{{baseUrl}}`, assertions of the status, the content type and the body against the declared schema (embedded) on every request. A run can be repeated against one server: ids and ETags come from the answers of the requests that created the records, creates run before what uses them, and the run changes and deletes only what it created (the last folder, `Clean up`, deletes what later folders still used; a signed contract is kept). Public; no credential; not counted against any limit. May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getPostmanCollection"];
         put?: never;
@@ -1015,7 +1015,7 @@ export interface paths {
          * Download a Postman environment template
          * @description A Postman environment with `baseUrl` (this server) and an empty `bearerToken` to fill in. Public; no credential; not counted against any limit. May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getPostmanEnvironment"];
         put?: never;
@@ -1042,7 +1042,7 @@ export interface paths {
          *     value removed; a new required input; a narrowed type) raises MAJOR, and no change ships without an
          *     entry here. Public; no credential. May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getChangelogJson"];
         put?: never;
@@ -1067,7 +1067,7 @@ export interface paths {
          *     `/v1/openapi.json`. Public; no credential. The page allows scripts and connections to this origin only
          *     (`Content-Security-Policy`). May be cached for five minutes.
          *
-         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-header-fields-too-large`, `internal`.
+         *     Problem types it may answer: `bad-request`, `forbidden`, `method-not-allowed`, `request-timeout`, `request-header-fields-too-large`, `internal`.
          */
         get: operations["getReferencePage"];
         put?: never;
@@ -4059,7 +4059,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a body whose only failures are values longer than their `maxLength`, the storage limit (code `value-too-long`; `errors` lists each such field with code `too_big`; a body that also fails another rule answers `422` listing every failure); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); an `If-Match` other than a version, bare (`3`) or quoted (`"3"`), `*` included (code `invalid-if-match`). */
+        /** @description Unparseable JSON (code `invalid-json`); a body that is not valid UTF-8 (code `invalid-utf8`: it is never stored with replacement characters); a JSON object with the same member twice, at any depth (code `duplicate-json-key`); a JSON body that nests arrays and objects deeper than 64 levels (code `json-too-deep`, checked before the body is parsed); more than one `Authorization` header (code `duplicate-authorization`, answered before the token is read); a body whose only failures are values longer than their `maxLength`, the storage limit (code `value-too-long`; `errors` lists each such field with code `too_big`; a body that also fails another rule answers `422` listing every failure); a value storage cannot hold (code `invalid-value`: text with a NUL character or an unpaired surrogate, a timestamp with a leap second); an `If-Match` other than a version, bare (`3`) or quoted (`"3"`), `*` included (code `invalid-if-match`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4334,6 +4334,25 @@ export interface components {
                  *       "title": "Request header fields too large",
                  *       "status": 431,
                  *       "detail": "The request's headers exceed 16384 bytes.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `request-timeout`: the request was not sent whole in time: its head within the server's headers timeout (10 s unless the deployment configures otherwise), all of it, body included, within its request timeout (30 s). Answered before any operation is matched, or while its body is still arriving; the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/request-timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "The request did not arrive in time (its head within 10 seconds, all of it within the server's request timeout).",
                  *       "requestId": "req_3f9c2a7b1d4e5f60718293a4"
                  *     }
                  */
@@ -4811,6 +4830,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -4868,6 +4888,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4920,6 +4941,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4972,6 +4994,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5033,6 +5056,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5100,6 +5124,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5156,6 +5181,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5208,6 +5234,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5260,6 +5287,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5321,6 +5349,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5393,6 +5422,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5450,6 +5480,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5502,6 +5533,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5554,6 +5586,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5615,6 +5648,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5693,6 +5727,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5750,6 +5785,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5802,6 +5838,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5854,6 +5891,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -5915,6 +5953,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6001,6 +6040,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6058,6 +6098,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6110,6 +6151,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6162,6 +6204,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6223,6 +6266,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6309,6 +6353,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6366,6 +6411,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6418,6 +6464,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6470,6 +6517,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6531,6 +6579,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6599,6 +6648,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6664,6 +6714,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6729,6 +6780,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6794,6 +6846,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6836,6 +6889,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6906,6 +6960,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -6962,6 +7017,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7026,6 +7082,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7084,6 +7141,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7138,6 +7196,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7186,6 +7245,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7238,6 +7298,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7279,6 +7340,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7342,6 +7404,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7406,6 +7469,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7470,6 +7534,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7534,6 +7599,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7587,6 +7653,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7643,6 +7710,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7695,6 +7763,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7747,6 +7816,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -7808,6 +7878,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7869,6 +7940,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -7931,6 +8003,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8002,6 +8075,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -8057,6 +8131,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8117,6 +8192,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8151,6 +8227,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -8177,6 +8254,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -8203,6 +8281,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -8229,6 +8308,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -8277,6 +8357,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -8305,6 +8386,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["OriginNotAllowed"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -15,7 +15,7 @@ export type Failure =
   | { kind: 'unavailable'; retryAfterSeconds: number }
   /** Refused by Node's HTTP parser before any API saw the request. */
   /** `code` names a case the API may word apart. */
-  | { kind: 'malformed-request'; reason: string; code?: 'duplicate-authorization' | 'invalid-utf8' | 'duplicate-json-key' }
+  | { kind: 'malformed-request'; reason: string; code?: 'duplicate-authorization' | 'invalid-utf8' | 'duplicate-json-key' | 'json-too-deep' }
   | { kind: 'headers-too-large'; limitBytes: number }
   | { kind: 'request-timeout'; timeoutMs: number };
 

@@ -5,6 +5,7 @@ import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
 import type { ResponseContract } from '../contract/responseContract.js';
 import type { Logger } from '../logger.js';
+import { isJsonMediaType, MAX_JSON_DEPTH, nestsDeeperThan } from './jsonNesting.js';
 
 export interface MountedApi {
   api: ContractApi;
@@ -15,13 +16,21 @@ export interface MountedApi {
 
 /**
  * Paths answered outside the contract pipeline, in a protocol of their own (the OAuth 2.0
- * authorization server). Asked first; it writes its own answers, the adapter only logs them.
+ * authorization server, MCP). Asked first; it writes its own answers, the adapter only logs them.
+ * The adapter's rules (one Authorization header, the body's size and JSON depth) apply to them as
+ * to the APIs: what they refuse is worded by `errorReply`, or by the API whose prefix the path is under.
  */
 export interface MountedHandler {
   owns(path: string): boolean;
   /** False: its requests get no request log line (the health probes, which come every few seconds). */
   logged?: boolean;
-  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+  /**
+   * `body`: a JSON request body (by its Content-Type), already read and checked by the adapter;
+   * undefined when the request has no JSON body, which the handler then reads from `req` itself.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer): Promise<void>;
+  /** This surface's error shape for what the adapter refuses (a PipelineFailure); `body` is the refused JSON body, when there is one. */
+  errorReply?(error: unknown, requestId: string, body?: Buffer): Reply;
 }
 
 export interface HttpAdapterOptions {
@@ -61,6 +70,14 @@ export function requestIdFor(header: string | string[] | undefined): string {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+export type ErrorReplyFor = (path: string) => (error: unknown, requestId: string) => Reply;
+
+/** The request listener, and the error shape of the surface that owns a path (for errors Node's parser answers: src/http/edgeErrors.ts). */
+export type HttpAdapter = RequestListener & { errorReplyFor: ErrorReplyFor };
+
+/** The last path a connection asked for: the best guess for an error Node reports without the request line (a timeout). */
+export const LAST_PATH = Symbol('last path asked on this connection');
+
 /**
  * The only place that knows HTTP: it turns a node:http request into an `IncomingCall`, hands it
  * to the API that owns the path, checks the reply against the contract when asked to, and
@@ -68,10 +85,17 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
  * and needs none of Express's routing or response helpers, which cost more per request than the
  * whole pipeline does (see README, Performance).
  */
-export function createHttpAdapter(options: HttpAdapterOptions): RequestListener {
+export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
   const apis = [...options.apis].sort((a, b) => b.api.pathPrefix.length - a.api.pathPrefix.length);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const now = options.now ?? Date.now;
+  /** The API whose declared prefix is the longest one the path is under; the first API for paths no API owns. */
+  const apiFor = (path: string) => apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
+  const errorReplyFor: ErrorReplyFor = (path) => {
+    const handler = options.handlers?.find((candidate) => candidate.owns(path));
+    if (handler?.errorReply) return handler.errorReply.bind(handler);
+    return apiFor(path).errorReply;
+  };
 
   /** One JSON log line per request, when asked for. */
   const logRequest = (fields: { requestId: string; method: string; path: string; operationId: string | undefined; status: number }, startedAt: bigint) => {
@@ -79,21 +103,22 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     options.logger.info('request', { ...fields, durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000, at: now() });
   };
 
-  return async (req: IncomingMessage, res: ServerResponse) => {
+  const listener = async (req: IncomingMessage, res: ServerResponse) => {
     const startedAt = process.hrtime.bigint();
     const requestId = requestIdFor(req.headers['x-request-id']);
     const url = originFormOf(req.url);
     const queryStart = url.indexOf('?');
     const path = queryStart >= 0 ? url.slice(0, queryStart) : url;
     const method = req.method ?? 'GET';
+    (req.socket as { [LAST_PATH]?: string })[LAST_PATH] = path;
     const handler = options.handlers?.find((candidate) => candidate.owns(path));
     if (handler) {
       req.url = url;
-      await handOver(handler, req, res, requestId, options);
+      await handOver(handler, req, res, requestId, options, maxBodyBytes, errorReplyFor(path));
       if (handler.logged !== false) logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
       return;
     }
-    const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
+    const mounted = apiFor(path);
     let reply: Reply;
     let operationId: string | undefined;
     try {
@@ -104,7 +129,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         path,
         rawQuery: queryStart >= 0 ? url.slice(queryStart + 1) : '',
         headers: req.headers,
-        readBody: once(() => readBody(req, maxBodyBytes)),
+        readBody: once(() => readCheckedBody(req, maxBodyBytes)),
         requestId,
       };
       ({ reply, operationId } = await mounted.api.handle(call));
@@ -122,12 +147,37 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     }
     logRequest({ requestId, method, path, operationId, status: reply.status }, startedAt);
   };
+  return Object.assign(listener, { errorReplyFor });
 }
 
-async function handOver(handler: MountedHandler, req: IncomingMessage, res: ServerResponse, requestId: string, options: HttpAdapterOptions): Promise<void> {
-  if (options.isDraining?.()) res.setHeader('connection', 'close');
+/**
+ * The adapter's rules, then the handler. A JSON body is read and checked here, before the handler
+ * sees it; any other body is the handler's to read (oidc-provider reads its forms from the stream).
+ */
+async function handOver(
+  handler: MountedHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  options: HttpAdapterOptions,
+  maxBodyBytes: number,
+  errorReply: (error: unknown, requestId: string, body?: Buffer) => Reply,
+): Promise<void> {
+  const draining = options.isDraining?.() ?? false;
+  if (draining) res.setHeader('connection', 'close');
+  let body: Buffer | undefined;
   try {
-    await handler.handle(req, res, requestId);
+    const duplicate = duplicateAuthorization(req);
+    if (duplicate) throw duplicate;
+    if (isJsonMediaType(req.headers['content-type'])) body = await readCheckedBody(req, maxBodyBytes);
+  } catch (error) {
+    const refused = error instanceof PayloadTooLargeError ? new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes }) : error;
+    const reply = errorReply(refused, requestId, refused instanceof JsonTooDeepError ? refused.body : undefined);
+    writeReply(res, reply, requestId, req.method ?? 'GET', draining);
+    return;
+  }
+  try {
+    await handler.handle(req, res, requestId, body);
   } catch (error) {
     // A handler answers its own failures; this is the last resort, in the OAuth vocabulary, without details.
     options.logger.error('handler failed', { requestId, error: error instanceof Error ? error.message : String(error) });
@@ -224,6 +274,20 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /** Past the limit the rest of an upload is read and dropped (so the client can read the 413), up to this much. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** A JSON body refused for its depth (the `malformed-request` failure `json-too-deep`), with the body, for surfaces that answer by what it says (a JSON-RPC id). */
+export class JsonTooDeepError extends PipelineFailure {
+  constructor(readonly body: Buffer) {
+    super({ kind: 'malformed-request', reason: `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, code: 'json-too-deep' });
+  }
+}
+
+/** The body under the adapter's rules: at most `maxBytes`, and a JSON body (by its Content-Type) nested at most MAX_JSON_DEPTH levels. */
+export async function readCheckedBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const body = await readBody(req, maxBytes);
+  if (body !== undefined && isJsonMediaType(req.headers['content-type']) && nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new JsonTooDeepError(body);
+  return body;
+}
 
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];

@@ -6,10 +6,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallerResolver } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { DEFAULT_MAX_BODY_BYTES, duplicateAuthorization, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { DEFAULT_MAX_BODY_BYTES, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
-import { PayloadTooLargeError } from '../contract/reply.js';
+import { PayloadTooLargeError, type Reply } from '../contract/reply.js';
 import { originNotAllowed } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
@@ -82,7 +83,75 @@ function serverFor(
     // Each tool call is a request of its own, named after the HTTP request that carried it.
     return callTool(options.api, tool, request.params.arguments ?? {}, authorization, `${requestId}-${calls}`, options);
   });
+  answerPerJsonRpc(server, requestId, options.logger);
   return server;
+}
+
+type RequestHandler = (request: { method: string; id?: unknown }, extra: { requestId?: unknown }) => Promise<unknown>;
+
+/**
+ * Every request handler of the server (the SDK's own included) answers as JSON-RPC says: params
+ * that fail the method's schema are -32602 with a short message (the SDK would send -32603 with the
+ * whole zod report: its schema check runs inside the handler); an error without a JSON-RPC code is
+ * the server's fault, -32603, logged with both ids and quoted to the client by the HTTP request's id.
+ */
+export function answerPerJsonRpc(server: Server, requestId: string, logger: Logger): void {
+  // The SDK keeps its handlers in a private map; test/mcp/jsonRpcErrors.test.ts fails if that changes.
+  const handlers = (server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (isZodError(error)) throw protocolError(INVALID_PARAMS, `Invalid params of ${method}: ${firstIssue(error)}.`);
+        if (typeof code === 'number' && Number.isSafeInteger(code) && code !== INTERNAL_ERROR) throw error;
+        logger.error('mcp internal error', { requestId, jsonRpcId: extra.requestId ?? request.id, method, error: error instanceof Error ? error.message : String(error) });
+        throw protocolError(INTERNAL_ERROR, `Internal error; quote ${requestId}.`);
+      }
+    });
+  }
+}
+
+/** JSON-RPC 2.0's codes for a request whose params are wrong, and for the server's own failure. */
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+interface SchemaIssue {
+  path?: readonly PropertyKey[];
+  message?: string;
+}
+
+/** zod's failure, from its classic API (`ZodError`) or its core (`$ZodError`, which the SDK's schema check throws). */
+function isZodError(error: unknown): error is { issues: SchemaIssue[] } {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, issues } = error as { name?: unknown; issues?: unknown };
+  return typeof name === 'string' && /^\$?ZodError$/.test(name) && Array.isArray(issues);
+}
+
+/** `params.arguments: expected record, received array`: the first failure, where it is, without the schema's report. */
+function firstIssue(error: { issues: SchemaIssue[] }): string {
+  const issue = error.issues[0];
+  if (!issue) return 'they do not match the method';
+  const where = (issue.path ?? []).map(String).join('.');
+  const message = (issue.message ?? 'invalid').replace(/^Invalid input: /, '').slice(0, 200);
+  return where ? `${where}: ${message}` : message;
+}
+
+/**
+ * What the adapter refuses on /v1/mcp, as the API words it (problem+json), except a body nested too
+ * deep: that is invalid params of a JSON-RPC request, -32602 with the request's id (HTTP 200, as the
+ * SDK answers its own -32602), or with a null id and 400 when no id can be read.
+ */
+export function mcpErrorReply(api: MountedApi, error: unknown, requestId: string, body?: Buffer): Reply {
+  if (!(error instanceof PipelineFailure) || error.failure.kind !== 'malformed-request' || error.failure.code !== 'json-too-deep') return api.errorReply(error, requestId);
+  const id = body === undefined ? undefined : topLevelScalar(body.toString('utf8'), 'id');
+  const message = `Invalid params: the message nests deeper than ${MAX_JSON_DEPTH} levels (tool arguments included).`;
+  return {
+    status: id === undefined || id === null ? 400 : 200,
+    headers: { 'content-type': 'application/json' },
+    body: { jsonrpc: '2.0', id: id ?? null, error: { code: INVALID_PARAMS, message } },
+  };
 }
 
 /** `/v1/mcp` on the API server: stateless Streamable HTTP, the caller authenticated on every request by its bearer token. */
@@ -92,7 +161,8 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
   let sdk: Promise<McpSdk> | undefined;
   return {
     owns: (path) => path === MCP_PATH,
-    async handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
+    errorReply: (error, requestId, body) => mcpErrorReply(options.api, error, requestId, body),
+    async handle(req: IncomingMessage, res: ServerResponse, requestId: string, checkedBody?: Buffer) {
       const method = req.method ?? 'POST';
       const refuse = (error: unknown, extraHeaders: Record<string, string> = {}) => {
         const reply = options.api.errorReply(error, requestId);
@@ -109,8 +179,6 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
       for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
       // Stateless: no session to resume and nothing to push, so a GET stream or a DELETE has nothing to do.
       if (method !== 'POST') return refuse(new PipelineFailure({ kind: 'method-not-allowed', method, path: MCP_PATH, allowed: ['POST'] }), { allow: 'POST' });
-      const duplicate = duplicateAuthorization(req);
-      if (duplicate) return refuse(duplicate);
       const authorization = req.headers.authorization;
       let scopes: readonly string[];
       try {
@@ -120,8 +188,10 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
       }
       let body: unknown;
       try {
-        const raw = await readBody(req, MAX_BODY_BYTES);
-        body = raw === undefined ? undefined : JSON.parse(raw.toString('utf8'));
+        // A JSON body was read and checked (size, depth) by the adapter. Any other is read and dropped here, never parsed:
+        // the SDK refuses its media type (415).
+        if (checkedBody === undefined) await readBody(req, MAX_BODY_BYTES);
+        body = checkedBody === undefined ? undefined : JSON.parse(checkedBody.toString('utf8'));
       } catch (error) {
         if (error instanceof PayloadTooLargeError) return refuse(new PipelineFailure({ kind: 'payload-too-large', limitBytes: MAX_BODY_BYTES }));
         const parseError = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });

@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProviderClient, ProviderContext } from 'oidc-provider';
 import { scopeCatalogue } from '../../../generated/work-platform/rules.js';
+import { PipelineFailure, type Failure } from '../../contract/pipelineFailure.js';
+import type { Reply } from '../../contract/reply.js';
 import type { Logger } from '../../logger.js';
 import type { OauthClientStore } from '../../store/oauthClients.js';
 import type { OauthRecordStore } from '../../store/oauthRecords.js';
@@ -54,7 +56,10 @@ export interface AuthorizationServer {
   resource: string;
   /** True for the paths this server answers. */
   owns(path: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+  /** `body`: a JSON body the adapter already read and checked (oidc-provider then reads it from `req.body`). */
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer): Promise<void>;
+  /** What the HTTP adapter refuses on these paths (two Authorization headers, a body too large or too deep, Node's parser errors), in the OAuth error shape. */
+  errorReply(error: unknown, requestId: string): Reply;
 }
 
 /** The resource indicator of the Work-Platform API, the audience of every access token: `<public base URL>/v1`. */
@@ -88,8 +93,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     owns(path) {
       return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
     },
-    async handle(req, res, requestId) {
+    errorReply: oauthErrorReply,
+    async handle(req, res, requestId, body) {
       res.setHeader('x-request-id', requestId);
+      if (body !== undefined) (req as IncomingMessage & { body?: Buffer }).body = body;
       req.headers['x-forwarded-host'] = publicBase.host;
       req.headers['x-forwarded-proto'] = publicBase.protocol.slice(0, -1);
       const target = req.url ?? '/';
@@ -279,6 +286,42 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   };
 
   return { interactions, toProvider };
+}
+
+/** The status of each failure the adapter (or Node's parser) refuses before oidc-provider sees the request. */
+const STATUS_OF_FAILURE: Partial<Record<Failure['kind'], number>> = {
+  'malformed-request': 400,
+  'payload-too-large': 413,
+  'request-timeout': 408,
+  'headers-too-large': 431,
+};
+
+/**
+ * The adapter's refusals in the OAuth error shape (RFC 6749 §5.2: `error`, `error_description`):
+ * `invalid_request`, with the HTTP status of the failure. Anything else is the server's fault.
+ */
+export function oauthErrorReply(error: unknown, requestId: string): Reply {
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  const status = error instanceof PipelineFailure ? STATUS_OF_FAILURE[error.failure.kind] : undefined;
+  if (error instanceof PipelineFailure && status !== undefined) {
+    return { status, headers, body: { error: 'invalid_request', error_description: describeFailure(error.failure) } };
+  }
+  return { status: 500, headers, body: { error: 'server_error', error_description: `unexpected error; quote ${requestId}` } };
+}
+
+function describeFailure(failure: Failure): string {
+  switch (failure.kind) {
+    case 'malformed-request':
+      return `the request is malformed: ${failure.reason}`;
+    case 'payload-too-large':
+      return `the request body exceeds ${failure.limitBytes} bytes`;
+    case 'request-timeout':
+      return 'the request did not arrive in time';
+    case 'headers-too-large':
+      return `the request's headers exceed ${failure.limitBytes} bytes`;
+    default:
+      return failure.kind;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
