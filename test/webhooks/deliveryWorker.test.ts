@@ -415,7 +415,7 @@ describe('replays and the FAILING rule', () => {
     await setUp();
     await createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
+    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now, resolver: false });
     const w = worker({ random: () => 0 });
     const runSchedule = async () => {
       await deliverDue(w);
