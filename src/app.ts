@@ -57,7 +57,7 @@ import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions }
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
-import { createHostResolver, type DnsResolver } from './webhooks/hostResolver.js';
+import { createHostResolver, systemDnsResolver, type DnsResolver } from './webhooks/hostResolver.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import type { WorkPlatformServices } from './workPlatform/operationContext.js';
@@ -144,7 +144,10 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const contracts = createContractStore(storeEngine, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
   const lookup = deps.webhookDelivery?.lookup;
-  const webhookResolver = createHostResolver({ now, ...(lookup ? { lookup } : deps.webhookResolver ? { resolver: deps.webhookResolver } : {}) });
+  const webhookResolver = createHostResolver({
+    now,
+    ...(lookup ? { lookup } : { resolver: deps.webhookResolver ?? systemDnsResolver({ servers: config.webhookDnsServers }) }),
+  });
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
     try {

@@ -6,8 +6,9 @@ import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+import { createHostResolver, systemDnsResolver } from './webhooks/hostResolver.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_DNS_SERVERS']);
 
 const HELP = `Usage: npm run worker
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     secretBox: loadWebhookSecretBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
+    resolver: createHostResolver({ resolver: systemDnsResolver({ servers: config.webhookDnsServers }) }),
   });
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   await worker.start();

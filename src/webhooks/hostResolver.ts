@@ -76,9 +76,13 @@ const NONEXISTENT = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME']);
 
 const codeOf = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? 'EUNKNOWN';
 
-/** The system's DNS servers through c-ares; `localhost` answered with the loopback addresses. */
-export function systemDnsResolver(options: { timeoutMs?: number; tries?: number } = {}): DnsResolver {
+/**
+ * The system's DNS servers (or `servers`, WEBHOOK_DNS_SERVERS) through c-ares; `localhost`
+ * answered with the loopback addresses.
+ */
+export function systemDnsResolver(options: { timeoutMs?: number; tries?: number; servers?: string[] } = {}): DnsResolver {
   const resolver = new dnsPromises.Resolver({ timeout: options.timeoutMs ?? 2_000, tries: options.tries ?? 2 });
+  if (options.servers && options.servers.length > 0) resolver.setServers(options.servers);
   const isLocalhost = (host: string) => host === 'localhost';
   return {
     resolve4: (host, ttl) => (isLocalhost(host) ? Promise.resolve([{ address: '127.0.0.1', ttl: POSITIVE_TTL_MAX_S }]) : resolver.resolve4(host, ttl)),
