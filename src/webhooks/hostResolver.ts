@@ -164,8 +164,9 @@ export function createHostResolver(options: HostResolverOptions = {}): HostResol
 
   /** One query within its slot and its time limit; its answer is cached. */
   async function query(hostname: string): Promise<Resolution> {
+    // A slot is handed from the query that ends to the next waiting one, never taken between.
     if (running >= maxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
-    running += 1;
+    else running += 1;
     let timer: NodeJS.Timeout | undefined;
     try {
       const answer = await Promise.race([
@@ -178,8 +179,9 @@ export function createHostResolver(options: HostResolverOptions = {}): HostResol
       return answer.resolution;
     } finally {
       clearTimeout(timer);
-      running -= 1;
-      waiting.shift()?.();
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
     }
   }
 
