@@ -95,7 +95,9 @@ export function createDeliveryAttempt(options: DeliveryAttemptOptions): Delivery
    * One attempt within one budget of `timeoutMs`, measured from its start: the DNS lookup and the
    * request share it, so an attempt ends within `timeoutMs` whatever the resolver does. A lookup
    * that has not answered when the budget is spent is a `timeout` (the attempt as a whole ran out
-   * of time; the lookup is abandoned). The attempt is sent only while at least `timeoutMs` plus
+   * of time; the lookup is abandoned). A name whose answer is not cached is waited for through
+   * `hooks.whileResolving`, without the attempt's slot; the resolver gives a query up after
+   * DNS_QUERY_TIMEOUT_MS (a `dns-failure`). The attempt is sent only while at least `timeoutMs` plus
    * LEASE_MARGIN_MS of the lease remain, so that it ends and is recorded before anyone else can
    * claim the delivery: every attempt ends well inside its lease.
    */

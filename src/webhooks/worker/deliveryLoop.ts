@@ -18,7 +18,8 @@ import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
  * The webhook delivery worker's loop. Delivery state is data (src/store/webhookDeliveries.ts):
  * the loop claims due deliveries with a lease (when started, when woken by a commit, on the retry
  * sweep, and in the transaction that records the attempts that ended), makes one attempt each
- * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts). Stopping ends the
+ * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts); an attempt
+ * waiting for a host name's answer holds no slot meanwhile (see `holding`). Stopping ends the
  * claims and waits for the attempts in flight. Any number of workers, in the server process or
  * apart (`npm run worker`), may share one database.
  */
