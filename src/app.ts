@@ -56,6 +56,7 @@ import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions }
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
+import { createHostResolver, systemDnsResolver, type DnsResolver } from './webhooks/hostResolver.js';
 import { createCallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import type { WorkPlatformServices } from './workPlatform/operationContext.js';
@@ -106,6 +107,11 @@ export interface AppDependencies {
   store?: OpenedStore;
   /** What the in-process webhook worker gets injected (tests: DNS, jitter, retry sweep, timeout). */
   webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'retrySweep' | 'timeoutMs' | 'concurrency'>;
+  /**
+   * The DNS resolver of webhook host names (tests); the system's through c-ares by default. One
+   * cache over it serves creation, update and delivery (`webhookDelivery.lookup`, when given, replaces it).
+   */
+  webhookResolver?: DnsResolver;
 }
 
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
@@ -151,6 +157,11 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const oauthRecords = createOauthRecordStore(storeEngine, { now });
   const contracts = createContractStore(storeEngine, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
+  const lookup = deps.webhookDelivery?.lookup;
+  const webhookResolver = createHostResolver({
+    now,
+    ...(lookup ? { lookup } : { resolver: deps.webhookResolver ?? systemDnsResolver({ servers: config.webhookDnsServers }) }),
+  });
   if (config.webhookWorker) {
     // Refuse to start before listening: a worker that cannot open the stored secrets signs nothing.
     try {
@@ -196,7 +207,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         crm: { companies: createCompanyStore(storeEngine, { now }), contacts: createContactStore(storeEngine, { now }), deals: createDealStore(storeEngine, { now }) },
         contracts,
         analytics: createAnalyticsStore(storeEngine),
-        webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now }),
+        webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now, resolver: webhookResolver }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
@@ -352,6 +363,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         allowLoopback: config.webhookAllowLoopback,
         now,
         ...deps.webhookDelivery,
+        resolver: webhookResolver,
       })
     : undefined;
   await webhookWorker?.start();

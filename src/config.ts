@@ -30,6 +30,8 @@ export interface Config {
   webhookSecretKey: string | undefined;
   /** Admit http(s) loopback targets (127.0.0.1, [::1], localhost) for local development and tests. */
   webhookAllowLoopback: boolean;
+  /** DNS servers (`address` or `address:port`) that resolve webhook host names; the system's when empty. */
+  webhookDnsServers: string[];
   /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
   webhookWorker: boolean;
   /** Key (base64url, ≥ 32 bytes) of the OAuth authorization server's cookies and consent CSRF tokens; generated when unset. */
@@ -187,6 +189,12 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'off',
     description:
       'on: also accept http://127.0.0.1, http://[::1] and http://localhost webhook targets (local development and tests only). Off by default: targets must be public HTTPS.',
+  },
+  {
+    name: 'WEBHOOK_DNS_SERVERS',
+    default: '(the system\'s)',
+    description:
+      'Comma-separated DNS servers (address or address:port) that resolve webhook host names, instead of those of /etc/resolv.conf (the bench points it at its slow local DNS server).',
   },
   {
     name: 'WEBHOOK_WORKER',
@@ -459,6 +467,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret: env.CURSOR_SECRET || undefined,
     webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
     webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
+    webhookDnsServers: (env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
     webhookWorker: onOff('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
     oauthCookieSecret: env.OAUTH_COOKIE_SECRET || undefined,
     oauthSigningJwk: env.OAUTH_SIGNING_JWK || undefined,

@@ -10,8 +10,9 @@ import { createReadiness } from './health/readiness.js';
 import { createHealthEndpoints } from './http/healthEndpoints.js';
 import { startHealthServer, type HealthServer } from './http/healthServer.js';
 import { createDatabaseReadiness } from './store/readiness.js';
+import { createHostResolver, systemDnsResolver } from './webhooks/hostResolver.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_DNS_SERVERS', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
 
 const HELP = `Usage: npm run worker
 
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     secretBox: loadWebhookSecretBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
+    resolver: createHostResolver({ resolver: systemDnsResolver({ servers: config.webhookDnsServers }) }),
   });
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.
   await worker.start();

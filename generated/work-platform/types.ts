@@ -767,7 +767,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`. At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
+         * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`, and so does a host name that resolves to such an address. The name is resolved before the answer, waiting at most 2 seconds: a name that does not resolve, or not in that time, is accepted, and every delivery resolves it again (see `WebhookUrl`). At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -805,7 +805,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook subscription
-         * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
+         * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation: its host name is resolved (at most 2 seconds), and one that resolves to an address that is not public answers `422 validation` at `/url`, while one that does not resolve, or not in time, is accepted. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -3535,7 +3535,7 @@ export interface components {
             };
         };
         /**
-         * @description The subscriber's address: `https://` only, without a user name, password or fragment, and naming a public host (an address that is private, loopback, link-local or otherwise not public answers `422 validation`; so does a host name that resolves to one at delivery time, which fails the delivery). A server started with `WEBHOOK_ALLOW_LOOPBACK=on` (local development and tests) also accepts `http://` to `localhost`, `127.0.0.1` and `[::1]`: the document it serves has `x-loopback-pattern` as its `pattern`.
+         * @description The subscriber's address: `https://` only, without a user name, password or fragment, and naming a public host. An address that is private, loopback, link-local or otherwise not public answers `422 validation` at `/url`. A host name is resolved when the subscription is created or its `url` changed: a name any of whose addresses is not public answers the same `422` (the answer names no address); a name that does not resolve, or whose resolver has not answered within 2 seconds, is accepted (resolution fails for many passing reasons). The name is resolved again before every delivery, and an address that is not public then fails that delivery. A server started with `WEBHOOK_ALLOW_LOOPBACK=on` (local development and tests) also accepts `http://` to `localhost`, `127.0.0.1` and `[::1]`: the document it serves has `x-loopback-pattern` as its `pattern`.
          *
          *     Limits: at least 1 character; at most 2048 characters (longer answers 400 `value-too-long` on a body member); matches `^https://`; on a server with WEBHOOK_ALLOW_LOOPBACK=on: matches `^(?:https://|http://(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))`.
          * @example https://hooks.example.com/work-platform

@@ -15,10 +15,11 @@ import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
+import { measureWebhookDns } from './webhookDnsPhase.js';
 import { measureStartup, type StartupFigures } from './startupPhase.js';
 import { measureScaleOut, scaleOutReport, type ScaleOutFigures } from './scaleOutPhase.js';
 
-const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only startup | --only scale-out] [--json-out FILE]
+const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only startup | --only scale-out | --only webhook-dns] [--json-out FILE]
 
 Builds a temporary database (demo data + task workspaces of 1,000, 10,000 and 100,000 rows),
 starts the real server on it in production mode (no response validation, no request log) and two
@@ -64,6 +65,11 @@ Options:
   --quick           shorter runs and a 20,000-row large workspace: the regression guard
   --no-scale-out    skip the scale-out phase (PostgreSQL + Redis, two instances against one)
   --only scale-out  run the scale-out phase alone
+  --only webhook-dns  only the webhook DNS phase (issue 25, item 6): the worker process pointed at a
+                    local DNS server (WEBHOOK_DNS_SERVERS) delivers 450 events to a local receiver
+                    alone, then the same 450 mixed with 50 to names that answer only after 3 s or
+                    with a private address (5 alternating runs each, --quick 3); goal: the 450 finish within
+                    1.2x their time alone (medians)
   --only startup    seed the task workspaces and run only the start-up phase (no analytics workspace,
                     HTTP scenarios, routing, webhooks or scale-out); its goal is printed as met or not
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
@@ -113,8 +119,8 @@ interface Settings {
   startupRuns: number;
   cpuProfileDir: string | undefined;
   scaleOut: 'skip' | 'also' | 'only';
-  /** Run only the start-up phase. */
-  only: 'startup' | undefined;
+  /** Run only the start-up phase, or only the webhook DNS phase. */
+  only: 'startup' | 'webhook-dns' | undefined;
 }
 
 function readSettings(): Settings | undefined {
@@ -137,7 +143,7 @@ function readSettings(): Settings | undefined {
     process.stdout.write(HELP);
     return undefined;
   }
-  if (values.only !== undefined && values.only !== 'scale-out' && values.only !== 'startup') throw new Error(`--only takes startup or scale-out, got "${values.only}"`);
+  if (values.only !== undefined && !['scale-out', 'startup', 'webhook-dns'].includes(values.only)) throw new Error(`--only takes startup, scale-out or webhook-dns, got "${values.only}"`);
   if (values.only !== undefined && values['no-scale-out']) throw new Error('--only and --no-scale-out exclude each other');
   const number = (name: string, raw: string, min: number) => {
     const value = Number(raw);
@@ -153,8 +159,8 @@ function readSettings(): Settings | undefined {
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
     startupRuns: number('startup-runs', values['startup-runs'] ?? (values.quick ? '3' : '7'), 1),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
-    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] || values.only === 'startup' ? 'skip' : 'also',
-    only: values.only === 'startup' ? 'startup' : undefined,
+    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] || values.only === 'startup' || values.only === 'webhook-dns' ? 'skip' : 'also',
+    only: values.only === 'startup' || values.only === 'webhook-dns' ? values.only : undefined,
   };
 }
 
@@ -280,6 +286,32 @@ function startupGoal(startup: StartupFigures): Goal {
   return { goal: 'compiled start: spawn → first 200s < 1,000 ms', value: compiled.median.firstAnswersMs, target: 1000, atMost: true };
 }
 
+/** --only webhook-dns: six small workspaces (one per run), the phase, its table and goal. */
+async function reportWebhookDnsOnly(db: ReturnType<typeof openDatabase>, databasePath: string, tenantId: string, settings: Settings): Promise<void> {
+  const runs = settings.quick ? 3 : 5;
+  const seeded = await seedBenchData(db, Array(2 * runs).fill(10), tenantId);
+  process.stdout.write(`  webhook DNS: 450 deliveries alone, then with 50 to slow or refused names (${runs} runs each, alternating)...\n`);
+  const figures = await measureWebhookDns(db, databasePath, seeded.workspaces, { runs });
+  const goals: Goal[] = [{ goal: '450 deliveries beside 50 to slow or refused names ÷ the 450 alone ≤ 1.2', value: figures.ratio, target: 1.2, atMost: true }];
+  process.stdout.write(
+    [
+      '',
+      '| Webhook DNS run | median ms | runs ms |',
+      '|---|---:|---|',
+      `| ${figures.goodDeliveries} deliveries alone | ${figures.aloneMs} | ${figures.aloneRunsMs.join(', ')} |`,
+      `| the same ${figures.goodDeliveries} beside ${figures.badDeliveries} to ${figures.slowNames} slow and ${figures.refusedNames} refused names | ${figures.mixedGoodMs} | ${figures.mixedRunsMs.join(', ')} |`,
+      `| until every one of the ${figures.badDeliveries} had its first attempt recorded | ${figures.mixedAllAttemptedMs} | |`,
+      '',
+      `Queries per slow name in the last mixed run: ${figures.queriesPerSlowName} (A and AAAA, c-ares retries included); 1-minute load average ${os.loadavg()[0]!.toFixed(1)} at the end.`,
+      '',
+      ...goalTable(goals),
+      '',
+    ].join('\n') + '\n',
+  );
+  writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, webhookDns: figures, goals }, null, 2) + '\n');
+  process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
+}
+
 /** --only startup: the start-up table, its goal and the JSON of the start-up phase alone. */
 function reportStartupOnly(startup: StartupFigures, settings: Settings): void {
   const goals = [startupGoal(startup)];
@@ -321,6 +353,10 @@ async function main(): Promise<void> {
     const databasePath = path.join(dataDir, 'bench.db');
     const db = openDatabase(databasePath);
     const demo = await loadDemoData(db, Date.now, {});
+    if (settings.only === 'webhook-dns') {
+      await reportWebhookDnsOnly(db, databasePath, demo.portfolio.tenantId, settings);
+      return;
+    }
     const sizes = settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();

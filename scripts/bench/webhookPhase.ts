@@ -91,7 +91,7 @@ export async function measureWebhooks(
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  const subscriptions = createWebhookSubscriptions(db, { secretBox, allowLoopback: true });
+  const subscriptions = createWebhookSubscriptions(db, { secretBox, allowLoopback: true, resolver: false });
   const created = await subscriptions.createWebhook(workspace.workspaceId, { url, eventTypes: ['task.created'] });
   secret = created.secret;
   const tasks = createTaskStore(db);

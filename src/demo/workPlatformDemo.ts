@@ -353,7 +353,8 @@ export async function loadWorkPlatformDemo(
 
   // Created after the seed's events are gone, so it has no deliveries: the delivery log starts empty.
   clock = start + 42 * day;
-  const webhooks = createWebhookSubscriptions(db, { secretBox: webhookSecretBox, now: scripted });
+  // Fixed placeholder URLs: nothing to resolve (each delivery checks its target).
+  const webhooks = createWebhookSubscriptions(db, { secretBox: webhookSecretBox, now: scripted, resolver: false });
   const webhook = await webhooks.createWebhook(
     demoWorkspaces.main.id,
     { url: demoWebhook.url, eventTypes: outboxEventTypes, description: 'Demo subscription: every event type, to a placeholder receiver.' },

@@ -1,11 +1,12 @@
-import { promises as dnsPromises } from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import type { HostResolver } from './hostResolver.js';
 
 /**
  * Where a webhook may be delivered: public HTTPS addresses only. Checked twice: the URL when a
- * subscription is created or updated ({@link checkTargetUrl}, a 422 with the reasons), and every
+ * subscription is created or updated ({@link checkTargetUrl}, a 422 with the reasons, then
+ * {@link resolveAndCheck} on a host name, within a short bound: subscriptions.ts), and every
  * resolved address right before each delivery ({@link resolveAndCheck}), because a name may resolve
- * to a private address later than it did at creation.
+ * to a private address later than it did at creation. Resolution and its cache: hostResolver.ts.
  *
  * Address classification is ipaddr.js's; everything it does not classify as `unicast` is refused
  * (private, loopback, link-local incl. 169.254.169.254, CGNAT, multicast, broadcast, reserved,
@@ -142,75 +143,34 @@ export interface ResolvedAddress {
 export type LookupAll = (hostname: string, options: { all: true }) => Promise<ResolvedAddress[]>;
 
 export interface ResolveAndCheckOptions extends TargetGuardOptions {
-  /**
-   * `performance.now()` after which a lookup still waiting for a slot is not started (its attempt
-   * has given up); one already running keeps its slot until the resolver answers.
-   */
-  deadline?: number;
-  lookup?: LookupAll;
+  /** The process's resolver, with its cache (hostResolver.ts). */
+  resolver: HostResolver;
+  /** How long this caller waits for an answer that is not cached; `unresolvable` (ETIMEOUT) after it. */
+  timeoutMs?: number;
 }
 
 export type ResolveCheck =
   /** Connect to one of exactly these (pin them with the request's `lookup`): resolving again could answer differently. */
   | { ok: true; addresses: ResolvedAddress[] }
-  | { ok: false; reason: 'unresolvable'; message: string }
+  /** `code`: the resolver's, ETIMEOUT when no answer came within `timeoutMs`. */
+  | { ok: false; reason: 'unresolvable'; code: string; message: string }
   | { ok: false; reason: 'forbidden-address'; refused: Array<{ address: string; range: string }>; message: string };
 
-/**
- * `dns.lookup` runs on libuv's thread pool (4 threads, shared with file and crypto work), and a
- * lookup cannot be cancelled: a slow resolver could hold every thread. At most this many run at
- * once; the others wait for a slot, and give up at their deadline.
- */
-export const MAX_CONCURRENT_LOOKUPS = 2;
-let lookupsRunning = 0;
-const waitingForLookup: Array<{ start: () => void; expire: () => void; deadline: number }> = [];
-
-export class LookupSlotTimeoutError extends Error {
-  readonly code = 'ELOOKUPQUEUE';
+/** Whether the host of a URL is a name to resolve (not an IP literal). */
+export function isHostName(hostname: string): boolean {
+  const host = bareHost(hostname);
+  return host !== '' && parseAddress(host) === undefined;
 }
 
-function withLookupSlot<T>(run: () => Promise<T>, deadline: number): Promise<T> {
-  const started = (): Promise<T> => {
-    lookupsRunning += 1;
-    return run().finally(() => {
-      lookupsRunning -= 1;
-      startNextLookup();
-    });
-  };
-  if (lookupsRunning < MAX_CONCURRENT_LOOKUPS) return started();
-  return new Promise<T>((resolve, reject) => {
-    const waiter = {
-      deadline,
-      start: () => started().then(resolve, reject),
-      expire: () => reject(new LookupSlotTimeoutError('no DNS lookup slot became free before the attempt gave up')),
-    };
-    waitingForLookup.push(waiter);
-    if (Number.isFinite(deadline)) {
-      setTimeout(() => {
-        const index = waitingForLookup.indexOf(waiter);
-        if (index < 0) return;
-        waitingForLookup.splice(index, 1);
-        waiter.expire();
-      }, Math.max(0, deadline - performance.now())).unref();
-    }
-  });
-}
-
-function startNextLookup(): void {
-  while (lookupsRunning < MAX_CONCURRENT_LOOKUPS && waitingForLookup.length > 0) {
-    const next = waitingForLookup.shift()!;
-    if (performance.now() <= next.deadline) next.start();
-    else next.expire();
-  }
+/** Whether checking `hostname` would wait for a DNS answer: a name whose answer is not cached. */
+export function awaitsResolution(hostname: string, resolver: HostResolver): boolean {
+  return isHostName(hostname) && resolver.cached(bareHost(hostname)) === undefined;
 }
 
 /** Resolves every address of `hostname` and refuses when any one of them is not allowed. */
-export async function resolveAndCheck(
-  hostname: string,
-  { allowLoopback, lookup = dnsPromises.lookup, deadline = Number.POSITIVE_INFINITY }: ResolveAndCheckOptions,
-): Promise<ResolveCheck> {
+export async function resolveAndCheck(hostname: string, { allowLoopback, resolver, timeoutMs }: ResolveAndCheckOptions): Promise<ResolveCheck> {
   const host = bareHost(hostname);
-  if (host === '') return { ok: false, reason: 'unresolvable', message: 'empty host name' };
+  if (host === '') return { ok: false, reason: 'unresolvable', code: 'EBADNAME', message: 'empty host name' };
 
   let resolved: ResolvedAddress[];
   const literal = parseAddress(host);
@@ -219,13 +179,12 @@ export async function resolveAndCheck(
   } else if (isLocalhostName(host) && !(allowLoopback && host === 'localhost')) {
     return { ok: false, reason: 'forbidden-address', refused: [{ address: hostname, range: 'loopback' }], message: `${hostname} names this machine` };
   } else {
-    try {
-      resolved = await withLookupSlot(() => lookup(host, { all: true }), deadline);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      return { ok: false, reason: 'unresolvable', message: `${hostname} did not resolve${code ? ` (${code})` : ''}` };
+    const resolution = await resolver.resolve(host, timeoutMs === undefined ? {} : { timeoutMs });
+    if (!resolution.ok) {
+      const message = ['ENODATA'].includes(resolution.code) ? `${hostname} resolved to no address (${resolution.code})` : `${hostname} did not resolve (${resolution.code})`;
+      return { ok: false, reason: 'unresolvable', code: resolution.code, message };
     }
-    if (resolved.length === 0) return { ok: false, reason: 'unresolvable', message: `${hostname} resolved to no address` };
+    resolved = resolution.addresses;
   }
 
   const refused: Array<{ address: string; range: string }> = [];

@@ -13,6 +13,8 @@ import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { afterAll, beforeAll } from 'vitest';
 import { ContractClient } from './contractClient.js';
+import { fakeDnsResolver } from './fakeDns.js';
+import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
 import { sharedPostgresServer } from './postgresServer.js';
 import { startRedisServer } from './redisServer.js';
 
@@ -84,7 +86,11 @@ export function memoryLogger(lines: string[]): Logger {
  * The real server on port 0 over a real SQLite file in a temp directory, loaded with the demo
  * data, with response validation enforced; its client validates every response again.
  */
-export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config> } = {}): Promise<TestApp> {
+/**
+ * `dns`: the resolver of webhook host names; by default one where no name but localhost exists, so
+ * that no test asks a real DNS server.
+ */
+export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config>; dns?: DnsResolver } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
@@ -134,6 +140,7 @@ async function startOnEngine(
     logger: memoryLogger(logLines),
     ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.store, sqlite: undefined, location: 'test database', close: async () => {} } }),
     now,
+    webhookResolver: options.dns ?? fakeDnsResolver(),
   });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;

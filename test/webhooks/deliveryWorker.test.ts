@@ -22,6 +22,8 @@ import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';
+import { createHostResolver } from '../../src/webhooks/hostResolver.js';
+import { fakeDnsResolver } from '../support/fakeDns.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { selfSignedCertificate } from '../support/serverProcess.js';
 import { memoryLogger } from '../support/testApp.js';
@@ -415,7 +417,7 @@ describe('replays and the FAILING rule', () => {
     await setUp();
     await createWorkspaceStore(fx.db).setWorkspaceLimits(fx.workspace.workspaceId, { webhookRetryDelaysSeconds: [1] });
     const { id } = subscribe({ eventTypes: ['task.created'] });
-    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now });
+    const subscriptions = createWebhookSubscriptions(fx.db, { secretBox: testSecretBox, allowLoopback: true, now: fx.clock.now, resolver: false });
     const w = worker({ random: () => 0 });
     const runSchedule = async () => {
       await deliverDue(w);
@@ -476,6 +478,46 @@ describe('target checks at delivery', () => {
     expect(attemptsOf(fx.db, deliveriesOf(fx.db, unresolvable.id)[0]!.id)).toMatchObject([{ error_code: 'dns-failure', error_message: TARGET_UNRESOLVABLE_MESSAGE }]);
     expect(logLines.some((line) => line.includes('webhook target refused') && line.includes('ENOTFOUND'))).toBe(true);
     expect(receiver.received).toEqual([]);
+  });
+});
+
+describe('slow names', () => {
+  it('a name that never answers holds no slot: the deliveries to other targets go out meanwhile, and the name is asked once', async () => {
+    await setUp();
+    const dns = fakeDnsResolver({ 'stuck.example.com': 'never', localhost: ['127.0.0.1'] });
+    const resolver = createHostResolver({ resolver: dns, now: fx.clock.now, queryTimeoutMs: 60_000 });
+    const stuck = subscribe({ url: 'https://stuck.example.com/in', eventTypes: ['task.created'] });
+    const answering = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
+    for (let index = 0; index < 10; index += 1) await fx.createTask(`Task ${index}`);
+    // Two slots, and every event has a delivery to the stuck name claimed beside the other one.
+    const w = worker({ resolver, concurrency: 2, timeoutMs: 6_000 });
+    const started = performance.now();
+    await w.start();
+    await waitFor(() => deliveriesOf(fx.db, answering.id).every((delivery) => delivery.status === 'SUCCEEDED'), 'the deliveries to the name that answers', 5_500);
+    // Before the first attempt to the stuck name has spent its budget: nothing waited for it.
+    expect(performance.now() - started).toBeLessThan(6_000);
+    expect(receiver.received).toHaveLength(10);
+    expect(deliveriesOf(fx.db, stuck.id).map((delivery) => delivery.attempt_count)).toEqual(Array(10).fill(0));
+    expect(dns.asked.filter((query) => query.endsWith(' stuck.example.com'))).toEqual(['A stuck.example.com', 'AAAA stuck.example.com']);
+
+    await w.idle();
+    await w.stop();
+    for (const delivery of deliveriesOf(fx.db, stuck.id)) {
+      expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ error_code: 'timeout', status_code: null }]);
+    }
+  });
+
+  it('a name whose failure is cached fails at once, without asking again', async () => {
+    await setUp();
+    const dns = fakeDnsResolver({ 'broken.example.com': { code: 'ESERVFAIL' } });
+    const resolver = createHostResolver({ resolver: dns, now: fx.clock.now });
+    const broken = subscribe({ url: 'https://broken.example.com/in', eventTypes: ['task.created'] });
+    for (let index = 0; index < 5; index += 1) await fx.createTask(`Task ${index}`);
+    await deliverDue(worker({ resolver }));
+    for (const delivery of deliveriesOf(fx.db, broken.id)) {
+      expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ error_code: 'dns-failure', error_message: TARGET_UNRESOLVABLE_MESSAGE }]);
+    }
+    expect(dns.asked).toEqual(['A broken.example.com', 'AAAA broken.example.com']);
   });
 });
 

@@ -14,6 +14,8 @@ import {
 } from '../../src/store/workPlatformErrors.js';
 import { createSecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
+import { createHostResolver } from '../../src/webhooks/hostResolver.js';
+import { fakeDnsResolver } from '../support/fakeDns.js';
 import { makeClock, makeDatabase, type TempDatabase } from '../store/factories.js';
 import { makeWorkspace, type WorkspaceFixture } from '../store/workPlatformFactories.js';
 
@@ -29,7 +31,7 @@ beforeEach(async () => {
   clock = makeClock(start);
   workspace = await makeWorkspace(t.db);
   other = await makeWorkspace(t.db, { name: 'Other' });
-  store = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now });
+  store = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now, resolver: createHostResolver({ resolver: fakeDnsResolver(), now: clock.now }) });
 });
 afterEach(() => t.cleanup());
 
@@ -143,7 +145,7 @@ describe('webhook subscriptions: create and read', () => {
   });
 
   it('admits loopback targets only when allowed', async () => {
-    const loose = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now, allowLoopback: true });
+    const loose = createWebhookSubscriptions(t.db, { secretBox: box, now: clock.now, allowLoopback: true, resolver: createHostResolver({ resolver: fakeDnsResolver(), now: clock.now }) });
     for (const target of ['http://127.0.0.1:8080/hook', 'http://[::1]:8080/hook', 'http://localhost:8080/hook']) {
       expect((await loose.createWebhook(workspace.workspaceId, { url: target, eventTypes: ['task.created'] })).webhook.url).toBe(target);
       await expect(create({ url: target })).rejects.toThrow(ValueRefusedError);

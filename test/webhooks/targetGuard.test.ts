@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   checkResolvedAddress,
   checkTargetUrl,
-  MAX_CONCURRENT_LOOKUPS,
   resolveAndCheck,
   type LookupAll,
   type ResolvedAddress,
   type TargetUrlProblemCode,
 } from '../../src/webhooks/targetGuard.js';
+import { createHostResolver } from '../../src/webhooks/hostResolver.js';
 
 const off = { allowLoopback: false };
 const on = { allowLoopback: true };
@@ -186,22 +186,22 @@ describe('resolveAndCheck', () => {
       if (answer instanceof Error) throw answer;
       return answer;
     };
-    return { lookup, asked };
+    return { resolver: createHostResolver({ lookup }), asked };
   }
 
   const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
   const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
 
   it('accepts a name whose every address is public, asks for all of them, and returns them to connect to', async () => {
-    const { lookup, asked } = fakeLookup({ 'hooks.example.com': [v4('93.184.216.34'), v6('2606:2800:220:1:248:1893:25c8:1946')] });
-    const check = await resolveAndCheck('hooks.example.com', { ...off, lookup });
+    const { resolver, asked } = fakeLookup({ 'hooks.example.com': [v4('93.184.216.34'), v6('2606:2800:220:1:248:1893:25c8:1946')] });
+    const check = await resolveAndCheck('hooks.example.com', { ...off, resolver });
     expect(check).toStrictEqual({ ok: true, addresses: [v4('93.184.216.34'), v6('2606:2800:220:1:248:1893:25c8:1946')] });
     expect(asked).toStrictEqual([{ hostname: 'hooks.example.com', all: true }]);
   });
 
   it('refuses when any one address is private, even if others are public', async () => {
-    const { lookup } = fakeLookup({ 'mixed.example.com': [v4('93.184.216.34'), v4('10.0.0.5'), v6('2606:4700::1'), v6('fd12::1')] });
-    const check = await resolveAndCheck('mixed.example.com', { ...off, lookup });
+    const { resolver } = fakeLookup({ 'mixed.example.com': [v4('93.184.216.34'), v4('10.0.0.5'), v6('2606:4700::1'), v6('fd12::1')] });
+    const check = await resolveAndCheck('mixed.example.com', { ...off, resolver });
     expect(check).toMatchObject({
       ok: false,
       reason: 'forbidden-address',
@@ -210,68 +210,41 @@ describe('resolveAndCheck', () => {
   });
 
   it('refuses a name that now resolves to the metadata address or a mapped private one', async () => {
-    const { lookup } = fakeLookup({
+    const { resolver } = fakeLookup({
       'rebind.example.com': [v4('169.254.169.254')],
       'mapped.example.com': [v6('::ffff:192.168.0.10')],
     });
-    expect(await resolveAndCheck('rebind.example.com', { ...off, lookup })).toMatchObject({ ok: false, refused: [{ range: 'linkLocal' }] });
-    expect(await resolveAndCheck('mapped.example.com', { ...off, lookup })).toMatchObject({ ok: false, refused: [{ range: 'ipv4Mapped:private' }] });
+    expect(await resolveAndCheck('rebind.example.com', { ...off, resolver })).toMatchObject({ ok: false, refused: [{ range: 'linkLocal' }] });
+    expect(await resolveAndCheck('mapped.example.com', { ...off, resolver })).toMatchObject({ ok: false, refused: [{ range: 'ipv4Mapped:private' }] });
   });
 
   it('refuses loopback answers unless the flag is on', async () => {
-    const { lookup } = fakeLookup({ 'dev.example.com': [v4('127.0.0.1'), v6('::1')], localhost: [v4('127.0.0.1'), v6('::1')] });
-    expect(await resolveAndCheck('dev.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'forbidden-address' });
-    expect(await resolveAndCheck('dev.example.com', { ...on, lookup })).toMatchObject({ ok: true });
-    expect(await resolveAndCheck('localhost', { ...off, lookup })).toMatchObject({ ok: false, reason: 'forbidden-address' });
-    expect(await resolveAndCheck('localhost', { ...on, lookup })).toStrictEqual({ ok: true, addresses: [v4('127.0.0.1'), v6('::1')] });
+    const { resolver } = fakeLookup({ 'dev.example.com': [v4('127.0.0.1'), v6('::1')], localhost: [v4('127.0.0.1'), v6('::1')] });
+    expect(await resolveAndCheck('dev.example.com', { ...off, resolver })).toMatchObject({ ok: false, reason: 'forbidden-address' });
+    expect(await resolveAndCheck('dev.example.com', { ...on, resolver })).toMatchObject({ ok: true });
+    expect(await resolveAndCheck('localhost', { ...off, resolver })).toMatchObject({ ok: false, reason: 'forbidden-address' });
+    expect(await resolveAndCheck('localhost', { ...on, resolver })).toStrictEqual({ ok: true, addresses: [v4('127.0.0.1'), v6('::1')] });
   });
 
   it('refuses *.localhost without asking DNS', async () => {
-    const { lookup, asked } = fakeLookup({});
-    expect(await resolveAndCheck('app.localhost', { ...on, lookup })).toMatchObject({ ok: false, reason: 'forbidden-address' });
+    const { resolver, asked } = fakeLookup({});
+    expect(await resolveAndCheck('app.localhost', { ...on, resolver })).toMatchObject({ ok: false, reason: 'forbidden-address' });
     expect(asked).toStrictEqual([]);
   });
 
   it('checks IP literals (as URL.hostname gives them) without asking DNS', async () => {
-    const { lookup, asked } = fakeLookup({});
-    expect(await resolveAndCheck('[::ffff:a00:1]', { ...off, lookup })).toMatchObject({ ok: false, refused: [{ range: 'ipv4Mapped:private' }] });
-    expect(await resolveAndCheck('8.8.8.8', { ...off, lookup })).toStrictEqual({ ok: true, addresses: [v4('8.8.8.8')] });
-    expect(await resolveAndCheck('[::1]', { ...on, lookup })).toStrictEqual({ ok: true, addresses: [v6('::1')] });
+    const { resolver, asked } = fakeLookup({});
+    expect(await resolveAndCheck('[::ffff:a00:1]', { ...off, resolver })).toMatchObject({ ok: false, refused: [{ range: 'ipv4Mapped:private' }] });
+    expect(await resolveAndCheck('8.8.8.8', { ...off, resolver })).toStrictEqual({ ok: true, addresses: [v4('8.8.8.8')] });
+    expect(await resolveAndCheck('[::1]', { ...on, resolver })).toStrictEqual({ ok: true, addresses: [v6('::1')] });
     expect(asked).toStrictEqual([]);
   });
 
   it('answers unresolvable when the lookup fails or finds nothing', async () => {
-    const { lookup } = fakeLookup({ 'empty.example.com': [], 'broken.example.com': Object.assign(new Error('timeout'), { code: 'EAI_AGAIN' }) });
-    expect(await resolveAndCheck('missing.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable', message: expect.stringContaining('ENOTFOUND') });
-    expect(await resolveAndCheck('empty.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable' });
-    expect(await resolveAndCheck('broken.example.com', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable', message: expect.stringContaining('EAI_AGAIN') });
-    expect(await resolveAndCheck('', { ...off, lookup })).toMatchObject({ ok: false, reason: 'unresolvable' });
-  });
-});
-
-describe('DNS lookups share at most MAX_CONCURRENT_LOOKUPS slots of the thread pool', () => {
-  it('keeps a stuck resolver from holding more than its slots, gives up a waiting lookup at its deadline, and starts the next when one answers', async () => {
-    const pending: Array<(addresses: { address: string; family: number }[]) => void> = [];
-    let started = 0;
-    const stuck: LookupAll = () => {
-      started += 1;
-      return new Promise((resolve) => pending.push(resolve));
-    };
-    const first = resolveAndCheck('one.example', { allowLoopback: false, lookup: stuck });
-    const second = resolveAndCheck('two.example', { allowLoopback: false, lookup: stuck });
-    const third = resolveAndCheck('three.example', { allowLoopback: false, lookup: stuck, deadline: performance.now() + 50 });
-    expect(started).toBe(MAX_CONCURRENT_LOOKUPS);
-    // The third waits for a slot, then gives up when its attempt would: it never reaches the resolver.
-    expect(await third).toMatchObject({ ok: false, reason: 'unresolvable' });
-    expect(started).toBe(2);
-
-    const fourth = resolveAndCheck('four.example', { allowLoopback: false, lookup: stuck });
-    expect(started).toBe(2);
-    pending[0]!([{ address: '93.184.215.14', family: 4 }]);
-    expect(await first).toMatchObject({ ok: true });
-    expect(started).toBe(3);
-    pending[1]!([{ address: '93.184.215.14', family: 4 }]);
-    pending[2]!([{ address: '93.184.215.14', family: 4 }]);
-    expect(await Promise.all([second, fourth])).toMatchObject([{ ok: true }, { ok: true }]);
+    const { resolver } = fakeLookup({ 'empty.example.com': [], 'broken.example.com': Object.assign(new Error('timeout'), { code: 'EAI_AGAIN' }) });
+    expect(await resolveAndCheck('missing.example.com', { ...off, resolver })).toMatchObject({ ok: false, reason: 'unresolvable', message: expect.stringContaining('ENOTFOUND') });
+    expect(await resolveAndCheck('empty.example.com', { ...off, resolver })).toMatchObject({ ok: false, reason: 'unresolvable' });
+    expect(await resolveAndCheck('broken.example.com', { ...off, resolver })).toMatchObject({ ok: false, reason: 'unresolvable', message: expect.stringContaining('EAI_AGAIN') });
+    expect(await resolveAndCheck('', { ...off, resolver })).toMatchObject({ ok: false, reason: 'unresolvable' });
   });
 });

@@ -4,12 +4,25 @@ import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { fakeDnsResolver } from '../support/fakeDns.js';
+import { CREATE_RESOLUTION_TIMEOUT_MS } from '../../src/webhooks/subscriptions.js';
+
+// What the server's resolver answers; any other name does not exist.
+const dns = fakeDnsResolver({
+  'hooks.example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+  'internal.example.com': ['10.20.30.40'],
+  'split.example.com': ['93.184.216.34', 'fd12::1'],
+  'loop.example.com': ['127.0.0.1'],
+  'metadata.example.com': ['169.254.169.254'],
+  'stuck.example.com': 'never',
+  'failing.example.com': { code: 'ESERVFAIL' },
+});
 
 // The server's clock is injected, so that times in answers are exact and move only when a test moves them.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock });
+useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock, dns });
 
 const { createWebhook, getWebhook, send, freshWorkspace, newWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 type Body = Record<string, unknown>;
@@ -75,10 +88,49 @@ describe('POST /v1/webhooks', () => {
   });
 });
 
+describe('host names, resolved at creation', () => {
+  it.each([
+    ['https://internal.example.com/x', 'a private address'],
+    ['https://split.example.com/x', 'a public and a unique-local address'],
+    ['https://loop.example.com/x', 'a loopback address'],
+    ['https://metadata.example.com/latest', 'the metadata address'],
+  ])('answers the literal 422 at /url (invalid_format) for %s, which resolves to %s, naming no address', async (refused) => {
+    const before = await t.sql.value('SELECT count(*) FROM webhook_subscriptions');
+    const problem = expectProblem(await createWebhook({ url: refused, eventTypes: ['task.created'] }), 422, 'validation');
+    const host = new URL(refused).hostname;
+    expect(problem.errors).toEqual([{ path: '/url', code: 'invalid_format', message: `is refused: the host ${host} resolves to a non-public address` }]);
+    expect(JSON.stringify(problem)).not.toMatch(/10\.20\.30\.40|fd12|127\.0\.0\.1|169\.254/);
+    expect(await t.sql.value('SELECT count(*) FROM webhook_subscriptions')).toBe(before);
+  });
+
+  it('accepts a name whose every address is public, one that does not resolve, and one whose resolver fails', async () => {
+    for (const accepted of ['https://hooks.example.com/in', 'https://nowhere.example.net/in', 'https://failing.example.com/in']) {
+      expect(expectSuccess(await createWebhook({ url: accepted, eventTypes: ['task.created'] }), 201).url).toBe(accepted);
+    }
+  });
+
+  it(`accepts a name whose resolver does not answer once ${CREATE_RESOLUTION_TIMEOUT_MS} ms have passed`, async () => {
+    const started = performance.now();
+    const created = expectSuccess(await createWebhook({ url: 'https://stuck.example.com/in', eventTypes: ['task.created'] }), 201);
+    const waited = performance.now() - started;
+    expect(created.url).toBe('https://stuck.example.com/in');
+    expect(waited).toBeGreaterThanOrEqual(CREATE_RESOLUTION_TIMEOUT_MS - 50);
+    expect(waited).toBeLessThan(CREATE_RESOLUTION_TIMEOUT_MS + 2_000);
+  });
+
+  it('asks the resolver once for a name it has answered: the answer is cached', async () => {
+    const asked = () => dns.asked.filter((query) => query.endsWith(' internal.example.com')).length;
+    expectProblem(await createWebhook({ url: 'https://internal.example.com/once', eventTypes: ['task.created'] }), 422, 'validation');
+    expectProblem(await createWebhook({ url: 'https://internal.example.com/twice', eventTypes: ['task.created'] }), 422, 'validation');
+    // One A and one AAAA query, whichever test asked first (the server's clock stands still: nothing expires).
+    expect(asked()).toBe(2);
+  });
+});
+
 describe('loopback targets', () => {
   let loopback: TestApp;
   beforeAll(async () => {
-    loopback = await startTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'on', WEBHOOK_WORKER: 'off' } });
+    loopback = await startTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'on', WEBHOOK_WORKER: 'off' }, dns });
     await liftCallLimits(loopback.store, loopback.fixture.workPlatform.workspaceId);
   });
   afterAll(async () => {
@@ -96,5 +148,8 @@ describe('loopback targets', () => {
       expectProblem(await createWebhook({ url: target, eventTypes: ['task.created'] }), 422, 'validation');
     }
     expectProblem(await post('https://10.0.0.1/hook'), 422, 'validation');
+    // As with the literal: a name resolving to loopback is admitted with the flag, one resolving to a private address is not.
+    expect(expectSuccess(await post('https://loop.example.com/hook'), 201).url).toBe('https://loop.example.com/hook');
+    expectProblem(await post('https://internal.example.com/hook'), 422, 'validation');
   });
 });

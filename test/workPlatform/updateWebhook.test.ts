@@ -3,12 +3,15 @@ import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { fakeDnsResolver } from '../support/fakeDns.js';
+
+const dns = fakeDnsResolver({ 'other.example.com': ['93.184.216.34'], 'internal.example.com': ['192.168.7.7'] });
 
 // The server's clock is injected, so that times in answers are exact and move only when a test moves them.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock });
+useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock, dns });
 
 const { updateWebhook, getWebhook, deliveries, newWebhook, recordTaskEvent, deliveryRows } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 
@@ -25,9 +28,11 @@ describe('PATCH /v1/webhooks/{webhookId}', () => {
     const moved = expectSuccess(await updateWebhook(webhook.id, { url: 'https://other.example.com/hooks' }, '2'), 200);
     expect(moved).toMatchObject({ url: 'https://other.example.com/hooks', version: 3 });
     expect(expectSuccess(await getWebhook(webhook.id), 200)).toEqual(moved);
+    // A name that does not resolve is accepted too.
+    expect(expectSuccess(await updateWebhook(webhook.id, { url: 'https://not-yet.example.org/hooks' }, '3'), 200)).toMatchObject({ version: 4 });
   });
 
-  it('answers 428 without If-Match, 409 version-conflict when stale, 400 for a malformed tag, 422 for a refused URL, and changes nothing', async () => {
+  it('answers 428 without If-Match, 409 version-conflict when stale, 400 for a malformed tag, 422 for a refused URL (a private literal, or a name resolving to one), and changes nothing', async () => {
     const webhook = await newWebhook();
     expectSuccess(await updateWebhook(webhook.id, { description: 'v2' }, '1'), 200);
     expectProblem(await updateWebhook(webhook.id, { description: 'lost' }), 428, 'precondition-required');
@@ -35,6 +40,9 @@ describe('PATCH /v1/webhooks/{webhookId}', () => {
     expectProblem(await updateWebhook(webhook.id, { description: 'lost' }, 'W/"2"'), 400, 'bad-request', 'invalid-if-match');
     const refused = expectProblem(await updateWebhook(webhook.id, { url: 'https://192.168.0.10/' }, '2'), 422, 'validation');
     expect(refused.errors).toEqual([{ path: '/url', code: 'invalid_format', message: expect.stringContaining('not a public address') }]);
+    const resolvesPrivate = expectProblem(await updateWebhook(webhook.id, { url: 'https://internal.example.com/' }, '2'), 422, 'validation');
+    expect(resolvesPrivate.errors).toEqual([{ path: '/url', code: 'invalid_format', message: 'is refused: the host internal.example.com resolves to a non-public address' }]);
+    expect(JSON.stringify(resolvesPrivate)).not.toContain('192.168');
     expectProblem(await updateWebhook(webhook.id, {}, '2'), 422, 'validation');
     expectProblem(await updateWebhook('whk_ZZZZZZZZZZZZZZZZZZZZ', { description: 'x' }, '1'), 404, 'not-found', 'webhook-not-found');
     expect(expectSuccess(await getWebhook(webhook.id), 200)).toMatchObject({ description: 'v2', url, version: 2 });

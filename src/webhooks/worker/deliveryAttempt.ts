@@ -4,7 +4,8 @@ import { sendDeliveryRequest, type DeliveryAgents, type DeliveryRequest } from '
 import type { SecretBox } from '../secretBox.js';
 import { deliveryHeaders } from '../signing.js';
 import { openSigningSecrets } from '../signingSecrets.js';
-import { checkTargetUrl, resolveAndCheck, type LookupAll } from '../targetGuard.js';
+import type { HostResolver } from '../hostResolver.js';
+import { awaitsResolution, checkTargetUrl, resolveAndCheck } from '../targetGuard.js';
 
 /**
  * One attempt of one claimed delivery: open its secrets, resolve and guard the target, sign at
@@ -58,8 +59,8 @@ export interface DeliveryAttemptOptions {
   /** Admit loopback targets (WEBHOOK_ALLOW_LOOPBACK). */
   allowLoopback: boolean;
   now: () => number;
-  /** DNS resolution of subscriber host names. */
-  lookup?: LookupAll;
+  /** DNS resolution of subscriber host names, cached (hostResolver.ts). */
+  resolver: HostResolver;
   timeoutMs: number;
   maxResponseBytes: number;
   /** Connections kept alive between attempts. */
@@ -73,7 +74,16 @@ export interface DeliveryAttemptOptions {
  * open, too little of the lease was left, or a bug): nothing to record, the claim is left to
  * expire and the delivery is attempted again after it. Never throws.
  */
-export type DeliveryAttempt = (delivery: ClaimedDelivery, fields: AttemptLogFields) => Promise<AttemptOutcome | undefined>;
+export type DeliveryAttempt = (delivery: ClaimedDelivery, fields: AttemptLogFields, hooks?: AttemptHooks) => Promise<AttemptOutcome | undefined>;
+
+export interface AttemptHooks {
+  /**
+   * How the attempt waits for a host name whose answer is not cached: the loop frees the
+   * attempt's slot meanwhile and takes one again before it goes on (deliveryLoop.ts), so that a
+   * slow name never holds the slots of the other deliveries.
+   */
+  whileResolving<T>(resolution: Promise<T>): Promise<T>;
+}
 
 export function createDeliveryAttempt(options: DeliveryAttemptOptions): DeliveryAttempt {
   const { secretBox, logger, allowLoopback, now, timeoutMs, maxResponseBytes, agents } = options;
@@ -85,11 +95,13 @@ export function createDeliveryAttempt(options: DeliveryAttemptOptions): Delivery
    * One attempt within one budget of `timeoutMs`, measured from its start: the DNS lookup and the
    * request share it, so an attempt ends within `timeoutMs` whatever the resolver does. A lookup
    * that has not answered when the budget is spent is a `timeout` (the attempt as a whole ran out
-   * of time; the lookup is abandoned). The attempt is sent only while at least `timeoutMs` plus
+   * of time; the lookup is abandoned). A name whose answer is not cached is waited for through
+   * `hooks.whileResolving`, without the attempt's slot; the resolver gives a query up after
+   * DNS_QUERY_TIMEOUT_MS (a `dns-failure`). The attempt is sent only while at least `timeoutMs` plus
    * LEASE_MARGIN_MS of the lease remain, so that it ends and is recorded before anyone else can
    * claim the delivery: every attempt ends well inside its lease.
    */
-  async function send(delivery: ClaimedDelivery, secrets: string[], fields: AttemptLogFields): Promise<Sent> {
+  async function send(delivery: ClaimedDelivery, secrets: string[], fields: AttemptLogFields, hooks: AttemptHooks | undefined): Promise<Sent> {
     const attemptedAt = now();
     const started = performance.now();
     const deadline = started + timeoutMs;
@@ -99,10 +111,8 @@ export function createDeliveryAttempt(options: DeliveryAttemptOptions): Delivery
     const target = checkTargetUrl(delivery.url, { allowLoopback });
     // These reasons derive from the URL the tenant gave alone (no resolution): safe to show.
     if (!target.ok) return failed({ code: 'forbidden-address', message: target.reasons.map((reason) => reason.message).join('; ') });
-    const resolved = await withinBudget(
-      resolveAndCheck(target.url.hostname, { allowLoopback, deadline, ...(options.lookup ? { lookup: options.lookup } : {}) }),
-      deadline - performance.now(),
-    );
+    const resolution = withinBudget(resolveAndCheck(target.url.hostname, { allowLoopback, resolver: options.resolver }), deadline - performance.now());
+    const resolved = await (hooks && awaitsResolution(target.url.hostname, options.resolver) ? hooks.whileResolving(resolution) : resolution);
     if (resolved === BUDGET_SPENT) {
       logger.warn('webhook target lookup timed out', { ...fields, host: target.url.hostname, timeoutMs });
       return failed({ code: 'timeout', message: `no status within ${timeoutMs} ms (the target's host name did not resolve in time)` });
@@ -151,7 +161,7 @@ export function createDeliveryAttempt(options: DeliveryAttemptOptions): Delivery
     };
   }
 
-  return async (delivery, fields) => {
+  return async (delivery, fields, hooks) => {
     const opened = openSigningSecrets(secretBox, delivery.sealedSecrets, delivery.subscriptionId);
     if ('problem' in opened) {
       // Nothing can be signed: leave the claim to expire, so the attempt is tried again after the
@@ -161,7 +171,7 @@ export function createDeliveryAttempt(options: DeliveryAttemptOptions): Delivery
     }
     let sent: Sent;
     try {
-      sent = await send(delivery, opened.secrets, fields);
+      sent = await send(delivery, opened.secrets, fields, hooks);
     } catch (error) {
       // A bug rather than the subscriber's failure: record nothing and let the lease expire, so the
       // attempt is made again after it instead of in a tight loop.

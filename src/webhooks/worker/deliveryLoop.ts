@@ -9,6 +9,7 @@ import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryS
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
 import type { SecretBox } from '../secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
+import { createHostResolver, type HostResolver } from '../hostResolver.js';
 import type { LookupAll } from '../targetGuard.js';
 import { createAttemptRecorder } from './attemptRecorder.js';
 import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
@@ -17,7 +18,8 @@ import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
  * The webhook delivery worker's loop. Delivery state is data (src/store/webhookDeliveries.ts):
  * the loop claims due deliveries with a lease (when started, when woken by a commit, on the retry
  * sweep, and in the transaction that records the attempts that ended), makes one attempt each
- * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts). Stopping ends the
+ * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts); an attempt
+ * waiting for a host name's answer holds no slot meanwhile (see `holding`). Stopping ends the
  * claims and waits for the attempts in flight. Any number of workers, in the server process or
  * apart (`npm run worker`), may share one database.
  */
@@ -32,12 +34,19 @@ export interface DeliveryWorkerOptions {
   now?: () => number;
   /** A number in [0, 1): the retry jitter. */
   random?: () => number;
-  /** DNS resolution of subscriber host names. */
+  /** DNS resolution of subscriber host names, with its cache: the process's shared one (a new one by default). */
+  resolver?: HostResolver;
+  /** Without `resolver`: a `dns.lookup`-shaped source for a new resolver (tests). */
   lookup?: LookupAll;
   /** Names this worker's leases; unique per worker (a new `wkr_…` id by default). */
   workerId?: string;
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once, each holding a slot; an attempt waiting for DNS holds none (see `maxResolving`). */
   concurrency?: number;
+  /**
+   * Attempts that may wait for a host name's answer at once without holding a slot, beyond
+   * `concurrency`: one more waits in its slot.
+   */
+  maxResolving?: number;
   /**
    * The due-retry sweep of a started worker: a node-cron expression (seconds field first), or
    * false for none (deliveries then go out only when a commit on this connection wakes it).
@@ -75,6 +84,8 @@ export interface DeliveryWorker {
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 16;
+/** Attempts waiting for DNS without a slot: cheap (a pending promise each), bounded so that claims stay bounded. */
+export const DEFAULT_MAX_RESOLVING = 64;
 /** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
 export const DEFAULT_RETRY_SWEEP = '* * * * * *';
 /** A worker apart from the server learns of new events within this many milliseconds. */
@@ -92,7 +103,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { logger, secretBox } = options;
   const store = createWebhookDeliveryStore(options.db, { now });
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
+  const maxResolving = options.maxResolving ?? DEFAULT_MAX_RESOLVING;
+  if (!Number.isInteger(maxResolving) || maxResolving < 0) throw new RangeError('maxResolving must be a whole number ≥ 0');
   const agents = createDeliveryAgents();
+  const resolver = options.resolver ?? createHostResolver({ now, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const attempt = createDeliveryAttempt({
     secretBox,
     logger,
@@ -101,7 +115,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     timeoutMs,
     maxResponseBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
     agents,
-    ...(options.lookup ? { lookup: options.lookup } : {}),
+    resolver,
     ...(options.ca !== undefined ? { ca: options.ca } : {}),
   });
   const recorder = createAttemptRecorder({
@@ -115,14 +129,57 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     roomAfter: (recording) => reserveRoom(recording),
     onClaimed: (deliveries, room) => {
       reserved -= room;
+      grantWaitingSlots();
       for (const delivery of deliveries) startAttempt(delivery);
       settleIfIdle();
     },
   });
 
+  /**
+   * Slots. An attempt holds one from its claim to its record, except while it waits for DNS
+   * (whileResolving): then it frees it, so that the loop claims other deliveries, and takes one
+   * again (before any new claim) once its name has answered. One slow name, or many, never holds
+   * the slots of deliveries to other targets.
+   */
+  let holding = 0;
+  /** Attempts waiting for DNS without a slot. */
+  let resolving = 0;
+  const slotWaiters: Array<() => void> = [];
+  function grantWaitingSlots(): void {
+    while (slotWaiters.length > 0 && holding + reserved < concurrency) {
+      holding += 1;
+      slotWaiters.shift()!();
+    }
+  }
+  function releaseSlot(): void {
+    holding -= 1;
+    grantWaitingSlots();
+  }
+  function takeSlot(): Promise<void> {
+    if (slotWaiters.length === 0 && holding + reserved < concurrency) {
+      holding += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => slotWaiters.push(resolve));
+  }
+  const hooks = {
+    async whileResolving<T>(resolution: Promise<T>): Promise<T> {
+      if (resolving >= maxResolving) return resolution;
+      resolving += 1;
+      releaseSlot();
+      wake();
+      try {
+        return await resolution;
+      } finally {
+        resolving -= 1;
+        await takeSlot();
+      }
+    },
+  };
+
   async function attemptAndRecord(delivery: ClaimedDelivery): Promise<void> {
     const fields = attemptLogFields(workerId, delivery);
-    const outcome = await attempt(delivery, fields);
+    const outcome = await attempt(delivery, fields, hooks);
     if (outcome !== undefined) await recorder.record(delivery, outcome, fields);
   }
 
@@ -145,9 +202,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return inFlight.size === 0 && !wakeScheduled && looks.size === 0 && reserved === 0;
   }
 
-  /** Reserves the free slots (plus those of `recording` attempts, about to be free) for one claim; 0 when stopped or full. */
+  /**
+   * Reserves the free slots (plus those of `recording` attempts, about to be free, less those
+   * that attempts back from DNS wait for) for one claim, within the bound of attempts in flight
+   * (slots plus `maxResolving`); 0 when stopped or full.
+   */
   function reserveRoom(recording = 0): number {
-    const room = running ? Math.max(0, concurrency - inFlight.size - reserved + recording) : 0;
+    const slots = concurrency - holding - slotWaiters.length - reserved + recording;
+    const attempts = concurrency + maxResolving - inFlight.size - reserved + recording;
+    const room = running ? Math.max(0, Math.min(slots, attempts)) : 0;
     reserved += room;
     return room;
   }
@@ -199,6 +262,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         return;
       } finally {
         reserved -= room;
+        grantWaitingSlots();
       }
       // Claimed, so attempted even when the worker was stopped meanwhile (stop waits for it).
       for (const delivery of batch) startAttempt(delivery);
@@ -207,10 +271,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   function startAttempt(delivery: ClaimedDelivery): void {
+    holding += 1;
     const task = attemptAndRecord(delivery)
       .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
       .finally(() => {
         inFlight.delete(task);
+        releaseSlot();
         // Not pump(): the attempts ending in this turn make room together, filled by one claim.
         wake();
         // A stopped worker is not woken: its last attempt ending makes it idle.
