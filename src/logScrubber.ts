@@ -20,8 +20,9 @@ const notBeforeToken = `(?![${TOKEN_CHARACTERS}])`;
 const SECRET_PATTERNS: readonly RegExp[] = [
   // `Bearer …` and `Basic …` wherever they appear (headers echoed in a body, `key=Bearer sk-…`).
   /\b(Bearer|Basic)(\s+|%20|\+)[A-Za-z0-9._~+/=:%-]+/gi,
-  // `token=…`, `"password": "…"`, `api_key: …`, `client_secret=…`: the value of anything named like a secret.
-  /(\b(?:[a-z0-9_-]*?(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|key|credential|authorization|auth|cookie|signature|sig))\b["']?\s*(?:=|:)\s*["']?)([^\s"'&,;}{\]<>]+)/gi,
+  // `token=…`, `"password": "…"` (also JSON-escaped, inside a quoted body), `api_key: …`, `client_secret=…`:
+  // the value of anything named like a secret.
+  /(\b(?:[a-z0-9_-]*?(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|key|credential|authorization|auth|cookie|signature|sig))\b(?:\\?["'])?\s*(?:=|:)\s*(?:\\?["'])?)([^\s"'&,;}{[\]<>\\]+)/gi,
   // Our own shapes: portfolio API keys, PATs, OAuth client secrets, webhook signing secrets.
   new RegExp(`(?:pfk_|svc_pat_|svc_ocs_|whsec_)[${TOKEN_CHARACTERS}]+`, 'g'),
   // GitHub's token shapes (classic, OAuth, user-to-server, server-to-server, refresh, fine-grained).
