@@ -35,6 +35,12 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   new RegExp(`${notAfterToken}[${TOKEN_CHARACTERS}]{43}${notBeforeToken}`, 'g'),
 ];
 
+/**
+ * One test for all the shapes (case-insensitive, so it matches whatever any of them matches): most
+ * strings of a line (ids, paths, methods) hold none, and then one pass answers instead of eight.
+ */
+const ANY_SECRET_PATTERN = new RegExp(SECRET_PATTERNS.map((pattern) => `(?:${pattern.source})`).join('|'), 'i');
+
 const EMAIL_PATTERN = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
 
 /** Known secrets shorter than this are not replaced by value: a 3-character "secret" would eat ordinary words. */
@@ -47,6 +53,7 @@ export function scrubText(text: string, knownSecrets: readonly (string | undefin
     if (!secret || secret.length < MIN_KNOWN_SECRET_LENGTH) continue;
     for (const form of new Set([secret, encodeURIComponent(secret)])) scrubbed = scrubbed.split(form).join(REDACTED);
   }
+  if (!ANY_SECRET_PATTERN.test(scrubbed)) return scrubbed.includes('@') ? scrubbed.replace(EMAIL_PATTERN, REDACTED_EMAIL) : scrubbed;
   for (const pattern of SECRET_PATTERNS) {
     scrubbed = scrubbed.replace(pattern, (match, ...groups: unknown[]) => {
       // The pair pattern keeps the name (`token=`) and drops the value.
@@ -55,7 +62,7 @@ export function scrubText(text: string, knownSecrets: readonly (string | undefin
       return match === REDACTED ? match : REDACTED;
     });
   }
-  return scrubbed.replace(EMAIL_PATTERN, REDACTED_EMAIL);
+  return scrubbed.includes('@') ? scrubbed.replace(EMAIL_PATTERN, REDACTED_EMAIL) : scrubbed;
 }
 
 /** Member names whose value is never logged, whatever it looks like (compared in lower case, without `-` and `_`). */
