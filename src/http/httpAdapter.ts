@@ -105,12 +105,16 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     const mounted = apis.find(({ api }) => isUnderPrefix(path, api.pathPrefix)) ?? options.apis[0]!;
     let reply: Reply;
     let operationId: string | undefined;
+    let bodyAsked = false;
     const call: IncomingCall = {
       method,
       path,
       rawQuery: queryStart >= 0 ? url.slice(queryStart + 1) : '',
       headers: req.headers,
-      readBody: once(() => readBody(req, maxBodyBytes)),
+      readBody: once(() => {
+        bodyAsked = true;
+        return readBody(req, maxBodyBytes);
+      }),
       requestId,
     };
     try {
@@ -130,7 +134,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     // client's doing on every path, whatever the answer would have been.
     if (!req.complete) {
       try {
-        await call.readBody();
+        await (bodyAsked ? call.readBody() : drainBody(req, maxBodyBytes + DRAIN_LIMIT_BYTES));
       } catch (error) {
         if (error instanceof ClientClosedError) {
           logClientClosed({ requestId, method, path, operationId }, startedAt);
@@ -281,6 +285,20 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /** Past the limit the rest of an upload is read and dropped (so the client can read the 413), up to this much. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Reads and drops a body nobody asked for, up to `limitBytes`; `ClientClosedError` when the client cuts it off. */
+async function drainBody(req: IncomingMessage, limitBytes: number): Promise<void> {
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limitBytes) return;
+    }
+  } catch {
+    if (!req.complete) throw new ClientClosedError();
+  }
+  if (!req.complete && (req.destroyed || req.socket?.destroyed === true)) throw new ClientClosedError();
+}
 
 /**
  * The request body, at most `maxBytes` (past it `PayloadTooLargeError`). A body that ends before
