@@ -5,6 +5,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { draftTasksPrompt, projectSummaryPrompt, promptBound, readDraftsAnswer, readSummaryAnswer, type ChatPrompt } from './prompts.js';
 import { AiProviderFailure, type AiProvider, type PreparedAiCall } from './provider.js';
+import { scrubText } from '../logScrubber.js';
 import { readBodyAtMost } from '../responseBody.js';
 
 export interface OpenAiCompatibleProviderOptions {
@@ -110,7 +111,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
       }
       if (response.status < 200 || response.status > 299) {
         const body = await readAnswer(response).catch(() => undefined);
-        const excerpt = body === undefined ? '(unreadable or over 64 KiB)' : body.toString('utf8').slice(0, LOGGED_ERROR_BODY_CHARACTERS);
+        const excerpt = body === undefined ? '(unreadable or over 64 KiB)' : scrubText(body.toString('utf8'), [options.apiKey]).slice(0, LOGGED_ERROR_BODY_CHARACTERS);
         throw new AiProviderFailure('status', `${endpoint} answered ${response.status}: ${excerpt}`);
       }
       // A success status: whatever goes wrong now, the call was run and billed, by usage we cannot read.

@@ -2,7 +2,9 @@
 // accepted, and whose is it) and `GET /repos/{owner}/{repo}/issues` (pages followed through the
 // `Link` header). It trusts nothing it gets back: answers are checked, bounded in size, and a
 // `next` link that leaves the configured API origin is refused, so the token is never sent
-// anywhere else. Failures carry the upstream's words for the log only.
+// anywhere else. Failures carry the upstream's words for the log only, scrubbed of the token
+// that was sent (GitHub's error bodies may echo it) and of any other credential shape.
+import { scrubText } from '../logScrubber.js';
 import { readBodyAtMost } from '../responseBody.js';
 
 export interface GithubClientOptions {
@@ -94,7 +96,7 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
       if (response.status === 401) throw new GithubFailure('unauthorized', `${url} answered 401`);
       if (response.status === 404) throw new GithubFailure('not-found', `${url} answered 404`);
       if (response.status !== 200) {
-        throw new GithubFailure('status', `${url} answered ${response.status}: ${text === undefined ? '(over the size limit)' : text.slice(0, LOGGED_BODY_CHARACTERS)}`);
+        throw new GithubFailure('status', `${url} answered ${response.status}: ${text === undefined ? '(over the size limit)' : scrubText(text, [token]).slice(0, LOGGED_BODY_CHARACTERS)}`);
       }
       if (text === undefined) throw new GithubFailure('malformed-answer', `the answer of ${url} is over ${MAX_ANSWER_BYTES} bytes`);
       try {

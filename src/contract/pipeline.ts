@@ -8,7 +8,7 @@ import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } fro
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
-import { PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
+import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
 import {
   claimKey,
   releaseKeyClaim,
@@ -177,6 +177,8 @@ export async function createContractApi<Caller, Services>(
       if (admission.refusal !== undefined) throw admission.refusal;
       return withHeaders(await admitted(operation, context, state, caller), admission.headers);
     } catch (error) {
+      // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
+      if (error instanceof ClientClosedError) throw error;
       // Limit headers go on every answer of an admitted call, refusals and failures included.
       return withHeaders(profile.errorReply(asPipelineFailure(error, pauses), state.call.requestId), admission.headers);
     }
@@ -302,6 +304,7 @@ export async function createContractApi<Caller, Services>(
           )) as Reply;
         }
       } catch (error) {
+        if (error instanceof ClientClosedError) throw error;
         reply = profile.errorReply(asPipelineFailure(error, pauses), call.requestId);
       }
       const operationHeaders = state.operationId ? operations.get(state.operationId)?.headers : undefined;

@@ -21,7 +21,8 @@ export interface IncomingCall {
   /**
    * Reads the request body (undefined when empty), at most once. An API calls it only after its
    * own checks (CORS, routing), so a refused request never costs an upload; a body over the
-   * limit rejects with `PayloadTooLargeError`.
+   * limit rejects with `PayloadTooLargeError`; a body the client stopped sending (it closed the
+   * connection) rejects with `ClientClosedError`.
    */
   readBody(): Promise<Buffer | undefined>;
   requestId: string;
@@ -45,5 +46,16 @@ export interface ContractApi {
 export class PayloadTooLargeError extends Error {
   constructor(readonly limitBytes: number) {
     super(`request body larger than ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * Thrown while reading a body when the client went away before it ended (nginx's 499). Not the
+ * server's fault and nobody to answer: the pipeline passes it on untouched, the adapter logs it.
+ */
+export class ClientClosedError extends Error {
+  override readonly name = 'ClientClosedError';
+  constructor() {
+    super('the client closed the connection before the request body ended');
   }
 }

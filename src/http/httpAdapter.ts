@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseValidationMode } from '../config.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
-import { PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
+import { ClientClosedError, PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
 import type { ResponseContract } from '../contract/responseContract.js';
 import type { Logger } from '../logger.js';
 import { isJsonMediaType, MAX_JSON_DEPTH, nestsDeeperThan } from './jsonNesting.js';
@@ -97,10 +97,20 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     return apiFor(path).errorReply;
   };
 
+  type LineFields = { requestId: string; method: string; path: string; operationId: string | undefined; status: number };
+  const durationMs = (startedAt: bigint) => Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
   /** One JSON log line per request, when asked for. */
-  const logRequest = (fields: { requestId: string; method: string; path: string; operationId: string | undefined; status: number }, startedAt: bigint) => {
+  const logRequest = (fields: LineFields, startedAt: bigint) => {
     if (!options.logRequests) return;
-    options.logger.info('request', { ...fields, durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000, at: now() });
+    options.logger.info('request', { ...fields, durationMs: durationMs(startedAt), at: now() });
+  };
+  /**
+   * The one line of a request whose client went away before its answer (a body cut off, a closed
+   * socket): at info, with nginx's 499, always written (it takes the place of the error a broken
+   * read used to be logged as), and nothing is answered.
+   */
+  const logClientClosed = (fields: Omit<LineFields, 'status'>, startedAt: bigint) => {
+    options.logger.info(CLIENT_CLOSED, { ...fields, status: CLIENT_CLOSED_STATUS, durationMs: durationMs(startedAt), at: now() });
   };
 
   const listener = async (req: IncomingMessage, res: ServerResponse) => {
@@ -114,27 +124,56 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     const handler = options.handlers?.find((candidate) => candidate.owns(path));
     if (handler) {
       req.url = url;
-      await handOver(handler, req, res, requestId, options, maxBodyBytes, errorReplyFor(path));
-      if (handler.logged !== false) logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
+      const outcome = await handOver(handler, req, res, requestId, options, maxBodyBytes, errorReplyFor(path));
+      if (outcome === 'client-closed' || clientWentAway(req, res)) logClientClosed({ requestId, method, path, operationId: undefined }, startedAt);
+      else if (handler.logged !== false) logRequest({ requestId, method, path, operationId: undefined, status: res.statusCode }, startedAt);
       return;
     }
     const mounted = apiFor(path);
     let reply: Reply;
     let operationId: string | undefined;
+    let bodyAsked = false;
+    const call: IncomingCall = {
+      method,
+      path,
+      rawQuery: queryStart >= 0 ? url.slice(queryStart + 1) : '',
+      headers: req.headers,
+      readBody: once(() => {
+        bodyAsked = true;
+        return readCheckedBody(req, maxBodyBytes);
+      }),
+      requestId,
+    };
     try {
       const duplicate = duplicateAuthorization(req);
       if (duplicate) throw duplicate;
-      const call: IncomingCall = {
-        method,
-        path,
-        rawQuery: queryStart >= 0 ? url.slice(queryStart + 1) : '',
-        headers: req.headers,
-        readBody: once(() => readCheckedBody(req, maxBodyBytes)),
-        requestId,
-      };
       ({ reply, operationId } = await mounted.api.handle(call));
     } catch (error) {
+      if (error instanceof ClientClosedError) {
+        logClientClosed({ requestId, method, path, operationId }, startedAt);
+        res.destroy();
+        return;
+      }
       reply = mounted.errorReply(error, requestId);
+    }
+    // A body the API did not read (a refusal, an operation without one) is read to its end before
+    // the answer: so an answer never races the upload, and a body the client cuts off is the
+    // client's doing on every path, whatever the answer would have been.
+    if (!req.complete) {
+      try {
+        await (bodyAsked ? call.readBody() : drainBody(req, maxBodyBytes + DRAIN_LIMIT_BYTES));
+      } catch (error) {
+        if (error instanceof ClientClosedError) {
+          logClientClosed({ requestId, method, path, operationId }, startedAt);
+          res.destroy();
+          return;
+        }
+        // Over the limit: the answer already decided is sent, and its connection closed by Node.
+      }
+    }
+    if (clientWentAway(req, res)) {
+      logClientClosed({ requestId, method, path, operationId }, startedAt);
+      return;
     }
     try {
       reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
@@ -162,7 +201,7 @@ async function handOver(
   options: HttpAdapterOptions,
   maxBodyBytes: number,
   errorReply: (error: unknown, requestId: string, body?: Buffer) => Reply,
-): Promise<void> {
+): Promise<'answered' | 'client-closed'> {
   const draining = options.isDraining?.() ?? false;
   if (draining) res.setHeader('connection', 'close');
   let body: Buffer | undefined;
@@ -171,24 +210,52 @@ async function handOver(
     if (duplicate) throw duplicate;
     if (isJsonMediaType(req.headers['content-type'])) body = await readCheckedBody(req, maxBodyBytes);
   } catch (error) {
+    if (error instanceof ClientClosedError) {
+      res.destroy();
+      return 'client-closed';
+    }
     const refused = error instanceof PayloadTooLargeError ? new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes }) : error;
     const reply = errorReply(refused, requestId, refused instanceof JsonTooDeepError ? refused.body : undefined);
     writeReply(res, reply, requestId, req.method ?? 'GET', draining);
-    return;
+    return 'answered';
   }
   try {
     await handler.handle(req, res, requestId, body);
+    return 'answered';
   } catch (error) {
+    if (error instanceof ClientClosedError || clientWentAway(req, res)) {
+      res.destroy();
+      return 'client-closed';
+    }
     // A handler answers its own failures; this is the last resort, in the OAuth vocabulary, without details.
     options.logger.error('handler failed', { requestId, error: error instanceof Error ? error.message : String(error) });
     if (res.headersSent) {
       res.destroy();
-      return;
+      return 'answered';
     }
     const body = JSON.stringify({ error: 'server_error', error_description: `unexpected error; quote ${requestId}` });
     res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': requestId });
     res.end(body);
+    return 'answered';
   }
+}
+
+/** The message of the log line of a request whose client went away. */
+export const CLIENT_CLOSED = 'client-closed';
+/** nginx's status for it: no answer was sent, and the access line says why. */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * Whether the client of a request went away before its answer was written: its body was cut off,
+ * or its connection closed while the server worked. The one test every surface asks (the APIs
+ * here, MCP, the OAuth server's error events), so they agree on what is the client's doing.
+ */
+export function clientWentAway(req: IncomingMessage, res?: ServerResponse): boolean {
+  // Not `req.destroyed`: a body read to its end is destroyed too. The connection tells.
+  const gone = req.socket?.destroyed === true || res?.destroyed === true;
+  if (!gone) return false;
+  // Its body never arrived whole (whatever a handler then answered into the closed connection), or the answer was not finished.
+  return !req.complete || (res !== undefined && !res.writableEnded);
 }
 
 /** The path and query of a request target, also when a client sent the absolute form (`GET http://host/path`). */
@@ -289,14 +356,39 @@ export async function readCheckedBody(req: IncomingMessage, maxBytes: number): P
   return body;
 }
 
+/** Reads and drops a body nobody asked for, up to `limitBytes`; `ClientClosedError` when the client cuts it off. */
+async function drainBody(req: IncomingMessage, limitBytes: number): Promise<void> {
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limitBytes) return;
+    }
+  } catch {
+    if (!req.complete) throw new ClientClosedError();
+  }
+  if (!req.complete && (req.destroyed || req.socket?.destroyed === true)) throw new ClientClosedError();
+}
+
+/**
+ * The request body, at most `maxBytes` (past it `PayloadTooLargeError`). A body that ends before
+ * its declared length because the client closed the connection (cut off mid-way, or sent slowly
+ * and then abandoned) rejects with `ClientClosedError`, never with the stream's own error.
+ */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= maxBytes) chunks.push(chunk);
-    else if (size > maxBytes + DRAIN_LIMIT_BYTES) break;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else if (size > maxBytes + DRAIN_LIMIT_BYTES) break;
+    }
+  } catch (error) {
+    if (!req.complete) throw new ClientClosedError();
+    throw error;
   }
   if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
+  if (!req.complete && (req.destroyed || req.socket?.destroyed === true)) throw new ClientClosedError();
   return size === 0 ? undefined : Buffer.concat(chunks);
 }

@@ -10,7 +10,7 @@ import { DEFAULT_MAX_BODY_BYTES, readBody, writeReply, type MountedApi, type Mou
 import { MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
-import { PayloadTooLargeError, type Reply } from '../contract/reply.js';
+import { ClientClosedError, PayloadTooLargeError, type Reply } from '../contract/reply.js';
 import { originNotAllowed } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
@@ -193,6 +193,8 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
         if (checkedBody === undefined) await readBody(req, MAX_BODY_BYTES);
         body = checkedBody === undefined ? undefined : JSON.parse(checkedBody.toString('utf8'));
       } catch (error) {
+        // The adapter logs a client that went away; there is nobody to answer.
+        if (error instanceof ClientClosedError) throw error;
         if (error instanceof PayloadTooLargeError) return refuse(new PipelineFailure({ kind: 'payload-too-large', limitBytes: MAX_BODY_BYTES }));
         const parseError = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
         res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(parseError)) }).end(parseError);

@@ -2,7 +2,8 @@
 // `GET /user` and `GET /repos/{owner}/{repo}/issues` (state filter, `per_page`/`page` paging with
 // a `Link` header, pull requests listed among the issues, 404 for a repository it does not have).
 // Tokens are accepted unless revoked (401); a test may make every answer an error status, a body
-// that is not JSON, or no answer at all (held until the server closes).
+// that is not JSON, an error body that echoes the credential, or no answer at all (held until the
+// server closes).
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -20,7 +21,13 @@ export type GithubBehaviour =
   | { kind: 'status'; status: number; body?: string }
   | { kind: 'raw'; body: string }
   | { kind: 'hold' }
-  | { kind: 'next-link-elsewhere' };
+  | { kind: 'next-link-elsewhere' }
+  /**
+   * An error status whose body echoes the credential it was sent, as some upstreams do (the
+   * Authorization header, the bare token, `token=…`), followed by the `planted` secrets: what the
+   * log must never show.
+   */
+  | { kind: 'echo-credentials'; status: number; planted?: string[] };
 
 export interface GithubRequest {
   path: string;
@@ -72,6 +79,13 @@ export async function startGithubApiServer(): Promise<GithubApiServer> {
     requests.push({ path: url.pathname, query: url.searchParams, headers: incoming.headers });
     if (behaviour.kind === 'hold') return;
     if (behaviour.kind === 'status') return void response.writeHead(behaviour.status, { 'content-type': 'application/json' }).end(behaviour.body ?? '{"message":"Server Error"}');
+    if (behaviour.kind === 'echo-credentials') {
+      const sent = incoming.headers.authorization ?? '';
+      const bare = sent.replace(/^Bearer /, '');
+      return void response.writeHead(behaviour.status, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ message: `Refused ${sent}; token=${bare} (${bare})`, echoed: [...(behaviour.planted ?? [])] }),
+      );
+    }
     if (behaviour.kind === 'raw') return void response.writeHead(200, { 'content-type': 'application/json' }).end(behaviour.body);
     const token = /^Bearer (.+)$/.exec(incoming.headers.authorization ?? '')?.[1];
     if (token === undefined || revoked.has(token)) return json(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });

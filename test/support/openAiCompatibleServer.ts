@@ -1,8 +1,8 @@
 // A real HTTP server on port 0 that speaks the OpenAI chat-completions protocol
 // (`POST /v1/chat/completions`), for the tests of the openai-compatible provider. Each test says
 // how it answers: normally (a JSON answer of its choosing, with the usage it says), held until
-// released (slow), with an error status, with a body that is not a chat completion, larger than
-// the provider accepts, or by cutting the connection.
+// released (slow), with an error status (one may echo the key it was sent), with a body that is
+// not a chat completion, larger than the provider accepts, or by cutting the connection.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -25,6 +25,8 @@ export type ChatBehaviour =
   /** Answers only when `releaseHeld()` is called (then as `answer` with the defaults), or never. */
   | { kind: 'hold' }
   | { kind: 'status'; status: number; body: string }
+  /** An error status whose body echoes the Authorization header and key it was sent, then the `planted` secrets (what the log must never show). */
+  | { kind: 'echo-credentials'; status: number; planted?: string[] }
   /** A 200 whose body is this text as it is. */
   | { kind: 'raw'; body: string }
   | { kind: 'oversized'; bytes: number }
@@ -103,6 +105,13 @@ export async function startOpenAiCompatibleServer(): Promise<OpenAiCompatibleSer
         case 'status':
           response.writeHead(current.status, { 'content-type': 'application/json' }).end(current.body);
           return;
+        case 'echo-credentials': {
+          const sent = request.headers.authorization ?? '';
+          const key = sent.replace(/^Bearer /, '');
+          const message = `Incorrect API key provided: ${key}. Header was ${sent}; key=${sent}`;
+          response.writeHead(current.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, planted: current.planted ?? [] } }));
+          return;
+        }
         case 'raw':
           response.writeHead(200, { 'content-type': 'application/json' }).end(current.body);
           return;

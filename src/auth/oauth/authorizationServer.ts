@@ -14,6 +14,7 @@ import type { OauthClientStore } from '../../store/oauthClients.js';
 import type { OauthRecordStore } from '../../store/oauthRecords.js';
 import type { UserStore } from '../../store/users.js';
 import type { CallerResolver } from '../bearerTokens.js';
+import { clientWentAway } from '../../http/httpAdapter.js';
 import { errorPage, PAGE_HEADERS } from './consentPage.js';
 import { createInteractionRoutes, readAppSession } from './interactions.js';
 import { oauthAdapterFactory } from './oauthAdapter.js';
@@ -258,14 +259,20 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
       ctx.body = { error: 'invalid_request', error_description: `unrecognized route or not allowed method (${ctx.method} on ${OAUTH_MOUNT_PATH}${ctx.path})` };
     }
   });
-  provider.on('server_error', (ctx: ProviderContext, error: Error) =>
-    options.logger.error('oauth server error', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, error }),
-  );
+  provider.on('server_error', (ctx: ProviderContext, error: Error) => {
+    // A client that went away is the adapter's client-closed line, not a server error.
+    if (clientWentAway(ctx.req, ctx.res)) return;
+    options.logger.error('oauth server error', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, error });
+  });
   provider.on('grant.revoked', (ctx: ProviderContext, grantId: string) =>
     options.logger.info('oauth grant revoked', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, grantId }),
   );
   // Koa reports aborted or truncated requests here after oidc-provider has answered them.
-  provider.on('error', (error: Error) => options.logger.warn('oauth request failed', { error: error.message }));
+  // A request its client cut off is logged once, by the adapter, as client-closed.
+  provider.on('error', (error: Error, ctx?: ProviderContext) => {
+    if (ctx && clientWentAway(ctx.req, ctx.res)) return;
+    options.logger.warn('oauth request failed', { requestId: ctx?.res.getHeader('x-request-id'), error: error.message });
+  });
 
   const callback = provider.callback();
   const interactions = createInteractionRoutes({

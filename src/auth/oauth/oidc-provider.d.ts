@@ -17,6 +17,7 @@ declare module 'oidc-provider' {
     type: string;
     body: unknown;
     status: number;
+    req: IncomingMessage;
     res: ServerResponse;
   }
 
