@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
-import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
-import { isDatabaseBusy } from '../store/database.js';
+import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import { asStoreUnavailable } from '../store/database.js';
 import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
@@ -21,6 +21,12 @@ import {
 } from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
+
+/**
+ * Retry-After of a call that found the database unreachable: about what a PostgreSQL restart or a
+ * failover takes, long enough that clients do not hammer a database coming back.
+ */
+const UNREACHABLE_RETRY_AFTER_SECONDS = 5;
 
 /** How often a claim that could not be dropped (a locked database) is tried again. */
 const CLAIM_RELEASE_RETRY_MS = 1_000;
@@ -346,10 +352,12 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   // A path segment that is not valid percent-encoding names nothing.
   if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
   if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
-  if (error instanceof DatabaseStillBusyError || isDatabaseBusy(error)) {
+  const unavailable = asStoreUnavailable(error);
+  if (unavailable?.reason === 'busy') {
     const budgetSeconds = pauses.reduce((sum, pause) => sum + pause, 0) / 1000;
-    return new PipelineFailure({ kind: 'unavailable', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
+    return new PipelineFailure({ kind: 'unavailable', reason: 'busy', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
   }
+  if (unavailable) return new PipelineFailure({ kind: 'unavailable', reason: 'unreachable', retryAfterSeconds: UNREACHABLE_RETRY_AFTER_SECONDS });
   return error;
 }
 
