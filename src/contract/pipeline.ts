@@ -387,11 +387,17 @@ function withHeaders(reply: Reply, headers: Record<string, string> | undefined):
  * the handler is checked by npm run check:contract (scripts/contract/handlerFiles.ts), and again by the import.
  */
 function handlerOnFirstCall(directory: URL, operationId: string): () => Promise<AnyOperationHandler> {
-  if (!['.js', '.ts'].some((extension) => existsSync(new URL(`${operationId}${extension}`, directory)))) {
-    throw new Error(`No handler for operation ${operationId}: add ${fileURLToPath(new URL(`${operationId}.ts`, directory))} exporting const ${operationId}`);
-  }
+  const [missing] = missingHandlerFiles(directory, [operationId]);
+  if (missing) throw new Error(missing);
   let handler: Promise<AnyOperationHandler> | undefined;
   return () => (handler ??= loadHandler(directory, operationId));
+}
+
+/** What to add for each operation whose handler file is not in `directory` (compiled `.js`, or `.ts` under tsx); start-up asks before it changes anything. */
+export function missingHandlerFiles(directory: URL, operationIds: readonly string[]): string[] {
+  return operationIds
+    .filter((operationId) => !['.js', '.ts'].some((extension) => existsSync(new URL(`${operationId}${extension}`, directory))))
+    .map((operationId) => `No handler for operation ${operationId}: add ${fileURLToPath(new URL(`${operationId}.ts`, directory))} exporting const ${operationId}`);
 }
 
 async function loadHandler(directory: URL, operationId: string): Promise<AnyOperationHandler> {
