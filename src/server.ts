@@ -99,9 +99,10 @@ function startMessage(): Promise<void> {
  * loopback URL to try from this machine; the public base URL, what clients are told, is a line of its own.
  */
 function boundAddress(host: string, url: string): string {
-  const port = new URL(url).port;
-  if (host === '0.0.0.0') return `http://0.0.0.0:${port} (every IPv4 interface; from this machine: ${url})`;
-  if (host === '::' || host === '[::]') return `http://[::]:${port} (every interface; from this machine: ${url})`;
+  // Read from the end: `url` is written from HOST, which may be an IPv6 address.
+  const port = /:(\d+)\/?$/.exec(url)?.[1] ?? '';
+  if (host === '0.0.0.0') return `http://0.0.0.0:${port} (every IPv4 interface; from this machine: http://127.0.0.1:${port})`;
+  if (host === '::' || host === '[::]') return `http://[::]:${port} (every interface; from this machine: http://[::1]:${port})`;
   return url;
 }
 
