@@ -16,6 +16,10 @@ export interface Config {
   responseValidation: ResponseValidationMode;
   /** Load the demo data set when the database is empty at start-up. */
   loadDemoData: boolean;
+  /** NODE_ENV=production. */
+  production: boolean;
+  /** The operator confirmed that a production start may serve the demo data set (its credentials are public). */
+  allowDemoDataInProduction: boolean;
   logRequests: boolean;
   /** Browser origins allowed to call the Work-Platform API. */
   corsAllowedOrigins: string[];
@@ -157,6 +161,12 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'on (off when NODE_ENV=production)',
     description: 'on: load the demo data set (and print its keys and tokens) into an empty database at start-up; off: start empty.',
   },
+  {
+    name: 'ALLOW_DEMO_DATA_IN_PRODUCTION',
+    default: 'off',
+    description:
+      'on: a NODE_ENV=production start may load the demo data set (DEMO_DATA=on) or serve a database that holds it; off: such a start is refused. The demo ids, OAuth client and webhook are public knowledge: for demos and benchmarks only.',
+  },
   { name: 'LOG_REQUESTS', default: 'on', description: 'on: one JSON log line per request on stdout; off: none.' },
   {
     name: 'CORS_ALLOWED_ORIGINS',
@@ -267,9 +277,10 @@ export class ConfigError extends Error {}
 
 /** The `--help` lines of the given variables (every one by default): name, description, default. */
 export function environmentHelp(names?: ReadonlySet<string>): string {
-  return ENVIRONMENT_VARIABLES.filter((variable) => !names || names.has(variable.name))
-    .map((variable) => `  ${variable.name.padEnd(32)}${variable.description} (default: ${variable.default})`)
-    .join('\n');
+  const listed = ENVIRONMENT_VARIABLES.filter((variable) => !names || names.has(variable.name));
+  // The longest name and two spaces: no name runs into its description.
+  const width = Math.max(...listed.map((variable) => variable.name.length)) + 2;
+  return listed.map((variable) => `  ${variable.name.padEnd(width)}${variable.description} (default: ${variable.default})`).join('\n');
 }
 
 /** How an entry point (npm start, npm run worker) reports a failed start: one line on stderr, exit 1. */
@@ -457,6 +468,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseValidation,
     // A production server never mints live demo credentials unless asked to.
     loadDemoData: onOff('DEMO_DATA', env.DEMO_DATA, env.NODE_ENV !== 'production'),
+    production: env.NODE_ENV === 'production',
+    allowDemoDataInProduction: onOff('ALLOW_DEMO_DATA_IN_PRODUCTION', env.ALLOW_DEMO_DATA_IN_PRODUCTION, false),
     logRequests: onOff('LOG_REQUESTS', env.LOG_REQUESTS, true),
     corsAllowedOrigins: (env.CORS_ALLOWED_ORIGINS ?? 'http://localhost:5173')
       .split(',')

@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, redactedRedisUrl, requireSharedSecrets, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, postgresUrlForDisplay, redactedRedisUrl, requireSharedSecrets, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openStore } from './openStore.js';
@@ -6,6 +6,7 @@ import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
 import { staleContractReason } from './contract/specsHash.js';
 import { projectRoot } from './projectFiles.js';
+import { checkDemoDataSetting, checkDemoRecords, checkHandlerFiles, checkPostgres, demoInProductionWarning, sqliteHoldsDemoRecords } from './startChecks.js';
 
 const HELP = `Usage: npm start
 
@@ -34,6 +35,14 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   requireSharedSecrets(config);
+  // Everything that can refuse the start, before anything is created, migrated or loaded.
+  checkHandlerFiles();
+  checkDemoDataSetting(config);
+  const holdsDemoRecords = config.postgres
+    ? (await checkPostgres(config.postgres.url, config.postgres.connectTimeoutMs)).holdsDemoRecords
+    : sqliteHoldsDemoRecords(config.databasePath);
+  checkDemoRecords(config, holdsDemoRecords, config.postgres ? postgresUrlForDisplay(config.postgres.url) : config.databasePath);
+
   const logger = createJsonLogger();
   const store = await openStore(config, logger);
   let demo: DemoFixture | undefined;
@@ -80,7 +89,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // Only now: a supervisor that stops the server as soon as it reads the banner must not find the signal's default (exit at once).
-  printBanner(app.url, app.publicBaseUrl, config, store.location, demo);
+  printBanner(app.url, app.publicBaseUrl, config, store.location, demo, holdsDemoRecords);
   // Started by npm run dev (a cluster worker): it swaps servers once this one serves.
   process.send?.({ kind: 'server-ready', url: app.url, publicBaseUrl: app.publicBaseUrl });
 }
@@ -98,10 +107,22 @@ function startMessage(): Promise<void> {
   });
 }
 
-function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined): void {
+/**
+ * The address the server really binds: every interface for 0.0.0.0 or ::, said in words, and the
+ * loopback URL to try from this machine; the public base URL, what clients are told, is a line of its own.
+ */
+function boundAddress(host: string, url: string): string {
+  // Read from the end: `url` is written from HOST, which may be an IPv6 address.
+  const port = /:(\d+)\/?$/.exec(url)?.[1] ?? '';
+  if (host === '0.0.0.0') return `http://0.0.0.0:${port} (every IPv4 interface; from this machine: http://127.0.0.1:${port})`;
+  if (host === '::' || host === '[::]') return `http://[::]:${port} (every interface; from this machine: http://[::1]:${port})`;
+  return url;
+}
+
+function printBanner(url: string, publicBaseUrl: string, config: Config, database: string, demo: DemoFixture | undefined, holdsDemoRecords: boolean): void {
   const lines = [
     '',
-    `Contract API server listening on ${url}`,
+    `Contract API server listening on ${boundAddress(config.host, url)}`,
     `  database:        ${config.postgres ? `PostgreSQL at ${database}` : database}`,
     `  public base URL: ${publicBaseUrl}  (index: ${publicBaseUrl}/, probes: /livez, /readyz)`,
     `  rate limits and quota: ${config.redis ? `Redis at ${redactedRedisUrl(config.redis.url)} (keys ${config.redis.keyPrefix}…)` : 'in the database'}`,
@@ -141,9 +162,17 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, databas
       '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',
       '',
     );
+  } else if (holdsDemoRecords) {
+    // Loaded by an earlier start (whose banner may be lost, or which failed after loading) or by npm run admin -- demo.
+    lines.push(
+      'This database holds the demo data set; its keys and tokens were shown only when it was loaded.',
+      '  Fresh demo keys and tokens (earlier ones stay valid): npm run --silent admin -- demo --json',
+      '',
+    );
   } else {
     lines.push('Create an API key with: npm run admin -- key create --tenant <tenant id>  (tenants: npm run admin -- tenant list)', '');
   }
+  if (config.production && (demo || holdsDemoRecords)) lines.push(demoInProductionWarning(), '');
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -38,7 +38,7 @@ describe('npm run start:production (the compiled build)', () => {
   it('runs with plain node, no TypeScript loader, and answers from an existing database', async () => {
     const nodeArguments = compiledScriptNodeArguments('start:production', build.outDir);
     expect(nodeArguments.join(' ')).not.toMatch(/tsx|\.ts\b/);
-    const server = await startServerProcess({ DATABASE_PATH: database.databasePath, NODE_ENV: 'production', WEBHOOK_WORKER: 'off' }, nodeArguments);
+    const server = await startServerProcess({ DATABASE_PATH: database.databasePath, NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', WEBHOOK_WORKER: 'off' }, nodeArguments);
     try {
       const { fixture } = database;
       const portfolio = new ContractClient(server.url);

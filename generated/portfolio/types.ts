@@ -1754,7 +1754,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The database stayed locked by another writer (for example an import running in the admin CLI) for longer than the server waits, about 1.3 s (code `service_unavailable`). Nothing was changed. Retry after `Retry-After` seconds. */
+        /** @description The database cannot answer now (code `service_unavailable`): either it stayed locked by another writer (for example an import running in the admin CLI) for longer than the server waits, about 1.3 s; or it is unreachable, down or restarting (its connections refused or cut). Nothing was changed. Retry after `Retry-After` seconds; the same call succeeds once the database is back. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -4378,7 +4378,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unavailable`: the database stayed locked by another writer (another process, a long maintenance transaction) for longer than the server waits for it, about 1.3 s of short retries that do not hold up other requests. Nothing was written: a write that answered 503 changed nothing, and retrying it with the same `Idempotency-Key` creates the resource exactly once. Retry after `Retry-After` seconds. Reads keep working while a writer holds the lock. */
+        /** @description `unavailable`: the database cannot answer now. Either it stayed locked by another writer (another process, a long maintenance transaction) for longer than the server waits for it, about 1.3 s of short retries that do not hold up other requests (`Retry-After` about 2 s); or it is unreachable: down, restarting or failing over, its connections refused or cut (`Retry-After: 5`). Nothing was written, except in the rare case that the connection was lost during the commit itself; either way retrying a create with the same `Idempotency-Key` creates the resource exactly once. Retry after `Retry-After` seconds. Reads keep working while a writer holds the lock; an unreachable database refuses reads too. A 503 is never a bug of the call: the same call succeeds once the database is back. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -24,7 +24,7 @@ if (!otherCheckout) throw new Error('usage: admissionAb.ts <other checkout> [red
 function startServer(root: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=50', '--import', 'tsx', 'src/server.ts'], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'off', WEBHOOK_WORKER: 'off', ...env },
+    env: { ...process.env, NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'off', WEBHOOK_WORKER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

@@ -85,7 +85,7 @@ async function startOnce(nodeArguments: string[], databasePath: string, credenti
   const started = performance.now();
   const child = spawn(process.execPath, nodeArguments, {
     cwd: repoRoot,
-    env: { ...process.env, NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'off' },
+    env: { ...process.env, NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', DATABASE_PATH: databasePath, PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'off' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killAtExit = () => child.kill('SIGKILL');

@@ -2,7 +2,7 @@
 // workspaces, users, sessions and personal access tokens, OAuth clients, and the demo data set.
 // Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -416,6 +416,11 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
           } catch (error) {
             if (error instanceof ConfigError) throw new CliError(error.message);
             throw error;
+          }
+          // Run from another folder, or before the server ever started, the default path names no database yet:
+          // say that this creates one, rather than let a command seem to find nothing in the server's.
+          if (!postgres && !io.env.DATABASE_PATH && !existsSync(databasePath)) {
+            io.stderr(`No database at ${databasePath} (DATABASE_PATH is not set): creating a new, empty one. Set DATABASE_PATH to open the server's.\n`);
           }
           opened = await openStore({ postgres, databasePath });
         }

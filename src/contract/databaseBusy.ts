@@ -1,5 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { isDatabaseBusy } from '../store/database.js';
+import { StoreUnavailableError } from '../store/errors.js';
 
 /**
  * Pauses between attempts of a write that found the database locked: about 1.3 s in all. The
@@ -8,11 +9,9 @@ import { isDatabaseBusy } from '../store/database.js';
  */
 export const WRITE_RETRY_PAUSES_MS = [10, 20, 40, 80, 150, 250, 300, 400] as const;
 
-export class DatabaseStillBusyError extends Error {}
-
 /**
  * Runs `attempt` (one whole transaction: it writes everything or nothing) again after each pause
- * while the database is locked; then gives up with `DatabaseStillBusyError`.
+ * while the database is locked; then gives up with StoreUnavailableError (`busy`).
  */
 export async function retryWhileBusy<T>(attempt: () => T | Promise<T>, pausesMs: readonly number[] = WRITE_RETRY_PAUSES_MS): Promise<T> {
   for (let index = 0; ; index += 1) {
@@ -21,7 +20,7 @@ export async function retryWhileBusy<T>(attempt: () => T | Promise<T>, pausesMs:
     } catch (error) {
       if (!isDatabaseBusy(error)) throw error;
       const pause = pausesMs[index];
-      if (pause === undefined) throw new DatabaseStillBusyError('the database stayed locked by another writer', { cause: error });
+      if (pause === undefined) throw new StoreUnavailableError('busy', { cause: error });
       await wait(pause);
     }
   }

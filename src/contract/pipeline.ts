@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
-import { DatabaseStillBusyError, retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
-import { isDatabaseBusy } from '../store/database.js';
+import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import { asStoreUnavailable } from '../store/database.js';
 import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
@@ -21,6 +21,12 @@ import {
 } from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
+
+/**
+ * Retry-After of a call that found the database unreachable: about what a PostgreSQL restart or a
+ * failover takes, long enough that clients do not hammer a database coming back.
+ */
+const UNREACHABLE_RETRY_AFTER_SECONDS = 5;
 
 /** How often a claim that could not be dropped (a locked database) is tried again. */
 const CLAIM_RELEASE_RETRY_MS = 1_000;
@@ -349,10 +355,12 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   // A path segment that is not valid percent-encoding names nothing.
   if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
   if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
-  if (error instanceof DatabaseStillBusyError || isDatabaseBusy(error)) {
+  const unavailable = asStoreUnavailable(error);
+  if (unavailable?.reason === 'busy') {
     const budgetSeconds = pauses.reduce((sum, pause) => sum + pause, 0) / 1000;
-    return new PipelineFailure({ kind: 'unavailable', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
+    return new PipelineFailure({ kind: 'unavailable', reason: 'busy', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
   }
+  if (unavailable) return new PipelineFailure({ kind: 'unavailable', reason: 'unreachable', retryAfterSeconds: UNREACHABLE_RETRY_AFTER_SECONDS });
   return error;
 }
 
@@ -382,11 +390,17 @@ function withHeaders(reply: Reply, headers: Record<string, string> | undefined):
  * the handler is checked by npm run check:contract (scripts/contract/handlerFiles.ts), and again by the import.
  */
 function handlerOnFirstCall(directory: URL, operationId: string): () => Promise<AnyOperationHandler> {
-  if (!['.js', '.ts'].some((extension) => existsSync(new URL(`${operationId}${extension}`, directory)))) {
-    throw new Error(`No handler for operation ${operationId}: add ${fileURLToPath(new URL(`${operationId}.ts`, directory))} exporting const ${operationId}`);
-  }
+  const [missing] = missingHandlerFiles(directory, [operationId]);
+  if (missing) throw new Error(missing);
   let handler: Promise<AnyOperationHandler> | undefined;
   return () => (handler ??= loadHandler(directory, operationId));
+}
+
+/** What to add for each operation whose handler file is not in `directory` (compiled `.js`, or `.ts` under tsx); start-up asks before it changes anything. */
+export function missingHandlerFiles(directory: URL, operationIds: readonly string[]): string[] {
+  return operationIds
+    .filter((operationId) => !['.js', '.ts'].some((extension) => existsSync(new URL(`${operationId}${extension}`, directory))))
+    .map((operationId) => `No handler for operation ${operationId}: add ${fileURLToPath(new URL(`${operationId}.ts`, directory))} exporting const ${operationId}`);
 }
 
 async function loadHandler(directory: URL, operationId: string): Promise<AnyOperationHandler> {

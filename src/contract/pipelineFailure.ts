@@ -11,8 +11,12 @@ export type Failure =
   | { kind: 'invalid-request'; errors: readonly ErrorObject[] }
   | { kind: 'unsupported-media-type'; contentType: string; accepted: readonly string[] }
   | { kind: 'payload-too-large'; limitBytes: number }
-  /** The database stayed locked by another writer for the whole retry budget; nothing was written. */
-  | { kind: 'unavailable'; retryAfterSeconds: number }
+  /**
+   * The database could not answer: `busy`, it stayed locked by another writer for the whole retry
+   * budget; `unreachable`, it is down, restarting or cut off. Nothing was written (but see the
+   * 503's description: a connection lost during the commit itself leaves it unknown).
+   */
+  | { kind: 'unavailable'; reason: 'busy' | 'unreachable'; retryAfterSeconds: number }
   /** Refused by Node's HTTP parser before any API saw the request. */
   /** `code` names a case the API may word apart. */
   | { kind: 'malformed-request'; reason: string; code?: 'duplicate-authorization' | 'invalid-utf8' | 'duplicate-json-key' | 'json-too-deep' }

@@ -108,10 +108,12 @@ function asPortfolioError(error: unknown): unknown {
       });
     case 'invalid-request':
       return invalidParameters(failure);
-    case 'unavailable':
-      return new PortfolioError('service_unavailable', `The service is busy; retry after ${failure.retryAfterSeconds} seconds.`, {
+    case 'unavailable': {
+      const why = failure.reason === 'busy' ? 'The service is busy' : 'The database cannot be reached now';
+      return new PortfolioError('service_unavailable', `${why}; retry after ${failure.retryAfterSeconds} seconds.`, {
         headers: { 'retry-after': String(failure.retryAfterSeconds) },
       });
+    }
     case 'malformed-request':
       return new PortfolioError('malformed_request', `The request is malformed: ${failure.reason}.`);
     case 'headers-too-large':

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { projectFile } from '../projectFiles.js';
 import { drizzleFor } from './drizzle.js';
+import { isEngineUnreachable, StoreUnavailableError } from './errors.js';
 import { migrationsAfter } from './migrationJournal.js';
 import { revisionTriggers } from './revisionTriggers.js';
 import { backfillTaskCompletions } from './tasks.js';
@@ -122,3 +123,15 @@ export function isDatabaseBusy(error: unknown): boolean {
 }
 
 const busyCodes = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED', '40001', '40P01', '55P03']);
+
+/**
+ * The one question callers outside the store ask of a failure: is the database unavailable (busy
+ * or unreachable) rather than the call wrong? The engines raise StoreUnavailableError; the driver's
+ * own busy and outage errors, from code that runs the driver directly, are recognized too.
+ */
+export function asStoreUnavailable(error: unknown): StoreUnavailableError | undefined {
+  if (error instanceof StoreUnavailableError) return error;
+  if (isDatabaseBusy(error)) return new StoreUnavailableError('busy', { cause: error });
+  if (isEngineUnreachable(error)) return new StoreUnavailableError('unreachable', { cause: error });
+  return undefined;
+}

@@ -19,6 +19,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { drizzleFor, type AppDatabase, type BuiltQuery } from './drizzle.js';
+import { asStoreFailure } from './errors.js';
 import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 
 export type EngineKind = 'sqlite' | 'postgres';
@@ -231,6 +232,27 @@ export function isEngine(source: StoreSource): source is StoreEngine {
   return typeof (source as StoreEngine).statement === 'function' && typeof (source as StoreEngine).write === 'function';
 }
 
+/**
+ * Runs `work`, raising an unreachable engine's error (a refused or lost PostgreSQL connection, a
+ * SQLite file that cannot be opened or read) as StoreUnavailableError: the one outage error callers see.
+ */
+async function failingAsStore<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asStoreFailure(error);
+  }
+}
+
+/** failingAsStore for the synchronous driver's calls. */
+function failingAsStoreNow<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw asStoreFailure(error);
+  }
+}
+
 function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
   const transactions = sqliteWriteTransactions(db);
   return {
@@ -238,10 +260,10 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     writesOneAtATime: true,
     orm: drizzleFor(db),
     dialect: sqliteDialect,
-    write: (change) => transactions.write(change),
-    read: (read) => readCommitted(transactions, read),
-    snapshot: (read) => transactions.snapshot(read),
-    autocommit: (change) => transactions.write(change),
+    write: (change) => failingAsStore(() => transactions.write(change)),
+    read: (read) => failingAsStore(() => readCommitted(transactions, read)),
+    snapshot: (read) => failingAsStore(() => transactions.snapshot(read)),
+    autocommit: (change) => failingAsStore(() => transactions.write(change)),
     afterCommit: (callback) => transactions.afterCommit(callback),
     announceCommit: () => undefined,
     listen: async () => async () => undefined,
@@ -256,21 +278,24 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
         return (arrays ??= db.prepare<unknown[], Row>(compiled().source).raw(true));
       };
       return {
-        rows: async (args) => arrayStatement().all(...compiled().bind(args)),
-        row: async (args) => arrayStatement().get(...compiled().bind(args)),
-        value: async (args) => {
-          transactions.refuseEnded();
-          return (values ??= db.prepare<unknown[], unknown>(compiled().source).pluck(true)).get(...compiled().bind(args));
-        },
-        objects: async (args) => arrayStatement().all(...compiled().bind(args)).map((row) => compiled().toObject(row as unknown as unknown[])),
+        rows: async (args) => failingAsStoreNow(() => arrayStatement().all(...compiled().bind(args))),
+        row: async (args) => failingAsStoreNow(() => arrayStatement().get(...compiled().bind(args))),
+        value: async (args) =>
+          failingAsStoreNow(() => {
+            transactions.refuseEnded();
+            return (values ??= db.prepare<unknown[], unknown>(compiled().source).pluck(true)).get(...compiled().bind(args));
+          }),
+        objects: async (args) =>
+          failingAsStoreNow(() => arrayStatement().all(...compiled().bind(args))).map((row) => compiled().toObject(row as unknown as unknown[])),
         object: async (args) => {
-          const row = arrayStatement().get(...compiled().bind(args));
+          const row = failingAsStoreNow(() => arrayStatement().get(...compiled().bind(args)));
           return row === undefined ? undefined : compiled().toObject(row as unknown as unknown[]);
         },
-        run: async (args) => {
-          transactions.refuseEnded();
-          return (writes ??= db.prepare<unknown[], unknown>(compiled().source)).run(...compiled().bind(args)).changes;
-        },
+        run: async (args) =>
+          failingAsStoreNow(() => {
+            transactions.refuseEnded();
+            return (writes ??= db.prepare<unknown[], unknown>(compiled().source)).run(...compiled().bind(args)).changes;
+          }),
       };
     },
     close: async () => undefined,
@@ -523,9 +548,9 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     writesOneAtATime: false,
     orm: builder as unknown as AppDatabase,
     dialect: postgresDialect,
-    write,
+    write: (change) => failingAsStore(() => write(change)),
     read: async (read) => read(),
-    snapshot,
+    snapshot: (read) => failingAsStore(() => snapshot(read)),
     // Outside a transaction every statement runs on the pool, in a transaction of its own; inside one it joins it.
     autocommit: async (change) => change(),
     afterCommit(callback) {
@@ -555,7 +580,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       };
       const query_ = async (args: Args) => {
         const config: pg.QueryArrayConfig = { ...preparedStatement(), values: compiled().bind(args), rowMode: 'array' };
-        const result = await connection().query(config);
+        const result = await failingAsStore(() => connection().query(config));
         return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
       };
       return {

@@ -202,7 +202,10 @@ function asProblem(error: unknown): unknown {
       return new ApiProblem('request-timeout', { detail: `The request did not arrive in time (its head within ${failure.timeoutMs / 1000} seconds, all of it within the server's request timeout).` });
     case 'unavailable':
       return new ApiProblem('unavailable', {
-        detail: `The database is busy with another writer; nothing was written. Retry after ${failure.retryAfterSeconds} seconds.`,
+        detail:
+          failure.reason === 'busy'
+            ? `The database is busy with another writer; nothing was written. Retry after ${failure.retryAfterSeconds} seconds.`
+            : `The database cannot be reached now (down or restarting). Retry after ${failure.retryAfterSeconds} seconds.`,
         headers: { 'retry-after': String(failure.retryAfterSeconds) },
       });
   }

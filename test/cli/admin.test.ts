@@ -208,6 +208,13 @@ describe('admin CLI', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(existsSync(path.join(cwd, 'data', 'app.db'))).toBe(true);
       expect(readFileSync(path.join(cwd, 'data', 'app.db')).length).toBeGreaterThan(0);
+      // It says that it created the database rather than opened one; stdout stays the JSON answer.
+      expect(run.stderr).toBe(`No database at ${path.join(cwd, 'data', 'app.db')} (DATABASE_PATH is not set): creating a new, empty one. Set DATABASE_PATH to open the server's.\n`);
+      expect(JSON.parse(run.stdout)).toEqual({ id: expect.any(String) });
+      // The next run opens it, without a word.
+      const again = await runAdminCli(['tenant', 'list', '--json'], { cwd, env: { DATABASE_PATH: undefined } });
+      expect(again.stderr).toBe('');
+      expect((JSON.parse(again.stdout) as { tenants: unknown[] }).tenants).toHaveLength(1);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

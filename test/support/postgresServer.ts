@@ -130,10 +130,24 @@ async function makeMigratedTemplate(serverUrl: string): Promise<string> {
   return migratedTemplateName;
 }
 
+/** A server of its own that a test may take down and bring back (an outage or a restart), keeping its data. */
+export interface OwnPostgresServer extends PostgresServer {
+  /** pg_ctl stop (`fast`: connections are ended as in a restart) of this server only, by its data folder. */
+  halt(): Promise<void>;
+  /** pg_ctl start of the same data folder on the same port. */
+  resume(): Promise<void>;
+}
+
 /** A server of its own, for a test that stops or breaks it; most tests want sharedPostgresServer(). */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(): Promise<OwnPostgresServer> {
   const location = await startServerProcess();
-  return serverHandle(location, () => stopServer(location));
+  return {
+    ...serverHandle(location, () => stopServer(location)),
+    halt: () => stopLocalPostgres(location.folder, 'fast'),
+    resume: async () => {
+      await startLocalPostgres({ folder: location.folder, port: Number(new URL(location.url).port), durable: false });
+    },
+  };
 }
 
 // ─── One server per test run ────────────────────────────────────────────────────────────────────
