@@ -1,0 +1,160 @@
+// The analytics store on SQLite, run in a small pool of worker threads (node:worker_threads), each
+// with its own read-only connection (analyticsWorker.ts): an aggregate over 100,000 tasks takes
+// 50 to 300 ms of synchronous SQLite, which on the request loop would hold every other request
+// for that long. The handlers stay on the main thread (they are cheap); only the store's reads
+// travel. The gate in front of the expensive operations (expensiveCallGate.ts) keeps at most one
+// call per thread running, so a read seldom waits here; when it does, it waits in arrival order.
+//
+// Threads start on the first read (a server that never answers analytics starts none), never keep
+// the process alive (unref), and are terminated by close(). A thread that dies (a crash, an
+// out-of-memory end) fails the read it was running with AnalyticsWorkerCrashedError (a 500
+// problem whose body names nothing of it) and is replaced on the next read.
+import { Worker } from 'node:worker_threads';
+import type { AnalyticsStore } from '../store/analytics.js';
+import type { AnalyticsMethod, AnalyticsRequest, AnalyticsResponse, AnalyticsWorkerData } from './analyticsWorker.js';
+
+export interface AnalyticsWorkerPoolOptions {
+  databasePath: string;
+  /** Threads at most. */
+  threads: number;
+  /** Each thread's SQLite busy timeout (a read waits for a checkpoint at most this long). */
+  busyTimeoutMs: number;
+  /** Old-generation heap of each thread, MB (RSS stays bounded). */
+  maxHeapMb?: number;
+  /** The thread's module (tests inject one that fails). */
+  workerUrl?: URL;
+}
+
+export interface AnalyticsWorkerPool {
+  /** The analytics store whose every read runs in a thread. */
+  readonly store: AnalyticsStore;
+  /** Threads alive now. */
+  threads(): number;
+  /** Ends every thread; reads still waiting or running fail. */
+  close(): Promise<void>;
+}
+
+/** A thread ended while it ran a read: the read's answer is a 500, its cause stays in the log. */
+export class AnalyticsWorkerCrashedError extends Error {
+  constructor(exitCode: number | undefined) {
+    super(`an analytics worker thread ended${exitCode === undefined ? '' : ` with exit code ${exitCode}`} while it ran a read`);
+  }
+}
+
+/** An error a thread answered, with SQLite's code kept (a busy database still answers 503). */
+export class AnalyticsWorkerError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export class AnalyticsPoolClosedError extends Error {
+  constructor() {
+    super('the analytics worker pool is closed');
+  }
+}
+
+interface PendingRead {
+  request: AnalyticsRequest;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  running: PendingRead | undefined;
+}
+
+const methods: readonly AnalyticsMethod[] = ['hasProject', 'hasUser', 'tasksCreated', 'tasksCompleted', 'cycleTimes', 'overdue', 'pipeline'];
+
+function defaultWorkerUrl(): { url: URL; execArgv: string[] } {
+  // Under tsx (npm start, tests) the thread loads the TypeScript source through tsx; built, the .js beside this file.
+  const typescript = import.meta.url.endsWith('.ts');
+  return { url: new URL(`./analyticsWorker.${typescript ? 'ts' : 'js'}`, import.meta.url), execArgv: typescript ? ['--import', 'tsx'] : [] };
+}
+
+export function createAnalyticsWorkerPool(options: AnalyticsWorkerPoolOptions): AnalyticsWorkerPool {
+  const size = Math.max(1, options.threads);
+  const module = options.workerUrl ? { url: options.workerUrl, execArgv: ['--import', 'tsx'] } : defaultWorkerUrl();
+  const threads: Thread[] = [];
+  const waiting: PendingRead[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const startThread = (): Thread => {
+    const worker = new Worker(module.url, {
+      workerData: { databasePath: options.databasePath, busyTimeoutMs: options.busyTimeoutMs } satisfies AnalyticsWorkerData,
+      // The server's own node flags (heap sizes) are not a thread's.
+      execArgv: module.execArgv,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 64, maxYoungGenerationSizeMb: 8 },
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    const thread: Thread = { worker, running: undefined };
+    worker.on('message', (response: AnalyticsResponse) => {
+      const read = thread.running;
+      if (!read || read.request.id !== response.id) return;
+      thread.running = undefined;
+      if ('error' in response) read.reject(new AnalyticsWorkerError(response.error.message, response.error.code));
+      else read.resolve(response.value);
+      dispatch();
+    });
+    // 'error' (an uncaught exception in the thread) is followed by 'exit'.
+    worker.on('error', () => undefined);
+    worker.on('exit', (exitCode) => {
+      const index = threads.indexOf(thread);
+      if (index >= 0) threads.splice(index, 1);
+      const read = thread.running;
+      thread.running = undefined;
+      read?.reject(closed ? new AnalyticsPoolClosedError() : new AnalyticsWorkerCrashedError(exitCode));
+      if (!closed) dispatch();
+    });
+    threads.push(thread);
+    return thread;
+  };
+
+  const dispatch = () => {
+    while (waiting.length > 0) {
+      let thread = threads.find((candidate) => candidate.running === undefined);
+      if (!thread && threads.length < size) thread = startThread();
+      if (!thread) return;
+      const read = waiting.shift()!;
+      thread.running = read;
+      thread.worker.postMessage(read.request);
+    }
+  };
+
+  const call = (method: AnalyticsMethod, args: unknown[]): Promise<unknown> => {
+    if (closed) return Promise.reject(new AnalyticsPoolClosedError());
+    return new Promise((resolve, reject) => {
+      waiting.push({ request: { id: nextId++, method, args }, resolve, reject });
+      dispatch();
+    });
+  };
+
+  // A range travels as its four numbers and size, not with its list of buckets.
+  const range = (value: unknown) => {
+    const { workspaceId, from, to, bucket } = value as { workspaceId: string; from: number; to: number; bucket: string };
+    return { workspaceId, from, to, bucket };
+  };
+  const store = Object.fromEntries(
+    methods.map((method) => [
+      method,
+      (...args: unknown[]) => call(method, method === 'hasProject' || method === 'hasUser' ? args : [range(args[0]), ...args.slice(1)]),
+    ]),
+  ) as unknown as AnalyticsStore;
+
+  return {
+    store,
+    threads: () => threads.length,
+    async close() {
+      closed = true;
+      for (const read of waiting.splice(0)) read.reject(new AnalyticsPoolClosedError());
+      await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    },
+  };
+}
