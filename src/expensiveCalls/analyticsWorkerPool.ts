@@ -5,10 +5,12 @@
 // travel. The gate in front of the expensive operations (expensiveCallGate.ts) keeps at most one
 // call per thread running, so a read seldom waits here; when it does, it waits in arrival order.
 //
-// Threads start on the first read (a server that never answers analytics starts none), never keep
-// the process alive (unref), and are terminated by close(). A thread that dies (a crash, an
+// Threads start on the first read (a server that never answers analytics starts none), keep the
+// process alive only while they run a read (unref when idle), and are terminated by close(). A thread that dies (a crash, an
 // out-of-memory end) fails the read it was running with AnalyticsWorkerCrashedError (a 500
 // problem whose body names nothing of it) and is replaced on the next read.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AnalyticsStore } from '../store/analytics.js';
 import type { AnalyticsMethod, AnalyticsRequest, AnalyticsResponse, AnalyticsWorkerData } from './analyticsWorker.js';
@@ -70,25 +72,37 @@ interface Thread {
 
 const methods: readonly AnalyticsMethod[] = ['hasProject', 'hasUser', 'tasksCreated', 'tasksCompleted', 'cycleTimes', 'overdue', 'pipeline'];
 
-function defaultWorkerUrl(): { url: URL; execArgv: string[] } {
-  // Under tsx (npm start, tests) the thread loads the TypeScript source through tsx; built, the .js beside this file.
-  const typescript = import.meta.url.endsWith('.ts');
-  return { url: new URL(`./analyticsWorker.${typescript ? 'ts' : 'js'}`, import.meta.url), execArgv: typescript ? ['--import', 'tsx'] : [] };
+function defaultWorkerUrl(): URL {
+  // Under tsx (npm start, tests) the TypeScript source; built, the .js beside this file.
+  return new URL(`./analyticsWorker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+}
+
+/**
+ * What a thread runs: the module itself, or for TypeScript a bootstrap that registers tsx's loader
+ * in the thread first (a thread does not inherit the main thread's loader hooks, and `--import tsx`
+ * in its execArgv does not reach its entry module on Node 20).
+ */
+function threadEntry(url: URL): { entry: string | URL; eval: boolean } {
+  if (!url.pathname.endsWith('.ts')) return { entry: url, eval: false };
+  // The package's ESM entry (its "import" condition): require.resolve names the CommonJS one beside it.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return { entry: `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, eval: true };
 }
 
 export function createAnalyticsWorkerPool(options: AnalyticsWorkerPoolOptions): AnalyticsWorkerPool {
   const size = Math.max(1, options.threads);
-  const module = options.workerUrl ? { url: options.workerUrl, execArgv: ['--import', 'tsx'] } : defaultWorkerUrl();
+  const module = threadEntry(options.workerUrl ?? defaultWorkerUrl());
   const threads: Thread[] = [];
   const waiting: PendingRead[] = [];
   let nextId = 1;
   let closed = false;
 
   const startThread = (): Thread => {
-    const worker = new Worker(module.url, {
+    const worker = new Worker(module.entry, {
+      eval: module.eval,
       workerData: { databasePath: options.databasePath, busyTimeoutMs: options.busyTimeoutMs } satisfies AnalyticsWorkerData,
       // The server's own node flags (heap sizes) are not a thread's.
-      execArgv: module.execArgv,
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 64, maxYoungGenerationSizeMb: 8 },
       stdout: false,
       stderr: false,
@@ -99,6 +113,7 @@ export function createAnalyticsWorkerPool(options: AnalyticsWorkerPoolOptions): 
       const read = thread.running;
       if (!read || read.request.id !== response.id) return;
       thread.running = undefined;
+      worker.unref();
       if ('error' in response) read.reject(new AnalyticsWorkerError(response.error.message, response.error.code));
       else read.resolve(response.value);
       dispatch();
@@ -124,6 +139,8 @@ export function createAnalyticsWorkerPool(options: AnalyticsWorkerPoolOptions): 
       if (!thread) return;
       const read = waiting.shift()!;
       thread.running = read;
+      // Referenced while it runs a read (its caller waits for it), unreferenced when idle.
+      thread.worker.ref();
       thread.worker.postMessage(read.request);
     }
   };
