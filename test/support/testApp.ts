@@ -84,7 +84,9 @@ export function memoryLogger(lines: string[]): Logger {
  * The real server on port 0 over a real SQLite file in a temp directory, loaded with the demo
  * data, with response validation enforced; its client validates every response again.
  */
-export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config>; analyticsWorkerUrl?: URL } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
@@ -134,6 +136,7 @@ async function startOnEngine(
     logger: memoryLogger(logLines),
     ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.store, sqlite: undefined, location: 'test database', close: async () => {} } }),
     now,
+    analyticsWorkerUrl: options.analyticsWorkerUrl,
   });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
