@@ -67,6 +67,9 @@ import { createHealthEndpoints } from './http/healthEndpoints.js';
 import { createRootIndex } from './http/rootIndex.js';
 import { createReadiness } from './health/readiness.js';
 import { createDatabaseReadiness } from './store/readiness.js';
+import { createExpensiveCallGate, type ExpensiveCallGate } from './expensiveCalls/expensiveCallGate.js';
+import { createAnalyticsWorkerPool, type AnalyticsWorkerPool } from './expensiveCalls/analyticsWorkerPool.js';
+import type { AnalyticsStore } from './store/analytics.js';
 
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
@@ -87,6 +90,8 @@ export interface RunningApp {
   db: BetterSqlite3.Database | undefined;
   /** The store engine the app serves from. */
   engine: StoreEngine;
+  /** The concurrency caps of expensive calls, and on SQLite the worker threads that run their reads. */
+  expensiveCalls: { gate: ExpensiveCallGate; pool: AnalyticsWorkerPool | undefined };
   /** The in-process webhook delivery worker, when `config.webhookWorker` is on. */
   webhookWorker: DeliveryWorker | undefined;
   /**
@@ -105,6 +110,8 @@ export interface AppDependencies {
   db?: BetterSqlite3.Database;
   /** An already opened store, SQLite or PostgreSQL (the server's start-up); closed by its opener. */
   store?: OpenedStore;
+  /** The analytics threads' module (tests inject one that fails). */
+  analyticsWorkerUrl?: URL;
   /** What the in-process webhook worker gets injected (tests: DNS, jitter, retry sweep, timeout). */
   webhookDelivery?: Pick<DeliveryWorkerOptions, 'lookup' | 'random' | 'retrySweep' | 'timeoutMs' | 'concurrency'>;
   /**
@@ -173,6 +180,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     }
   }
 
+  const expensiveCalls = expensiveCallSetup(config, opened, deps.analyticsWorkerUrl);
   const referenceAssets = createReferenceAssets();
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl, { allowLoopbackWebhooks: config.webhookAllowLoopback });
@@ -206,7 +214,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         projects: createProjectStore(storeEngine, { now }),
         crm: { companies: createCompanyStore(storeEngine, { now }), contacts: createContactStore(storeEngine, { now }), deals: createDealStore(storeEngine, { now }) },
         contracts,
-        analytics: createAnalyticsStore(storeEngine),
+        analytics: expensiveCalls.analytics,
         webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now, resolver: webhookResolver }),
         cursors: createCursorCodec(cursorSecret),
         listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages }),
@@ -231,6 +239,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       planTable,
       callCounter,
       sqliteLimits,
+      expensiveCalls: expensiveCalls.gate,
       cors: corsPolicy,
       problemTypeBase: config.errorTypeBase,
       now,
@@ -404,6 +413,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     server,
     db,
     engine: storeEngine,
+    expensiveCalls: { gate: expensiveCalls.gate, pool: expensiveCalls.pool },
     webhookWorker,
     markShuttingDown: () => readiness.markShuttingDown(),
     close() {
@@ -425,7 +435,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
               const lost = sqliteLimits.localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
               if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
             }
-            void closeStore()
+            void (expensiveCalls.pool?.close() ?? Promise.resolve())
+              .then(closeStore)
               .then(closeRedis)
               .then(resolve);
           });
@@ -437,6 +448,30 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       return closing;
     },
   };
+}
+
+/** How long a worker thread's read waits for SQLite (a checkpoint): it holds only its own thread. */
+const ANALYTICS_THREAD_BUSY_TIMEOUT_MS = 2_000;
+
+/**
+ * The caps of expensive calls and the analytics store they read with. SQLite on a file: a pool of
+ * worker threads (EXPENSIVE_CALL_THREADS), as many calls running as threads. PostgreSQL: the
+ * engine's store, as many calls running as EXPENSIVE_CALL_CONNECTIONS (half the pool by default),
+ * so that the other requests always find a connection. SQLite in memory, or with 0 threads: on the
+ * main thread, one at a time.
+ */
+function expensiveCallSetup(config: Config, opened: OpenedStore, workerUrl: URL | undefined): { gate: ExpensiveCallGate; pool: AnalyticsWorkerPool | undefined; analytics: AnalyticsStore } {
+  const { threads, queued, perWorkspace, postgresConnections } = config.expensiveCalls;
+  if (opened.engine.kind === 'postgres') {
+    const running = postgresConnections ?? Math.max(1, Math.floor((config.postgres?.poolMax ?? 10) / 2));
+    return { gate: createExpensiveCallGate({ running, queued, perWorkspace }), pool: undefined, analytics: createAnalyticsStore(opened.engine) };
+  }
+  const file = opened.sqlite?.name;
+  if (threads > 0 && file && file !== ':memory:') {
+    const pool = createAnalyticsWorkerPool({ databasePath: file, threads, busyTimeoutMs: ANALYTICS_THREAD_BUSY_TIMEOUT_MS, workerUrl });
+    return { gate: createExpensiveCallGate({ running: threads, queued, perWorkspace }), pool, analytics: pool.store };
+  }
+  return { gate: createExpensiveCallGate({ running: 1, queued, perWorkspace }), pool: undefined, analytics: createAnalyticsStore(opened.engine) };
 }
 
 /** An opened store over a SQLite connection its opener keeps (tests). */

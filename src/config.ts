@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export type ResponseValidationMode = 'off' | 'warn' | 'enforce';
@@ -48,6 +49,8 @@ export interface Config {
   listPageCachePages: number;
   /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
   databaseBusyTimeoutMs: number;
+  /** Expensive calls (x-ratelimit-cost above 1, the analytics): how many run at once, wait, and are in flight per workspace. */
+  expensiveCalls: ExpensiveCallsConfig;
   /** Node's HTTP server limits: a client slower than these is answered 408 and cut off. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxHeaderBytes: number; maxConnections: number };
   /** The AI routes: which provider answers them, and the price table their spend is charged by. */
@@ -60,6 +63,22 @@ export interface Config {
   shutdownDelayMs: number;
   /** The port of `npm run worker`'s /livez and /readyz listener (0: any free port); undefined: no listener. */
   workerHealthPort: number | undefined;
+}
+
+export interface ExpensiveCallsConfig {
+  /** SQLite: worker threads that run them, each with its own read-only connection; 0 runs them on the main thread. */
+  threads: number;
+  /** Calls that wait for a running one; beyond them, 429. */
+  queued: number;
+  /** Calls of one workspace in flight (running or waiting); beyond them, 429. */
+  perWorkspace: number;
+  /** PostgreSQL: connections of the pool they may hold at once; undefined: half of DATABASE_POOL_MAX. */
+  postgresConnections: number | undefined;
+}
+
+/** The default thread count: one on two cores or fewer (the other core serves requests), else one less than the cores, at most 4. */
+export function defaultExpensiveCallThreads(cores = availableParallelism()): number {
+  return cores <= 2 ? 1 : Math.min(4, cores - 1);
 }
 
 export interface RedisConfig {
@@ -150,6 +169,23 @@ export const ENVIRONMENT_VARIABLES = [
     default: '20',
     description:
       "How long one SQLite statement waits for another process's write lock (the wait blocks the process). Writes are then retried without blocking for about 1.3 s before answering 503; reads never wait for a writer.",
+  },
+  {
+    name: 'EXPENSIVE_CALL_THREADS',
+    default: '1 on 2 cores, else cores - 1 (at most 4)',
+    description:
+      'SQLite: worker threads that run the expensive calls (x-ratelimit-cost above 1: the analytics), each with a read-only connection, so they never hold the request loop; 0 runs them on the main thread. Also how many run at once.',
+  },
+  { name: 'EXPENSIVE_CALL_QUEUE', default: '8', description: 'Expensive calls that may wait for a running one; a call beyond them answers 429 rate-limited (code expensive-call-queue-full).' },
+  {
+    name: 'EXPENSIVE_CALLS_PER_WORKSPACE',
+    default: '2',
+    description: 'Expensive calls one workspace may have in flight (running or waiting); one more answers 429 rate-limited (code workspace-concurrency-cap).',
+  },
+  {
+    name: 'EXPENSIVE_CALL_CONNECTIONS',
+    default: 'half of DATABASE_POOL_MAX',
+    description: 'PostgreSQL: pool connections the expensive calls may hold at once (they run on the request loop, which only waits for them), so other requests always find a connection.',
   },
   { name: 'HTTP_HEADERS_TIMEOUT_MS', default: '10000', description: 'Time a client has to send the whole request head; slower ones are answered 408 and disconnected.' },
   { name: 'HTTP_REQUEST_TIMEOUT_MS', default: '30000', description: 'Time a client has to send the whole request, body included; then 408.' },
@@ -457,6 +493,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     answerCacheMaxBytes: positiveInteger('ANSWER_CACHE_MAX_BYTES', env.ANSWER_CACHE_MAX_BYTES, 32 * 1024 * 1024, true),
     listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
     databaseBusyTimeoutMs: positiveInteger('DATABASE_BUSY_TIMEOUT_MS', env.DATABASE_BUSY_TIMEOUT_MS, 20, true),
+    expensiveCalls: {
+      threads: positiveInteger('EXPENSIVE_CALL_THREADS', env.EXPENSIVE_CALL_THREADS, defaultExpensiveCallThreads(), true),
+      queued: positiveInteger('EXPENSIVE_CALL_QUEUE', env.EXPENSIVE_CALL_QUEUE, 8, true),
+      perWorkspace: positiveInteger('EXPENSIVE_CALLS_PER_WORKSPACE', env.EXPENSIVE_CALLS_PER_WORKSPACE, 2),
+      postgresConnections: env.EXPENSIVE_CALL_CONNECTIONS === undefined || env.EXPENSIVE_CALL_CONNECTIONS === '' ? undefined : positiveInteger('EXPENSIVE_CALL_CONNECTIONS', env.EXPENSIVE_CALL_CONNECTIONS, 1),
+    },
     http: {
       headersTimeoutMs: positiveInteger('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),
       requestTimeoutMs: positiveInteger('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS, 30_000),

@@ -30,6 +30,9 @@ export const operationIds = [
   'getReferencePage',
 ] as const;
 
+/** `x-ratelimit-cost` of the operations that declare one (every other call counts 1 unit): expensive calls, run apart with a concurrency cap per workspace. */
+export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = {};
+
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */
 export const scopeCatalogue = [
 ] as const;

@@ -73,6 +73,14 @@ export const operationIds = [
   'getReferencePage',
 ] as const;
 
+/** `x-ratelimit-cost` of the operations that declare one (every other call counts 1 unit): expensive calls, run apart with a concurrency cap per workspace. */
+export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = {
+  getTaskThroughput: 5,
+  getTaskCycleTime: 10,
+  getOverdueTasks: 20,
+  getDealPipeline: 5
+};
+
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */
 export const scopeCatalogue = [
   'tasks:read',
@@ -675,7 +683,7 @@ export const problemTypes = {
   "rate-limited": {
     "status": 429,
     "title": "Rate limit exceeded",
-    "when": "Per-minute allowance used up: `Retry-After`, `rateLimit`."
+    "when": "Per-minute allowance used up (`rateLimit`), or the concurrency cap of expensive calls met (`code`): `Retry-After`."
   },
   "quota-exceeded": {
     "status": 429,

@@ -671,7 +671,7 @@ export interface paths {
         };
         /**
          * Tasks created and completed per bucket
-         * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class.
+         * @description How many tasks were created and how many were completed (moved to `DONE`, by `completedAt`) in each bucket of the range, and in the whole range. A task completed, reopened and completed again counts once, at its last completion; deleted tasks are not counted. `projectId` narrows it to one project (404 `project-not-found` when the workspace has none by that id). See "Analytics" in the API description for the range, the buckets and the rate class. Costs 5 units of the workspace's `read` bucket (`x-ratelimit-cost`), and runs among the workspace's expensive calls in flight (429 `rate-limited`, code `workspace-concurrency-cap` or `expensive-call-queue-full`, when they are full).
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -693,7 +693,7 @@ export interface paths {
         };
         /**
          * Cycle time of completed tasks per bucket
-         * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         * @description The time from creation to completion (`completedAt` − `createdAt`) of the tasks completed in each bucket (by the bucket of their completion) and in the whole range: how many, the mean, the median and the 90th percentile, in seconds. Percentiles are nearest-rank: the p-th percentile is the smallest duration such that at least p % of the bucket's durations are at or below it (so the median of an even count is the lower middle value); no interpolation. A task created as `DONE` has a cycle time of 0. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class. Costs 10 units of the workspace's `read` bucket (`x-ratelimit-cost`), and runs among the workspace's expensive calls in flight (429 `rate-limited`, code `workspace-concurrency-cap` or `expensive-call-queue-full`, when they are full).
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -715,7 +715,7 @@ export interface paths {
         };
         /**
          * Overdue tasks now and at the end of each bucket
-         * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class.
+         * @description `current`: the tasks overdue now (not `DONE`, `dueOn` before now), in all and by priority. `buckets`: how many tasks were overdue at the end of each bucket, or now for a bucket that has not ended yet (later buckets repeat the count of now). The history is rebuilt from the tasks as they are now: a task is overdue from the later of its `dueOn` and its `createdAt` until its `completedAt`. So a due date that was changed counts as if it had always been the current one, a task reopened after completion counts from its due date again (its earlier completion is not kept), and deleted tasks are not counted. `projectId` narrows it to one project. See "Analytics" in the API description for the range, the buckets and the rate class. Costs 20 units of the workspace's `read` bucket (`x-ratelimit-cost`), and runs among the workspace's expensive calls in flight (429 `rate-limited`, code `workspace-concurrency-cap` or `expensive-call-queue-full`, when they are full).
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -737,7 +737,7 @@ export interface paths {
         };
         /**
          * Deal pipeline value by stage and currency per bucket
-         * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class.
+         * @description The deals created in each bucket of the range (by `createdAt`), grouped by their stage now and by currency: how many, and their summed `amountMinor` per currency. Amounts in different currencies are never added up or converted: each stage lists one sum per currency that occurs. Sums are decimal strings of the minor unit (exact at any size, beyond what a JSON number holds). Every stage is listed in every bucket, with 0 deals and no amounts when it has none. `totals` is the same over the whole range. `ownerId` narrows it to the deals of one owner (404 `user-not-found` when the workspace has no such user). See "Analytics" in the API description for the range, the buckets and the rate class. Costs 5 units of the workspace's `read` bucket (`x-ratelimit-cost`), and runs among the workspace's expensive calls in flight (429 `rate-limited`, code `workspace-concurrency-cap` or `expensive-call-queue-full`, when they are full).
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -1784,7 +1784,7 @@ export interface components {
          *       "type": "https://errors.work-platform.example/problems/rate-limited",
          *       "title": "Rate limit exceeded",
          *       "status": 429,
-         *       "detail": "Per-minute allowance used up: `Retry-After`, `rateLimit`.",
+         *       "detail": "Per-minute allowance used up (`rateLimit`), or the concurrency cap of expensive calls met (`code`): `Retry-After`.",
          *       "requestId": "req_00000000000000000100000d"
          *     }
          * @example {
@@ -1865,7 +1865,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range), `workspace-concurrency-cap` (on `rate-limited`: the workspace already has as many expensive calls in flight as the server allows each workspace; retry when one of them has answered) and `expensive-call-queue-full` (on `rate-limited`: the server's queue of expensive calls is full; retry after `Retry-After`). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field; on `bad-request` with code `value-too-long` (400), one entry per too-long field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -4283,7 +4283,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `rate-limited`: the workspace's bucket for this class is spent (`rateLimit`); `quota-exceeded`: the monthly quota is spent (`quota`). `Retry-After` is authoritative. */
+        /** @description `rate-limited`: the workspace's bucket for this class is spent (`rateLimit`), or, on an expensive call (`x-ratelimit-cost`), its concurrency cap is met (code `workspace-concurrency-cap` or `expensive-call-queue-full`, no `rateLimit`); `quota-exceeded`: the monthly quota is spent (`quota`). `Retry-After` is authoritative. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4739,9 +4739,9 @@ export interface components {
         "X-Request-Id": string;
         /** @description The class of the bucket this call was counted in. */
         "X-RateLimit-Class": "read" | "write" | "ai";
-        /** @description Requests allowed per window in this class for the workspace. */
+        /** @description Units allowed per window in this class for the workspace: one per call, or the operation's `x-ratelimit-cost` for an expensive read. */
         "X-RateLimit-Limit": number;
-        /** @description Requests left in the current window. */
+        /** @description Units left in the current window. A call counts one unit, or its operation's `x-ratelimit-cost` (an expensive read). */
         "X-RateLimit-Remaining": number;
         /** @description Unix seconds (UTC) at which the current window restarts. */
         "X-RateLimit-Reset": number;
@@ -4749,9 +4749,9 @@ export interface components {
         "X-RateLimit-Window-Ms": number;
         /** @description The workspace's pricing tier: `free`, `pro` (plans pro, team, business) or `enterprise`. */
         "X-RateLimit-Tier": "free" | "pro" | "enterprise";
-        /** @description IETF httpapi structured field, e.g. `"read";q=300;w=60` (quota per window, window in seconds). */
+        /** @description IETF httpapi structured field, e.g. `"read";q=300;w=60` (units per window, window in seconds; a call counts its operation's `x-ratelimit-cost` units, else 1). */
         "RateLimit-Policy": string;
-        /** @description IETF httpapi structured field, e.g. `"read";r=299;t=42` (remaining, seconds to reset). */
+        /** @description IETF httpapi structured field, e.g. `"read";r=299;t=42` (units remaining, seconds to reset; a call counts its operation's `x-ratelimit-cost` units, else 1). */
         RateLimit: string;
         /** @description Calls allowed this calendar month (UTC); sent on token calls when the plan caps the quota. */
         "X-Quota-Limit": number;

@@ -33,6 +33,8 @@ export interface LoadResult {
   generator: 'wrk' | 'autocannon';
   requestsPerSecond: number;
   p50Ms: number;
+  /** wrk's 95th percentile; autocannon reports none, so its 97.5th (an upper bound). */
+  p95Ms: number;
   p99Ms: number;
   meanMs: number;
   non2xx: number;
@@ -97,7 +99,7 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
       'done = function(summary, latency, requests)',
       '  if report_statuses then report_statuses() end',
       '  local non2xx = summary.errors.status',
-      '  io.write(string.format("RESULT %d %d %d %f %f %f %f\\n", summary.requests, non2xx, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean))',
+      '  io.write(string.format("RESULT %d %d %d %f %f %f %f %f\\n", summary.requests, non2xx, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean, latency:percentile(95)))',
       'end',
     );
     writeFileSync(script, lines.join('\n'));
@@ -106,9 +108,9 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
         error ? reject(new Error(stderr || error.message)) : resolve(stdout),
       ),
     );
-    const fields = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(output);
+    const fields = /RESULT (\d+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)/.exec(output);
     if (!fields) throw new Error(`wrk printed no result:\n${output}`);
-    const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs] = fields.slice(1).map(Number) as number[];
+    const [requests, non2xx, errors, durationUs, p50Us, p99Us, meanUs, p95Us] = fields.slice(1).map(Number) as number[];
     const statuses = Object.fromEntries([...output.matchAll(/STATUS (\d+) (\d+)/g)].map(([, status, count]) => [status!, Number(count)]));
     return {
       generator: 'wrk',
@@ -116,6 +118,7 @@ async function runWrk(scenario: LoadScenario): Promise<LoadResult> {
       endedAt: 0,
       requestsPerSecond: Math.round(requests! / (durationUs! / 1e6)),
       p50Ms: Math.round(p50Us! / 10) / 100,
+      p95Ms: Math.round(p95Us! / 10) / 100,
       p99Ms: Math.round(p99Us! / 10) / 100,
       meanMs: Math.round(meanUs! / 10) / 100,
       non2xx: non2xx!,
@@ -180,6 +183,7 @@ async function runAutocannon(scenario: LoadScenario): Promise<LoadResult> {
     endedAt: 0,
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
+    p95Ms: result.latency.p97_5,
     p99Ms: result.latency.p99,
     meanMs: Math.round(result.latency.mean * 100) / 100,
     non2xx: result.non2xx,

@@ -12,6 +12,7 @@ import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
+import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourFigures } from './noisyNeighbourPhase.js';
 import { seedAnalyticsWorkspace, seedBenchData, type AnalyticsBenchWorkspace, type BenchData } from './seed.js';
 import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
@@ -70,6 +71,9 @@ Options:
                     alone, then the same 450 mixed with 50 to names that answer only after 3 s or
                     with a private address (5 alternating runs each, --quick 3); goal: the 450 finish within
                     1.2x their time alone (medians)
+  --only noisy-neighbour  seed the largest task workspace and 4 analytics workspaces and run only the
+                    noisy-neighbour phase (its goals are printed as met or not)
+  --neighbour-connections N  connections of the victim's generator in that phase (default 1: a steady client)
   --only startup    seed the task workspaces and run only the start-up phase (no analytics workspace,
                     HTTP scenarios, routing, webhooks or scale-out); its goal is printed as met or not
   --json-out FILE   where to write the JSON (default bench-results.json in the current folder)
@@ -119,8 +123,10 @@ interface Settings {
   startupRuns: number;
   cpuProfileDir: string | undefined;
   scaleOut: 'skip' | 'also' | 'only';
-  /** Run only the start-up phase, or only the webhook DNS phase. */
-  only: 'startup' | 'webhook-dns' | undefined;
+  /** Run only the start-up phase, the webhook DNS phase or the noisy-neighbour phase. */
+  only: 'startup' | 'webhook-dns' | 'noisy-neighbour' | undefined;
+  /** Connections of the victim's generator in the noisy-neighbour phase. */
+  neighbourConnections: number;
 }
 
 function readSettings(): Settings | undefined {
@@ -136,6 +142,7 @@ function readSettings(): Settings | undefined {
       'cpu-prof': { type: 'string' },
       'no-scale-out': { type: 'boolean', default: false },
       only: { type: 'string' },
+      'neighbour-connections': { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -143,7 +150,9 @@ function readSettings(): Settings | undefined {
     process.stdout.write(HELP);
     return undefined;
   }
-  if (values.only !== undefined && !['scale-out', 'startup', 'webhook-dns'].includes(values.only)) throw new Error(`--only takes startup, scale-out or webhook-dns, got "${values.only}"`);
+  if (values.only !== undefined && !['scale-out', 'startup', 'webhook-dns', 'noisy-neighbour'].includes(values.only)) {
+    throw new Error(`--only takes startup, scale-out, webhook-dns or noisy-neighbour, got "${values.only}"`);
+  }
   if (values.only !== undefined && values['no-scale-out']) throw new Error('--only and --no-scale-out exclude each other');
   const number = (name: string, raw: string, min: number) => {
     const value = Number(raw);
@@ -159,8 +168,9 @@ function readSettings(): Settings | undefined {
     webhookEvents: number('webhook-events', values['webhook-events'] ?? (values.quick ? '1000' : '5000'), 1),
     startupRuns: number('startup-runs', values['startup-runs'] ?? (values.quick ? '3' : '7'), 1),
     cpuProfileDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
-    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] || values.only === 'startup' || values.only === 'webhook-dns' ? 'skip' : 'also',
-    only: values.only === 'startup' || values.only === 'webhook-dns' ? values.only : undefined,
+    scaleOut: values.only === 'scale-out' ? 'only' : values['no-scale-out'] || values.only === 'startup' || values.only === 'webhook-dns' || values.only === 'noisy-neighbour' ? 'skip' : 'also',
+    only: values.only === 'startup' || values.only === 'webhook-dns' || values.only === 'noisy-neighbour' ? values.only : undefined,
+    neighbourConnections: number('neighbour-connections', values['neighbour-connections']!, 1),
   };
 }
 
@@ -262,6 +272,15 @@ interface Goal {
   atMost?: boolean;
 }
 
+/** Issue 25's goals: the victim's p50 within 2 × idle and p95 under 50 ms while 4 workspaces loop the widest call; RSS under 160 MB with the pool. */
+function noisyNeighbourGoals(figures: NoisyNeighbourFigures): Goal[] {
+  return [
+    { goal: 'noisy neighbour: victim p50 ≤ 2 × its idle p50', value: figures.p50Ratio, target: 2, atMost: true },
+    { goal: 'noisy neighbour: victim p95 < 50 ms', value: figures.loaded.p95Ms, target: 50, atMost: true },
+    { goal: 'noisy neighbour: server RSS with the pool < 160 MB', value: Math.max(figures.serverRssMbLoaded, figures.serverRssMbAfter), target: 160, atMost: true },
+  ];
+}
+
 function goalTable(goals: Goal[]): string[] {
   return [
     '| Goal | measured | met |',
@@ -357,15 +376,43 @@ async function main(): Promise<void> {
       await reportWebhookDnsOnly(db, databasePath, demo.portfolio.tenantId, settings);
       return;
     }
-    const sizes = settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
+    const sizes = settings.only === 'noisy-neighbour' ? [settings.quick ? 20_000 : 100_000] : settings.quick ? [1_000, 20_000] : [1_000, 10_000, 100_000];
     process.stdout.write(`Seeding task workspaces of ${sizes.map((size) => size.toLocaleString('en')).join(', ')} rows...\n`);
     const started = Date.now();
     const bench: BenchData = await seedBenchData(db, sizes, demo.portfolio.tenantId);
     const analyticsWorkspace =
       settings.only === 'startup' ? undefined : settings.quick ? await seedAnalyticsWorkspace(db, 20_000, 4_000) : await seedAnalyticsWorkspace(db, 100_000, 20_000);
+    // The noisy neighbours: 4 workspaces of the analytics size, the analytics phase's own among them.
+    const noisyWorkspaces: AnalyticsBenchWorkspace[] = [];
+    if (analyticsWorkspace) {
+      noisyWorkspaces.push(analyticsWorkspace);
+      while (noisyWorkspaces.length < 4) noisyWorkspaces.push(await seedAnalyticsWorkspace(db, analyticsWorkspace.taskCount, 100));
+    }
     db.pragma('optimize');
     db.close();
     process.stdout.write(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+
+    const noisyNeighbour = () =>
+      measureNoisyNeighbour(
+        {
+          databasePath,
+          victim: bench.workspaces.at(-1)!,
+          noisy: noisyWorkspaces,
+          victimConnections: settings.neighbourConnections,
+          duration: settings.duration,
+          warmup: settings.warmup,
+        },
+        children,
+        (line) => process.stdout.write(`  ${line}\n`),
+      );
+    if (settings.only === 'noisy-neighbour') {
+      const figures = await noisyNeighbour();
+      const goals = noisyNeighbourGoals(figures);
+      process.stdout.write(['', ...noisyNeighbourReport(figures), '', ...goalTable(goals), ''].join('\n') + '\n');
+      writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, noisyNeighbour: figures, goals }, null, 2) + '\n');
+      process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
+      return;
+    }
 
     // First, while nothing else of the bench runs: each start is a process of its own on this existing database.
     process.stdout.write(`  start-up: building the compiled server, then ${settings.startupRuns} starts of npm start and of npm run start:production...\n`);
@@ -435,6 +482,7 @@ async function main(): Promise<void> {
     }
     const analytics = await measureAnalytics(server.url, uncached.url, analyticsWorkspace, settings);
     const serverRssMb = rssMegabytes(server.child.pid!);
+    const neighbour = await noisyNeighbour();
     if (settings.cpuProfileDir) {
       // A graceful stop, so that node writes the profile.
       await server.stop();
@@ -495,6 +543,8 @@ async function main(): Promise<void> {
       '',
       ...startupTable(startup, settings.startupRuns),
       '',
+      ...noisyNeighbourReport(neighbour),
+      '',
       `Webhooks: ${webhooks.events.toLocaleString('en')} events delivered and acknowledged at ${webhooks.deliveriesPerSecond} per second (one worker, durable state in SQLite, every signature verified by the receiver; ${webhooks.refused} refused); commit → receipt over ${webhooks.latencyEvents} events committed one at a time: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms.`,
       '',
     ];
@@ -521,6 +571,7 @@ async function main(): Promise<void> {
         atMost: true,
       },
       { goal: 'webhook deliveries/s ≥ 1,000', value: webhooks.deliveriesPerSecond, target: 1000 },
+      ...noisyNeighbourGoals(neighbour),
       startupGoal(startup),
     ];
     lines.push(...goalTable(goals), '');
@@ -528,7 +579,7 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n') + '\n');
     writeFileSync(
       settings.jsonOut,
-      JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, goals, scaleOut: scaleOutFigures }, null, 2) + '\n',
+      JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, noisyNeighbour: neighbour, goals, scaleOut: scaleOutFigures }, null, 2) + '\n',
     );
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {

@@ -132,7 +132,12 @@ const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY'] as const;
  * are DONE, each completed 0 to 30 days after creation; four in five have a due date 0 to 20 days
  * after creation; deals are in every stage and four currencies.
  */
+/** Analytics workspaces seeded so far in this process: each one's row ids get their own infix. */
+let analyticsWorkspacesSeeded = 0;
+
 export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: number, dealCount: number): Promise<AnalyticsBenchWorkspace> {
+  const infix = analyticsWorkspacesSeeded === 0 ? '' : `n${analyticsWorkspacesSeeded}x`;
+  analyticsWorkspacesSeeded += 1;
   const engine = engineOf(source);
   const workspaces = createWorkspaceStore(engine);
   const users = createUserStore(engine);
@@ -157,7 +162,7 @@ export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: num
       const status = STATUSES[row % 4]!;
       const completedAt = status === 'DONE' ? at + ((row * 7919) % (30 * DAY_MS)) : null;
       return {
-        id: `tsk_benchan${row.toString(36).padStart(6, '0')}`,
+        id: `tsk_benchan${infix}${row.toString(36).padStart(6, '0')}`,
         workspaceId,
         projectId: projectIds[row % projectIds.length],
         title: `Analytics task ${row}`,
@@ -178,7 +183,7 @@ export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: num
     Array.from({ length: dealCount }, (_, row) => {
       const at = start + Math.floor((row * span) / dealCount);
       return {
-        id: `del_benchan${row.toString(36).padStart(6, '0')}`,
+        id: `del_benchan${infix}${row.toString(36).padStart(6, '0')}`,
         workspaceId,
         title: `Analytics deal ${row}`,
         stage: dealStages[row % dealStages.length],

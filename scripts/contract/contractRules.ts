@@ -132,10 +132,12 @@ function rateLimitNameLists(table: JsonObject): string[] {
 export function renderContractRules(api: string, document: JsonObject): string {
   const all: string[] = [];
   const publicIds: string[] = [];
+  const costs: Record<string, number> = {};
   for (const { operation } of listOperations(document)) {
     if (typeof operation.operationId !== 'string') continue;
     all.push(operation.operationId);
     if (isPublicOperation(document, operation)) publicIds.push(operation.operationId);
+    if (typeof operation['x-ratelimit-cost'] === 'number') costs[operation.operationId] = operation['x-ratelimit-cost'];
   }
   const eventTypes = isJsonObject(document.webhooks) ? Object.keys(document.webhooks) : [];
   return [
@@ -148,6 +150,9 @@ export function renderContractRules(api: string, document: JsonObject): string {
     `export type PublicOperationId = ${union(publicIds)};`,
     '',
     ...constList('operationIds', 'Every operationId, in the order of the spec.', all),
+    '/** `x-ratelimit-cost` of the operations that declare one (every other call counts 1 unit): expensive calls, run apart with a concurrency cap per workspace. */',
+    `export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = ${JSON.stringify(costs, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
+    '',
     ...constList('scopeCatalogue', "Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`).", scopeCatalogueOf(document)),
     'export type Scope = (typeof scopeCatalogue)[number];',
     '',

@@ -82,6 +82,11 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
       report('missing x-ratelimit-class; add `x-ratelimit-class: <class>` (a string, e.g. read)');
     }
 
+    const cost = operation['x-ratelimit-cost'];
+    if (cost !== undefined && !(Number.isInteger(cost) && (cost as number) >= 1)) {
+      report('x-ratelimit-cost must be a whole number of units, 1 or more (leave it out for 1)');
+    }
+
     const scopes = operation['x-required-scopes'];
     if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) {
       report('missing x-required-scopes; add `x-required-scopes: [...]` (an array of strings, `[]` when no scope is needed)');

@@ -7,6 +7,8 @@ export interface OperationRules {
   path: string;
   /** `x-ratelimit-class`: the bucket the call is counted in. */
   rateLimitClass: string;
+  /** `x-ratelimit-cost`: the units a call counts in its bucket (1 when not declared); above 1, an expensive call (run apart, capped per workspace). */
+  rateLimitCost: number;
   /** `x-required-scopes`: every one of them must be granted to the caller. */
   requiredScopes: readonly string[];
   /** `x-required-roles`: roles a session caller needs; empty when any member may call. */
@@ -28,9 +30,10 @@ export function readOperationRules(backend: OpenAPIBackend): Map<string, Operati
     const rateLimitClass = extensions['x-ratelimit-class'];
     const requiredScopes = extensions['x-required-scopes'];
     const idempotent = extensions['x-idempotent'] ?? operation.method === 'post';
-    if (!operationId || typeof rateLimitClass !== 'string' || !Array.isArray(requiredScopes) || typeof idempotent !== 'boolean') {
+    const rateLimitCost = extensions['x-ratelimit-cost'] ?? 1;
+    if (!operationId || typeof rateLimitClass !== 'string' || !Array.isArray(requiredScopes) || typeof idempotent !== 'boolean' || !Number.isInteger(rateLimitCost) || (rateLimitCost as number) < 1) {
       throw new Error(
-        `${operation.method.toUpperCase()} ${operation.path} needs an operationId, x-ratelimit-class and x-required-scopes (and x-idempotent, when given, must be true or false); run npm run build:contract for the details`,
+        `${operation.method.toUpperCase()} ${operation.path} needs an operationId, x-ratelimit-class and x-required-scopes (and x-idempotent, when given, must be true or false; x-ratelimit-cost a whole number, 1 or more); run npm run build:contract for the details`,
       );
     }
     const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
@@ -39,6 +42,7 @@ export function readOperationRules(backend: OpenAPIBackend): Map<string, Operati
       method: operation.method,
       path: operation.path,
       rateLimitClass,
+      rateLimitCost: rateLimitCost as number,
       requiredScopes: requiredScopes as string[],
       requiredRoles: Array.isArray(extensions['x-required-roles']) ? (extensions['x-required-roles'] as string[]) : [],
       isPublic: Array.isArray(operation.security) && operation.security.length === 0,

@@ -66,6 +66,12 @@ export interface ApiProfile<Caller, Services> {
    * limits are counted outside the process (Redis); it is awaited only then.
    */
   admit(caller: Caller, rules: OperationRules): Admission | Promise<Admission>;
+  /**
+   * Runs an expensive call (an operation whose x-ratelimit-cost is above 1) behind the API's
+   * concurrency caps, after admission and validation; throws the refusal in the API's vocabulary.
+   * Without it, expensive calls run like any other.
+   */
+  runExpensive?(caller: Caller, rules: OperationRules, call: () => Promise<Reply>): Promise<Reply>;
   /** Headers on every answer of an operation (after routing). */
   operationHeaders?(rules: OperationRules): Record<string, string>;
   /** The scope an Idempotency-Key lives in (a workspace); APIs without idempotent operations leave it out. */
@@ -210,7 +216,10 @@ export async function createContractApi<Caller, Services>(
     } as never;
     const handler = await operation.handler();
     if (isTwoPhaseHandler(handler)) return runTwoPhase(handler, ctx, idempotent);
-    const act = () => handler(ctx);
+    const act =
+      caller !== undefined && rule.rateLimitCost > 1 && profile.runExpensive
+        ? () => profile.runExpensive!(caller, rule, async () => handler(ctx))
+        : () => handler(ctx);
     if (rule.method === 'get') return act();
     return retryWhileBusy(idempotent ? () => idempotentReply(idempotent, act) : act, pauses);
   }

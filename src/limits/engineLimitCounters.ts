@@ -56,12 +56,13 @@ export class EngineLimitCounters implements SharedCallCounter {
     const known = this.known.get(call.bucket);
     const earlierCalls = known?.windowStart === windowStart ? known.unwritten : 0;
     if (earlierCalls > 0) known!.unwritten = 0;
+    const units = call.units ?? 1;
     let count: number;
     try {
-      count = await this.buckets.addCalls(call.bucket, windowStart, 1 + earlierCalls);
+      count = await this.buckets.addCalls(call.bucket, windowStart, units + earlierCalls);
     } catch (error) {
       if (!isBusy(error)) throw error;
-      return { decision: this.estimate(call, windowStart, now, earlierCalls + 1) };
+      return { decision: this.estimate(call, windowStart, now, earlierCalls + units) };
     }
     this.remember(call.bucket, windowStart, count);
     const decision = rateLimitDecision(count, call.limit, windowEnd, now);

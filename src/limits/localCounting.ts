@@ -6,11 +6,11 @@
 export const LOCAL_COUNT_MS = 100;
 
 /**
- * Whether one more call may be counted without writing: `counted` is the shared count as last
+ * Whether one more call (of `units`, its x-ratelimit-cost) may be counted without writing: `counted` is the shared count as last
  * written plus this process's `unwritten` calls. Within the last tenth of the limit (at least 10
  * calls) every call is written; up to four processes may each hold a quarter of that margin.
  */
-export function mayCountAlone(limit: number, counted: number, unwritten: number): boolean {
+export function mayCountAlone(limit: number, counted: number, unwritten: number, units = 1): boolean {
   const margin = Math.max(10, Math.ceil(limit / 10));
-  return limit - (counted + 1) >= margin && unwritten + 1 <= Math.floor(margin / 4);
+  return limit - (counted + units) >= margin && unwritten + units <= Math.floor(margin / 4);
 }

@@ -13,8 +13,9 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/** `units` in each method: what the call counts in the bucket (its operation's x-ratelimit-cost; 1 by default). */
 export interface RateLimiter {
-  consume(bucket: string, limit: number, windowMs: number): RateLimitDecision;
+  consume(bucket: string, limit: number, windowMs: number, units?: number): RateLimitDecision;
   /**
    * Runs `count` in one write transaction of the counters' database: a consume and the other
    * counts of the same call (the monthly quota) commit once, together. Each count is as shared
@@ -29,14 +30,14 @@ export interface RateLimiter {
    * A decision from this process's last count of the bucket plus the calls it admitted since
    * without writing; those calls are added to the shared count by the next `consume()`.
    */
-  estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision;
+  estimate(bucket: string, limit: number, windowMs: number, units?: number): RateLimitDecision;
   /**
    * Counts the call in this process only, when that cannot admit a call the shared count would
    * refuse: the bucket is far from its limit (more than a tenth of it left), was written less than
    * 100 ms ago, and holds few unwritten calls. Undefined when the call must be counted in the
    * database (`countTogether` + `consume`), which also writes the calls counted here before it.
    */
-  countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined;
+  countLocally(bucket: string, limit: number, windowMs: number, units?: number): RateLimitDecision | undefined;
 }
 
 
@@ -82,29 +83,29 @@ export class SqliteRateLimiter implements RateLimiter {
     }
   }
 
-  consume(bucket: string, limit: number, windowMs: number): RateLimitDecision {
+  consume(bucket: string, limit: number, windowMs: number, units = 1): RateLimitDecision {
     const now = this.now();
     const windowStart = now - (now % windowMs);
     const known = this.known.get(bucket);
-    const calls = 1 + (known && known.windowStart === windowStart ? known.unwritten : 0);
+    const calls = units + (known && known.windowStart === windowStart ? known.unwritten : 0);
     const count = this.counters.addCalls(bucket, windowStart, calls);
     if (known || this.known.size < MAX_KNOWN_BUCKETS) this.known.set(bucket, { windowStart, writtenAt: now, count, unwritten: 0 });
     return rateLimitDecision(count, limit, windowStart + windowMs, now);
   }
 
-  countLocally(bucket: string, limit: number, windowMs: number): RateLimitDecision | undefined {
+  countLocally(bucket: string, limit: number, windowMs: number, units = 1): RateLimitDecision | undefined {
     const known = this.known.get(bucket);
     if (!known) return undefined;
     const now = this.now();
     const windowStart = now - (now % windowMs);
     if (known.windowStart !== windowStart || now - known.writtenAt >= LOCAL_COUNT_MS) return undefined;
-    if (!mayCountAlone(limit, known.count + known.unwritten, known.unwritten)) return undefined;
-    const counted = known.count + known.unwritten + 1;
-    known.unwritten += 1;
+    if (!mayCountAlone(limit, known.count + known.unwritten, known.unwritten, units)) return undefined;
+    const counted = known.count + known.unwritten + units;
+    known.unwritten += units;
     return rateLimitDecision(counted, limit, windowStart + windowMs, now);
   }
 
-  estimate(bucket: string, limit: number, windowMs: number): RateLimitDecision {
+  estimate(bucket: string, limit: number, windowMs: number, units = 1): RateLimitDecision {
     const now = this.now();
     const windowStart = now - (now % windowMs);
     let known = this.known.get(bucket);
@@ -113,7 +114,7 @@ export class SqliteRateLimiter implements RateLimiter {
       if (this.known.size >= MAX_KNOWN_BUCKETS) this.known.clear();
       this.known.set(bucket, known);
     }
-    known.unwritten += 1;
+    known.unwritten += units;
     return rateLimitDecision(known.count + known.unwritten, limit, windowStart + windowMs, now);
   }
 

@@ -21,19 +21,20 @@ import type { CallCount, CountedCall, SharedCallCounter } from './sharedCallCoun
 
 /**
  * KEYS[1] the bucket's window, KEYS[2] (optional) the workspace's month.
- * ARGV: the rate limit, ms the window key lives, the quota (-1: uncapped), ms the month key lives.
+ * ARGV: the rate limit, ms the window key lives, the call's units (x-ratelimit-cost), the quota (-1: uncapped), ms the month key lives.
  * Returns {window count} or {window count, month count, 1 when this call was counted in the month}.
  * A call the bucket refuses is counted in the bucket, never in the month (as in SQLite).
  */
 const COUNT_CALL_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local units = tonumber(ARGV[3])
+local count = redis.call('INCRBY', KEYS[1], units)
+if count == units then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if #KEYS < 2 or count > tonumber(ARGV[1]) then return {count} end
-local quota = tonumber(ARGV[3])
+local quota = tonumber(ARGV[4])
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 if quota >= 0 and used >= quota then return {count, used, 0} end
 used = redis.call('INCR', KEYS[2])
-if used == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+if used == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
 return {count, used, 1}
 `;
 
@@ -106,9 +107,9 @@ export class RedisLimitCounters implements SharedCallCounter {
         if (call.quota) {
           month = quotaPeriod(now);
           reply = (await this.countCallScript(2, windowKey, this.monthKey(call.quota.workspaceId, month.period),
-            call.limit, windowTtl, call.quota.limit ?? -1, month.resetAt - now + MONTH_KEY_GRACE_MS)) as number[];
+            call.limit, windowTtl, call.units ?? 1, call.quota.limit ?? -1, month.resetAt - now + MONTH_KEY_GRACE_MS)) as number[];
         } else {
-          reply = (await this.countCallScript(1, windowKey, call.limit, windowTtl)) as number[];
+          reply = (await this.countCallScript(1, windowKey, call.limit, windowTtl, call.units ?? 1)) as number[];
         }
         this.connection.answered();
         const count = reply[0]!;
@@ -202,7 +203,7 @@ export class RedisLimitCounters implements SharedCallCounter {
       window = { windowStart, count: 0, unwritten: 0 };
       this.remember(this.knownWindows, call.bucket, window);
     }
-    window.unwritten += 1;
+    window.unwritten += call.units ?? 1;
     const decision = rateLimitDecision(window.count + window.unwritten, call.limit, windowStart + call.windowMs, now);
     if (!decision.allowed || !call.quota) return { decision };
     const { workspaceId, limit } = call.quota;

@@ -8,6 +8,8 @@ export interface CountedCall {
   bucket: string;
   limit: number;
   windowMs: number;
+  /** Units the call counts in the bucket: its operation's x-ratelimit-cost (default 1). The quota counts calls, 1 each. */
+  units?: number;
   /** Counted only when the rate limit admits the call; `limit` null counts without a cap. */
   quota?: { workspaceId: string; limit: number | null };
 }

@@ -22,6 +22,7 @@ export function enforceCallLimits(
   deps: { table: PlanLimitTable; rateLimiter: RateLimiter; quota: QuotaCounter; localQuota: LocalQuotaCounts; now: number },
   caller: Caller,
   rateClass: RateLimitClass,
+  units = 1,
 ): Admission {
   const { table } = deps;
   const { workspace } = caller;
@@ -29,7 +30,7 @@ export function enforceCallLimits(
   // Far from both limits the call is counted in this process alone; the quota is asked first, as asking the rate limiter counts.
   const local =
     !countsQuota || deps.localQuota.mayCountLocally(workspace.id, deps.now, quotaLimit)
-      ? deps.rateLimiter.countLocally(bucket, limit, table.windowMs)
+      ? deps.rateLimiter.countLocally(bucket, limit, table.windowMs, units)
       : undefined;
   let decision: RateLimitDecision;
   let quota: QuotaDecision | undefined;
@@ -40,13 +41,13 @@ export function enforceCallLimits(
     const earlierCalls = countsQuota ? deps.localQuota.unwrittenFor(workspace.id, deps.now) : 0;
     ({ decision, quota } = deps.rateLimiter.countTogether(
       () => {
-        const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs);
+        const decision = deps.rateLimiter.consume(bucket, limit, table.windowMs, units);
         // A call refused by the rate limit, or made with a session, does not count against the quota.
         const quota = decision.allowed && countsQuota ? deps.quota.countQuotaCall(workspace.id, deps.now, quotaLimit, earlierCalls) : undefined;
         return { decision, quota };
       },
       // While another process holds the write lock: this process's estimate, and no quota count (documented in the spec).
-      () => ({ decision: deps.rateLimiter.estimate(bucket, limit, table.windowMs), quota: undefined }),
+      () => ({ decision: deps.rateLimiter.estimate(bucket, limit, table.windowMs, units), quota: undefined }),
     ));
     if (quota) deps.localQuota.written(workspace.id, quota, earlierCalls, deps.now);
   }
@@ -58,6 +59,7 @@ export async function enforceSharedCallLimits(
   deps: { table: PlanLimitTable; counter: SharedCallCounter; now: number },
   caller: Caller,
   rateClass: RateLimitClass,
+  units = 1,
 ): Promise<Admission> {
   const { workspace } = caller;
   const { limit, bucket, countsQuota, quotaLimit } = callLimitsOf(caller, rateClass);
@@ -66,6 +68,7 @@ export async function enforceSharedCallLimits(
     bucket,
     limit,
     windowMs: deps.table.windowMs,
+    units,
     quota: countsQuota ? { workspaceId: workspace.id, limit: quotaLimit } : undefined,
   });
   return limitAdmission(deps.table, caller, rateClass, limit, decision, quota, deps.now);
@@ -107,7 +110,7 @@ function limitAdmission(
   };
   if (!decision.allowed) {
     return { headers, refusal: new ApiProblem('rate-limited', {
-      detail: `The ${rateClass} bucket of this workspace allows ${limit} requests per ${windowSeconds} seconds.`,
+      detail: `The ${rateClass} bucket of this workspace allows ${limit} units per ${windowSeconds} seconds (a call counts 1, an expensive one its x-ratelimit-cost).`,
       headers: { ...headers, 'retry-after': String(decision.retryAfterSeconds) },
       extensions: {
         rateLimit: { class: rateClass, limit, windowMs: table.windowMs, retryAfterSec: decision.retryAfterSeconds, tier },

@@ -19,6 +19,8 @@ import { ApiProblem, cursorProblem, originNotAllowed, toProblemReply, validation
 import { CursorError } from '../paging/cursor.js';
 import { malformedIfMatch } from './versions.js';
 import { storeErrorToProblem } from './storeProblems.js';
+import { ConcurrencyCapError, type ExpensiveCallGate } from '../expensiveCalls/expensiveCallGate.js';
+import { AnalyticsPoolClosedError } from '../expensiveCalls/analyticsWorkerPool.js';
 
 export interface WorkPlatformProfileDependencies {
   document: Document;
@@ -31,6 +33,8 @@ export interface WorkPlatformProfileDependencies {
   callCounter?: SharedCallCounter;
   /** Without callCounter (SQLite): the class buckets and the quota counted in the file. */
   sqliteLimits?: { rateLimiter: RateLimiter; quota: QuotaCounter; localQuota: LocalQuotaCounts };
+  /** The concurrency caps of expensive calls (x-ratelimit-cost above 1); without it they run uncapped. */
+  expensiveCalls?: ExpensiveCallGate;
   cors: CorsPolicy;
   problemTypeBase: string;
   now: () => number;
@@ -80,6 +84,7 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
       return cors.kind === 'preflight' ? { headers: cors.headers, reply: { status: 204 } } : { headers: cors.headers };
     },
     admit: (caller, rules) => admitCaller(caller, rules, deps),
+    runExpensive: (caller, _rules, call) => (deps.expensiveCalls ? deps.expensiveCalls.run(caller.workspace.id, call) : call()),
     idempotencyScope: (caller) => caller.workspace.id,
     errorReply: (error, requestId) => toProblemReply(asProblem(error), requestId, deps.problemTypeBase, deps.logger),
   };
@@ -117,10 +122,30 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
     };
   }
   if (deps.callCounter) {
-    return enforceSharedCallLimits({ table: deps.planTable, counter: deps.callCounter, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass);
+    return enforceSharedCallLimits({ table: deps.planTable, counter: deps.callCounter, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass, rules.rateLimitCost);
   }
   if (!deps.sqliteLimits) throw new Error('the Work-Platform profile was built with neither a call counter nor SQLite limits');
-  return enforceCallLimits({ table: deps.planTable, ...deps.sqliteLimits, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass);
+  return enforceCallLimits({ table: deps.planTable, ...deps.sqliteLimits, now: deps.now() }, caller, rules.rateLimitClass as RateLimitClass, rules.rateLimitCost);
+}
+
+/** Seconds a call refused by a concurrency cap waits: expensive calls end within a second or so. */
+const CONCURRENCY_RETRY_AFTER_SECONDS = 1;
+
+/** 429 `rate-limited` of an expensive call refused by a concurrency cap (the bucket was not the reason: no `rateLimit`). */
+function concurrencyCapProblem(error: ConcurrencyCapError): ApiProblem {
+  const headers = { 'retry-after': String(CONCURRENCY_RETRY_AFTER_SECONDS) };
+  if (error.cap === 'workspace') {
+    return new ApiProblem('rate-limited', {
+      code: 'workspace-concurrency-cap',
+      detail: `This workspace already has ${error.limit} expensive calls in flight, as many as the server runs for one workspace at a time; send the next when one has answered.`,
+      headers,
+    });
+  }
+  return new ApiProblem('rate-limited', {
+    code: 'expensive-call-queue-full',
+    detail: `The server's queue of expensive calls is full (${error.limit} waiting); retry after ${CONCURRENCY_RETRY_AFTER_SECONDS} second.`,
+    headers,
+  });
 }
 
 const WWW_AUTHENTICATE = Object.freeze({ 'www-authenticate': 'Bearer realm="work-platform"' });
@@ -140,6 +165,10 @@ function refusalProblem(reason: RefusalReason): ApiProblem {
 /** The pipeline's failures and the lower layers' typed errors in the problem vocabulary; the rest passes to the funnel as it is. */
 function asProblem(error: unknown): unknown {
   if (error instanceof CredentialRefusedError) return refusalProblem(error.reason);
+  if (error instanceof ConcurrencyCapError) return concurrencyCapProblem(error);
+  if (error instanceof AnalyticsPoolClosedError) {
+    return new ApiProblem('unavailable', { detail: 'The server is shutting down; retry on another connection.', headers: { 'retry-after': '1' } });
+  }
   if (error instanceof IdempotencyKeyReusedError) {
     return new ApiProblem('conflict', {
       detail: `This Idempotency-Key was used for ${error.firstMethod} ${error.firstPath}; use a new key for this request.`,

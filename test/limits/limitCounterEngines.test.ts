@@ -61,6 +61,18 @@ describe.each(storeEngines)('limit counters in the database on $name', (engineCa
     expect(counts.every(({ quota }) => quota === undefined)).toBe(true);
   });
 
+  it("counts a call's units (x-ratelimit-cost) in the bucket and one call in the quota", async () => {
+    const call = { owner: workspaceId, bucket: `wp:${workspaceId}:read`, limit: 30, windowMs: WINDOW_MS, units: 20, quota: { workspaceId, limit: 100 } };
+    const first = await here.countCall(call);
+    expect(first.decision).toMatchObject({ allowed: true, remaining: 10 });
+    expect(first.quota).toMatchObject({ allowed: true, used: 1 });
+    // 40 of 30 units: refused, counted in the bucket, not in the quota.
+    const second = await there.countCall(call);
+    expect(second.decision).toMatchObject({ allowed: false, remaining: 0 });
+    expect(second.quota).toBeUndefined();
+    expect(await sharedCount(opened.engine, call.bucket, at - (at % WINDOW_MS))).toBe(40);
+  });
+
   it('never lets the capped monthly quota pass its limit under concurrent calls from two instances, nor counts calls the bucket refused', async () => {
     const call = { owner: workspaceId, bucket: `wp:${workspaceId}:read`, limit: 30, windowMs: WINDOW_MS, quota: { workspaceId, limit: 17 } };
     const counts = await burst([here, there], call, 20);

@@ -47,6 +47,23 @@ describe('counting in this process alone', () => {
     }
   });
 
+  it("counts a call's units (x-ratelimit-cost) alone, together and on the estimate, and never locally past the margin", () => {
+    const units = (bucket: string, limit: number, cost: number) =>
+      limiter.countLocally(bucket, limit, WINDOW, cost) ??
+      limiter.countTogether(() => limiter.consume(bucket, limit, WINDOW, cost), () => limiter.estimate(bucket, limit, WINDOW, cost));
+    expect(units('costly', 1000, 20).remaining).toBe(980);
+    expect(shared('costly')).toBe(20);
+    // Counted locally (far from the limit, within the quarter margin of 25 units), then written with the next count.
+    expect(units('costly', 1000, 20).remaining).toBe(960);
+    expect(units('costly', 1000, 20).remaining).toBe(940);
+    expect(shared('costly')).toBe(60);
+    // Near the limit every call is written: 60 + 20 × 46 = 980, the next 20 units leave 0, the one after is refused.
+    for (let index = 0; index < 46; index += 1) units('costly', 1000, 20);
+    expect(units('costly', 1000, 20)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(units('costly', 1000, 20)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(shared('costly')).toBe(1020);
+  });
+
   it('never counts locally a bucket it has not written in this window', () => {
     expect(limiter.countLocally('new', 1000, WINDOW)).toBeUndefined();
     call('new', 1000);

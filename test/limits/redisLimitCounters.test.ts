@@ -62,6 +62,22 @@ describe('RedisLimitCounters: the rate-limit windows', () => {
     expect((await limiter.countCall(call(3))).decision).toMatchObject({ allowed: true, remaining: 2, resetAtSeconds: windowEnd / 1000 + 60 });
   });
 
+  it("counts a call's units (x-ratelimit-cost) in the window, and the quota one call at a time", async () => {
+    const limiter = await counters();
+    const expensive = call(30, { units: 20, quota: { workspaceId: 'wrk_1', limit: 100 } });
+    const first = await limiter.countCall(expensive);
+    expect(first.decision).toMatchObject({ allowed: true, remaining: 10 });
+    expect(first.quota).toMatchObject({ allowed: true, used: 1 });
+    expect((await limiter.countCall(call(30))).decision).toMatchObject({ allowed: true, remaining: 9 });
+    const refused = await limiter.countCall(expensive);
+    expect(refused.decision).toMatchObject({ allowed: false, remaining: 0 });
+    expect(refused.quota).toBeUndefined();
+    // The window key's expiry was set by the first count (its INCRBY made the key).
+    const windowKey = `${prefix}{wrk_1}:rate:wp:wrk_1:read:${clock - (clock % WINDOW)}`;
+    expect(Number(await connections[0]!.redis.get(windowKey))).toBe(41);
+    expect(await connections[0]!.redis.pttl(windowKey)).toBeGreaterThan(0);
+  });
+
   it('keeps every key under its prefix, expiring a window key a window after the window ends', async () => {
     const limiter = await counters();
     await limiter.countCall(call(3));

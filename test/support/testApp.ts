@@ -90,7 +90,9 @@ export function memoryLogger(lines: string[]): Logger {
  * `dns`: the resolver of webhook host names; by default one where no name but localhost exists, so
  * that no test asks a real DNS server.
  */
-export async function startTestApp(options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config>; dns?: DnsResolver } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config>; dns?: DnsResolver; analyticsWorkerUrl?: URL } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
@@ -141,6 +143,7 @@ async function startOnEngine(
     ...(opened.sqlite ? { db: opened.sqlite } : { store: { engine: opened.store, sqlite: undefined, location: 'test database', close: async () => {} } }),
     now,
     webhookResolver: options.dns ?? fakeDnsResolver(),
+    analyticsWorkerUrl: options.analyticsWorkerUrl,
   });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
