@@ -80,13 +80,7 @@ export function checkRelease(api: string, released: JsonObject, mark: ReleaseMar
   }
   unreleased.forEach((entry, index) => {
     const where = `entry ${mark.changelogEntries + index + 1} (${entry.date} "${entry.summary.slice(0, 50)}")`;
-    // Unreleased entries may name a version between the release and info.version (2.0.0 entries
-    // stay as written when a later change raises info.version to 2.1.0 before anything is released).
-    const entry3 = semver(entry.version);
-    const shipsLater = entry3 && (!released3 || compareVersions(entry3, released3) > 0) && compareVersions(entry3, current3) <= 0;
-    if (entry.version !== currentVersion && !shipsLater) {
-      problems.push({ file: logFile, where, message: `member \`version\` is '${entry.version}' but the change ships in info.version '${String(currentVersion)}'; write version: '${String(currentVersion)}'` });
-    }
+    if (entry.version !== currentVersion) problems.push({ file: logFile, where, message: `member \`version\` is '${entry.version}' but the change ships in info.version '${String(currentVersion)}'; write version: '${String(currentVersion)}'` });
     if (entry.date < mark.date) problems.push({ file: logFile, where, message: `member \`date\` ${entry.date} is before the release of ${mark.version} (${mark.date}); write the day the change ships` });
   });
 
