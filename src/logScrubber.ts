@@ -23,6 +23,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   // `token=…`, `"password": "…"` (also JSON-escaped, inside a quoted body), `api_key: …`, `client_secret=…`:
   // the value of anything named like a secret.
   /(\b(?:[a-z0-9_-]*?(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|key|credential|authorization|auth|cookie|signature|sig))\b(?:\\?["'])?\s*(?:=|:)\s*(?:\\?["'])?)([^\s"'&,;}{[\]<>\\]+)/gi,
+  // The password of a URL's user information (`redis://user:…@host`), unless it is already masked (`***`).
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)(?!\*+@)([^\s/@]+)(?=@)/gi,
   // Our own shapes: portfolio API keys, PATs, OAuth client secrets, webhook signing secrets.
   new RegExp(`(?:pfk_|svc_pat_|svc_ocs_|whsec_)[${TOKEN_CHARACTERS}]+`, 'g'),
   // GitHub's token shapes (classic, OAuth, user-to-server, server-to-server, refresh, fine-grained).
@@ -41,7 +43,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
  */
 const ANY_SECRET_PATTERN = new RegExp(SECRET_PATTERNS.map((pattern) => `(?:${pattern.source})`).join('|'), 'i');
 
-const EMAIL_PATTERN = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+// The domain ends in letters: `user:***@127.0.0.1` (a masked URL) is not an address.
+const EMAIL_PATTERN = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 
 /** Known secrets shorter than this are not replaced by value: a 3-character "secret" would eat ordinary words. */
 const MIN_KNOWN_SECRET_LENGTH = 6;
@@ -59,6 +62,7 @@ export function scrubText(text: string, knownSecrets: readonly (string | undefin
       // The pair pattern keeps the name (`token=`) and drops the value.
       if (pattern === SECRET_PATTERNS[1]) return `${String(groups[0])}${REDACTED}`;
       if (pattern === SECRET_PATTERNS[0]) return `${String(groups[0])} ${REDACTED}`;
+      if (pattern === SECRET_PATTERNS[2]) return `${String(groups[0])}${REDACTED}`;
       return match === REDACTED ? match : REDACTED;
     });
   }

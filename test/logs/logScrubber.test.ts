@@ -46,6 +46,12 @@ describe('scrubText', () => {
     expect(scrubbed).toBe(`echo ${REDACTED} and ${REDACTED}`);
   });
 
+  it("removes the password of a URL's user information, and keeps one already masked", () => {
+    expect(scrubText('connecting to redis://:hunter2-Secret@127.0.0.1:6379/0')).toBe(`connecting to redis://:${REDACTED}@127.0.0.1:6379/0`);
+    expect(scrubText('postgres://app:s3cr3t@db.internal:5432/app')).toBe(`postgres://app:${REDACTED}@db.internal:5432/app`);
+    expect(scrubText('Redis at redis://:***@127.0.0.1:46463 is unreachable')).toBe('Redis at redis://:***@127.0.0.1:46463 is unreachable');
+  });
+
   it('leaves ids, request ids, URLs and ordinary words alone', () => {
     const text = 'req_3dde0c054a7dcdc5c2e78e12 GET http://127.0.0.1:3000/repos/acme/widgets/issues?state=open answered 503 for tsk_01HX2Y3Z and prj_alpha: keyboard monkey';
     expect(scrubText(text)).toBe(text);

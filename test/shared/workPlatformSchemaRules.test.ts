@@ -76,7 +76,7 @@ describe('x-problem-types', () => {
     expect(served.listed('draftTasks')).toContain('ai-spend-cap-exceeded');
     expect(served.listed('listTasks')).not.toContain('ai-spend-cap-exceeded');
     // A download: the CORS 403 and what every path answers (x-conventions), nothing a credential or a body brings.
-    expect(served.listed('getOpenapiJson')).toEqual(['bad-request', 'forbidden', 'method-not-allowed', 'request-header-fields-too-large', 'internal']);
+    expect(served.listed('getOpenapiJson')).toEqual(['bad-request', 'forbidden', 'method-not-allowed', 'request-timeout', 'request-header-fields-too-large', 'internal']);
   });
 });
 
