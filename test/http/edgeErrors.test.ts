@@ -1,10 +1,10 @@
 // What Node's HTTP parser refuses before any API sees the request comes back in the error shape
 // of the API the path belongs to, over a real socket.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
 import { loadContractDocument } from '../support/contractClient.js';
+import { rawExchange } from '../support/rawExchange.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 let t: TestApp;
@@ -21,32 +21,8 @@ function errorSchema(api: string, name: string) {
 const isProblem = errorSchema('work-platform', 'Problem');
 const isErrorEnvelope = errorSchema('portfolio', 'ErrorEnvelope');
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: any;
-}
-
-/** Writes `chunks` to a new connection (the last one held open) and reads until the server closes it. */
-function exchange(chunks: string[]): Promise<RawAnswer> {
-  const { port } = new URL(t.app.url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined });
-    });
-    socket.on('connect', () => {
-      for (const chunk of chunks) socket.write(chunk);
-    });
-  });
-}
+/** `rawExchange` on the test server. */
+const exchange = (chunks: string[]) => rawExchange(t.app.url, chunks);
 
 const bigHeader = `x-padding: ${'p'.repeat(8_000)}\r\n`;
 

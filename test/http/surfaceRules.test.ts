@@ -3,13 +3,13 @@
 // JSON-RPC request's fault) and /oauth (the OAuth RFCs' {error, error_description}). Real HTTP on
 // port 0; raw sockets where Node's own parser must see the bad input.
 import { request as httpRequest } from 'node:http';
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, topLevelScalar } from '../../src/http/jsonNesting.js';
 import { answerPerJsonRpc } from '../../src/mcp/mcpServer.js';
 import { loadContractDocument } from '../support/contractClient.js';
+import { rawExchange } from '../support/rawExchange.js';
 import { memoryLogger, type TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
@@ -40,31 +40,8 @@ function expectOauthError(answer: Answer, status: number): void {
   expect(answer.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
 }
 
-/** Writes `chunks` (pausing `pauseMs` before the last) to a new connection and reads until the server closes it; the last answer is parsed. */
-function exchange(chunks: string[], pauseMs = 0): Promise<Answer & { answers: number }> {
-  const { port } = new URL(t.app.url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const answers = received.split(/(?=HTTP\/1\.1 \d{3} )/);
-      const last = answers.at(-1) ?? '';
-      const [head = '', body = ''] = last.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined, answers: answers.length });
-    });
-    socket.on('connect', async () => {
-      for (const [index, chunk] of chunks.entries()) {
-        if (index === chunks.length - 1 && pauseMs > 0) await new Promise((done) => setTimeout(done, pauseMs));
-        socket.write(chunk);
-      }
-    });
-  });
-}
+/** `rawExchange` on the test server. */
+const exchange = (chunks: string[], pauseMs = 0) => rawExchange(t.app.url, chunks, pauseMs);
 
 /** A request through node:http with the headers given as a list, so that a name may repeat. */
 function send(method: string, path: string, headers: [string, string][], body?: string): Promise<Answer> {
