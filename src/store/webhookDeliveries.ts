@@ -108,6 +108,12 @@ export interface WebhookDeliveryStore {
    * obtained within the busy timeout, the commit failed, SQLite rolled it back).
    */
   recordAttempts(attempts: readonly AttemptToRecord[]): Promise<RecordingResult[]>;
+  /**
+   * Gives claims up without an attempt (the worker had no room for them): each row still held by
+   * its claim's `leaseToken` loses its lease and is due again at `notBefore` (or at its own next
+   * attempt time when later); no attempt is counted. Answers how many were released.
+   */
+  releaseClaims(claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], notBefore: number): Promise<number>;
   /** The oldest subscription's sealed current secret; undefined when no subscription exists. */
   oldestSealedSecret(): Promise<{ subscriptionId: string; sealedSecret: string } | undefined>;
   /** Forgets every previous secret whose overlap has ended. Returns how many subscriptions changed. */
@@ -443,7 +449,34 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
     }
   }
 
+  const releaseClaim = engine.statement(
+    orm
+      .update(webhookDeliveries)
+      .set({
+        leaseOwner: null,
+        leaseExpiresAt: null,
+                // cast: PostgreSQL infers no type for a parameter in a CASE branch.
+        nextAttemptAt: sql`case when ${webhookDeliveries.nextAttemptAt} < cast(${sql.placeholder('notBefore')} as bigint) then cast(${sql.placeholder('notBefore')} as bigint) else ${webhookDeliveries.nextAttemptAt} end`,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.id, sql.placeholder('id')),
+          eq(webhookDeliveries.status, 'PENDING'),
+          eq(webhookDeliveries.leaseOwner, sql.placeholder('owner')),
+        ),
+      ),
+  );
+
   return {
+    async releaseClaims(claims, notBefore) {
+      if (claims.length === 0) return 0;
+      return engine.write(async () => {
+        let released = 0;
+        for (const { id, leaseToken } of claims) released += await releaseClaim.run({ id, owner: leaseToken, notBefore });
+        return released;
+      });
+    },
+
     async claimDue(owner, limit) {
       if (!Number.isInteger(limit) || limit < 1) return [];
       const at = now();

@@ -16,7 +16,7 @@ import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import { webhookHousekeeping } from '../../src/scheduledJobs.js';
 import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
-import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
+import { createDeliveryWorker, TARGET_BUSY_DEFER_MS, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
@@ -505,6 +505,66 @@ describe('slow names', () => {
     for (const delivery of deliveriesOf(fx.db, stuck.id)) {
       expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ error_code: 'timeout', status_code: null }]);
     }
+  });
+
+  it('a target that never answers holds at most maxPerTarget slots: the deliveries to another target all go out meanwhile, none lost or sent twice', async () => {
+    await setUp();
+    const slow = await startReceiver();
+    slow.answer = () => 'hang';
+    cleanups.push(() => slow.close());
+    // The slow target's deliveries are due first: without a cap they would take every slot.
+    const stalled = subscribe({ url: slow.url, eventTypes: ['task.created'] });
+    for (let index = 0; index < 8; index += 1) await fx.createTask(`Slow ${index}`);
+    fx.clock.advance(1_000);
+    const answering = subscribe({ eventTypes: ['task.completed'] });
+    for (let index = 0; index < 8; index += 1) await fx.completeTask(await fx.createTask(`Fast ${index}`));
+    fx.clock.advance(1_000);
+    // Four slots, so a cap of 2 per target; the attempts to the slow target would wait 20 s.
+    const w = worker({ concurrency: 4, timeoutMs: 20_000 });
+    await w.start();
+    await waitFor(() => deliveriesOf(fx.db, answering.id).every((delivery) => delivery.status === 'SUCCEEDED'), 'the deliveries to the target that answers', 4_000);
+    expect(receiver.received).toHaveLength(8);
+    // Two requests reached the slow target and are held there; its other deliveries (the fast
+    // tasks were created too) wait aside, claimed, unsent.
+    expect(slow.received).toHaveLength(2);
+    const slowDeliveries = deliveriesOf(fx.db, stalled.id);
+    expect(slowDeliveries).toHaveLength(16);
+    expect(slowDeliveries.map((delivery) => delivery.attempt_count)).toEqual(Array(16).fill(0));
+    expect(slowDeliveries.every((delivery) => delivery.lease_owner?.startsWith('wkr_test.'))).toBe(true);
+
+    // The slow target goes away: the two held requests fail, and those waiting aside are then attempted, one each.
+    await slow.close();
+    await w.idle();
+    await w.stop();
+    for (const delivery of deliveriesOf(fx.db, stalled.id)) {
+      expect(attemptsOf(fx.db, delivery.id)).toMatchObject([{ error_code: 'connection-failed', status_code: null }]);
+    }
+    const sentIds = receiver.received.map((r) => header(r.headers['svc-delivery-id']));
+    expect(new Set(sentIds).size).toBe(8);
+    expect(deliveriesOf(fx.db, answering.id).every((delivery) => delivery.attempt_count === 1)).toBe(true);
+  });
+
+  it('a delivery to a target at its cap that cannot wait aside (maxHeld) is given up, due again TARGET_BUSY_DEFER_MS later, unattempted', async () => {
+    await setUp();
+    receiver.answer = () => 'hang';
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    for (let index = 0; index < 5; index += 1) await fx.createTask(`Task ${index}`);
+    const w = worker({ concurrency: 4, maxPerTarget: 1, maxHeld: 1, timeoutMs: 20_000 });
+    await w.start();
+    await waitFor(() => receiver.received.length === 1 && deliveriesOf(fx.db, id).filter((delivery) => delivery.lease_owner === null).length === 3, 'one sent, one held, three given up', 4_000);
+    const deliveries = deliveriesOf(fx.db, id);
+    expect(deliveries.map((delivery) => delivery.attempt_count)).toEqual(Array(5).fill(0));
+    const givenUp = deliveries.filter((delivery) => delivery.lease_owner === null);
+    expect(givenUp.map((delivery) => delivery.next_attempt_at)).toEqual(Array(3).fill(fx.clock.now() + TARGET_BUSY_DEFER_MS));
+    expect(givenUp.every((delivery) => delivery.status === 'PENDING' && delivery.lease_expires_at === null)).toBe(true);
+
+    // Stopping gives the held one up too, due at once; the one in flight ends (its target goes away) and is recorded.
+    await receiver.close();
+    await w.stop();
+    const after = deliveriesOf(fx.db, id);
+    expect(after.filter((delivery) => delivery.attempt_count === 1)).toHaveLength(1);
+    expect(after.filter((delivery) => delivery.lease_owner !== null)).toHaveLength(0);
+    expect(after.filter((delivery) => delivery.attempt_count === 0 && delivery.next_attempt_at === fx.clock.now())).toHaveLength(1);
   });
 
   it('a name whose failure is cached fails at once, without asking again', async () => {

@@ -12,14 +12,16 @@ import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
 import { createHostResolver, type HostResolver } from '../hostResolver.js';
 import type { LookupAll } from '../targetGuard.js';
 import { createAttemptRecorder } from './attemptRecorder.js';
-import { attemptLogFields, createDeliveryAttempt } from './deliveryAttempt.js';
+import { attemptLogFields, createDeliveryAttempt, LEASE_MARGIN_MS } from './deliveryAttempt.js';
 
 /**
  * The webhook delivery worker's loop. Delivery state is data (src/store/webhookDeliveries.ts):
  * the loop claims due deliveries with a lease (when started, when woken by a commit, on the retry
  * sweep, and in the transaction that records the attempts that ended), makes one attempt each
  * (deliveryAttempt.ts) and has it recorded under its lease (attemptRecorder.ts); an attempt
- * waiting for a host name's answer holds no slot meanwhile (see `holding`). Stopping ends the
+ * waiting for a host name's answer holds no slot meanwhile (see `holding`), and at most
+ * `maxPerTarget` attempts to one target (scheme, host and port) hold slots at once (see `held`), so
+ * that slow receivers never take every slot. Stopping ends the
  * claims and waits for the attempts in flight. Any number of workers, in the server process or
  * apart (`npm run worker`), may share one database.
  */
@@ -47,6 +49,17 @@ export interface DeliveryWorkerOptions {
    * `concurrency`: one more waits in its slot.
    */
   maxResolving?: number;
+  /**
+   * Attempts to one target (scheme, host and port of its URL) holding slots at once; a claimed
+   * delivery to a target at its cap waits aside, without a slot (see `maxHeld`). By default a
+   * quarter of `concurrency`, at least 2 (targetCap()).
+   */
+  maxPerTarget?: number;
+  /**
+   * Claimed deliveries that may wait aside for their target, all targets together; a delivery
+   * to a target at its cap beyond them is given up at once, due again TARGET_BUSY_DEFER_MS later.
+   */
+  maxHeld?: number;
   /**
    * The due-retry sweep of a started worker: a node-cron expression (seconds field first), or
    * false for none (deliveries then go out only when a commit on this connection wakes it).
@@ -86,10 +99,27 @@ export interface DeliveryWorker {
 export const DEFAULT_WORKER_CONCURRENCY = 16;
 /** Attempts waiting for DNS without a slot: cheap (a pending promise each), bounded so that claims stay bounded. */
 export const DEFAULT_MAX_RESOLVING = 64;
+/** Claimed deliveries waiting aside for a target at its cap: a pending lease each, bounded so that claims stay bounded. */
+export const DEFAULT_MAX_HELD = 64;
+/** A delivery to a target at its cap that cannot wait aside is due again this much later (no attempt counted). */
+export const TARGET_BUSY_DEFER_MS = 1_000;
+/** The default cap of attempts holding slots per target: a quarter of the slots, at least 2. */
+export const targetCap = (concurrency: number): number => Math.max(2, Math.floor(concurrency / 4));
 /** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
 export const DEFAULT_RETRY_SWEEP = '* * * * * *';
 /** A worker apart from the server learns of new events within this many milliseconds. */
 export const DEFAULT_COMMIT_POLL_MS = 10;
+
+/** The target a cap counts: scheme, host and port (the default port written out); an invalid URL is a target of its own (its attempt fails at once). */
+export function targetKey(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === 'https:' ? '443' : parsed.protocol === 'http:' ? '80' : '');
+    return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const now = options.now ?? Date.now;
@@ -105,6 +135,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
   const maxResolving = options.maxResolving ?? DEFAULT_MAX_RESOLVING;
   if (!Number.isInteger(maxResolving) || maxResolving < 0) throw new RangeError('maxResolving must be a whole number ≥ 0');
+  const maxPerTarget = options.maxPerTarget ?? targetCap(concurrency);
+  if (!Number.isInteger(maxPerTarget) || maxPerTarget < 1) throw new RangeError('maxPerTarget must be a whole number ≥ 1');
+  const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
+  if (!Number.isInteger(maxHeld) || maxHeld < 0) throw new RangeError('maxHeld must be a whole number ≥ 0');
   const agents = createDeliveryAgents();
   const resolver = options.resolver ?? createHostResolver({ now, ...(options.lookup ? { lookup: options.lookup } : {}) });
   const attempt = createDeliveryAttempt({
@@ -130,7 +164,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     onClaimed: (deliveries, room) => {
       reserved -= room;
       grantWaitingSlots();
-      for (const delivery of deliveries) startAttempt(delivery);
+      admit(deliveries);
       settleIfIdle();
     },
   });
@@ -150,6 +184,70 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       holding += 1;
       slotWaiters.shift()!();
     }
+    startHeld();
+  }
+
+  /**
+   * Targets. An attempt counts against its target's cap while it holds a slot (not while it waits
+   * for DNS). A claimed delivery whose target is at its cap takes no slot: it waits aside in
+   * `held`, under its lease, and starts as soon as its target is below the cap and a slot is free
+   * (after attempts back from DNS, before new claims); beyond `maxHeld` such deliveries are given
+   * up (releaseClaims), due again TARGET_BUSY_DEFER_MS later. On stop() the held ones are given up,
+   * due at once for any worker. So one slow target, or a few, holds at most `maxPerTarget` slots
+   * each, and the others go on being delivered.
+   */
+  const perTarget = new Map<string, number>();
+  const held = new Map<string, ClaimedDelivery[]>();
+  let heldCount = 0;
+  /** Deliveries being given up (releaseClaims under way). */
+  const releasing = new Set<Promise<void>>();
+  const atCap = (key: string): boolean => (perTarget.get(key) ?? 0) >= maxPerTarget;
+  function countTarget(key: string, by: 1 | -1): void {
+    const count = (perTarget.get(key) ?? 0) + by;
+    if (count <= 0) perTarget.delete(key);
+    else perTarget.set(key, count);
+  }
+  function startHeld(): void {
+    for (const [key, waiting] of held) {
+      while (waiting.length > 0 && !atCap(key) && slotWaiters.length === 0 && holding + reserved < concurrency) {
+        heldCount -= 1;
+        const delivery = waiting.shift()!;
+        // Held so long that the attempt could not be sent within its lease: given up, due at once.
+        if (now() > delivery.leaseExpiresAt - timeoutMs - LEASE_MARGIN_MS) release([delivery], 0);
+        else startAttempt(delivery, key);
+      }
+      if (waiting.length === 0) held.delete(key);
+    }
+  }
+  /** Starts the claimed deliveries whose target is below its cap (their slots reserved by the claim); holds the others aside or gives them up. */
+  function admit(deliveries: ClaimedDelivery[]): void {
+    const giveUp: ClaimedDelivery[] = [];
+    for (const delivery of deliveries) {
+      const key = targetKey(delivery.url);
+      if (!atCap(key)) startAttempt(delivery, key);
+      else if (heldCount < maxHeld) {
+        heldCount += 1;
+        const waiting = held.get(key);
+        if (waiting) waiting.push(delivery);
+        else held.set(key, [delivery]);
+      } else giveUp.push(delivery);
+    }
+    release(giveUp, now() + TARGET_BUSY_DEFER_MS);
+  }
+  function release(deliveries: ClaimedDelivery[], notBefore: number): void {
+    if (deliveries.length === 0) return;
+    const releasing_ = store
+      .releaseClaims(deliveries, notBefore)
+      .then(
+        () => undefined,
+        // Still claimed: attempted again once the lease expires.
+        (error: unknown) => logger.error('webhook claims not released', { workerId, deliveryIds: deliveries.map((d) => d.id), error }),
+      )
+      .finally(() => {
+        releasing.delete(releasing_);
+        settleIfIdle();
+      });
+    releasing.add(releasing_);
   }
   function releaseSlot(): void {
     holding -= 1;
@@ -162,10 +260,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     return new Promise((resolve) => slotWaiters.push(resolve));
   }
-  const hooks = {
+  /** The attempt's hooks: waiting for DNS, it holds neither a slot nor a place in its target's cap. */
+  const hooksFor = (key: string) => ({
     async whileResolving<T>(resolution: Promise<T>): Promise<T> {
       if (resolving >= maxResolving) return resolution;
       resolving += 1;
+      countTarget(key, -1);
       releaseSlot();
       wake();
       try {
@@ -173,13 +273,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       } finally {
         resolving -= 1;
         await takeSlot();
+        // Back in its slot even when its target is at the cap meanwhile (by at most the attempts back from DNS).
+        countTarget(key, 1);
       }
     },
-  };
+  });
 
-  async function attemptAndRecord(delivery: ClaimedDelivery): Promise<void> {
+  async function attemptAndRecord(delivery: ClaimedDelivery, key: string): Promise<void> {
     const fields = attemptLogFields(workerId, delivery);
-    const outcome = await attempt(delivery, fields, hooks);
+    const outcome = await attempt(delivery, fields, hooksFor(key));
     if (outcome !== undefined) await recorder.record(delivery, outcome, fields);
   }
 
@@ -199,7 +301,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let idleWaiters: Array<() => void> = [];
 
   function isIdle(): boolean {
-    return inFlight.size === 0 && !wakeScheduled && looks.size === 0 && reserved === 0;
+    return inFlight.size === 0 && !wakeScheduled && looks.size === 0 && reserved === 0 && heldCount === 0 && releasing.size === 0;
   }
 
   /**
@@ -264,18 +366,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         reserved -= room;
         grantWaitingSlots();
       }
-      // Claimed, so attempted even when the worker was stopped meanwhile (stop waits for it).
-      for (const delivery of batch) startAttempt(delivery);
+      // Claimed, so attempted (or held, or given up) even when the worker was stopped meanwhile (stop waits for it).
+      admit(batch);
       if (batch.length === 0) return;
     }
   }
 
-  function startAttempt(delivery: ClaimedDelivery): void {
+  function startAttempt(delivery: ClaimedDelivery, key: string): void {
     holding += 1;
-    const task = attemptAndRecord(delivery)
+    countTarget(key, 1);
+    const task = attemptAndRecord(delivery, key)
       .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
       .finally(() => {
         inFlight.delete(task);
+        countTarget(key, -1);
         releaseSlot();
         // Not pump(): the attempts ending in this turn make room together, filled by one claim.
         wake();
@@ -332,7 +436,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await stopListening?.();
       stopListening = undefined;
       // A claim under way (a look, or the recording of ended attempts) starts its attempts when it ends: wait for those too.
-      while (looks.size > 0 || inFlight.size > 0) await Promise.allSettled([...looks, ...inFlight]);
+      // Deliveries held aside for a busy target are given up, due at once for any worker.
+      const giveUpHeld = () => {
+        const waiting = [...held.values()].flat();
+        held.clear();
+        heldCount = 0;
+        release(waiting, 0);
+      };
+      giveUpHeld();
+      while (looks.size > 0 || inFlight.size > 0 || releasing.size > 0) {
+        await Promise.allSettled([...looks, ...inFlight, ...releasing]);
+        giveUpHeld();
+      }
       agents.destroy();
       logger.info('webhook worker stopped', { workerId });
     },
