@@ -5,7 +5,7 @@
 // PostgreSQL the claim locks the rows it takes and skips those another worker's claim holds
 // (FOR UPDATE SKIP LOCKED), so workers on several hosts claim different deliveries at once.
 import type { components } from '../../generated/work-platform/types.js';
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, not, notExists, or, sql } from 'drizzle-orm';
 import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookDeliveryStatus, type WebhookDisabledCode } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 
@@ -94,9 +94,10 @@ export interface WebhookDeliveryStore {
    * PENDING, due, and not leased or leased with an expired lease, the longest due first; on
    * PostgreSQL none that another claim has locked (FOR UPDATE SKIP LOCKED). Each claim gets a fresh
    * `leaseToken` (`<owner>.<random>`). Due deliveries of DISABLED subscriptions are CANCELLED
-   * instead of being claimed.
+   * instead of being claimed. None of the subscriptions in `skipSubscriptions` is claimed (their
+   * target is at the worker's cap): they stay due for a later claim.
    */
-  claimDue(owner: string, limit: number): Promise<ClaimedDelivery[]>;
+  claimDue(owner: string, limit: number, skipSubscriptions?: readonly string[]): Promise<ClaimedDelivery[]>;
   /**
    * Records attempts of claimed deliveries and their outcomes in one write transaction, each in a
    * savepoint of its own: the answers are in the order given, one per
@@ -192,10 +193,10 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
   const dueToClaim = orm
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(claimable(sql.placeholder('now')))
+    .where(and(claimable(sql.placeholder('now')), not(dialect.inJsonArray(webhookDeliveries.subscriptionId, sql.placeholder('skip')))))
     .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
     .limit(sql.placeholder('limit'));
-  const lease = engine.statement<{ id: string; leaseToken: string | null }, { owner: string; leaseExpiresAt: number; now: number; limit: number }>(
+  const lease = engine.statement<{ id: string; leaseToken: string | null }, { owner: string; leaseExpiresAt: number; now: number; limit: number; skip: string }>(
     orm
       .update(webhookDeliveries)
       // A token per claimed row: the random digits are drawn for each row.
@@ -477,7 +478,7 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       });
     },
 
-    async claimDue(owner, limit) {
+    async claimDue(owner, limit, skipSubscriptions = []) {
       if (!Number.isInteger(limit) || limit < 1) return [];
       const at = now();
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
@@ -490,7 +491,7 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       // (with its subscription) is left out. On SQLite it is one write transaction.
       return engine.autocommit(async () => {
         await cancelDueOfDisabled.run({ now: at });
-        const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit });
+        const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit, skip: JSON.stringify(skipSubscriptions) });
         if (claimed.length === 0) return [];
         const tokens = new Map(claimed.map(({ id, leaseToken }) => [id, leaseToken!]));
         const rows = await claimedDetails.objects({ ids: JSON.stringify([...tokens.keys()]) });

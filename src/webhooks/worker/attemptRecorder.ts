@@ -41,6 +41,8 @@ export interface AttemptRecorderOptions {
   roomAfter(recording: number): number;
   /** Called once per `roomAfter`, when the recording transaction has ended: the deliveries it claimed (none if it failed), to attempt now. */
   onClaimed(deliveries: ClaimedDelivery[], room: number): void;
+  /** Subscriptions not to claim now (their target is at the worker's cap). */
+  skipSubscriptions?(): readonly string[];
 }
 
 export interface AttemptRecorder {
@@ -85,7 +87,7 @@ export function createAttemptRecorder(options: AttemptRecorderOptions): AttemptR
   async function claimRoom(room: number): Promise<ClaimedDelivery[]> {
     if (room <= 0) return [];
     try {
-      return await store.claimDue(workerId, room);
+      return await store.claimDue(workerId, room, options.skipSubscriptions?.() ?? []);
     } catch (error) {
       logger.error('webhook claim failed', { workerId, error });
       return [];

@@ -161,6 +161,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     random: options.random ?? Math.random,
     // The recorded attempts still count in inFlight; their slots are free once they are recorded.
     roomAfter: (recording) => reserveRoom(recording),
+    skipSubscriptions: () => skipSubscriptions(),
     onClaimed: (deliveries, room) => {
       reserved -= room;
       grantWaitingSlots();
@@ -202,6 +203,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   /** Deliveries being given up (releaseClaims under way). */
   const releasing = new Set<Promise<void>>();
   const atCap = (key: string): boolean => (perTarget.get(key) ?? 0) >= maxPerTarget;
+  /** The attempts counted against their target's cap, with the subscription each is for. */
+  const counted = new Map<ClaimedDelivery, string>();
+  /**
+   * The subscriptions of the deliveries in flight or held whose target is at its cap: claims skip
+   * them, so that they stay due for a later claim instead of being claimed only to wait aside
+   * (only deliveries of subscriptions not yet seen at a busy target are held aside).
+   */
+  function skipSubscriptions(): string[] {
+    const skip = new Set<string>();
+    for (const [delivery, key] of counted) if (atCap(key)) skip.add(delivery.subscriptionId);
+    for (const [key, waiting] of held) if (atCap(key)) for (const delivery of waiting) skip.add(delivery.subscriptionId);
+    return [...skip];
+  }
   function countTarget(key: string, by: 1 | -1): void {
     const count = (perTarget.get(key) ?? 0) + by;
     if (count <= 0) perTarget.delete(key);
@@ -357,7 +371,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (let room = reserveRoom(); room > 0; room = reserveRoom()) {
       let batch: ClaimedDelivery[];
       try {
-        batch = await store.claimDue(workerId, room);
+        batch = await store.claimDue(workerId, room, skipSubscriptions());
       } catch (error) {
         // SQLITE_BUSY beyond the busy timeout, a closed database…: try again at the next sweep or wake-up.
         logger.error('webhook claim failed', { workerId, error });
@@ -375,10 +389,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   function startAttempt(delivery: ClaimedDelivery, key: string): void {
     holding += 1;
     countTarget(key, 1);
+    counted.set(delivery, key);
     const task = attemptAndRecord(delivery, key)
       .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
       .finally(() => {
         inFlight.delete(task);
+        counted.delete(delivery);
         countTarget(key, -1);
         releaseSlot();
         // Not pump(): the attempts ending in this turn make room together, filled by one claim.
