@@ -3,7 +3,7 @@ import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openStore } from './openStore.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
-import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY } from './webhooks/worker/deliveryLoop.js';
+import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, targetCap } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
 import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { createReadiness } from './health/readiness.js';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       '',
       `Webhook delivery worker ${worker.workerId} started`,
       `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts, at most ${targetCap(DEFAULT_WORKER_CONCURRENCY)} to one target; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       `  health:        ${health ? `${health.url}/livez and ${health.url}/readyz` : 'no probe listener (set WORKER_HEALTH_PORT)'}`,
       '',
