@@ -207,11 +207,11 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       .where(sql`${webhookDeliveries.id} in (${dueToClaim.getSQL()} ${dialect.skipLockedRows()})`)
       .returning({ id: webhookDeliveries.id, leaseToken: webhookDeliveries.leaseOwner }),
   );
-  const anyClaimable = engine.statement<unknown, { now: number }>(
+  const anyClaimable = engine.statement<unknown, { now: number; skip: string }>(
     orm
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(claimable(sql.placeholder('now')))
+      .where(and(claimable(sql.placeholder('now')), not(dialect.inJsonArray(webhookDeliveries.subscriptionId, sql.placeholder('skip')))))
       .limit(1),
   );
   const claimedDetails = engine.statement<ClaimedDetails, { ids: string }>(
@@ -483,7 +483,8 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       const at = now();
       const leaseExpiresAt = at + DELIVERY_LEASE_MS;
       // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
-      if ((await engine.read(() => anyClaimable.row({ now: at }))) === undefined) return [];
+      const skip = JSON.stringify(skipSubscriptions);
+      if ((await engine.read(() => anyClaimable.row({ now: at, skip }))) === undefined) return [];
       // Each statement is atomic by itself. On PostgreSQL each commits apart at READ COMMITTED, so
       // that claims of several workers at once each take the rows the others have not locked (in
       // one SERIALIZABLE transaction all but one would fail, having read what the others changed);
@@ -491,7 +492,7 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
       // (with its subscription) is left out. On SQLite it is one write transaction.
       return engine.autocommit(async () => {
         await cancelDueOfDisabled.run({ now: at });
-        const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit, skip: JSON.stringify(skipSubscriptions) });
+        const claimed = await lease.objects({ owner, leaseExpiresAt, now: at, limit, skip });
         if (claimed.length === 0) return [];
         const tokens = new Map(claimed.map(({ id, leaseToken }) => [id, leaseToken!]));
         const rows = await claimedDetails.objects({ ids: JSON.stringify([...tokens.keys()]) });
