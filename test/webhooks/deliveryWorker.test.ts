@@ -16,7 +16,7 @@ import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import { webhookHousekeeping } from '../../src/scheduledJobs.js';
 import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
-import { createDeliveryWorker, TARGET_BUSY_DEFER_MS, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
+import { createDeliveryWorker, TARGET_BUSY_DEFER_MS, targetCap, targetKey, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
@@ -543,6 +543,15 @@ describe('slow names', () => {
     const sentIds = receiver.received.map((r) => header(r.headers['svc-delivery-id']));
     expect(new Set(sentIds).size).toBe(8);
     expect(deliveriesOf(fx.db, answering.id).every((delivery) => delivery.attempt_count === 1)).toBe(true);
+  });
+
+  it('counts targets by scheme, host and port, the default port written out; the default cap is a quarter of the slots, at least 2', () => {
+    expect(targetKey('https://Hooks.Example.com/a?x=1')).toBe('https://hooks.example.com:443');
+    expect(targetKey('https://hooks.example.com:443/b')).toBe('https://hooks.example.com:443');
+    expect(targetKey('http://hooks.example.com/a')).toBe('http://hooks.example.com:80');
+    expect(targetKey('https://hooks.example.com:8443/a')).not.toBe(targetKey('https://hooks.example.com/a'));
+    expect(targetKey('not a url')).toBe('(invalid URL)');
+    expect([1, 4, 8, 16, 64].map(targetCap)).toEqual([2, 2, 2, 4, 16]);
   });
 
   it('a delivery to a target at its cap that cannot wait aside (maxHeld) is given up, due again TARGET_BUSY_DEFER_MS later, unattempted', async () => {
