@@ -1,4 +1,4 @@
-// The node arguments of an npm script written as `[exec] node <flags> <entry>`, so that the bench and
+// The node arguments (and environment) of an npm script written as `[NAME=value ...] [exec] node <flags> <entry>`, so that the bench and
 // the tests start the server and the worker exactly as `npm start` and `npm run worker` do. `exec` makes the shell npm
 // runs the script in become node, so that a signal sent to npm's child reaches the server (dash does not exec by itself).
 import { readFileSync } from 'node:fs';
@@ -7,13 +7,30 @@ import path from 'node:path';
 /** The scripts written as `node <flags> <entry>`: under tsx, and their compiled twins (npm run build). */
 export type NodeScript = 'start' | 'dev' | 'worker' | 'start:production' | 'worker:production' | 'admin:production';
 
-export function npmScriptNodeArguments(script: NodeScript): string[] {
+/** A script's words: its leading `NAME=value` assignments (the environment it sets), then `[exec] node <flags> <entry>`. */
+function parsedScript(script: NodeScript): { environment: Record<string, string>; nodeArguments: string[] } {
   const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const [command, ...nodeArguments] = (packageJson.scripts[script] ?? '').trim().replace(/^exec\s+/, '').split(/\s+/);
-  if (command !== 'node' || nodeArguments.length === 0) {
-    throw new Error(`package.json script "${script}" must read "[exec] node <flags> <entry>", not "${packageJson.scripts[script]}"`);
+  const words = (packageJson.scripts[script] ?? '').trim().split(/\s+/);
+  const environment: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split('=');
+    environment[name!] = value.join('=');
   }
-  return nodeArguments;
+  if (words[0] === 'exec') words.shift();
+  const [command, ...nodeArguments] = words;
+  if (command !== 'node' || nodeArguments.length === 0) {
+    throw new Error(`package.json script "${script}" must read "[NAME=value ...] [exec] node <flags> <entry>", not "${packageJson.scripts[script]}"`);
+  }
+  return { environment, nodeArguments };
+}
+
+export function npmScriptNodeArguments(script: NodeScript): string[] {
+  return parsedScript(script).nodeArguments;
+}
+
+/** The environment variables a script sets before node (MALLOC_ARENA_MAX for the servers), to start it as npm does. */
+export function npmScriptEnvironment(script: NodeScript): Record<string, string> {
+  return parsedScript(script).environment;
 }
 
 /**

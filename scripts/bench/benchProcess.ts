@@ -3,7 +3,7 @@
 // it outlives a deadline or the bench itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { npmScriptNodeArguments } from '../npmScriptArguments.js';
+import { npmScriptEnvironment, npmScriptNodeArguments } from '../npmScriptArguments.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const STARTUP_DEADLINE_MS = 60_000;
@@ -32,7 +32,7 @@ export async function startBenchProcess(options: {
   const child = spawn(process.execPath, [...(options.nodeArguments ?? []), ...scriptArguments], {
     cwd: repoRoot,
     // The bench serves the demo data set in production mode: confirmed, as an operator would have to.
-    env: { ...process.env, NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', ...options.env },
+    env: { ...process.env, ...(typeof options.script === 'string' ? npmScriptEnvironment(options.script) : {}), NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // process.exit() (the bench's signal handlers, a crash) skips every finally: no child may outlive the bench.

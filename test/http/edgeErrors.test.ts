@@ -1,9 +1,8 @@
 // What Node's HTTP parser refuses before any API sees the request comes back in the error shape
 // of the API the path belongs to, over a real socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
-import { loadContractDocument } from '../support/contractClient.js';
+import { componentSchemaValidator, loadContractDocument } from '../support/contractClient.js';
 import { rawExchange } from '../support/rawExchange.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -13,13 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function errorSchema(api: string, name: string) {
-  const ajv = createAjv2020({ validateSchema: false });
-  ajv.addSchema(loadContractDocument(api), api);
-  return ajv.compile({ $ref: `${api}#/components/schemas/${name}` });
-}
-const isProblem = errorSchema('work-platform', 'Problem');
-const isErrorEnvelope = errorSchema('portfolio', 'ErrorEnvelope');
+const isProblem = componentSchemaValidator('work-platform', 'Problem');
+const isErrorEnvelope = componentSchemaValidator('portfolio', 'ErrorEnvelope');
 
 /** `rawExchange` on the test server. */
 const exchange = (chunks: string[]) => rawExchange(t.app.url, chunks);

@@ -4,11 +4,10 @@
 // port 0; raw sockets where Node's own parser must see the bad input.
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, topLevelScalar } from '../../src/http/jsonNesting.js';
 import { answerPerJsonRpc } from '../../src/mcp/mcpServer.js';
-import { loadContractDocument } from '../support/contractClient.js';
+import { componentSchemaValidator, loadContractDocument } from '../support/contractClient.js';
 import { rawExchange } from '../support/rawExchange.js';
 import { memoryLogger, type TestApp } from '../support/testApp.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
@@ -17,13 +16,8 @@ let t: TestApp;
 let fx: WorkPlatformFixture;
 useWorkPlatformTestApp((app) => ({ t, fx } = app), { env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_MAX_HEADER_BYTES: '4096' } });
 
-function errorSchema(api: string, name: string) {
-  const ajv = createAjv2020({ validateSchema: false });
-  ajv.addSchema(loadContractDocument(api), api);
-  return ajv.compile({ $ref: `${api}#/components/schemas/${name}` });
-}
-const isProblem = errorSchema('work-platform', 'Problem');
-const isErrorEnvelope = errorSchema('portfolio', 'ErrorEnvelope');
+const isProblem = componentSchemaValidator('work-platform', 'Problem');
+const isErrorEnvelope = componentSchemaValidator('portfolio', 'ErrorEnvelope');
 const workPlatformContract = new ResponseContract(loadContractDocument('work-platform'));
 const portfolioContract = new ResponseContract(loadContractDocument('portfolio'));
 

@@ -22,6 +22,13 @@ export function loadContractDocument(api: string): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
+/** A validator of one component schema of an API's served document (`work-platform`, `portfolio`), e.g. its error shape. */
+export function componentSchemaValidator(api: string, name: string) {
+  const ajv = createAjv2020({ validateSchema: false });
+  ajv.addSchema(loadContractDocument(api), api);
+  return ajv.compile({ $ref: `${api}#/components/schemas/${name}` });
+}
+
 /**
  * An HTTP client for tests that validates every response it receives against the contract:
  * the operation's declared status, headers and body, and for requests that match no operation
