@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       '',
       `Webhook delivery worker ${worker.workerId} started`,
       `  database:      ${config.postgres ? `PostgreSQL at ${store.location}` : store.location}`,
-      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts, at most ${targetCap(DEFAULT_WORKER_CONCURRENCY)} to one target; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
+      `  concurrency:   ${DEFAULT_WORKER_CONCURRENCY} attempts, at most ${DEFAULT_WORKER_CONCURRENCY - targetCap(DEFAULT_WORKER_CONCURRENCY)} to one target, ${targetCap(DEFAULT_WORKER_CONCURRENCY)} to a slow one; due retries swept every second (node-cron), new events ${config.postgres ? "at any process's commit (PostgreSQL LISTEN/NOTIFY)" : `within ${DEFAULT_COMMIT_POLL_MS} ms of any process's commit`}`,
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       `  health:        ${health ? `${health.url}/livez and ${health.url}/readyz` : 'no probe listener (set WORKER_HEALTH_PORT)'}`,
       '',

@@ -16,7 +16,7 @@ import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { validate as validateCron } from 'node-cron';
 import { webhookHousekeeping } from '../../src/scheduledJobs.js';
 import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
-import { createDeliveryWorker, TARGET_BUSY_DEFER_MS, targetCap, targetKey, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
+import { createDeliveryWorker, SLOW_TARGET_MS, TARGET_BUSY_DEFER_MS, targetCap, targetKey, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
 import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
@@ -519,7 +519,7 @@ describe('slow names', () => {
     const answering = subscribe({ eventTypes: ['task.completed'] });
     for (let index = 0; index < 8; index += 1) await fx.completeTask(await fx.createTask(`Fast ${index}`));
     fx.clock.advance(1_000);
-    // Four slots, so a cap of 2 per target; the attempts to the slow target would wait 20 s.
+    // Four slots: at most 2 to any one target; the attempts to the slow target would wait 20 s.
     const w = worker({ concurrency: 4, timeoutMs: 20_000 });
     await w.start();
     await waitFor(() => deliveriesOf(fx.db, answering.id).every((delivery) => delivery.status === 'SUCCEEDED'), 'the deliveries to the target that answers', 4_000);
@@ -545,6 +545,27 @@ describe('slow names', () => {
     expect(deliveriesOf(fx.db, answering.id).every((delivery) => delivery.attempt_count === 1)).toBe(true);
   });
 
+  it('one answering target may hold all slots but a quarter; once an attempt to it sends for longer than SLOW_TARGET_MS it holds at most maxPerTarget', async () => {
+    await setUp();
+    const { id } = subscribe({ eventTypes: ['task.created'] });
+    for (let index = 0; index < 12; index += 1) await fx.createTask(`Task ${index}`);
+    // Eight slots: a slow target holds at most 2 (a quarter), any other at most 6 (all but a quarter).
+    receiver.answer = () => ({ status: 204, delayMs: 100 });
+    const w = worker({ concurrency: 8, timeoutMs: 20_000 });
+    await w.start();
+    await waitFor(() => receiver.received.length === 6, 'six requests at once to one target');
+    // The six answer after SLOW_TARGET_MS by the worker's clock: the target is slow from then on.
+    fx.clock.advance(SLOW_TARGET_MS + 1);
+    receiver.answer = () => 'hang';
+    await waitFor(() => deliveriesOf(fx.db, id).filter((delivery) => delivery.status === 'SUCCEEDED').length === 6, 'the six recorded');
+    await waitFor(() => receiver.received.length === 8, 'two more requests, the slow cap');
+    // Nothing marks "no more requests"; the worker had 300 ms of real time to send a ninth and sent none.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received).toHaveLength(8);
+    await receiver.close();
+    await w.idle();
+  });
+
   it('counts targets by scheme, host and port, the default port written out; the default cap is a quarter of the slots, at least 2', () => {
     expect(targetKey('https://Hooks.Example.com/a?x=1')).toBe('https://hooks.example.com:443');
     expect(targetKey('https://hooks.example.com:443/b')).toBe('https://hooks.example.com:443');
@@ -559,7 +580,7 @@ describe('slow names', () => {
     receiver.answer = () => 'hang';
     const { id } = subscribe({ eventTypes: ['task.created'] });
     for (let index = 0; index < 5; index += 1) await fx.createTask(`Task ${index}`);
-    const w = worker({ concurrency: 4, maxPerTarget: 1, maxHeld: 1, timeoutMs: 20_000 });
+    const w = worker({ concurrency: 4, maxPerTarget: 1, maxPerAnyTarget: 1, maxHeld: 1, timeoutMs: 20_000 });
     await w.start();
     const givenUpOf = () => deliveriesOf(fx.db, id).filter((delivery) => delivery.next_attempt_at === fx.clock.now() + TARGET_BUSY_DEFER_MS);
     // The first claim takes four: one sent, one held aside, two given up; the fifth is not claimed (its subscription's target is at its cap).

@@ -10,7 +10,6 @@ import { createTaskStore } from '../../src/store/tasks.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
-import { DEFAULT_WORKER_CONCURRENCY, targetCap } from '../../src/webhooks/worker/deliveryLoop.js';
 import { startServerProcess, startWorkerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
@@ -204,15 +203,13 @@ describe('durable delivery across kill -9', () => {
     const answered2xx = new Set<string>();
 
     // Round 1: every request is in flight (the receiver holds it) when the worker dies: sent, never recorded.
-    // As many as a worker sends to one target at once (its per-target cap).
-    const inFlight = targetCap(DEFAULT_WORKER_CONCURRENCY);
     receiver.answer = () => 'hang';
     let worker = await startWorkerProcess(workerEnv);
     children.push(worker.child);
-    await commit(inFlight);
-    await waitFor(() => receiver!.received.length === inFlight, 'the requests in flight', 10_000, 20);
+    await commit(6);
+    await waitFor(() => receiver!.received.length === 6, 'six requests in flight', 10_000, 20);
     await killHard(worker.child);
-    expect(unrecorded()).toHaveLength(inFlight);
+    expect(unrecorded()).toHaveLength(6);
     for (const delivery of deliveriesOf(db, subscription.id)) expect(attemptsOf(db, delivery.id)).toEqual([]);
 
     // Round 2: the worker dies as the first 2xx leaves the receiver; whatever it had recorded by then stands.
@@ -237,7 +234,7 @@ describe('durable delivery across kill -9', () => {
     worker = await startWorkerProcess(workerEnv);
     children.push(worker.child);
     expireLeases();
-    await commit(10 - inFlight);
+    await commit(4);
     await waitFor(() => deliveriesOf(db, subscription.id).every((d) => d.status === 'SUCCEEDED'), 'every delivery to succeed', 20_000, 20);
     await killHard(worker.child);
 
@@ -248,10 +245,10 @@ describe('durable delivery across kill -9', () => {
       // One attempt recorded, the successful one: the unrecorded sends left no row and no number.
       expect(attemptsOf(db, delivery.id)).toMatchObject([{ number: 1, status_code: 204, succeeded: 1 }]);
     }
-    // Those of round 1 were received at least twice (held, then answered): sent again, not lost.
+    // The six of round 1 were received at least twice (held, then answered): sent again, not lost.
     const receipts = new Map<string, number>();
     for (const received of receiver.received) receipts.set(String(received.headers['svc-delivery-id']), (receipts.get(String(received.headers['svc-delivery-id'])) ?? 0) + 1);
-    expect(deliveries.slice(0, inFlight).every((delivery) => receipts.get(delivery.id)! >= 2)).toBe(true);
+    expect(deliveries.slice(0, 6).every((delivery) => receipts.get(delivery.id)! >= 2)).toBe(true);
     for (const received of receiver.received) expect(() => verifyWebhook(received.body, received.headers, subscription.secret)).not.toThrow();
     db.close();
   }, 60_000);

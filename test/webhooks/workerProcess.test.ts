@@ -47,7 +47,7 @@ describe('npm run worker', () => {
 
   it('two worker processes and a server on one database send every attempt exactly once, and stop gracefully on SIGTERM', async () => {
     receiver = await startReceiver();
-    // Slow enough answers (4 in flight per worker: its cap per target) that no single worker drains the queue before
+    // Slow enough answers (12 in flight per worker: its cap for one target) that no single worker drains the queue before
     // the others' next poll: all three take part.
     receiver.answer = () => ({ status: 204, delayMs: 250 });
     const databasePath = path.join(dir, 'app.db');

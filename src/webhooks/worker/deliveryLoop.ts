@@ -50,11 +50,19 @@ export interface DeliveryWorkerOptions {
    */
   maxResolving?: number;
   /**
-   * Attempts to one target (scheme, host and port of its URL) holding slots at once; a claimed
+   * Attempts to one slow target (scheme, host and port of its URL) holding slots at once; a claimed
    * delivery to a target at its cap waits aside, without a slot (see `maxHeld`). By default a
-   * quarter of `concurrency`, at least 2 (targetCap()).
+   * quarter of `concurrency`, at least 2 (targetCap()). A target is slow while one of its attempts
+   * has been sending for longer than SLOW_TARGET_MS, and for SLOW_TARGET_MEMORY_MS after one took
+   * that long.
    */
   maxPerTarget?: number;
+  /**
+   * Attempts to any one target holding slots at once, slow or not: by default all slots but a
+   * quarter (at least 1), so that a target that turns slow before it is known to be leaves slots
+   * for the others, and one fast receiver still gets most of them.
+   */
+  maxPerAnyTarget?: number;
   /**
    * Claimed deliveries that may wait aside for their target, all targets together; a delivery
    * to a target at its cap beyond them is given up at once, due again TARGET_BUSY_DEFER_MS later.
@@ -103,8 +111,12 @@ export const DEFAULT_MAX_RESOLVING = 64;
 export const DEFAULT_MAX_HELD = 64;
 /** A delivery to a target at its cap that cannot wait aside is due again this much later (no attempt counted). */
 export const TARGET_BUSY_DEFER_MS = 1_000;
-/** The default cap of attempts holding slots per target: a quarter of the slots, at least 2. */
+/** The default cap of attempts holding slots per slow target: a quarter of the slots, at least 2. */
 export const targetCap = (concurrency: number): number => Math.max(2, Math.floor(concurrency / 4));
+/** An attempt sending for longer than this makes its target slow. */
+export const SLOW_TARGET_MS = 1_000;
+/** A target stays slow this long after an attempt to it took longer than SLOW_TARGET_MS. */
+export const SLOW_TARGET_MEMORY_MS = 60_000;
 /** Every second: retries are due at whole-second precision and the sweep is one indexed query. */
 export const DEFAULT_RETRY_SWEEP = '* * * * * *';
 /** A worker apart from the server learns of new events within this many milliseconds. */
@@ -137,6 +149,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   if (!Number.isInteger(maxResolving) || maxResolving < 0) throw new RangeError('maxResolving must be a whole number ≥ 0');
   const maxPerTarget = options.maxPerTarget ?? targetCap(concurrency);
   if (!Number.isInteger(maxPerTarget) || maxPerTarget < 1) throw new RangeError('maxPerTarget must be a whole number ≥ 1');
+  const maxPerAnyTarget = options.maxPerAnyTarget ?? Math.max(1, concurrency - targetCap(concurrency));
+  if (!Number.isInteger(maxPerAnyTarget) || maxPerAnyTarget < 1) throw new RangeError('maxPerAnyTarget must be a whole number ≥ 1');
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
   if (!Number.isInteger(maxHeld) || maxHeld < 0) throw new RangeError('maxHeld must be a whole number ≥ 0');
   const agents = createDeliveryAgents();
@@ -202,9 +216,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let heldCount = 0;
   /** Deliveries being given up (releaseClaims under way). */
   const releasing = new Set<Promise<void>>();
-  const atCap = (key: string): boolean => (perTarget.get(key) ?? 0) >= maxPerTarget;
-  /** The attempts counted against their target's cap, with the subscription each is for. */
-  const counted = new Map<ClaimedDelivery, string>();
+  /** Until when each target that was slow lately counts as slow. */
+  const slowUntil = new Map<string, number>();
+  /** The attempts counted against their target's cap: the target, and since when it has been sending (undefined while it waits for DNS or is being recorded). */
+  const counted = new Map<ClaimedDelivery, { key: string; sendingSince: number | undefined }>();
+  function isSlow(key: string): boolean {
+    const at = now();
+    const until = slowUntil.get(key);
+    if (until !== undefined) {
+      if (until > at) return true;
+      slowUntil.delete(key);
+    }
+    for (const attempt of counted.values()) {
+      if (attempt.key === key && attempt.sendingSince !== undefined && at - attempt.sendingSince > SLOW_TARGET_MS) return true;
+    }
+    return false;
+  }
+  const atCap = (key: string): boolean => {
+    const count = perTarget.get(key) ?? 0;
+    return count >= maxPerAnyTarget || (count >= maxPerTarget && isSlow(key));
+  };
   /**
    * The subscriptions of the deliveries in flight or held whose target is at its cap: claims skip
    * them, so that they stay due for a later claim instead of being claimed only to wait aside
@@ -212,7 +243,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    */
   function skipSubscriptions(): string[] {
     const skip = new Set<string>();
-    for (const [delivery, key] of counted) if (atCap(key)) skip.add(delivery.subscriptionId);
+    for (const [delivery, { key }] of counted) if (atCap(key)) skip.add(delivery.subscriptionId);
     for (const [key, waiting] of held) if (atCap(key)) for (const delivery of waiting) skip.add(delivery.subscriptionId);
     return [...skip];
   }
@@ -275,10 +306,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return new Promise((resolve) => slotWaiters.push(resolve));
   }
   /** The attempt's hooks: waiting for DNS, it holds neither a slot nor a place in its target's cap. */
-  const hooksFor = (key: string) => ({
+  const hooksFor = (delivery: ClaimedDelivery, key: string) => ({
     async whileResolving<T>(resolution: Promise<T>): Promise<T> {
       if (resolving >= maxResolving) return resolution;
       resolving += 1;
+      sendingSince(delivery, undefined);
       countTarget(key, -1);
       releaseSlot();
       wake();
@@ -289,13 +321,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         await takeSlot();
         // Back in its slot even when its target is at the cap meanwhile (by at most the attempts back from DNS).
         countTarget(key, 1);
+        sendingSince(delivery, now());
       }
     },
   });
 
+  function sendingSince(delivery: ClaimedDelivery, since: number | undefined): void {
+    const attempt = counted.get(delivery);
+    if (attempt) attempt.sendingSince = since;
+  }
+
   async function attemptAndRecord(delivery: ClaimedDelivery, key: string): Promise<void> {
     const fields = attemptLogFields(workerId, delivery);
-    const outcome = await attempt(delivery, fields, hooksFor(key));
+    const outcome = await attempt(delivery, fields, hooksFor(delivery, key));
+    // How long it was sending (a wait for DNS not counted).
+    const since = counted.get(delivery)?.sendingSince;
+    if (since !== undefined && now() - since > SLOW_TARGET_MS) slowUntil.set(key, now() + SLOW_TARGET_MEMORY_MS);
+    sendingSince(delivery, undefined);
     if (outcome !== undefined) await recorder.record(delivery, outcome, fields);
   }
 
@@ -389,7 +431,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   function startAttempt(delivery: ClaimedDelivery, key: string): void {
     holding += 1;
     countTarget(key, 1);
-    counted.set(delivery, key);
+    counted.set(delivery, { key, sendingSince: now() });
     const task = attemptAndRecord(delivery, key)
       .catch((error: unknown) => logger.error('webhook attempt failed unexpectedly', { workerId, deliveryId: delivery.id, error }))
       .finally(() => {
