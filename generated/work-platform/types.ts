@@ -4195,7 +4195,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is larger than 1 MiB. Checked when the body is read, before authentication, so it is answered even without a valid token. */
+        /** @description The request body is larger than 1 MiB. Checked when the body is read: after authentication, scopes, roles and rate limits (so a request without a valid token answers 401 first, and a 413 counts as a call), before the body is validated. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

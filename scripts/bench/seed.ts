@@ -13,6 +13,8 @@ import { createUserStore } from '../../src/store/users.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { engineOf, type StoreEngine, type StoreSource } from '../../src/store/engine.js';
 import { deals, dealStages, tasks } from '../../db/schema.js';
+import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import type { components } from '../../generated/work-platform/types.js';
 
 export interface BenchWorkspace {
   workspaceId: string;
@@ -29,12 +31,13 @@ export interface BenchData {
   portfolioKey: string;
 }
 
-const ALL_SCOPES = ['tasks:read', 'tasks:write', 'projects:read', 'projects:write', 'workspace:read', 'webhooks:manage', 'crm:read', 'analytics:read'];
+const ALL_SCOPES = [...scopeCatalogue];
 const LIFTED = 1_000_000_000;
 // The largest per-minute override a workspace takes: about 16,700 requests a second, beyond this machine.
 const MAX_PER_MINUTE = 1_000_000;
-const STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const;
-const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
+// Every value of the contract's enums, in the spec's order (checked against the generated types).
+const STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const satisfies readonly components['schemas']['TaskStatus'][];
+const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const satisfies readonly components['schemas']['TaskPriority'][];
 
 /** Rows per statement: 11 parameters a row stays far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const ROWS_PER_INSERT = 500;

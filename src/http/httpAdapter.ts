@@ -79,8 +79,8 @@ export type HttpAdapter = RequestListener & { errorReplyFor: ErrorReplyFor };
 export const LAST_PATH = Symbol('last path asked on this connection');
 
 /**
- * The only place that knows HTTP: it turns a node:http request into an `IncomingCall`, hands it
- * to the API that owns the path, checks the reply against the contract when asked to, and
+ * Where a request enters: it turns a node:http request into an `IncomingCall`, hands it to the
+ * API that owns the path (or to a mounted handler: MCP, OAuth, health, the index), checks the reply against the contract when asked to, and
  * writes it. A plain request listener, not an Express app: the pipeline routes by the contract
  * and needs none of Express's routing or response helpers, which cost more per request than the
  * whole pipeline does (see README, Performance).

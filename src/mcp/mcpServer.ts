@@ -1,6 +1,6 @@
 // The agent tool server (Model Context Protocol): the tools of the Work-Platform API that the
 // caller's token may call, each answered by the API's own pipeline. Served over Streamable HTTP at
-// `/mcp` by the API server; `npm run mcp` relays stdio to it.
+// `/v1/mcp` by the API server; `npm run mcp` relays stdio to it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';

@@ -8,7 +8,7 @@ import { effectiveLimits, rateLimitTier } from '../limits/workspaceLimits.js';
 import type { Caller } from '../auth/bearerTokens.js';
 import { ApiProblem } from './problems.js';
 
-/** Counts monthly token calls; the SQLite store implements it, a shared store may later. */
+/** Counts monthly token calls in the SQLite file; on PostgreSQL or Redis the SharedCallCounter counts them. */
 export type QuotaCounter = Pick<QuotaCounterStore, 'countQuotaCall'>;
 
 /**
