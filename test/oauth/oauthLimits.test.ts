@@ -12,6 +12,8 @@ import { useTestApp, type TestApp } from '../support/testApp.js';
 import { makeTestWorkspace } from '../support/workPlatform.js';
 import { makeClock } from '../store/factories.js';
 import { makeWorkspace } from '../store/workPlatformFactories.js';
+import { demoOauthClient } from '../../src/demo/workPlatformDemo.js';
+import { makeDemoDatabaseFile, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
 
 const requestFrom = (remoteAddress: string, forwardedFor?: string) =>
   ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
@@ -175,5 +177,39 @@ describe('/oauth limits per client address', () => {
     const consent = await first.request(new URL(started.headers.get('location')!, t.app.url).href, { headers: { 'x-forwarded-for': '198.51.100.20' } });
     expect(consent.status).toBe(400);
     expect(await consent.text()).toContain('This authorization request has expired');
+  });
+});
+
+describe('/oauth limits shared by two server processes on one database', () => {
+  let database: DemoDatabaseFile;
+  let servers: ServerProcess[];
+
+  beforeAll(async () => {
+    database = await makeDemoDatabaseFile('contract-api-oauth-limits-');
+    // One window spans the whole test (real clocks in child processes).
+    const env = { DATABASE_PATH: database.databasePath, WEBHOOK_WORKER: 'off', OAUTH_PAGE_RATE_LIMIT: '4', OAUTH_RATE_WINDOW_SECONDS: String(10 * 365 * 24 * 3600), TRUST_PROXY: '1' };
+    servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  }, 60_000);
+  afterAll(async () => {
+    if (servers) expect(await stopServerProcesses(servers.map((server) => server.child))).toEqual([0, 0]);
+    database?.remove();
+  });
+
+  it('admit exactly the allowance of one address between them', async () => {
+    const authorize = (server: ServerProcess) =>
+      fetch(
+        `${server.url}/oauth/authorize?${new URLSearchParams({
+          client_id: demoOauthClient.id,
+          response_type: 'code',
+          redirect_uri: demoOauthClient.redirectUri,
+          scope: 'tasks:read',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual', headers: { 'x-forwarded-for': '203.0.113.99' } },
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i += 1) statuses.push((await authorize(servers[i % 2]!)).status);
+    expect(statuses).toEqual([303, 303, 303, 303, 429, 429, 429, 429]);
   });
 });
