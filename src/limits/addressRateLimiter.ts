@@ -34,6 +34,7 @@ export function createAddressRateLimiter(deps: {
   /** Bucket ─► the end of the window in which it was found spent. */
   const spent = new Map<string, number>();
 
+  /** `owner`: the address, whose buckets share one Redis Cluster slot. */
   const count = async (bucket: string, owner: string, limit: number, windowMs: number): Promise<RateLimitDecision> => {
     if (deps.callCounter) return (await deps.callCounter.countCall({ owner, bucket, limit, windowMs })).decision;
     const { rateLimiter } = deps;
@@ -58,7 +59,7 @@ export function createAddressRateLimiter(deps: {
         if (now < spentUntil) return rateLimitDecision(limit + 1, limit, spentUntil, now);
         spent.delete(bucket);
       }
-      const decision = await count(bucket, `${name}:${address}`, limit, windowMs);
+      const decision = await count(bucket, address, limit, windowMs);
       if (!decision.allowed) {
         if (spent.size >= MAX_SPENT_BUCKETS) spent.delete(spent.keys().next().value!);
         spent.set(bucket, decision.resetAtSeconds * 1000);
