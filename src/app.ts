@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
 import { createHttpAdapter, type ErrorReplyFor } from './http/httpAdapter.js';
+import { createAddressRateLimiter } from './limits/addressRateLimiter.js';
 import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
 import { openRedisConnection } from './limits/redisConnection.js';
@@ -204,6 +205,11 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       cookieSecret: oauthCookieSecret,
       logger: deps.logger,
       now,
+      limits: {
+        rateLimiter: createAddressRateLimiter({ callCounter, rateLimiter: sqliteLimits?.rateLimiter, now }),
+        ...config.oauthLimits,
+        trustProxy: config.trustProxy,
+      },
     });
     const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
@@ -378,7 +384,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   await webhookWorker?.start();
   const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(storeEngine, { now });
 
-  const rateWindowRetentionMs = Math.max(2 * config.portfolioRateWindowSeconds * 1000, 60 * 60 * 1000);
+  const rateWindowRetentionMs = Math.max(2 * Math.max(config.portfolioRateWindowSeconds, config.oauthLimits.windowSeconds) * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(
     [
       // Written quietly: a count is not a removal.

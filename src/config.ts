@@ -63,6 +63,20 @@ export interface Config {
   shutdownDelayMs: number;
   /** The port of `npm run worker`'s /livez and /readyz listener (0: any free port); undefined: no listener. */
   workerHealthPort: number | undefined;
+  /** Reverse proxies in front of the server whose X-Forwarded-For entries name the client (0: the connection's address). */
+  trustProxy: number;
+  /** The OAuth authorization server's own limits (it answers before any credential is known). */
+  oauthLimits: OauthLimitsConfig;
+}
+
+export interface OauthLimitsConfig {
+  /** Requests per client address and window to /oauth/authorize, /oauth/sign-in and /oauth/interaction/*; 0: no limit. */
+  pagesPerWindow: number;
+  /** Requests per client address and window to /oauth/token, /oauth/introspect and /oauth/revoke; 0: no limit. */
+  tokenCallsPerWindow: number;
+  windowSeconds: number;
+  /** Authorizations in progress (interaction records) kept per client; starting one more drops the oldest. */
+  interactionsPerClient: number;
 }
 
 export interface ExpensiveCallsConfig {
@@ -305,6 +319,31 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'off',
     description: 'npm run worker: the port of its /livez and /readyz HTTP listener (on HOST; 0 picks a free port); off or unset: no listener.',
   },
+  {
+    name: 'TRUST_PROXY',
+    default: '0',
+    description:
+      'Reverse proxies in front of the server, each appending to X-Forwarded-For: the client address the /oauth limits count is the entry the outermost one wrote (the TRUST_PROXY-th from the right, the connection counted first). 0: the connection\'s own address, and X-Forwarded-For is ignored.',
+  },
+  {
+    name: 'OAUTH_PAGE_RATE_LIMIT',
+    default: '60',
+    description:
+      'Requests per client address and window to the OAuth browser pages (/oauth/authorize, /oauth/sign-in, /oauth/interaction/*); one more answers 429 with Retry-After and an HTML page. An authorization takes about 6. 0: no limit.',
+  },
+  {
+    name: 'OAUTH_TOKEN_RATE_LIMIT',
+    default: '300',
+    description:
+      'Requests per client address and window to /oauth/token, /oauth/introspect and /oauth/revoke; one more answers 429 with Retry-After and {"error":"temporarily_unavailable"}. 0: no limit.',
+  },
+  { name: 'OAUTH_RATE_WINDOW_SECONDS', default: '60', description: 'Length of the /oauth limits\' window in seconds.' },
+  {
+    name: 'OAUTH_INTERACTIONS_PER_CLIENT',
+    default: '1000',
+    description:
+      'Authorizations in progress (started at /oauth/authorize, each kept for 10 minutes) kept per OAuth client; starting one more drops the oldest, whose user is asked to start again.',
+  },
 ] as const;
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
@@ -535,5 +574,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.WORKER_HEALTH_PORT === undefined || env.WORKER_HEALTH_PORT === '' || env.WORKER_HEALTH_PORT.toLowerCase() === 'off'
         ? undefined
         : positiveInteger('WORKER_HEALTH_PORT', env.WORKER_HEALTH_PORT, 0, true),
+    trustProxy: positiveInteger('TRUST_PROXY', env.TRUST_PROXY, 0, true),
+    oauthLimits: {
+      pagesPerWindow: positiveInteger('OAUTH_PAGE_RATE_LIMIT', env.OAUTH_PAGE_RATE_LIMIT, 60, true),
+      tokenCallsPerWindow: positiveInteger('OAUTH_TOKEN_RATE_LIMIT', env.OAUTH_TOKEN_RATE_LIMIT, 300, true),
+      windowSeconds: positiveInteger('OAUTH_RATE_WINDOW_SECONDS', env.OAUTH_RATE_WINDOW_SECONDS, 60),
+      interactionsPerClient: positiveInteger('OAUTH_INTERACTIONS_PER_CLIENT', env.OAUTH_INTERACTIONS_PER_CLIENT, 1000),
+    },
   };
 }

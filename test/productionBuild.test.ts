@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { readFileSync, utimesSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIntoScratchFolder, type ScratchBuild } from '../scripts/compiledBuild.js';
@@ -93,5 +94,95 @@ describe('the Dockerfile', () => {
     const command = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
     expect(command).toBeDefined();
     expect(JSON.parse(command!)).toEqual(['node', ...npmScriptNodeArguments('start:production')]);
+  });
+});
+
+/**
+ * Hard links of `from`'s files under `to` (copies across file systems), symbolic links kept as they are: a copy of
+ * node_modules in about a second that `npm prune` may then thin without touching the original.
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) linkTree(source, target);
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), target);
+    else {
+      try {
+        linkSync(source, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        copyFileSync(source, target);
+      }
+    }
+  }
+}
+
+describe('the production dependencies (npm prune --omit=dev, as the Dockerfile does)', () => {
+  // The Docker image's runtime stage, outside the repository (so that no node_modules above it can stand in for a
+  // missing package): package.json, node_modules pruned to the production dependencies, the build and the files it reads.
+  let project: string;
+  let productionDatabase: DemoDatabaseFile;
+
+  beforeAll(async () => {
+    project = mkdtempSync(path.join(tmpdir(), 'contract-api-prod-deps-'));
+    productionDatabase = await makeDemoDatabaseFile('contract-api-prod-deps-db-');
+    for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(repoRoot, file), path.join(project, file));
+    linkTree(path.join(repoRoot, 'node_modules'), path.join(project, 'node_modules'));
+    execFileSync('npm', ['prune', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: project, stdio: 'pipe', timeout: 60_000 });
+    linkTree(build.outDir, path.join(project, 'dist'));
+    for (const folder of ['generated', 'db/migrations', 'db/postgres/migrations']) linkTree(path.join(repoRoot, folder), path.join(project, folder));
+    for (const file of ['specs/portfolio/import-format.schema.json', 'scripts/requireFreshBuild.mjs']) {
+      mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      copyFileSync(path.join(repoRoot, file), path.join(project, file));
+    }
+  }, 120_000);
+  afterAll(() => {
+    if (project) rmSync(project, { recursive: true, force: true });
+    productionDatabase?.remove();
+  });
+
+  it('leaves out what only development, the bench and the tests use', () => {
+    const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const name of ['tsx', 'express', 'postman-collection', 'typescript', 'vitest']) expect(Object.keys(packageJson.dependencies)).not.toContain(name);
+    for (const name of ['tsx', 'esbuild', 'postman-collection', 'typescript', 'vitest', 'drizzle-kit']) expect(existsSync(path.join(project, 'node_modules', name))).toBe(false);
+    // express stays installed: @modelcontextprotocol/sdk depends on it, though the modules this server loads from it do not.
+    const importers = spawnSync('grep', ['-rlE', `(from|import\\() *['"](express|tsx)['"/]`, path.join(project, 'dist')], { encoding: 'utf8' });
+    expect(importers.stdout).toBe('');
+    expect(importers.status).toBe(1);
+  });
+
+  it('starts the compiled server, which answers every surface, and runs the compiled admin CLI', async () => {
+    const { fixture } = productionDatabase;
+    const server = await startServerProcess(
+      { DATABASE_PATH: productionDatabase.databasePath, NODE_ENV: 'production', ALLOW_DEMO_DATA_IN_PRODUCTION: 'on', WEBHOOK_WORKER: 'off', NODE_OPTIONS: '' },
+      npmScriptNodeArguments('start:production'),
+      project,
+    );
+    try {
+      expect((await new ContractClient(server.url).get('/api/v1/portfolio', { authorization: `Bearer ${fixture.portfolio.apiKey}` })).status).toBe(200);
+      const workPlatform = new ContractClient(server.url, 'work-platform', 'Problem');
+      expect((await workPlatform.get('/v1/tasks?limit=5', { authorization: `Bearer ${fixture.workPlatform.tokens.all}` })).status).toBe(200);
+      expect((await workPlatform.get('/v1/docs')).status).toBe(200);
+      // oidc-provider and the MCP SDK are loaded on first use: each surface once.
+      expect((await fetch(`${server.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
+      const mcp = await fetch(`${server.url}/v1/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fixture.workPlatform.tokens.all}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } }),
+      });
+      expect(mcp.status).toBe(200);
+    } finally {
+      expect(await stopServerProcesses([server.child])).toEqual([0]);
+    }
+    const admin = spawnSync(process.execPath, [...npmScriptNodeArguments('admin:production'), 'tenant', 'list', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', DATABASE_PATH: productionDatabase.databasePath },
+      timeout: 30_000,
+    });
+    expect(admin.stderr).toBe('');
+    expect((JSON.parse(admin.stdout) as { tenants: { id: string }[] }).tenants.map((tenant) => tenant.id)).toContain(fixture.portfolio.tenantId);
   });
 });

@@ -2,7 +2,7 @@
 // interactions), keyed by model and the SHA-256 of the record's id; src/auth/oauth/oauthAdapter.ts
 // hashes the ids and shapes the payloads. Also the read every OAuth-authenticated /v1 request
 // makes: the access token with its client, user and workspace, in one statement.
-import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
 import { oauthClients, oauthRecords, users, workspaces } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type { WorkspaceRole } from './users.js';
@@ -46,6 +46,12 @@ export interface OauthAccessTokenCaller {
 export interface OauthRecordStore {
   /** Inserts or replaces a record (a replaced record keeps its consumed time). */
   save(record: OauthRecordInput): Promise<void>;
+  /**
+   * Saves an interaction (an authorization in progress) and, in the same transaction, keeps only the
+   * `keepPerClient` of its client that expire last: a flood of authorization requests with one
+   * public client id cannot grow the table past it, and a new request always gets through.
+   */
+  saveInteraction(record: OauthRecordInput & { clientId: string }, keepPerClient: number): Promise<void>;
   /** An unexpired record, or undefined. */
   find(model: string, idHash: string): Promise<StoredOauthRecord | undefined>;
   findByUid(model: string, uid: string): Promise<StoredOauthRecord | undefined>;
@@ -109,6 +115,23 @@ export function createOauthRecordStore(source: StoreSource, options: { now?: () 
       .delete(oauthRecords)
       .where(and(eq(oauthRecords.model, sql.placeholder('model')), eq(oauthRecords.grantId, sql.placeholder('grantId')))),
   );
+  const clientInteractions = and(eq(oauthRecords.model, 'Interaction'), eq(oauthRecords.clientId, sql.placeholder('clientId')));
+  const deleteOldestInteractions = engine.statement(
+    orm.delete(oauthRecords).where(
+      and(
+        clientInteractions,
+        notInArray(
+          oauthRecords.idHash,
+          orm
+            .select({ idHash: oauthRecords.idHash })
+            .from(oauthRecords)
+            .where(clientInteractions)
+            .orderBy(desc(oauthRecords.expiresAt), desc(oauthRecords.idHash))
+            .limit(sql.placeholder('keep')),
+        ),
+      ),
+    ),
+  );
   const deleteExpired = engine.statement(orm.delete(oauthRecords).where(lte(oauthRecords.expiresAt, sql.placeholder('now'))));
 
   // Every OAuth-authenticated /v1 request reads this: compiled, rows as arrays. The user must be
@@ -134,6 +157,12 @@ export function createOauthRecordStore(source: StoreSource, options: { now?: () 
   return {
     async save(record) {
       await engine.write(() => upsert.run({ ...record }));
+    },
+    async saveInteraction(record, keepPerClient) {
+      await engine.write(async () => {
+        await upsert.run({ ...record });
+        await deleteOldestInteractions.run({ clientId: record.clientId, keep: keepPerClient });
+      });
     },
     find(model, idHash) {
       return engine.read(() => selectByKey.object({ model, idHash, now: now() }));

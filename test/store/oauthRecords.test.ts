@@ -103,7 +103,7 @@ describe('oauth record store', () => {
 
 describe('oidc-provider adapter', () => {
   it('stores a record under the SHA-256 of its id, never the id, and gives the id back on find', async () => {
-    const adapter = oauthAdapterFactory(createOauthRecordStore(t.db, { now: clock.now }), createOauthClientStore(t.db), clock.now)('RefreshToken');
+    const adapter = oauthAdapterFactory(createOauthRecordStore(t.db, { now: clock.now }), createOauthClientStore(t.db), clock.now, 1000)('RefreshToken');
     const id = 'R'.repeat(43);
     await adapter.upsert(id, { jti: id, grantId: 'g1', clientId, accountId: workspace.ownerId, exp: 1 }, 600);
     const rows = t.db.prepare('SELECT * FROM oauth_records').all() as Record<string, unknown>[];
@@ -117,7 +117,7 @@ describe('oidc-provider adapter', () => {
   });
 
   it('keeps an interaction without its browser session\'s cookie value, and a grant under its own id', async () => {
-    const factory = oauthAdapterFactory(createOauthRecordStore(t.db, { now: clock.now }), createOauthClientStore(t.db), clock.now);
+    const factory = oauthAdapterFactory(createOauthRecordStore(t.db, { now: clock.now }), createOauthClientStore(t.db), clock.now, 1000);
     await factory('Interaction').upsert('uid1', { jti: 'uid1', params: { client_id: clientId }, session: { accountId: workspace.ownerId, cookie: 'secret-session-id', uid: 'u' } }, 600);
     await factory('Grant').upsert('grant-9', { jti: 'grant-9', clientId, accountId: workspace.ownerId }, 600);
     const stored = JSON.stringify(t.db.prepare('SELECT * FROM oauth_records').all());
@@ -129,7 +129,7 @@ describe('oidc-provider adapter', () => {
   it('serves clients from oauth_clients as oidc-provider metadata, the secret as its hash', async () => {
     const clients = createOauthClientStore(t.db);
     const confidential = await clients.createOauthClient({ workspaceId: workspace.workspaceId, name: 'C', redirectUris: ['https://c.example/cb'], scopes: ['tasks:read'], secretHash: 'a'.repeat(64) });
-    const adapter = oauthAdapterFactory(createOauthRecordStore(t.db), clients, clock.now)('Client');
+    const adapter = oauthAdapterFactory(createOauthRecordStore(t.db), clients, clock.now, 1000)('Client');
     expect(await adapter.find(clientId)).toMatchObject({ client_id: clientId, token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb'] });
     expect(await adapter.find(clientId)).not.toHaveProperty('client_secret');
     expect(await adapter.find(confidential.id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', client_secret: 'a'.repeat(64) });

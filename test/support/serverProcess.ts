@@ -35,11 +35,11 @@ export interface ServerProcess {
 /**
  * `npm start` as a child process (its node arguments from package.json) on the given environment; resolves with the
  * URL it prints once listening. Several may share one database file. `nodeArguments` start another way (the compiled
- * build: compiledScriptNodeArguments), from the repository root.
+ * build: compiledScriptNodeArguments), from the repository root or from `cwd` (a project laid out as the Docker image).
  */
-export function startServerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('start')): Promise<ServerProcess> {
+export function startServerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('start'), cwd = repoRoot): Promise<ServerProcess> {
   const child = spawn(process.execPath, nodeArguments, {
-    cwd: repoRoot,
+    cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

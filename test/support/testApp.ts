@@ -123,6 +123,9 @@ async function startOnEngine(
       RESPONSE_VALIDATION: 'enforce',
       // Suites make hundreds of calls with one key; the rate-limit suite sets its own allowance.
       PORTFOLIO_RATE_LIMIT: '1000000',
+      // The OAuth suites run many authorizations from 127.0.0.1; test/oauth/oauthLimits.test.ts sets its own limits.
+      OAUTH_PAGE_RATE_LIMIT: '1000000',
+      OAUTH_TOKEN_RATE_LIMIT: '1000000',
       // The API suites do not deliver webhooks; the webhook suites turn the worker on or build one.
       WEBHOOK_WORKER: 'off',
       // Connector calls never leave the machine: nothing listens on port 9, so they fail at once (suites that use GitHub start a local one).

@@ -14,7 +14,10 @@ import type { OauthClientStore } from '../../store/oauthClients.js';
 import type { OauthRecordStore } from '../../store/oauthRecords.js';
 import type { UserStore } from '../../store/users.js';
 import type { CallerResolver } from '../bearerTokens.js';
+import { clientAddress } from '../../http/clientAddress.js';
 import { clientWentAway } from '../../http/httpAdapter.js';
+import type { AddressLimit, AddressRateLimiter } from '../../limits/addressRateLimiter.js';
+import type { RateLimitDecision } from '../../limits/rateLimiter.js';
 import { errorPage, PAGE_HEADERS } from './consentPage.js';
 import { createInteractionRoutes, readAppSession } from './interactions.js';
 import { oauthAdapterFactory } from './oauthAdapter.js';
@@ -49,6 +52,22 @@ export interface AuthorizationServerOptions {
   cookieSecret: Uint8Array;
   logger: Logger;
   now: () => number;
+  /** The limits of its own: per client address before anything else, and on the interactions kept per client. */
+  limits: AuthorizationServerLimits;
+}
+
+export interface AuthorizationServerLimits {
+  /** Counts requests per client address (src/limits/addressRateLimiter.ts). */
+  rateLimiter: AddressRateLimiter;
+  /** Requests per address and window to the browser pages (authorize, sign-in, consent); 0: none. */
+  pagesPerWindow: number;
+  /** Requests per address and window to the token, introspection and revocation endpoints; 0: none. */
+  tokenCallsPerWindow: number;
+  windowSeconds: number;
+  /** Reverse proxies in front (TRUST_PROXY): see src/http/clientAddress.ts. */
+  trustProxy: number;
+  /** Authorizations in progress kept per client; one more drops the oldest. */
+  interactionsPerClient: number;
 }
 
 export interface AuthorizationServer {
@@ -70,6 +89,25 @@ export function oauthResourceFor(publicBaseUrl: string): string {
 
 const METADATA_PATH = '/.well-known/oauth-authorization-server';
 const RESOURCE_METADATA_PATHS = new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1']);
+/** The endpoints whose callers are programs (RFC 6749 §5.2 JSON errors), counted in a bucket of their own. */
+const TOKEN_ENDPOINT_PATHS = new Set([`${OAUTH_MOUNT_PATH}/token`, `${OAUTH_MOUNT_PATH}/introspect`, `${OAUTH_MOUNT_PATH}/revoke`]);
+
+/**
+ * The limit a request to `path` counts against: the browser pages (authorization and its resume,
+ * sign-in, consent), where each request may store a record; the token endpoints; nothing for the
+ * metadata and the key set, which write nothing and are cacheable.
+ */
+function addressLimitOf(path: string, limits: AuthorizationServerLimits): (AddressLimit & { browser: boolean }) | undefined {
+  const windowMs = limits.windowSeconds * 1000;
+  if (TOKEN_ENDPOINT_PATHS.has(path)) return { name: 'oauth-token', limit: limits.tokenCallsPerWindow, windowMs, browser: false };
+  const browser =
+    path === `${OAUTH_MOUNT_PATH}/authorize` ||
+    path.startsWith(`${OAUTH_MOUNT_PATH}/authorize/`) ||
+    path === `${OAUTH_MOUNT_PATH}/sign-in` ||
+    path.startsWith(`${OAUTH_MOUNT_PATH}/interaction/`);
+  return browser ? { name: 'oauth-pages', limit: limits.pagesPerWindow, windowMs, browser: true } : undefined;
+}
+
 /** Routes where a person is looking at the browser: errors there are pages, everywhere else the RFCs' JSON. */
 const BROWSER_ROUTES = new Set(['authorization', 'resume']);
 
@@ -120,6 +158,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       }
       // The metadata lives at the issuer's well-known address only (RFC 8414), not under the mount.
       if (path.startsWith(`${OAUTH_MOUNT_PATH}/.well-known/`)) return sendJson(res, 404, { error: 'not_found', error_description: `see ${issuer}${METADATA_PATH}` });
+      // Before oidc-provider sees the request: a refused one stores nothing and reads nothing.
+      const addressLimit = addressLimitOf(path, options.limits);
+      if (addressLimit) {
+        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy));
+        if (!decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
+      }
       const { interactions, toProvider } = await providerRoutes();
       if (await interactions.handle(req, res, path, query)) return;
       return toProvider(req, res, target);
@@ -153,7 +197,7 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
     (client && (await options.clients.getOauthClient(client.clientId))?.scopes) || [];
 
   const provider = new Provider(issuer, {
-    adapter: oauthAdapterFactory(options.records, options.clients, options.now),
+    adapter: oauthAdapterFactory(options.records, options.clients, options.now, options.limits.interactionsPerClient),
     clients: [],
     jwks: { keys: [options.signingJwk] },
     cookies: {
@@ -329,6 +373,23 @@ function describeFailure(failure: Failure): string {
     default:
       return failure.kind;
   }
+}
+
+/**
+ * 429 with Retry-After: a page where a person is looking at the browser; on the token endpoints
+ * RFC 6749's error JSON with `temporarily_unavailable`, the registered code for "temporary
+ * overloading" (RFC 6749 §4.1.2.1): §5.2 has no code for a limit, and a client that knows only
+ * the registered codes still reads it as "try again later".
+ */
+function refuseAsRateLimited(res: ServerResponse, limit: AddressLimit & { browser: boolean }, decision: RateLimitDecision): void {
+  const retryAfter = String(decision.retryAfterSeconds);
+  const why = `more than ${limit.limit} requests in ${limit.windowMs / 1000} seconds came from this address`;
+  if (!limit.browser) {
+    return sendJson(res, 429, { error: 'temporarily_unavailable', error_description: `${why}; retry after ${retryAfter} s` }, { 'retry-after': retryAfter });
+  }
+  const page = Buffer.from(errorPage('Too many requests', `Too many sign-in and authorization requests: ${why}. Try again in ${retryAfter} seconds.`));
+  res.writeHead(429, { ...PAGE_HEADERS, 'content-length': String(page.length), 'retry-after': retryAfter });
+  res.end(page);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -25,6 +25,8 @@ class RecordAdapter implements Adapter {
     private readonly model: string,
     private readonly records: OauthRecordStore,
     private readonly now: () => number,
+    /** Interactions kept per client (the oldest dropped beyond it); only the Interaction model's adapter uses it. */
+    private readonly interactionsPerClient: number,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
@@ -36,7 +38,7 @@ class RecordAdapter implements Adapter {
       stored.session = rest;
     }
     const params = stored.params as Record<string, unknown> | undefined;
-    await this.records.save({
+    const record = {
       model: this.model,
       idHash: oauthSecretHash(id),
       payload: JSON.stringify(stored),
@@ -46,7 +48,10 @@ class RecordAdapter implements Adapter {
       accountId: stringOrNull(payload.accountId ?? session?.accountId),
       uid: stringOrNull(payload.uid),
       expiresAt: typeof expiresIn === 'number' ? this.now() + expiresIn * 1000 : null,
-    });
+    };
+    const { clientId } = record;
+    if (this.model === 'Interaction' && clientId !== null) await this.records.saveInteraction({ ...record, clientId }, this.interactionsPerClient);
+    else await this.records.save(record);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -126,7 +131,8 @@ export function oauthAdapterFactory(
   records: OauthRecordStore,
   clients: Pick<OauthClientStore, 'getOauthClient'>,
   now: () => number,
+  interactionsPerClient: number,
 ): (model: string) => Adapter {
   const clientAdapter = new ClientAdapter(clients);
-  return (model) => (model === 'Client' ? clientAdapter : new RecordAdapter(model, records, now));
+  return (model) => (model === 'Client' ? clientAdapter : new RecordAdapter(model, records, now, interactionsPerClient));
 }
