@@ -1,13 +1,15 @@
 // Upgrades cannot delete: a migration that rebuilds a referenced table the way drizzle-kit writes it
 // (create new, copy, drop old, rename) keeps every child row, and a migration that would leave
 // orphans is refused with the database left as it was.
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { loadDemoData } from '../../src/demo/demoData.js';
+import { openStore } from '../../src/openStore.js';
 import { MigrationForeignKeyError, migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { makeTempDir } from './factories.js';
 
@@ -157,5 +159,49 @@ describe('migrations that rebuild a referenced table', () => {
     }
     // The committed migrations still open it.
     openDatabase(file).close();
+  });
+});
+
+describe('the copy taken before an upgrade', () => {
+  it('is taken when an existing database has pending migrations: owner-only, holding the data as it was before', async () => {
+    const { dir, file } = await demoDatabase();
+    const before = rowCounts(file);
+    const folder = migrationsWith(dir, '0099_rebuild_workspaces', rebuildOf(file, 'workspaces'));
+
+    const store = await openStore({ postgres: undefined, databasePath: file, migrationsFolder: folder });
+    await store.close();
+    expect(store.migrationBackup).toMatch(new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')}\\.before-0099_rebuild_workspaces\\.\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z\\.bak$`));
+    const backup = store.migrationBackup!;
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
+    expect(rowCounts(backup)).toEqual(before);
+    const copy = new BetterSqlite3(backup, { readonly: true });
+    try {
+      expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(copy.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(14);
+    } finally {
+      copy.close();
+    }
+  });
+
+  it('is not taken when told not to (BACKUP_BEFORE_MIGRATE=off), for a new database, or when nothing is pending', async () => {
+    const { dir, file } = await demoDatabase();
+    const folder = migrationsWith(dir, '0099_rebuild_workspaces', rebuildOf(file, 'workspaces'));
+    const skipped = await openStore({ postgres: undefined, databasePath: file, migrationsFolder: folder, backupBeforeMigrate: false });
+    await skipped.close();
+    expect(skipped.migrationBackup).toBeUndefined();
+    const upToDate = await openStore({ postgres: undefined, databasePath: file, migrationsFolder: folder });
+    await upToDate.close();
+    expect(upToDate.migrationBackup).toBeUndefined();
+    const fresh = await openStore({ postgres: undefined, databasePath: path.join(dir, 'new.db') });
+    await fresh.close();
+    expect(fresh.migrationBackup).toBeUndefined();
+    expect(readdirSync(dir).filter((name) => name.endsWith('.bak'))).toEqual([]);
+  });
+
+  it('is a setting of the server and the admin CLI: BACKUP_BEFORE_MIGRATE, on by default', () => {
+    expect(loadConfig({}).backupBeforeMigrate).toBe(true);
+    expect(loadConfig({ BACKUP_BEFORE_MIGRATE: 'off' }).backupBeforeMigrate).toBe(false);
+    expect(() => loadConfig({ BACKUP_BEFORE_MIGRATE: 'sometimes' })).toThrow(/BACKUP_BEFORE_MIGRATE must be on or off/);
   });
 });
