@@ -325,6 +325,16 @@ export const ENVIRONMENT_VARIABLES = [
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
 
+/**
+ * The key files the server generates into the data directory when their variable is unset, read
+ * from the defaults above (`generated into <data dir>/<file>`), with their variables: what a backup
+ * must carry beside the database, and what start-up holds to owner-only modes.
+ */
+export const generatedKeyFiles: readonly { file: string; variable: string }[] = ENVIRONMENT_VARIABLES.flatMap((variable) => {
+  const file = /^generated into <data dir>\/(.+)$/.exec(variable.default)?.[1];
+  return file ? [{ file, variable: variable.name }] : [];
+});
+
 export class ConfigError extends Error {}
 
 /** The `--help` lines of the given variables (every one by default): name, description, default. */

@@ -14,6 +14,7 @@ import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands
 import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 import { migrateCommand } from './migrateCommand.js';
 import { secretsCommand } from './secretsCommand.js';
+import { backupCommands } from './backupCommands.js';
 
 export { CliError };
 
@@ -231,6 +232,7 @@ const commands: Command[] = [
   ...oauthClientCommands,
   migrateCommand,
   secretsCommand,
+  ...backupCommands,
   {
     path: ['demo'],
     usage: 'demo',

@@ -19,10 +19,18 @@ export async function backupSqliteDatabase(db: BetterSqlite3.Database, target: s
     // After the first step, which only counts the pages, all of them in one step: a copy taken in
     // small steps restarts whenever another process commits, and under steady writes might never end.
     await db.backup(partial, { progress: () => 0x7fffffff });
+    // The copy carries the source's WAL mode in its header; in rollback mode it is one
+    // self-contained file, and opening it (read-only too) leaves no -wal and -shm beside it.
+    const copy = new BetterSqlite3(partial, { fileMustExist: true });
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
     renameSync(partial, target);
   } catch (error) {
     rmSync(partial, { force: true });
-    rmSync(`${partial}-journal`, { force: true });
+    for (const suffix of ['-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
     throw error;
   }
   return { bytes: statSync(target).size };
