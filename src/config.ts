@@ -7,6 +7,10 @@ export interface Config {
   port: number;
   host: string;
   databasePath: string;
+  /** SQLite: copy an existing database (db.backup()) before applying pending migrations to it. */
+  backupBeforeMigrate: boolean;
+  /** Start-up makes the data directory, database and key files owner-only instead of refusing group- or world-readable ones. */
+  fixFileModes: boolean;
   /** Set by DATABASE_URL: the database is PostgreSQL rather than SQLite at databasePath. */
   postgres: PostgresConfig | undefined;
   /** Base URL written into the served specifications and Postman collections. */
@@ -143,6 +147,18 @@ export const ENVIRONMENT_VARIABLES = [
     default: 'none (SQLite at DATABASE_PATH)',
     description:
       'postgres://user:password@host:5432/name (or postgresql://) selects PostgreSQL instead of SQLite, for every server, worker and admin command: migrated at start (or by npm run admin -- migrate). Several hosts may share it; the shared secrets must then be set (npm run admin -- secrets). The database must sort text by code point (C.UTF-8 collation).',
+  },
+  {
+    name: 'BACKUP_BEFORE_MIGRATE',
+    default: 'on',
+    description:
+      'SQLite: on: before applying pending migrations to an existing database (an upgrade), copy it to <DATABASE_PATH>.before-<migration>.<time>.bak (mode 0600, with db.backup()); off: migrate without a copy (keep your own backups). A new database is never copied.',
+  },
+  {
+    name: 'FIX_FILE_MODES',
+    default: 'off',
+    description:
+      'on: at start, remove group and other permissions from the data directory, the SQLite database (and its -wal, -shm) and the key files, and say so; off: refuse to start while any of them is group- or world-accessible.',
   },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'PostgreSQL: connections at most per process.' },
   {
@@ -348,6 +364,16 @@ export const ENVIRONMENT_VARIABLES = [
 
 type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['name'];
 
+/**
+ * The key files the server generates into the data directory when their variable is unset, read
+ * from the defaults above (`generated into <data dir>/<file>`), with their variables: what a backup
+ * must carry beside the database, and what start-up holds to owner-only modes.
+ */
+export const generatedKeyFiles: readonly { file: string; variable: string }[] = ENVIRONMENT_VARIABLES.flatMap((variable) => {
+  const file = /^generated into <data dir>\/(.+)$/.exec(variable.default)?.[1];
+  return file ? [{ file, variable: variable.name }] : [];
+});
+
 export class ConfigError extends Error {}
 
 /** The `--help` lines of the given variables (every one by default): name, description, default. */
@@ -502,6 +528,11 @@ export function redactedRedisUrl(url: string): string {
   return parsed.href;
 }
 
+/** BACKUP_BEFORE_MIGRATE alone, for the admin CLI, which migrates as the server does. Throws ConfigError. */
+export function backupBeforeMigrateSetting(env: NodeJS.ProcessEnv): boolean {
+  return onOff('BACKUP_BEFORE_MIGRATE', env.BACKUP_BEFORE_MIGRATE, true);
+}
+
 function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['on', '1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -526,6 +557,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST || '0.0.0.0',
     databasePath,
+    backupBeforeMigrate: onOff('BACKUP_BEFORE_MIGRATE', env.BACKUP_BEFORE_MIGRATE, true),
+    fixFileModes: onOff('FIX_FILE_MODES', env.FIX_FILE_MODES, false),
     postgres: postgresConfig(env),
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),

@@ -5,6 +5,7 @@ import { postgresUrlForDisplay, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { openDatabase } from './store/database.js';
 import { postgresEngine, sqliteEngine, type StoreEngine } from './store/engine.js';
+import { backupBeforeMigrating } from './store/sqliteBackup.js';
 
 export interface OpenedStore {
   engine: StoreEngine;
@@ -12,11 +13,13 @@ export interface OpenedStore {
   sqlite: BetterSqlite3.Database | undefined;
   /** Where the data is, for banners and logs: the SQLite path, or the PostgreSQL URL with its password masked. */
   location: string;
+  /** The copy of the SQLite file taken before this open applied migrations to it (BACKUP_BEFORE_MIGRATE); undefined when none was due. */
+  migrationBackup?: string;
   close(): Promise<void>;
 }
 
 export async function openStore(
-  config: Pick<Config, 'postgres' | 'databasePath'> & { databaseBusyTimeoutMs?: number },
+  config: Pick<Config, 'postgres' | 'databasePath'> & { databaseBusyTimeoutMs?: number; backupBeforeMigrate?: boolean; migrationsFolder?: string },
   logger?: Logger,
 ): Promise<OpenedStore> {
   if (config.postgres) {
@@ -30,13 +33,18 @@ export async function openStore(
     });
     const engine = postgresEngine(database.pool);
     let closed: Promise<void> | undefined;
-    return { engine, sqlite: undefined, location, close: () => (closed ??= engine.close()) };
+    return { engine, sqlite: undefined, location, migrationBackup: undefined, close: () => (closed ??= engine.close()) };
   }
-  const sqlite = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs });
+  // An upgrade of an existing database is copied first: a migration that goes wrong in a way the
+  // migrator cannot see (a wrong UPDATE) can then be undone by restoring the copy.
+  const migrationBackup = config.backupBeforeMigrate === false ? undefined : await backupBeforeMigrating(config.databasePath, { migrationsFolder: config.migrationsFolder });
+  if (migrationBackup) logger?.info('copied the database before migrating it', { database: config.databasePath, backup: migrationBackup });
+  const sqlite = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs, migrationsFolder: config.migrationsFolder });
   return {
     engine: sqliteEngine(sqlite),
     sqlite,
     location: config.databasePath,
+    migrationBackup,
     close: async () => {
       if (sqlite.open) sqlite.close();
     },

@@ -6,7 +6,7 @@ import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
 import { staleContractReason } from './contract/specsHash.js';
 import { projectRoot } from './projectFiles.js';
-import { checkDemoDataSetting, checkDemoRecords, checkHandlerFiles, checkPostgres, demoInProductionWarning, sqliteHoldsDemoRecords } from './startChecks.js';
+import { checkDemoDataSetting, checkDemoRecords, checkFileModes, checkHandlerFiles, checkPostgres, demoInProductionWarning, fixedFileModesNotice, sqliteHoldsDemoRecords } from './startChecks.js';
 
 const HELP = `Usage: npm start
 
@@ -38,6 +38,8 @@ async function main(): Promise<void> {
   // Everything that can refuse the start, before anything is created, migrated or loaded.
   checkHandlerFiles();
   checkDemoDataSetting(config);
+  const fixedModes = checkFileModes(config);
+  if (fixedModes.length > 0) process.stdout.write(`${fixedFileModesNotice(fixedModes)}\n`);
   const holdsDemoRecords = config.postgres
     ? (await checkPostgres(config.postgres.url, config.postgres.connectTimeoutMs)).holdsDemoRecords
     : sqliteHoldsDemoRecords(config.databasePath);

@@ -1,10 +1,12 @@
 // What can refuse a start, asked before anything is written: a start that cannot succeed must not
 // migrate a database or load demo data first (the demo's keys are printed only once, by the start
 // that loads them). Each check reads only; openStore (migrations) and the demo load come after.
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { ConfigError, type Config } from './config.js';
 import { missingHandlerFiles } from './contract/pipeline.js';
+import { databaseFiles, keyFilesIn } from './dataFiles.js';
 import { projectFile } from './projectFiles.js';
 
 /** Each API's served contract and where its handlers are (beside this file: src/ under tsx, dist/src/ compiled). */
@@ -113,4 +115,40 @@ export async function checkPostgres(url: string, connectTimeoutMs: number): Prom
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * The data directory, the SQLite database (with -wal and -shm) and the key files must be the
+ * owner's alone: they hold token hashes, sealed secrets and the keys that open them. Files are only
+ * created that way; one restored, copied or made by hand may not be. Any group or other permission
+ * refuses the start (ConfigError naming each file), or with FIX_FILE_MODES=on is removed; returns
+ * what was changed, for the start to say so.
+ */
+export function checkFileModes(config: Pick<Config, 'dataDirectory' | 'databasePath' | 'postgres' | 'fixFileModes'>): { file: string; from: number; to: number }[] {
+  const files = [
+    ...(existsSync(config.dataDirectory) ? [config.dataDirectory] : []),
+    ...(config.postgres ? [] : databaseFiles(config.databasePath)),
+    ...keyFilesIn(config.dataDirectory).map((name) => path.join(config.dataDirectory, name)),
+  ];
+  const open = files.flatMap((file) => {
+    const mode = statSync(file).mode & 0o777;
+    return mode & 0o077 ? [{ file, from: mode, to: mode & 0o700 }] : [];
+  });
+  if (open.length === 0) return [];
+  if (!config.fixFileModes) {
+    throw new ConfigError(
+      `group or others may access ${open.map(({ file, from }) => `${file} (mode ${octal(from)})`).join(', ')}: ` +
+        'they hold token hashes, sealed secrets and the keys that open them. Make them the owner\'s alone ' +
+        `(chmod 700 ${config.dataDirectory}; chmod 600 on the files), or start once with FIX_FILE_MODES=on to have it done. Nothing was changed.`,
+    );
+  }
+  for (const { file, to } of open) chmodSync(file, to);
+  return open;
+}
+
+const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
+
+/** The start's line about the modes it fixed (FIX_FILE_MODES=on). */
+export function fixedFileModesNotice(fixed: { file: string; from: number; to: number }[]): string {
+  return `FIX_FILE_MODES=on: made owner-only ${fixed.map(({ file, from, to }) => `${file} (${octal(from)} -> ${octal(to)})`).join(', ')}.`;
 }

@@ -2,6 +2,7 @@ import { environmentHelp, exitOnStartFailure, loadConfig, requireSharedSecrets }
 import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openStore } from './openStore.js';
+import { checkFileModes, fixedFileModesNotice } from './startChecks.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, targetCap } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
@@ -12,7 +13,7 @@ import { startHealthServer, type HealthServer } from './http/healthServer.js';
 import { createDatabaseReadiness } from './store/readiness.js';
 import { createHostResolver, systemDnsResolver } from './webhooks/hostResolver.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_DNS_SERVERS', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
+const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'BACKUP_BEFORE_MIGRATE', 'FIX_FILE_MODES', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_DNS_SERVERS', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
 
 const HELP = `Usage: npm run worker
 
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   requireSharedSecrets(config);
+  const fixedModes = checkFileModes(config);
+  if (fixedModes.length > 0) process.stdout.write(`${fixedFileModesNotice(fixedModes)}\n`);
   const logger = createJsonLogger();
   const store = await openStore(config, logger);
   const worker = createDeliveryWorker({

@@ -14,6 +14,7 @@ import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands
 import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 import { migrateCommand } from './migrateCommand.js';
 import { secretsCommand } from './secretsCommand.js';
+import { backupCommands } from './backupCommands.js';
 
 export { CliError };
 
@@ -231,6 +232,7 @@ const commands: Command[] = [
   ...oauthClientCommands,
   migrateCommand,
   secretsCommand,
+  ...backupCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -329,6 +331,7 @@ function mainHelp(): string {
     '  DATABASE_URL        postgres://… : every command works on that PostgreSQL database instead',
     '  SESSION_JWT_SECRET  key that session create and demo sign with (default: session-jwt.key beside the database)',
     '  WEBHOOK_SECRET_KEY  key that demo seals its webhook secret with (default: webhook-secrets.key beside the database)',
+    '  BACKUP_BEFORE_MIGRATE  on (default): a command that migrates an existing SQLite database copies it first; off: no copy',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
   ].join('\n');
@@ -409,10 +412,12 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     const output = await command.run({
       db: async () => {
         if (!opened) {
-          const [{ openStore }, { postgresConfig, ConfigError }] = await Promise.all([modules.openStore(), modules.config()]);
+          const [{ openStore }, { postgresConfig, backupBeforeMigrateSetting, ConfigError }] = await Promise.all([modules.openStore(), modules.config()]);
           let postgres;
+          let backupBeforeMigrate;
           try {
             postgres = postgresConfig(io.env);
+            backupBeforeMigrate = backupBeforeMigrateSetting(io.env);
           } catch (error) {
             if (error instanceof ConfigError) throw new CliError(error.message);
             throw error;
@@ -422,7 +427,8 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
           if (!postgres && !io.env.DATABASE_PATH && !existsSync(databasePath)) {
             io.stderr(`No database at ${databasePath} (DATABASE_PATH is not set): creating a new, empty one. Set DATABASE_PATH to open the server's.\n`);
           }
-          opened = await openStore({ postgres, databasePath });
+          opened = await openStore({ postgres, databasePath, backupBeforeMigrate });
+          if (opened.migrationBackup) io.stderr(`Copied the database to ${opened.migrationBackup} before migrating it (BACKUP_BEFORE_MIGRATE=off skips the copy).\n`);
         }
         return opened.sqlite ?? opened.engine;
       },

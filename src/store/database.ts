@@ -1,9 +1,8 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { projectFile } from '../projectFiles.js';
-import { drizzleFor } from './drizzle.js';
 import { isEngineUnreachable, StoreUnavailableError } from './errors.js';
 import { migrationsAfter } from './migrationJournal.js';
 import { revisionTriggers } from './revisionTriggers.js';
@@ -13,8 +12,6 @@ import { sqliteWriteTransactions } from './writeTransactions.js';
 /** The committed drizzle-kit migrations, found from the project root rather than from the working directory. */
 export const migrationsFolder = projectFile('db/migrations');
 
-const migrationAttempts = 5;
-
 /** How long start-up (and the admin CLI) waits for another process's lock. */
 const MIGRATION_BUSY_TIMEOUT_MS = 5000;
 
@@ -22,7 +19,7 @@ const MIGRATION_BUSY_TIMEOUT_MS = 5000;
  * Opens (creating if needed) the SQLite database at `path` and brings its schema up to date.
  * Safe to call from several processes on one file at once, and again on an open file.
  */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): BetterSqlite3.Database {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number; migrationsFolder?: string } = {}): BetterSqlite3.Database {
   if (path !== ':memory:') {
     // Readable by the owner only: the file holds key and token hashes and sealed secrets. SQLite
     // gives the -wal and -shm files the database file's mode.
@@ -36,7 +33,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    applyMigrations(db);
+    applyMigrations(db, options.migrationsFolder);
     checkRevisionTriggers(db);
     backfillTaskCompletions(db);
     // better-sqlite3 waits for a lock synchronously: a serving process keeps the wait short and
@@ -49,20 +46,73 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   return db;
 }
 
-function applyMigrations(db: BetterSqlite3.Database): void {
-  // Two processes starting on a fresh file can both decide that a migration is missing; the second
-  // then fails inside its own transaction (for example "table already exists") and rolls back.
-  // Running migrate() again re-reads the journal table and finds nothing left to do.
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      // migrate() reads and hashes every migration file even when none is due: on an up-to-date database the journal says so.
-      if (migrationsAfter(migrationsFolder, lastAppliedMigrationMillis(db)).length === 0) return;
-      migrate(drizzleFor(db), { migrationsFolder });
-      return;
-    } catch (error) {
-      if (attempt >= migrationAttempts) throw error;
-    }
+/**
+ * Applies the folder's pending migrations the way drizzle's migrator records them (its
+ * __drizzle_migrations table, so either can follow the other), but safely for table rebuilds.
+ * drizzle-kit rebuilds a table by creating a new one, copying, dropping the old one and renaming:
+ * with foreign keys on, the DROP deletes (ON DELETE CASCADE) every child row of the old table, and
+ * drizzle's own migrator runs inside a transaction where `PRAGMA foreign_keys = OFF` is ignored.
+ * So foreign keys are switched off outside the transaction, every pending migration and then
+ * `PRAGMA foreign_key_check` run in one BEGIN IMMEDIATE transaction, and a violation rolls all of
+ * it back: the database stays as it was. Foreign keys are on again afterwards, whatever happened.
+ * The write lock is taken first, so that several processes starting on one file at once migrate it
+ * once: the others wait, then find nothing left to do.
+ */
+export function applyMigrations(db: BetterSqlite3.Database, folder: string = migrationsFolder): string[] {
+  // migrate() would read and hash every migration file even when none is due: on an up-to-date database the journal says so.
+  if (migrationsAfter(folder, lastAppliedMigrationMillis(db)).length === 0) return [];
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  const tags = migrationTags(folder);
+  db.pragma('foreign_keys = OFF');
+  try {
+    return runInImmediateTransaction(db, () => {
+      db.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
+      const last = lastAppliedMigrationMillis(db);
+      const record = db.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
+      const applied: string[] = [];
+      for (const migration of migrations) {
+        if (last !== null && migration.folderMillis <= last) continue;
+        for (const statement of migration.sql) db.exec(statement);
+        record.run(migration.hash, migration.folderMillis);
+        applied.push(tags.get(migration.folderMillis) ?? String(migration.folderMillis));
+      }
+      const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
+      if (violations.length > 0) throw new MigrationForeignKeyError(applied, violations);
+      return applied;
+    });
+  } finally {
+    db.pragma('foreign_keys = ON');
   }
+}
+
+interface ForeignKeyViolation {
+  table: string;
+  rowid: number | null;
+  parent: string;
+  fkid: number;
+}
+
+/** Pending migrations would leave rows whose parent is missing: nothing of them was applied. */
+export class MigrationForeignKeyError extends Error {
+  constructor(
+    readonly migrations: string[],
+    readonly violations: ForeignKeyViolation[],
+  ) {
+    const counts = new Map<string, number>();
+    for (const violation of violations) {
+      const key = `${violation.table} → ${violation.parent}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    super(
+      `The migrations ${migrations.join(', ')} would leave rows without their parent (${[...counts].map(([key, count]) => `${count} in ${key}`).join('; ')}). ` +
+        'Nothing was applied: the database is as it was before. Fix the migration and start again.',
+    );
+  }
+}
+
+function migrationTags(folder: string): Map<number, string> {
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] };
+  return new Map(journal.entries.map((entry) => [entry.when, entry.tag]));
 }
 
 /** The newest `created_at` of drizzle's migrations table (see migrationJournal.ts), or null before the first migration. */
