@@ -204,6 +204,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       cookieSecret: oauthCookieSecret,
       logger: deps.logger,
       now,
+      problemTypeBase: config.errorTypeBase,
     });
     const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
