@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerEdgeError } from './http/edgeErrors.js';
+import { answerEdgeError, noteRequestLine, type EdgeErrorReplyFor } from './http/edgeErrors.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Document } from 'openapi-backend';
 import type { Config } from './config.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
-import { createHttpAdapter, type ErrorReplyFor } from './http/httpAdapter.js';
+import { createHttpAdapter } from './http/httpAdapter.js';
 import { createAddressRateLimiter } from './limits/addressRateLimiter.js';
 import { LocalQuotaCounts } from './limits/localQuotaCounts.js';
 import { SqliteRateLimiter } from './limits/rateLimiter.js';
@@ -128,7 +128,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   /** Set by close(): from then on every answer closes its connection. */
   let closing: Promise<void> | undefined;
   /** The error funnel of the API owning a path, for errors Node's parser answers; set once the APIs are built. */
-  let edgeErrorReply: ErrorReplyFor | undefined;
+  let edgeErrorReply: EdgeErrorReplyFor | undefined;
   const opened: OpenedStore = deps.store ?? (deps.db ? openedSqlite(deps.db) : await openStore(config, deps.logger));
   /** Closes the store when this app opened it. */
   const closeStore = () => (deps.store || deps.db ? Promise.resolve() : opened.close());
@@ -210,6 +210,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         ...config.oauthLimits,
         trustProxy: config.trustProxy,
       },
+      problemTypeBase: config.errorTypeBase,
     });
     const workPlatform = workPlatformProfile({
       document: workPlatformArtifacts.document as Document,
@@ -319,7 +320,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       isDraining: () => closing !== undefined,
     });
     // Errors Node's parser answers are worded as the adapter routes: by each API's declared prefix, or the handler owning the path.
-    edgeErrorReply = adapter.errorReplyFor;
+    // A connection that named no path gets the neutral shape: problem+json (both specs, "Errors").
+    edgeErrorReply = (path) => (path === undefined ? mountedWorkPlatform.errorReply : adapter.errorReplyFor(path));
     return adapter;
   };
 
@@ -345,6 +347,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     },
   );
   server.maxConnections = limits.maxConnections;
+  server.on('connection', noteRequestLine);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!edgeErrorReply) return socket.destroy();
     answerEdgeError(error, socket, { maxHeaderBytes: limits.maxHeaderBytes, headersTimeoutMs: limits.headersTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs }, edgeErrorReply);

@@ -1,4 +1,4 @@
-import { environmentHelp, exitOnStartFailure, loadConfig, postgresUrlForDisplay, redactedRedisUrl, requireSharedSecrets, type Config } from './config.js';
+import { environmentHelp, exitOnStartFailure, loadConfig, redactedRedisUrl, requireSharedSecrets, type Config } from './config.js';
 import { startApp } from './app.js';
 import { createJsonLogger } from './logger.js';
 import { openStore } from './openStore.js';
@@ -6,7 +6,7 @@ import type { DemoFixture } from './demo/demoData.js';
 import { createTenantStore } from './store/tenants.js';
 import { staleContractReason } from './contract/specsHash.js';
 import { projectRoot } from './projectFiles.js';
-import { checkDemoDataSetting, checkDemoRecords, checkFileModes, checkHandlerFiles, checkPostgres, demoInProductionWarning, fixedFileModesNotice, sqliteHoldsDemoRecords } from './startChecks.js';
+import { checkDemoDataInProduction, checkFileModes, checkHandlerFiles, demoInProductionWarning, fixedFileModesNotice } from './startChecks.js';
 
 const HELP = `Usage: npm start
 
@@ -37,13 +37,9 @@ async function main(): Promise<void> {
   requireSharedSecrets(config);
   // Everything that can refuse the start, before anything is created, migrated or loaded.
   checkHandlerFiles();
-  checkDemoDataSetting(config);
   const fixedModes = checkFileModes(config);
   if (fixedModes.length > 0) process.stdout.write(`${fixedFileModesNotice(fixedModes)}\n`);
-  const holdsDemoRecords = config.postgres
-    ? (await checkPostgres(config.postgres.url, config.postgres.connectTimeoutMs)).holdsDemoRecords
-    : sqliteHoldsDemoRecords(config.databasePath);
-  checkDemoRecords(config, holdsDemoRecords, config.postgres ? postgresUrlForDisplay(config.postgres.url) : config.databasePath);
+  const { holdsDemoRecords } = await checkDemoDataInProduction(config);
 
   const logger = createJsonLogger();
   const store = await openStore(config, logger);

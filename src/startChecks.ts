@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, postgresUrlForDisplay, type Config } from './config.js';
 import { missingHandlerFiles } from './contract/pipeline.js';
 import { databaseFiles, keyFilesIn } from './dataFiles.js';
 import { projectFile } from './projectFiles.js';
@@ -51,6 +51,21 @@ export function checkDemoRecords(config: Config, holdsDemoRecords: boolean, loca
         'Start on a database without them, or confirm with ALLOW_DEMO_DATA_IN_PRODUCTION=on (a demo or a benchmark, never real users).',
     );
   }
+}
+
+/**
+ * Demo data in production, asked for (DEMO_DATA=on) or already in the database: refused unless
+ * ALLOW_DEMO_DATA_IN_PRODUCTION confirms it (throws ConfigError). Reads only, before the store is
+ * opened, migrated or loaded; on PostgreSQL it also finds an unreachable server. The one check of
+ * every entry point that serves the database: npm start and npm run worker.
+ */
+export async function checkDemoDataInProduction(config: Config): Promise<{ holdsDemoRecords: boolean }> {
+  checkDemoDataSetting(config);
+  const holdsDemoRecords = config.postgres
+    ? (await checkPostgres(config.postgres.url, config.postgres.connectTimeoutMs)).holdsDemoRecords
+    : sqliteHoldsDemoRecords(config.databasePath);
+  checkDemoRecords(config, holdsDemoRecords, config.postgres ? postgresUrlForDisplay(config.postgres.url) : config.databasePath);
+  return { holdsDemoRecords };
 }
 
 /** The loud line of a production start that serves demo data because the operator confirmed it. */

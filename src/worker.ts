@@ -2,7 +2,7 @@ import { environmentHelp, exitOnStartFailure, loadConfig, requireSharedSecrets }
 import { createJsonLogger } from './logger.js';
 import { startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
 import { openStore } from './openStore.js';
-import { checkFileModes, fixedFileModesNotice } from './startChecks.js';
+import { checkDemoDataInProduction, checkFileModes, demoInProductionWarning, fixedFileModesNotice } from './startChecks.js';
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, targetCap } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
@@ -13,7 +13,20 @@ import { startHealthServer, type HealthServer } from './http/healthServer.js';
 import { createDatabaseReadiness } from './store/readiness.js';
 import { createHostResolver, systemDnsResolver } from './webhooks/hostResolver.js';
 
-const WORKER_VARIABLES = new Set(['DATABASE_PATH', 'DATABASE_URL', 'BACKUP_BEFORE_MIGRATE', 'FIX_FILE_MODES', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_ALLOW_LOOPBACK', 'WEBHOOK_DNS_SERVERS', 'WORKER_HEALTH_PORT', 'HOST', 'ERROR_TYPE_BASE']);
+const WORKER_VARIABLES = new Set([
+  'DATABASE_PATH',
+  'DATABASE_URL',
+  'BACKUP_BEFORE_MIGRATE',
+  'FIX_FILE_MODES',
+  'WEBHOOK_SECRET_KEY',
+  'WEBHOOK_ALLOW_LOOPBACK',
+  'WEBHOOK_DNS_SERVERS',
+  'WORKER_HEALTH_PORT',
+  'HOST',
+  'ERROR_TYPE_BASE',
+  'DEMO_DATA',
+  'ALLOW_DEMO_DATA_IN_PRODUCTION',
+]);
 
 const HELP = `Usage: npm run worker
 
@@ -26,7 +39,9 @@ database; each attempt is made by one of them. Start the servers with WEBHOOK_WO
 to deliver from workers only. SIGTERM or SIGINT stops claiming and waits for the attempts in flight
 (at most ${DELIVERY_TIMEOUT_MS / 1000} s each). With WORKER_HEALTH_PORT it answers GET /livez (the process is up)
 and GET /readyz (its database answers, holds this build's migrations, and it is not stopping; with
-the age of the oldest due delivery) on that port.
+the age of the oldest due delivery) on that port. With NODE_ENV=production it refuses to start, as
+npm start does, on a database that holds the demo data set (or with DEMO_DATA=on) unless
+ALLOW_DEMO_DATA_IN_PRODUCTION=on confirms it.
 
 Environment variables:
 ${environmentHelp(WORKER_VARIABLES)}
@@ -41,6 +56,8 @@ async function main(): Promise<void> {
   requireSharedSecrets(config);
   const fixedModes = checkFileModes(config);
   if (fixedModes.length > 0) process.stdout.write(`${fixedFileModesNotice(fixedModes)}\n`);
+  // The server's own check, before the store is opened or migrated: the worker signs and sends with the demo's public webhook secrets too.
+  const { holdsDemoRecords } = await checkDemoDataInProduction(config);
   const logger = createJsonLogger();
   const store = await openStore(config, logger);
   const worker = createDeliveryWorker({
@@ -88,6 +105,7 @@ async function main(): Promise<void> {
       `  loopback URLs: ${config.webhookAllowLoopback ? 'allowed (WEBHOOK_ALLOW_LOOPBACK)' : 'refused'}`,
       `  health:        ${health ? `${health.url}/livez and ${health.url}/readyz` : 'no probe listener (set WORKER_HEALTH_PORT)'}`,
       '',
+      ...(config.production && holdsDemoRecords ? [demoInProductionWarning(), ''] : []),
     ].join('\n') + '\n',
   );
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
 import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
-import { asStoreUnavailable } from '../store/database.js';
+import { storeOutageFailure } from './storeOutage.js';
 import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
@@ -21,12 +21,6 @@ import {
 } from '../idempotency/idempotentCalls.js';
 
 type Headers = IncomingCall['headers'];
-
-/**
- * Retry-After of a call that found the database unreachable: about what a PostgreSQL restart or a
- * failover takes, long enough that clients do not hammer a database coming back.
- */
-const UNREACHABLE_RETRY_AFTER_SECONDS = 5;
 
 /** How often a claim that could not be dropped (a locked database) is tried again. */
 const CLAIM_RELEASE_RETRY_MS = 1_000;
@@ -364,13 +358,7 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   // A path segment that is not valid percent-encoding names nothing.
   if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
   if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
-  const unavailable = asStoreUnavailable(error);
-  if (unavailable?.reason === 'busy') {
-    const budgetSeconds = pauses.reduce((sum, pause) => sum + pause, 0) / 1000;
-    return new PipelineFailure({ kind: 'unavailable', reason: 'busy', retryAfterSeconds: Math.max(1, Math.ceil(budgetSeconds)) });
-  }
-  if (unavailable) return new PipelineFailure({ kind: 'unavailable', reason: 'unreachable', retryAfterSeconds: UNREACHABLE_RETRY_AFTER_SECONDS });
-  return error;
+  return storeOutageFailure(error, pauses) ?? error;
 }
 
 /** What idempotency keeps of a reply: the body as the JSON text that is sent. */

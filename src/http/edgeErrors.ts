@@ -4,7 +4,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { PipelineFailure, type Failure } from '../contract/pipelineFailure.js';
-import { LAST_PATH, requestIdFor, type ErrorReplyFor } from './httpAdapter.js';
+import type { Reply } from '../contract/reply.js';
+import { LAST_PATH, requestIdFor } from './httpAdapter.js';
 
 export interface EdgeLimits {
   maxHeaderBytes: number;
@@ -30,32 +31,64 @@ function failureOf(error: NodeJS.ErrnoException, limits: EdgeLimits): Failure | 
 /** What Node's server keeps on a connection's socket: the response in flight, if any. */
 type ServerSocket = Socket & { _httpMessage?: { headersSent?: boolean; req?: { url?: string } }; [LAST_PATH]?: string };
 
+/** The longest start of a connection kept to find its first request's path (a longer request line names none). */
+const REQUEST_LINE_BYTES = 4096;
+
+/** The path of a request line once its target has arrived whole (`GET /v1/tasks?` or `GET /v1/tasks `), origin or absolute form. */
+function requestLinePathOf(head: string): string | undefined {
+  return /^[A-Z]+ (?:https?:\/\/[^/ \r\n]+)?(\/[^ \r\n?]*)[ ?\r\n]/.exec(head)?.[1];
+}
+
+/**
+ * Keeps a new connection's first bytes until its request line names a path, then records the path
+ * as the connection's LAST_PATH. Node's parser keeps a partial request line to itself, so without
+ * this a fresh connection whose head never completes (a 408) could not be answered in its API's shape.
+ * The cost: a `data` listener takes the socket off Node's native read path for its lifetime, so
+ * each read passes through a JavaScript stream event once more (microseconds, as on a TLS socket).
+ */
+export function noteRequestLine(socket: Socket): void {
+  let head = '';
+  const onData = (chunk: Buffer) => {
+    head += chunk.toString('latin1', 0, Math.min(chunk.length, REQUEST_LINE_BYTES - head.length));
+    const path = requestLinePathOf(head);
+    if (path === undefined && head.length < REQUEST_LINE_BYTES && !head.includes('\n')) return;
+    socket.removeListener('data', onData);
+    const serverSocket = socket as ServerSocket;
+    // The request listener, called while Node parsed this same chunk, has already set it.
+    if (path !== undefined) serverSocket[LAST_PATH] ??= path;
+  };
+  socket.on('data', onData);
+}
+
 /**
  * The path the failed request was for: its request line, as far as it arrived (`GET /api/v1/posts
  * HTTP/1.1`); for a timeout, which Node reports without it, the request in flight (a body too
- * slow), or else the last path this connection asked for. A connection whose first request head
- * never completes names no path: Node's parser keeps the partial request line to itself.
+ * slow), or else the last path this connection asked for, or named in its first request line
+ * (noteRequestLine). Undefined when the connection never sent a whole request target.
  */
-function pathOf(rawPacket: unknown, socket: ServerSocket): string {
+function pathOf(rawPacket: unknown, socket: ServerSocket): string | undefined {
   if (Buffer.isBuffer(rawPacket)) {
     const path = /^[A-Z]+ (\/[^ \r\n?]*)/.exec(rawPacket.subarray(0, 2048).toString('latin1'))?.[1];
     if (path) return path;
   }
   const inFlight = socket._httpMessage?.req?.url;
   if (inFlight) return inFlight.split('?')[0]!;
-  return socket[LAST_PATH] ?? '/';
+  return socket[LAST_PATH];
 }
 
 /**
- * The server's `clientError` listener: `errorReplyFor(path)` is the error shape of the surface
- * that owns the path (the adapter's `errorReplyFor`: an API by its declared prefix, or a mounted
- * handler such as /oauth; the first API for paths nobody owns).
+ * The error shape for a path (the adapter's `errorReplyFor`: an API by its declared prefix, or a
+ * mounted handler such as /oauth; the first API for paths nobody owns), and for a connection that
+ * named no path (undefined): the neutral shape the specs describe, RFC 9457 problem+json.
  */
+export type EdgeErrorReplyFor = (path: string | undefined) => (error: unknown, requestId: string) => Reply;
+
+/** The server's `clientError` listener. */
 export function answerEdgeError(
   error: NodeJS.ErrnoException & { rawPacket?: unknown },
   socket: Socket,
   limits: EdgeLimits,
-  errorReplyFor: ErrorReplyFor,
+  errorReplyFor: EdgeErrorReplyFor,
 ): void {
   const failure = failureOf(error, limits);
   const serverSocket = socket as ServerSocket;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResponseValidationMode } from '../config.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
+import { storeOutageFailure } from '../contract/storeOutage.js';
 import { ClientClosedError, PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
 import type { ResponseContract } from '../contract/responseContract.js';
 import type { Logger } from '../logger.js';
@@ -231,6 +232,12 @@ async function handOver(
     options.logger.error('handler failed', { requestId, error: error instanceof Error ? error.message : String(error) });
     if (res.headersSent) {
       res.destroy();
+      return 'answered';
+    }
+    // A database that cannot answer now is the declared 503 with Retry-After, in the handler's shape, never a 500.
+    const outage = storeOutageFailure(error);
+    if (outage) {
+      writeReply(res, errorReply(outage, requestId), requestId, req.method ?? 'GET', draining);
       return 'answered';
     }
     const body = JSON.stringify({ error: 'server_error', error_description: `unexpected error; quote ${requestId}` });

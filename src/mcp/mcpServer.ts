@@ -10,6 +10,7 @@ import { DEFAULT_MAX_BODY_BYTES, readBody, writeReply, type MountedApi, type Mou
 import { MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
+import { storeOutageFailure } from '../contract/storeOutage.js';
 import { ClientClosedError, PayloadTooLargeError, type Reply } from '../contract/reply.js';
 import { originNotAllowed } from '../workPlatform/problems.js';
 import type { Logger } from '../logger.js';
@@ -184,7 +185,8 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
       try {
         ({ scopes } = await options.callers.resolve(authorization));
       } catch (error) {
-        return refuse(error);
+        // The database cannot look the token up now: the API's 503 with Retry-After, before any JSON-RPC.
+        return refuse(storeOutageFailure(error) ?? error);
       }
       let body: unknown;
       try {

@@ -495,6 +495,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       const client = await pool.connect();
       const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Set() };
       let broken: Error | undefined;
+      // The server may end the connection between two statements (a restart, a failover: 57P01). pg reports that as
+      // an 'error' event on the client, which the pool no longer listens to while the client is checked out: without
+      // this listener it would end the process. The next statement then fails, and the call answers as unreachable.
+      const onLost = (error: Error) => (broken ??= error);
+      client.on('error', onLost);
       try {
         await client.query(begin);
         try {
@@ -511,7 +516,8 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           if (!runAgain(error, attempt, maxAttempts)) throw error;
         }
       } finally {
-        // A connection whose rollback failed is not handed to the next caller.
+        client.off('error', onLost);
+        // A connection that was lost, or whose rollback failed, is not handed to the next caller.
         client.release(broken);
       }
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt + 1)));

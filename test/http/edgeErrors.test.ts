@@ -63,4 +63,39 @@ describe('errors answered before the pipeline', () => {
     expect(isErrorEnvelope(answer.body)).toBe(true);
     expect(answer.body.error.code).toBe('request_timeout');
   });
+
+  // A fresh connection whose head never ends: Node reports the timeout without the request line,
+  // so the adapter reads the path from the first line the connection sent.
+  it.each([
+    ['work-platform', '/v1/tasks', 'listTasks'],
+    ['work-platform', '/v1/tasks?limit=5', 'listTasks'],
+    ['work-platform', '/v1/openapi.yaml', 'getOpenapiYaml'],
+    ['portfolio', '/api/v1/posts', 'getPosts'],
+  ])('408 on a fresh connection with an unfinished head is in the shape of %s (%s), as the operation declares', async (api, target, operationId) => {
+    const answer = await exchange([`GET ${target} HTTP/1.1\r\nHost: x\r\n`]);
+    expect(answer.status).toBe(408);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.headers['content-type']).toMatch(api === 'work-platform' ? /^application\/problem\+json$/ : /^application\/json/);
+    expect(new ResponseContract(loadContractDocument(api)).check(operationId, answer)).toEqual([]);
+  });
+
+  it('408 on a fresh connection whose request line arrives in pieces is in the shape of its path', async () => {
+    const answer = await rawExchange(t.app.url, ['GE', 'T /v1/ta', 'sks HTTP/1.1\r\nhost: x\r\n'], 20);
+    expect(answer.status).toBe(408);
+    expect(isProblem(answer.body), JSON.stringify(isProblem.errors)).toBe(true);
+    expect(answer.body.type).toMatch(/\/request-timeout$/);
+  });
+
+  // No path named, no API chosen: the neutral answer the specs describe is RFC 9457's problem+json.
+  it.each([
+    ['nothing at all', ['']],
+    ['half a request line', ['GET /api/v1/po']],
+  ])('408 on a fresh connection that sent %s is a problem (the neutral shape)', async (_case, chunks) => {
+    const answer = await exchange(chunks);
+    expect(answer.status).toBe(408);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(isProblem(answer.body), JSON.stringify(isProblem.errors)).toBe(true);
+    expect(answer.body).toMatchObject({ status: 408, requestId: answer.headers['x-request-id'] });
+    expect(answer.body.type).toMatch(/\/request-timeout$/);
+  });
 });

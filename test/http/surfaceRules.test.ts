@@ -169,6 +169,16 @@ describe("Node's own refusals come in the shape of the surface the path belongs 
     expect(isProblem(mcp.body)).toBe(true);
   });
 
+  it('408 for an unfinished head on a fresh connection: in the OAuth shape on /oauth, a problem on /v1/mcp', async () => {
+    const oauth = await exchange(['POST /oauth/token HTTP/1.1\r\nhost: x\r\n']);
+    expectOauthError(oauth, 408);
+    expect(oauth.headers.connection).toBe('close');
+    const mcp = await exchange(['POST /v1/mcp HTTP/1.1\r\nhost: x\r\n']);
+    expect(mcp.status).toBe(408);
+    expect(mcp.headers['content-type']).toBe('application/problem+json');
+    expect(isProblem(mcp.body)).toBe(true);
+  });
+
   it('408 for a head that arrives too slowly on a kept-alive connection, in the shape of the path it last asked for', async () => {
     const workPlatform = await exchange(['GET /v1/openapi.json HTTP/1.1\r\nhost: x\r\n\r\n', 'GET /v1/tasks HTTP/1.1\r\nhost: x\r\nx-slow: a'], 100);
     expect(workPlatform.answers).toBe(2);

@@ -1,7 +1,8 @@
 // The database goes away mid-traffic: every answer meanwhile is the declared 503 with Retry-After
-// (problem+json on /v1, the ErrorEnvelope on /api/v1), never a 500, and once it is back the same
-// calls succeed. PostgreSQL: a real server of the test's own, stopped and started again with pg_ctl
-// (as a restart or a failover does). SQLite, where the server's one connection stays open whatever
+// (problem+json on /v1 and on /v1/mcp before the JSON-RPC layer, the ErrorEnvelope on /api/v1; on
+// /oauth a problem that also carries OAuth's `error`, or an HTML page where a browser is looking),
+// never a 500, and once it is back the same calls succeed. PostgreSQL: a real server of the test's
+// own, stopped and started again with pg_ctl (as a restart or a failover does). SQLite, where the server's one connection stays open whatever
 // happens to the file: another process holds the write lock (a maintenance tool, a long import, a
 // stuck process) for seconds; writes answer 503 meanwhile, reads go on.
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { sharedSecretNames } from '../../src/config.js';
 import { secretsCommand } from '../../src/cli/secretsCommand.js';
 import type { DemoFixture } from '../../src/demo/demoData.js';
 import { startPostgresServer, type OwnPostgresServer } from '../support/postgresServer.js';
+import { componentSchemaValidator } from '../support/contractClient.js';
 import { makeDemoDatabaseFile, runAdminCli, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
 
 const servers: ServerProcess[] = [];
@@ -25,8 +27,13 @@ afterAll(async () => {
 
 type Phase = 'before' | 'outage' | 'after';
 
+const isProblem = componentSchemaValidator('work-platform', 'Problem');
+
 interface Answer {
+  /** When the call was sent. */
   phase: Phase;
+  /** When its answer arrived: a call sent just before the engine stopped may meet the outage. */
+  answeredIn: Phase;
   call: string;
   status: number;
   contentType: string;
@@ -48,6 +55,7 @@ function traffic(url: string, fixture: DemoFixture, phaseNow: () => Phase) {
       const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
       answers.push({
         phase,
+        answeredIn: phaseNow(),
         call,
         status: response.status,
         contentType: response.headers.get('content-type') ?? '',
@@ -55,15 +63,31 @@ function traffic(url: string, fixture: DemoFixture, phaseNow: () => Phase) {
         body: await response.text(),
       });
     } catch (error) {
-      answers.push({ phase, call, status: 0, contentType: '', retryAfter: null, body: String(error) });
+      answers.push({ phase, answeredIn: phaseNow(), call, status: 0, contentType: '', retryAfter: null, body: String(error) });
     }
   };
   const token = { authorization: `Bearer ${fixture.workPlatform.tokens.all}` };
+  const client = fixture.workPlatform.oauthClient;
+  const authorize = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.id,
+    redirect_uri: client.redirectUri,
+    scope: client.scopes[0]!,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'outage',
+  });
   const loop = (async () => {
     for (let round = 0; running; round += 1) {
       const calls = [
         send('listTasks', '/v1/tasks?limit=5', { headers: token }),
         send('getPortfolio', '/api/v1/profile', { headers: { authorization: `Bearer ${fixture.portfolio.apiKey}` } }),
+        // The caller is looked up (its token's hash) before the JSON-RPC layer sees the message.
+        send('mcpToolsList', '/v1/mcp', {
+          method: 'POST',
+          headers: { ...token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: round, method: 'tools/list' }),
+        }),
       ];
       if (round % 3 === 0) {
         calls.push(
@@ -72,6 +96,14 @@ function traffic(url: string, fixture: DemoFixture, phaseNow: () => Phase) {
             headers: { ...token, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
             body: JSON.stringify({ name: `Outage ${round}` }),
           }),
+          // The client and the refresh token are looked up: invalid_grant while the database answers.
+          send('oauthToken', '/oauth/token', {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: randomUUID(), client_id: client.id }).toString(),
+          }),
+          // A browser at the authorization endpoint: the client is looked up, an interaction stored, then a redirect to it.
+          send('oauthAuthorize', `/oauth/authorize?${authorize}`, { headers: { accept: 'text/html' }, redirect: 'manual' }),
         );
       }
       await Promise.all(calls);
@@ -107,15 +139,23 @@ function expectDeclaredUnavailability(answers: Answer[]): void {
     if (answer.call === 'getPortfolio') {
       expect(answer.contentType).toMatch(/^application\/json/);
       expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'service_unavailable', status: 503 } });
+    } else if (answer.call === 'oauthAuthorize') {
+      // A person is looking at the browser: a page, not JSON (the client cannot be checked, so no redirect to it).
+      expect(answer.contentType).toMatch(/^text\/html/);
+      expect(answer.body).toMatch(/unavailable/i);
     } else {
       expect(answer.contentType).toMatch(/^application\/problem\+json/);
-      expect(JSON.parse(answer.body)).toMatchObject({ status: 503, type: expect.stringMatching(/\/unavailable$/) });
+      const body = JSON.parse(answer.body);
+      expect(isProblem(body), JSON.stringify(isProblem.errors)).toBe(true);
+      expect(body).toMatchObject({ status: 503, type: expect.stringMatching(/\/unavailable$/) });
+      // OAuth clients read `error` (RFC 6749 §4.1.2.1's code for this case).
+      if (answer.call === 'oauthToken') expect(body).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     }
   }
   // Every call answered before the outage, and once the engine is back, succeeded.
-  const expected: Record<string, number> = { listTasks: 200, getPortfolio: 200, createProject: 201 };
+  const expected: Record<string, number> = { listTasks: 200, getPortfolio: 200, createProject: 201, mcpToolsList: 200, oauthToken: 400, oauthAuthorize: 303 };
   for (const phase of ['before', 'after'] as const) {
-    const failed = answers.filter((answer) => answer.phase === phase && answer.status !== expected[answer.call]);
+    const failed = answers.filter((answer) => answer.phase === phase && answer.answeredIn === phase && answer.status !== expected[answer.call]);
     expect(failed.map((a) => `${a.phase} ${a.call} ${a.status} ${a.body.slice(0, 200)}`)).toEqual([]);
   }
 }
@@ -147,8 +187,13 @@ describe('PostgreSQL stopped and started again mid-traffic', () => {
     await load.stop();
 
     expectDeclaredUnavailability(load.answers);
+    // /oauth and the MCP caller lookup met the outage too, and answered it as such.
+    for (const call of ['mcpToolsList', 'oauthToken', 'oauthAuthorize']) {
+      expect(load.answers.filter((answer) => answer.call === call && answer.status === 503).length, call).toBeGreaterThan(0);
+    }
     // Every failure was understood as the outage: nothing reached the funnel as an unknown error.
     expect(server.output()).not.toContain('unhandled error');
+    expect(server.output()).not.toContain('oauth server error');
   }, 90_000);
 });
 
@@ -177,5 +222,7 @@ describe('SQLite write-locked by another process mid-traffic', () => {
     await load.stop();
 
     expectDeclaredUnavailability(load.answers);
+    // The authorization endpoint stores an interaction: a write, refused as busy with a page.
+    expect(load.answers.filter((answer) => answer.call === 'oauthAuthorize' && answer.status === 503).length).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { makeDemoDatabaseFile, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, runWorkerProcess, startServerProcess, startWorkerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
 
 const dirs: string[] = [];
 const servers: ServerProcess[] = [];
@@ -92,5 +92,41 @@ describe('NODE_ENV=production on a database that holds the demo data set', () =>
     expect(server.output()).toMatch(/WARNING: NODE_ENV=production serves the demo data set/);
     expect(server.output()).toContain('npm run --silent admin -- demo --json');
     expect(server.output()).not.toMatch(/pfk_|svc_pat_/);
+  });
+});
+
+// npm run worker asks the server's own check (src/startChecks.ts, checkDemoDataInProduction): it
+// signs and sends with the demo webhook's secrets, which anyone can read in this repository.
+describe('npm run worker with NODE_ENV=production', () => {
+  it('refuses a database that holds the demo data set unless ALLOW_DEMO_DATA_IN_PRODUCTION=on, and then warns', async () => {
+    const database = await makeDemoDatabaseFile('contract-api-production-worker-');
+    demoFiles.push(database);
+    const refused = runWorkerProcess([], { NODE_ENV: 'production', DATABASE_PATH: database.databasePath });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('Configuration error: NODE_ENV=production on a database that holds demo records');
+    expect(refused.stderr).toContain('ALLOW_DEMO_DATA_IN_PRODUCTION=on');
+    expect(refused.stdout).not.toContain('Webhook delivery worker');
+
+    const worker = await startWorkerProcess({ NODE_ENV: 'production', DATABASE_PATH: database.databasePath, ALLOW_DEMO_DATA_IN_PRODUCTION: 'on' });
+    servers.push({ child: worker.child, url: '', output: worker.output });
+    expect(worker.output()).toMatch(/WARNING: NODE_ENV=production serves the demo data set/);
+  });
+
+  it('refuses DEMO_DATA=on without ALLOW_DEMO_DATA_IN_PRODUCTION, before creating the database', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'contract-api-production-worker-'));
+    dirs.push(root);
+    const databasePath = path.join(root, 'data', 'app.db');
+    const refused = runWorkerProcess([], { NODE_ENV: 'production', DEMO_DATA: 'on', DATABASE_PATH: databasePath });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('Configuration error: NODE_ENV=production with DEMO_DATA=on');
+    expect(existsSync(databasePath)).toBe(false);
+  });
+
+  it('starts on a production database without demo records, with no warning', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'contract-api-production-worker-'));
+    dirs.push(root);
+    const worker = await startWorkerProcess({ NODE_ENV: 'production', DATABASE_PATH: path.join(root, 'data', 'app.db') });
+    servers.push({ child: worker.child, url: '', output: worker.output });
+    expect(worker.output()).not.toContain('WARNING');
   });
 });

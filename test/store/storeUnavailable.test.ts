@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { asStoreUnavailable } from '../../src/store/database.js';
 import { isEngineUnreachable, StoreUnavailableError } from '../../src/store/errors.js';
 import { postgresEngine } from '../../src/store/engine.js';
-import { tasks } from '../../db/schema.js';
+import { tasks, tenants } from '../../db/schema.js';
 import { drizzleFor } from '../../src/store/drizzle.js';
 import BetterSqlite3 from 'better-sqlite3';
+import { setTimeout as wait } from 'node:timers/promises';
+import { openPostgres } from '../../src/store/postgres.js';
+import { sharedPostgresServer, withClient } from '../support/postgresServer.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -57,6 +60,36 @@ describe('the PostgreSQL engine with nothing listening', () => {
       expect((fromStatement as StoreUnavailableError).reason).toBe('unreachable');
       const fromWrite = await engine.write(async () => 1).catch((error: unknown) => error);
       expect(fromWrite).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('the PostgreSQL engine when the server ends a connection inside a transaction', () => {
+  it('raises StoreUnavailableError from the next statement, and the process goes on (no unhandled error event)', async () => {
+    const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
+    const database = await openPostgres(url, { poolMax: 2 });
+    const engine = postgresEngine(database.pool, { maxAttempts: 1 });
+    const count = engine.statement(engine.orm.select({ id: tenants.id }).from(tenants));
+    try {
+      const outcome = await engine
+        .write(async () => {
+          // The transaction's own backend, ended as a restart or a failover ends it (57P01 admin_shutdown), between two statements.
+          await count.rows({});
+          const [own] = await withClient(url, (other) =>
+            other.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'").then((result) => result.rows),
+          );
+          expect(own).toBeDefined();
+          await withClient(url, (other) => other.query('SELECT pg_terminate_backend($1)', [own!.pid]));
+          // pg reports the loss as an 'error' event on the client while no statement runs.
+          await wait(200);
+          return count.rows({});
+        })
+        .catch((error: unknown) => error);
+      expect(outcome).toBeInstanceOf(StoreUnavailableError);
+      // The pool made a new connection for the next call.
+      expect(await engine.write(() => count.rows({}))).toEqual([]);
     } finally {
       await engine.close();
     }

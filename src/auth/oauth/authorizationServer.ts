@@ -6,8 +6,9 @@
 // straight from the store (src/auth/bearerTokens.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProviderClient, ProviderContext } from 'oidc-provider';
-import { scopeCatalogue } from '../../../generated/work-platform/rules.js';
+import { problemTypes, scopeCatalogue } from '../../../generated/work-platform/rules.js';
 import { PipelineFailure, type Failure } from '../../contract/pipelineFailure.js';
+import { storeOutageFailure } from '../../contract/storeOutage.js';
 import type { Reply } from '../../contract/reply.js';
 import type { Logger } from '../../logger.js';
 import type { OauthClientStore } from '../../store/oauthClients.js';
@@ -52,6 +53,8 @@ export interface AuthorizationServerOptions {
   cookieSecret: Uint8Array;
   logger: Logger;
   now: () => number;
+  /** The /v1 problem type base (ERROR_TYPE_BASE): a database outage answers the API's `<base>/unavailable` problem. */
+  problemTypeBase: string;
   /** The limits of its own: per client address before anything else, and on the interactions kept per client. */
   limits: AuthorizationServerLimits;
 }
@@ -78,7 +81,10 @@ export interface AuthorizationServer {
   owns(path: string): boolean;
   /** `body`: a JSON body the adapter already read and checked (oidc-provider then reads it from `req.body`). */
   handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer): Promise<void>;
-  /** What the HTTP adapter refuses on these paths (two Authorization headers, a body too large or too deep, Node's parser errors), in the OAuth error shape. */
+  /**
+   * What the HTTP adapter refuses on these paths (two Authorization headers, a body too large or too deep, Node's
+   * parser errors), in the OAuth error shape; a database outage as a problem that also carries OAuth's `error`.
+   */
   errorReply(error: unknown, requestId: string): Reply;
 }
 
@@ -132,7 +138,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     owns(path) {
       return path === METADATA_PATH || RESOURCE_METADATA_PATHS.has(path) || path === OAUTH_MOUNT_PATH || path.startsWith(`${OAUTH_MOUNT_PATH}/`);
     },
-    errorReply: oauthErrorReply,
+    errorReply: (error, requestId) => oauthErrorReply(error, requestId, options.problemTypeBase),
     async handle(req, res, requestId, body) {
       res.setHeader('x-request-id', requestId);
       if (body !== undefined) (req as IncomingMessage & { body?: Buffer }).body = body;
@@ -161,11 +167,26 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       // Before oidc-provider sees the request: a refused one stores nothing and reads nothing.
       const addressLimit = addressLimitOf(path, options.limits);
       if (addressLimit) {
-        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy));
-        if (!decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
+        // Counters the database cannot answer admit (as Redis's do): what follows answers the outage in the route's own shape.
+        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy)).catch((error: unknown) => {
+          if (storeOutageFailure(error)) return undefined;
+          throw error;
+        });
+        if (decision && !decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
       }
       const { interactions, toProvider } = await providerRoutes();
-      if (await interactions.handle(req, res, path, query)) return;
+      try {
+        if (await interactions.handle(req, res, path, query)) return;
+      } catch (error) {
+        // Our sign-in and consent routes are pages a person is looking at: an outage is a page too.
+        const outage = storeOutageFailure(error);
+        if (!outage || res.headersSent) throw error;
+        options.logger.warn('oauth database unavailable', { requestId, reason: outage.failure.kind === 'unavailable' ? outage.failure.reason : undefined });
+        const page = Buffer.from(outagePage(outage));
+        res.writeHead(503, { ...PAGE_HEADERS, ...outageHeaders(outage), 'content-length': String(page.length) });
+        res.end(page);
+        return;
+      }
       return toProvider(req, res, target);
     },
   };
@@ -292,8 +313,18 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: ProviderClient, presented: string) {
     return clientSecretMatches(presented, this.clientSecret);
   };
+  /** Requests that met a database outage, found by oidc-provider's `server_error` event or thrown past it. */
+  const outages = new WeakMap<ProviderContext, PipelineFailure>();
   provider.use(async (ctx, next) => {
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      const outage = storeOutageFailure(error);
+      if (!outage) throw error;
+      outages.set(ctx, outage);
+    }
+    const outage = outages.get(ctx);
+    if (outage) return answerOutage(ctx, outage, options.problemTypeBase);
     if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
       (ctx.body as Record<string, unknown>).scopes_supported = [...scopeCatalogue];
     }
@@ -306,6 +337,13 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   provider.on('server_error', (ctx: ProviderContext, error: Error) => {
     // A client that went away is the adapter's client-closed line, not a server error.
     if (clientWentAway(ctx.req, ctx.res)) return;
+    // The database cannot answer now: the middleware above turns oidc-provider's 500 into the declared 503.
+    const outage = storeOutageFailure(error);
+    if (outage) {
+      outages.set(ctx, outage);
+      options.logger.warn('oauth database unavailable', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, reason: outage.failure.kind === 'unavailable' ? outage.failure.reason : undefined });
+      return;
+    }
     options.logger.error('oauth server error', { requestId: ctx.res.getHeader('x-request-id'), route: ctx.oidc?.route, error });
   });
   provider.on('grant.revoked', (ctx: ProviderContext, grantId: string) =>
@@ -339,6 +377,55 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   return { interactions, toProvider };
 }
 
+/**
+ * A database outage on /oauth: 503 with Retry-After. Where a person is looking at the browser (the
+ * authorization endpoint asked for HTML, the sign-in and consent pages) a page: the client cannot be
+ * looked up, so there is no checked redirect URI to send `temporarily_unavailable` to. Elsewhere a
+ * problem (RFC 9457, the API's `unavailable`) that also carries OAuth's `error`: `temporarily_unavailable`.
+ */
+function answerOutage(ctx: ProviderContext, outage: PipelineFailure, problemTypeBase: string): void {
+  const wantsPage = ctx.response.is('html') || (BROWSER_ROUTES.has(ctx.oidc?.route ?? '') && ctx.accepts('json', 'html') === 'html');
+  ctx.status = 503;
+  for (const [name, value] of Object.entries({ ...(wantsPage ? PAGE_HEADERS : {}), ...outageHeaders(outage) })) ctx.set(name, value);
+  if (wantsPage) {
+    ctx.type = 'html';
+    ctx.body = outagePage(outage);
+    return;
+  }
+  ctx.type = 'application/problem+json';
+  ctx.body = outageProblem(outage, String(ctx.res.getHeader('x-request-id') ?? ''), problemTypeBase);
+}
+
+function retryAfterOf(outage: PipelineFailure): number {
+  return outage.failure.kind === 'unavailable' ? outage.failure.retryAfterSeconds : 1;
+}
+
+function outageHeaders(outage: PipelineFailure): Record<string, string> {
+  return { 'retry-after': String(retryAfterOf(outage)), 'cache-control': 'no-store' };
+}
+
+function outageDetail(outage: PipelineFailure): string {
+  const why = outage.failure.kind === 'unavailable' && outage.failure.reason === 'busy' ? 'The database is busy with another writer' : 'The database cannot be reached now (down or restarting)';
+  return `${why}. Retry after ${retryAfterOf(outage)} seconds.`;
+}
+
+function outagePage(outage: PipelineFailure): string {
+  return errorPage('Temporarily unavailable', outageDetail(outage));
+}
+
+function outageProblem(outage: PipelineFailure, requestId: string, problemTypeBase: string): Record<string, unknown> {
+  const detail = outageDetail(outage);
+  return {
+    type: `${problemTypeBase.replace(/\/+$/, '')}/unavailable`,
+    title: problemTypes.unavailable.title,
+    status: 503,
+    detail,
+    requestId,
+    error: 'temporarily_unavailable',
+    error_description: detail,
+  };
+}
+
 /** The status of each failure the adapter (or Node's parser) refuses before oidc-provider sees the request. */
 const STATUS_OF_FAILURE: Partial<Record<Failure['kind'], number>> = {
   'malformed-request': 400,
@@ -349,9 +436,13 @@ const STATUS_OF_FAILURE: Partial<Record<Failure['kind'], number>> = {
 
 /**
  * The adapter's refusals in the OAuth error shape (RFC 6749 §5.2: `error`, `error_description`):
- * `invalid_request`, with the HTTP status of the failure. Anything else is the server's fault.
+ * `invalid_request`, with the HTTP status of the failure; a database outage is `answerOutage`'s problem. Anything
+ * else is the server's fault.
  */
-export function oauthErrorReply(error: unknown, requestId: string): Reply {
+export function oauthErrorReply(error: unknown, requestId: string, problemTypeBase: string): Reply {
+  if (error instanceof PipelineFailure && error.failure.kind === 'unavailable') {
+    return { status: 503, headers: { ...outageHeaders(error), 'content-type': 'application/problem+json' }, body: outageProblem(error, requestId, problemTypeBase) };
+  }
   const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
   const status = error instanceof PipelineFailure ? STATUS_OF_FAILURE[error.failure.kind] : undefined;
   if (error instanceof PipelineFailure && status !== undefined) {

@@ -7,6 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Interaction, InteractionResults, Provider } from 'oidc-provider';
 import { scopeDescriptions, type Scope } from '../../../generated/work-platform/rules.js';
+import { asStoreUnavailable } from '../../store/database.js';
 import type { OauthClient, OauthClientStore } from '../../store/oauthClients.js';
 import type { UserStore } from '../../store/users.js';
 import type { Caller, CallerResolver } from '../bearerTokens.js';
@@ -33,7 +34,9 @@ async function sessionOf(callers: CallerResolver, token: string): Promise<AppSes
   try {
     const caller = await callers.resolve(`Bearer ${token}`);
     return caller.kind === 'session' ? { token, caller } : undefined;
-  } catch {
+  } catch (error) {
+    // A database that cannot answer says nothing about the token: the outage, not a sign-in refused.
+    if (asStoreUnavailable(error)) throw error;
     return undefined;
   }
 }
@@ -96,7 +99,8 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
     let details: Interaction;
     try {
       details = await provider.interactionDetails(req, res);
-    } catch {
+    } catch (error) {
+      if (asStoreUnavailable(error)) throw error;
       return sendPage(res, 400, errorPage('This authorization request has expired', 'It lasts ten minutes and belongs to the browser that started it. Go back to the application and start again.'));
     }
     if (details.uid !== uid) return sendPage(res, 400, errorPage('Wrong authorization request', 'Go back to the application and start again.'));

@@ -12,6 +12,10 @@ declare module 'oidc-provider' {
       entities?: Record<string, unknown>;
     };
     get(header: string): string;
+    set(header: string, value: string): void;
+    /** The first of `types` the request's Accept prefers, or false. */
+    accepts(...types: string[]): string | false;
+    response: { is(...types: string[]): string | false | null };
     method: string;
     path: string;
     type: string;
