@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { fixedKeyRing, legacyKeyId, type KeyRing, type RingKey } from '../auth/keyRings.js';
 
 /** Where a list stopped: the listing it belongs to and the last row's sort key and id. */
 export interface CursorPayload {
@@ -60,18 +61,45 @@ interface WirePayload {
   i: string;
 }
 
+/** How long a replaced cursor key still verifies the cursors it signed, by default: a day. */
+export const defaultCursorKeyGraceMs = 24 * 60 * 60 * 1000;
+
+export interface CursorKeyOptions {
+  /** How long after a rotation the replaced key still verifies cursors. */
+  graceMs?: number;
+  now?: () => number;
+}
+
 /**
- * Cursors are `base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`. The MAC makes them
- * tamper-evident (a client cannot forge a position or reuse one across workspaces); the JSON is
- * readable by anyone, so it carries nothing that the caller may not see: the last row's sort key
- * and id, which the caller has just received.
+ * Cursors are `<key id> "." base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`, signed with
+ * the newest key of the ring; key k0 (the only key before any rotation) signs without the first
+ * part, as every cursor was written before key ids. The MAC makes them tamper-evident (a client cannot forge a position or reuse one
+ * across workspaces); the JSON is readable by anyone, so it carries nothing that the caller may
+ * not see: the last row's sort key and id, which the caller has just received.
  */
-export function createCursorCodec(secret: Uint8Array): CursorCodec {
-  if (!(secret instanceof Uint8Array) || secret.length < MIN_CURSOR_SECRET_BYTES) {
-    throw new TypeError(`the cursor secret must be at least ${MIN_CURSOR_SECRET_BYTES} bytes`);
-  }
+export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorKeyOptions = {}): CursorCodec {
+  const ring = secret instanceof Uint8Array ? fixedKeyRing(secret) : secret;
+  const graceMs = options.graceMs ?? defaultCursorKeyGraceMs;
+  const now = options.now ?? Date.now;
   // A KeyObject holds its own copy: later changes to the caller's array do not alter the key.
-  const key = createSecretKey(Buffer.from(secret));
+  const keyObjects = new WeakMap<RingKey, KeyObject>();
+  const keyObject = (key: RingKey) => {
+    let found = keyObjects.get(key);
+    if (!found) {
+      if (!(key.key instanceof Uint8Array) || key.key.length < MIN_CURSOR_SECRET_BYTES) {
+        throw new TypeError(`the cursor secret must be at least ${MIN_CURSOR_SECRET_BYTES} bytes`);
+      }
+      found = createSecretKey(Buffer.from(key.key));
+      keyObjects.set(key, found);
+    }
+    return found;
+  };
+  keyObject(ring.newest());
+  /** The key a cursor names, when the ring still accepts it. */
+  const verifyingKey = (keyId: string) => {
+    const key = ring.find(keyId);
+    return key && ring.accepts(key, now(), graceMs) ? keyObject(key) : undefined;
+  };
 
   return {
     encode(payload) {
@@ -86,7 +114,9 @@ export function createCursorCodec(secret: Uint8Array): CursorCodec {
         i: payload.id,
       };
       const json = Buffer.from(JSON.stringify(wire), 'utf8');
-      const text = `${json.toString('base64url')}.${mac(key, json).toString('base64url')}`;
+      const signing = ring.newest();
+      const signed = `${json.toString('base64url')}.${mac(keyObject(signing), json).toString('base64url')}`;
+      const text = signing.id === legacyKeyId ? signed : `${signing.id}.${signed}`;
       if (text.length > MAX_CURSOR_LENGTH) {
         // Only a sort key of hundreds of control characters or lone surrogates gets here.
         throw new RangeError(`the cursor would be ${text.length} characters, more than ${MAX_CURSOR_LENGTH}`);
@@ -95,7 +125,7 @@ export function createCursorCodec(secret: Uint8Array): CursorCodec {
     },
 
     decode(text, expected) {
-      const payload = readPayload(key, text);
+      const payload = readPayload(verifyingKey, text);
       for (const member of ['resource', 'workspaceId', 'sort', 'order'] as const) {
         if (payload[member] !== expected[member]) {
           throw new CursorError('mismatch', `the cursor was issued for another ${MEMBER_NOUN[member]}`);
@@ -118,15 +148,17 @@ function mac(key: KeyObject, bytes: Buffer): Buffer {
 }
 
 /** Verifies the MAC before looking inside: nothing unauthenticated is parsed. */
-function readPayload(key: KeyObject, text: unknown): CursorPayload {
+function readPayload(verifyingKey: (keyId: string) => KeyObject | undefined, text: unknown): CursorPayload {
   if (typeof text !== 'string' || text.length === 0) throw unreadable('the cursor is empty');
   if (text.length > MAX_CURSOR_LENGTH) throw unreadable(`the cursor is longer than ${MAX_CURSOR_LENGTH} characters`);
   const parts = text.split('.');
-  if (parts.length !== 2) throw unreadable('the cursor is not two dot-separated parts');
-  const [jsonPart, macPart] = parts as [string, string];
+  if (parts.length !== 2 && parts.length !== 3) throw unreadable('the cursor is not two or three dot-separated parts');
+  const [keyId, jsonPart, macPart] = (parts.length === 2 ? [legacyKeyId, ...parts] : parts) as [string, string, string];
   const json = strictBase64url(jsonPart);
   const givenMac = strictBase64url(macPart);
   if (!json || !givenMac || givenMac.length !== MAC_BYTES) throw unreadable('the cursor is not base64url');
+  const key = verifyingKey(keyId);
+  if (!key) throw unreadable('the cursor was signed with a key this server no longer accepts');
   if (!timingSafeEqual(mac(key, json), givenMac)) throw unreadable('the cursor signature does not match');
 
   let wire: unknown;
