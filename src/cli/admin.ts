@@ -14,6 +14,7 @@ import { workPlatformCommands, workPlatformGroups } from './workPlatformCommands
 import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js';
 import { migrateCommand } from './migrateCommand.js';
 import { secretsCommand } from './secretsCommand.js';
+import { keysCommands, keysGroups } from './keysCommands.js';
 
 export { CliError };
 
@@ -231,6 +232,7 @@ const commands: Command[] = [
   ...oauthClientCommands,
   migrateCommand,
   secretsCommand,
+  ...keysCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -311,6 +313,7 @@ const groups: Record<string, string> = {
   portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
   ...workPlatformGroups,
   ...oauthClientGroups,
+  ...keysGroups,
 };
 
 function mainHelp(): string {
@@ -431,6 +434,7 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
       now: io.now,
       values: parsed.values as Record<string, string | boolean | undefined>,
       positionals,
+      progress: io.stderr,
     });
     io.stdout(wantsJson ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;
