@@ -32,7 +32,7 @@ describe.each(storeEngines)('sealed columns on $name', (engineCase) => {
         await engine
           .statement(
             orm.insert(webhookSubscriptions).values({
-              id, workspaceId: 'ten_a', url: 'https://hooks.example.com/x', eventTypes: '["task.created"]', status: 'active',
+              id, workspaceId: 'ten_a', url: 'https://hooks.example.com/x', eventTypes: '["task.created"]', status: 'ACTIVE',
               signingKeyVersion: 1, sealedSecret: (id === 'whk_2' ? rotatedBox : oldBox).seal(`secret ${id}`, id), version: 1, createdAt: 1, updatedAt: 1,
             }),
           )
