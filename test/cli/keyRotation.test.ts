@@ -1,13 +1,14 @@
 // Every key rotated while the server runs (issue 28, item 4): the server in this process on port 0
 // over a SQLite file, `admin keys …` as child processes on the same file and key files, as an
 // operator runs them. No client sees an error at any step.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKeyRing } from '../../src/auth/keyRings.js';
 import { issueSessionToken } from '../../src/auth/sessionTokens.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startGithubApiServer, makeIssues, type GithubApiServer } from '../support/githubApiServer.js';
+import { runAdmin } from '../../src/cli/admin.js';
 import { runAdminCli } from '../support/serverProcess.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
@@ -131,4 +132,15 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
     expect(inUse.code).toBe(1);
     expect(JSON.parse(inUse.stdout).error.message).toMatch(/still sealed with k1 .*run keys reseal first/);
   }, 120_000);
+
+  it('explains every keys command with --help, without touching the database or a key file', async () => {
+    const dataDirectory = path.join(t.dataDir, 'help-only');
+    for (const command of [['keys'], ['keys', 'list'], ['keys', 'rotate'], ['keys', 'reseal'], ['keys', 'retire']]) {
+      let out = '';
+      const code = await runAdmin([...command, '--help'], { stdout: (text) => (out += text), stderr: () => undefined, env: { DATABASE_PATH: path.join(dataDirectory, 'app.db') }, cwd: t.dataDir, now: Date.now });
+      expect(code).toBe(0);
+      expect(out).toContain(command.length === 1 ? 'keys rotate' : `admin -- ${command.join(' ')}`);
+    }
+    expect(existsSync(dataDirectory)).toBe(false);
+  });
 });
