@@ -3,6 +3,7 @@
 // key once nothing needs it, `list` shows the keys and what each one sealed. Running servers and
 // workers notice a changed key file within a second; keys given in the environment change only
 // when the processes are restarted with the new value (README, "Key rotation").
+import { dirname } from 'node:path';
 import { CliError, iso, type Command, type CommandContext } from './cliCommand.js';
 import type { RotatableKeyName, RingKey, KeyRing } from '../auth/keyRings.js';
 import type { SealedColumnName } from '../store/sealedColumns.js';
@@ -37,7 +38,6 @@ interface KeySource {
 
 async function keySource(context: CommandContext, name: RotatableKeyName): Promise<KeySource> {
   const { rotatableKeys, keyFilePath, loadKeyRing } = await modules.keyRings();
-  const { dirname } = await import('node:path');
   const { variable } = rotatableKeys[name];
   const envValue = context.env[variable]?.trim() ? context.env[variable] : undefined;
   const file = envValue ? undefined : keyFilePath(name, dirname(context.databasePath));
