@@ -120,7 +120,7 @@ export interface LoadKeyRingOptions {
   /** What to call the key in messages: its environment variable. */
   name: string;
   randomBytes?: RandomBytes;
-  /** The clock that spaces the file checks (wall time by default). */
+  /** The clock that spaces the file checks (performance.now by default: a wall clock set back would stop them). */
   monotonicNow?: () => number;
 }
 
@@ -132,7 +132,7 @@ export interface LoadKeyRingOptions {
  */
 export function loadKeyRing(envValue: string | undefined, filePath: string, options: LoadKeyRingOptions): KeyRing {
   if (envValue !== undefined && envValue.trim() !== '') return fixedKeyRing(parseKeyList(envValue, options.name));
-  const clock = options.monotonicNow ?? Date.now;
+  const clock = options.monotonicNow ?? (() => performance.now());
   const { text } = readOrCreateFile(filePath, () => generateSecret(options.randomBytes));
   let keys = parseKeyList(text, `${options.name} in ${filePath}`);
   let seen = fileIdentity(filePath);
