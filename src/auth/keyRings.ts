@@ -9,7 +9,7 @@
 // or sealed with the newest key; every listed key opens or verifies (session and cursor keys only
 // for PREVIOUS_KEY_GRACE_SECONDS after the key that replaced them was added). A file is read again
 // when it changes (looked at at most once a second, and at once when a value names a key id not
-// known yet), so `admin keys rotate` reaches running processes without a restart.
+// known yet or a cursor matches no known key), so `admin keys rotate` reaches running processes without a restart.
 import { renameSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -30,6 +30,8 @@ export interface KeyRing {
   keys(): readonly RingKey[];
   /** The key with this id; an unknown id makes a file-backed ring look at its file again first. */
   find(id: string): RingKey | undefined;
+  /** Makes a file-backed ring look at its file now (a value signed with none of the known keys may be a new key's). */
+  refresh(): void;
   /** Whether `key` still verifies at `now`: the newest always, a replaced one until `graceMs` after its successor was added. */
   accepts(key: RingKey, now: number, graceMs: number): boolean;
 }
@@ -94,6 +96,7 @@ function ringOver(current: () => readonly RingKey[], reload: () => void): KeyRin
       reload();
       return current().find((key) => key.id === id);
     },
+    refresh: reload,
     accepts(key, now, graceMs) {
       const keys = current();
       const index = keys.findIndex((candidate) => candidate.id === key.id);

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { fixedKeyRing, legacyKeyId, type KeyRing, type RingKey } from '../auth/keyRings.js';
+import { fixedKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
 
 /** Where a list stopped: the listing it belongs to and the last row's sort key and id. */
 export interface CursorPayload {
@@ -71,9 +71,10 @@ export interface CursorKeyOptions {
 }
 
 /**
- * Cursors are `<key id> "." base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`, signed with
- * the newest key of the ring; key k0 (the only key before any rotation) signs without the first
- * part, as every cursor was written before key ids. The MAC makes them tamper-evident (a client cannot forge a position or reuse one
+ * Cursors are `base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`, signed with the newest
+ * key of the ring and checked against every key it still accepts (two at most during a rotation's
+ * grace period), so that their form, which the contract's pattern fixes, is the same before and
+ * after a rotation. The MAC makes them tamper-evident (a client cannot forge a position or reuse one
  * across workspaces); the JSON is readable by anyone, so it carries nothing that the caller may
  * not see: the last row's sort key and id, which the caller has just received.
  */
@@ -95,10 +96,20 @@ export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorK
     return found;
   };
   keyObject(ring.newest());
-  /** The key a cursor names, when the ring still accepts it. */
-  const verifyingKey = (keyId: string) => {
-    const key = ring.find(keyId);
-    return key && ring.accepts(key, now(), graceMs) ? keyObject(key) : undefined;
+  /** The keys a cursor may have been signed with: every key the ring still accepts, newest first. */
+  const verifyingKeys = () => {
+    const at = now();
+    return ring
+      .keys()
+      .filter((key) => ring.accepts(key, at, graceMs))
+      .reverse()
+      .map(keyObject);
+  };
+  const macMatches = (json: Buffer, givenMac: Buffer) => {
+    if (verifyingKeys().some((key) => timingSafeEqual(mac(key, json), givenMac))) return true;
+    // Signed by another process with a key this one has not read yet?
+    ring.refresh();
+    return verifyingKeys().some((key) => timingSafeEqual(mac(key, json), givenMac));
   };
 
   return {
@@ -115,8 +126,7 @@ export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorK
       };
       const json = Buffer.from(JSON.stringify(wire), 'utf8');
       const signing = ring.newest();
-      const signed = `${json.toString('base64url')}.${mac(keyObject(signing), json).toString('base64url')}`;
-      const text = signing.id === legacyKeyId ? signed : `${signing.id}.${signed}`;
+      const text = `${json.toString('base64url')}.${mac(keyObject(signing), json).toString('base64url')}`;
       if (text.length > MAX_CURSOR_LENGTH) {
         // Only a sort key of hundreds of control characters or lone surrogates gets here.
         throw new RangeError(`the cursor would be ${text.length} characters, more than ${MAX_CURSOR_LENGTH}`);
@@ -125,7 +135,7 @@ export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorK
     },
 
     decode(text, expected) {
-      const payload = readPayload(verifyingKey, text);
+      const payload = readPayload(macMatches, text);
       for (const member of ['resource', 'workspaceId', 'sort', 'order'] as const) {
         if (payload[member] !== expected[member]) {
           throw new CursorError('mismatch', `the cursor was issued for another ${MEMBER_NOUN[member]}`);
@@ -148,18 +158,16 @@ function mac(key: KeyObject, bytes: Buffer): Buffer {
 }
 
 /** Verifies the MAC before looking inside: nothing unauthenticated is parsed. */
-function readPayload(verifyingKey: (keyId: string) => KeyObject | undefined, text: unknown): CursorPayload {
+function readPayload(macMatches: (json: Buffer, givenMac: Buffer) => boolean, text: unknown): CursorPayload {
   if (typeof text !== 'string' || text.length === 0) throw unreadable('the cursor is empty');
   if (text.length > MAX_CURSOR_LENGTH) throw unreadable(`the cursor is longer than ${MAX_CURSOR_LENGTH} characters`);
   const parts = text.split('.');
-  if (parts.length !== 2 && parts.length !== 3) throw unreadable('the cursor is not two or three dot-separated parts');
-  const [keyId, jsonPart, macPart] = (parts.length === 2 ? [legacyKeyId, ...parts] : parts) as [string, string, string];
+  if (parts.length !== 2) throw unreadable('the cursor is not two dot-separated parts');
+  const [jsonPart, macPart] = parts as [string, string];
   const json = strictBase64url(jsonPart);
   const givenMac = strictBase64url(macPart);
   if (!json || !givenMac || givenMac.length !== MAC_BYTES) throw unreadable('the cursor is not base64url');
-  const key = verifyingKey(keyId);
-  if (!key) throw unreadable('the cursor was signed with a key this server no longer accepts');
-  if (!timingSafeEqual(mac(key, json), givenMac)) throw unreadable('the cursor signature does not match');
+  if (!macMatches(json, givenMac)) throw unreadable('the cursor signature does not match any key this server accepts');
 
   let wire: unknown;
   try {

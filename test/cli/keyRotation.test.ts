@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKeyRing } from '../../src/auth/keyRings.js';
 import { issueSessionToken } from '../../src/auth/sessionTokens.js';
+import { createCursorCodec } from '../../src/paging/cursor.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startGithubApiServer, makeIssues, type GithubApiServer } from '../support/githubApiServer.js';
 import { runAdmin } from '../../src/cli/admin.js';
@@ -108,8 +109,12 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
     expect(resealed.stderr).toMatch(/connectors\.sealed_credential: \d+ resealed/);
     expect((await sealedColumns()).filter((row) => !row.sealed.startsWith('v2.k1.'))).toEqual([]);
 
-    // Cursors issued now are signed with the new key (the server has seen the file by now: reseal took longer than a second).
-    expect(String(expectSuccess(await call('GET', '/v1/tasks?limit=2'), 200).nextCursor)).toMatch(/^k1\./);
+    // Cursors issued now are signed with the new key (the server has seen the file by now: reseal took longer than a second), in the form the contract fixes.
+    const newCursor = String(expectSuccess(await call('GET', '/v1/tasks?limit=2'), 200).nextCursor);
+    expectSuccess(await call('GET', `/v1/tasks?limit=2&cursor=${encodeURIComponent(newCursor)}`), 200);
+    const cursorKeys = loadKeyRing(undefined, path.join(t.dataDir, 'cursor.key'), { name: 'CURSOR_SECRET' });
+    const binding = { resource: 'tasks', workspaceId: t.fixture.workPlatform.workspaceId, sort: 'createdAt', order: 'desc' } as const;
+    expect(() => createCursorCodec(cursorKeys.keys()[0]!.key).decode(newCursor, binding)).toThrow(/does not match/);
 
     const listed = await admin(['keys', 'list']);
     for (const perKey of Object.values(listed.json.sealed as Record<string, Record<string, number>>)) expect(Object.keys(perKey).filter((id) => id !== 'k1')).toEqual([]);
