@@ -44,6 +44,7 @@ import { createImportedIssueStore } from './store/importedIssues.js';
 import { createGithubClient } from './connectors/githubClient.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
 import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
+import { keyFilePath, loadKeyRing } from './auth/keyRings.js';
 import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
 import { createOauthClientStore } from './store/oauthClients.js';
 import { createOauthRecordStore } from './store/oauthRecords.js';
@@ -156,10 +157,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   // One memory cap for every answer the process keeps.
   const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
   const idempotencyClaims = createIdempotencyClaimStore(storeEngine);
-  const sessionSecret = loadOrCreateSecret(config.sessionJwtSecret, path.join(config.dataDirectory, 'session-jwt.key'), {
-    name: 'SESSION_JWT_SECRET',
-  });
-  const cursorSecret = loadOrCreateSecret(config.cursorSecret, path.join(config.dataDirectory, 'cursor.key'), { name: 'CURSOR_SECRET' });
+  const sessionKeys = loadKeyRing(config.sessionJwtSecret, keyFilePath('session', config.dataDirectory), { name: 'SESSION_JWT_SECRET' });
+  const cursorKeys = loadKeyRing(config.cursorSecret, keyFilePath('cursor', config.dataDirectory), { name: 'CURSOR_SECRET' });
   const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
   const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
   const oauthRecords = createOauthRecordStore(storeEngine, { now });
@@ -190,7 +189,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const callers = createCallerResolver({
       pats: createPersonalAccessTokenStore(storeEngine, { now }),
       users,
-      sessionSecret,
+      sessionKeys,
+      sessionKeyGraceMs: config.previousKeyGraceMs,
       oauthTokens: oauthRecords,
       oauthResource: oauthResourceFor(publicBaseUrl),
       now,
@@ -223,7 +223,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         contracts,
         analytics: expensiveCalls.analytics,
         webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now, resolver: webhookResolver }),
-        cursors: createCursorCodec(cursorSecret),
+        cursors: createCursorCodec(cursorKeys, { graceMs: config.previousKeyGraceMs, now }),
         listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages }),
         planTable,
         quota: callCounter ?? sqliteLimits!.usage,

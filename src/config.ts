@@ -33,6 +33,8 @@ export interface Config {
   /** Base64url secrets; when unset they are generated into the data directory on first start. */
   sessionJwtSecret: string | undefined;
   cursorSecret: string | undefined;
+  /** How long after a rotation the replaced session and cursor keys still verify what they signed. */
+  previousKeyGraceMs: number;
   /** Folder beside the database where generated secrets are kept. */
   dataDirectory: string;
   /** Key material (base64url, ≥ 32 bytes) for sealing webhook signing secrets; generated when unset. */
@@ -247,18 +249,25 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'SESSION_JWT_SECRET',
     default: 'generated into <data dir>/session-jwt.key',
-    description: 'HS256 key for session tokens, URL-safe base64 of at least 32 bytes. Every server process of a deployment needs the same one.',
+    description:
+      'HS256 keys for session tokens: one key (URL-safe base64 of at least 32 bytes), or a key list "<id> <key> [<added>]", comma-separated, newest last (README "Key rotation"). Every server process of a deployment needs the same one.',
   },
   {
     name: 'CURSOR_SECRET',
     default: 'generated into <data dir>/cursor.key',
-    description: 'HMAC key that signs list cursors, URL-safe base64 of at least 32 bytes. Shared by every server process.',
+    description: 'HMAC keys that sign list cursors: one key or a key list, as SESSION_JWT_SECRET. Shared by every server process.',
+  },
+  {
+    name: 'PREVIOUS_KEY_GRACE_SECONDS',
+    default: '86400',
+    description:
+      'After a session or cursor key is replaced (npm run admin -- keys rotate), how long it still verifies the sessions and cursors it signed; then they are refused (401, 400).',
   },
   {
     name: 'WEBHOOK_SECRET_KEY',
     default: 'generated into <data dir>/webhook-secrets.key',
     description:
-      'Key that encrypts webhook signing secrets at rest (AES-256-GCM), URL-safe base64 of at least 32 bytes. Shared by every server and worker process; losing it makes every stored signing secret unreadable.',
+      'Keys that encrypt webhook signing secrets, connector credentials and stored idempotent answers at rest (AES-256-GCM): one key (URL-safe base64 of at least 32 bytes) or a key list, as SESSION_JWT_SECRET; sealed with the newest, opened with any. Shared by every server and worker process; losing a key still in use makes what it sealed unreadable.',
   },
   {
     name: 'WEBHOOK_ALLOW_LOOPBACK',
@@ -592,6 +601,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     errorTypeBase,
     sessionJwtSecret: env.SESSION_JWT_SECRET || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,
+    previousKeyGraceMs: positiveInteger('PREVIOUS_KEY_GRACE_SECONDS', env.PREVIOUS_KEY_GRACE_SECONDS, 86_400, true) * 1000,
     webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
     webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
     webhookDnsServers: (env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),

@@ -4,6 +4,7 @@ import type { EventActor } from '../store/outboxEvents.js';
 import { patState } from '../store/personalAccessTokens.js';
 import { hashPersonalAccessToken, personalAccessTokenPattern } from './patFormat.js';
 import { verifySessionToken } from './sessionTokens.js';
+import type { KeyRing } from './keyRings.js';
 import type { UserStore, WorkspaceRole } from '../store/users.js';
 import type { Workspace } from '../store/workspaces.js';
 import { CredentialRefusedError } from './credentialRefused.js';
@@ -40,7 +41,9 @@ const unauthenticated = () => new CredentialRefusedError('unauthenticated');
 export function createCallerResolver(deps: {
   pats: PersonalAccessTokenStore;
   users: UserStore;
-  sessionSecret: Uint8Array;
+  /** The session-token keys: the newest and, for `sessionKeyGraceMs` after each rotation, the one it replaced. */
+  sessionKeys: KeyRing;
+  sessionKeyGraceMs: number;
   oauthTokens: Pick<OauthRecordStore, 'findAccessTokenCaller'>;
   /** The audience OAuth access tokens must name: this API's resource indicator (`<public base URL>/v1`). */
   oauthResource: string;
@@ -95,7 +98,7 @@ export function createCallerResolver(deps: {
 
       if (oauthAccessTokenPattern.test(token)) return oauthCaller(token, now);
 
-      const session = await verifySessionToken(deps.sessionSecret, token, now);
+      const session = await verifySessionToken(deps.sessionKeys, token, now, deps.sessionKeyGraceMs);
       if (!session.ok) {
         if (session.reason === 'expired') {
           throw new CredentialRefusedError('session-expired');

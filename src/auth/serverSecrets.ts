@@ -15,7 +15,7 @@ export interface LoadSecretOptions {
   randomBytes?: RandomBytes;
 }
 
-function decodeSecret(text: string, origin: string): Uint8Array {
+export function decodeSecret(text: string, origin: string): Uint8Array {
   const trimmed = text.trim();
   const bytes = /^[A-Za-z0-9_-]+$/.test(trimmed) ? Buffer.from(trimmed, 'base64url') : Buffer.alloc(0);
   if (bytes.length < secretByteLength) {
@@ -53,7 +53,7 @@ export function generateSigningJwk(now: () => number = Date.now): string {
  * processes starting at once end up with the same text: the file appears atomically, complete,
  * or not at all.
  */
-function readOrCreateFile(filePath: string, make: () => string): { text: string; origin: 'read' | 'created' } {
+export function readOrCreateFile(filePath: string, make: () => string): { text: string; origin: 'read' | 'created' } {
   if (existsSync(filePath)) return { text: readFileSync(filePath, 'utf8'), origin: 'read' };
   const text = make();
   mkdirSync(dirname(filePath), { recursive: true });

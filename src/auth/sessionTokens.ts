@@ -7,6 +7,7 @@
 // synchronous SQLite transaction) and jose only signs asynchronously; the tests prove that the
 // bytes are exactly those jose's SignJWT produces for the same header and claims.
 import { createHmac } from 'node:crypto';
+import { fixedKeyRing, legacyKeyId, type KeyRing, type RingKey } from './keyRings.js';
 
 /** jose is loaded by the first session token to verify: loading its 46 modules took about 80 ms of CPU at every start. */
 let jose: Promise<typeof import('jose')> | undefined;
@@ -34,10 +35,15 @@ export type SessionVerification =
   | { ok: false; reason: 'expired' | 'invalid' };
 
 const encodeSegment = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-const protectedHeader = encodeSegment({ alg: 'HS256', typ: 'JWT' });
+const legacyProtectedHeader = encodeSegment({ alg: 'HS256', typ: 'JWT' });
+/** How long a replaced session key still verifies the tokens it signed, by default: the longest a session lives. */
+export const defaultSessionKeyGraceMs = maximumSessionLifetimeSeconds * 1000;
 
-/** Signs a session token (HS256, iss/aud fixed, `wid` = workspace id, times in whole seconds). */
-export function issueSessionToken(secret: Uint8Array, input: SessionTokenInput): string {
+/**
+ * Signs a session token (HS256, iss/aud fixed, `wid` = workspace id, times in whole seconds). With
+ * a key of a key ring the header names it (`kid`); a bare key signs without, as before key ids.
+ */
+export function issueSessionToken(signingKey: Uint8Array | RingKey, input: SessionTokenInput): string {
   const { userId, workspaceId, lifetimeSeconds, now } = input;
   if (!Number.isSafeInteger(lifetimeSeconds)) throw new TypeError('lifetimeSeconds must be a whole number of seconds.');
   if (lifetimeSeconds > maximumSessionLifetimeSeconds) {
@@ -52,7 +58,9 @@ export function issueSessionToken(secret: Uint8Array, input: SessionTokenInput):
     iat: issuedAt,
     exp: issuedAt + lifetimeSeconds,
   };
-  const signingInput = `${protectedHeader}.${encodeSegment(claims)}`;
+  const [secret, header] =
+    signingKey instanceof Uint8Array ? [signingKey, legacyProtectedHeader] : [signingKey.key, encodeSegment({ alg: 'HS256', typ: 'JWT', kid: signingKey.id })];
+  const signingInput = `${header}.${encodeSegment(claims)}`;
   const signature = createHmac('sha256', secret).update(signingInput).digest('base64url');
   return `${signingInput}.${signature}`;
 }
@@ -74,13 +82,24 @@ function hasValidSubjects(payload: Record<string, unknown>): payload is { sub: s
 }
 
 /**
- * Verifies a session token at `now` (milliseconds). `expired` only when the token is genuine and
- * every claim but `exp` is valid; any other failure is `invalid`. The caller still has to check
- * that the user exists in that workspace.
+ * Verifies a session token at `now` (milliseconds) with the key its header names (`kid`; none:
+ * k0), when the ring still accepts that key (a replaced key for `graceMs` after its successor was
+ * added). `expired` only when the token is genuine and every claim but `exp` is valid; any other
+ * failure is `invalid`. The caller still has to check that the user exists in that workspace.
  */
-export async function verifySessionToken(secret: Uint8Array, token: string, now: number): Promise<SessionVerification> {
-  const { errors: joseErrors, jwtVerify } = await (jose ??= import('jose'));
+export async function verifySessionToken(
+  keys: Uint8Array | KeyRing,
+  token: string,
+  now: number,
+  graceMs: number = defaultSessionKeyGraceMs,
+): Promise<SessionVerification> {
+  const { errors: joseErrors, jwtVerify, decodeProtectedHeader } = await (jose ??= import('jose'));
+  const ring = keys instanceof Uint8Array ? fixedKeyRing(keys) : keys;
   try {
+    const { kid } = decodeProtectedHeader(token);
+    const key = ring.find(typeof kid === 'string' ? kid : legacyKeyId);
+    if (!key || !ring.accepts(key, now, graceMs)) return { ok: false, reason: 'invalid' };
+    const secret = key.key;
     const { payload } = await jwtVerify(token, secret, {
       algorithms: ['HS256'],
       issuer: sessionTokenIssuer,

@@ -15,6 +15,7 @@ import { oauthClientCommands, oauthClientGroups } from './oauthClientCommands.js
 import { migrateCommand } from './migrateCommand.js';
 import { secretsCommand } from './secretsCommand.js';
 import { backupCommands } from './backupCommands.js';
+import { keysCommands, keysGroups } from './keysCommands.js';
 
 export { CliError };
 
@@ -233,6 +234,7 @@ const commands: Command[] = [
   migrateCommand,
   secretsCommand,
   ...backupCommands,
+  ...keysCommands,
   {
     path: ['demo'],
     usage: 'demo',
@@ -313,6 +315,7 @@ const groups: Record<string, string> = {
   portfolio: 'Portfolio content in the import format (specs/portfolio/import-format.schema.json).',
   ...workPlatformGroups,
   ...oauthClientGroups,
+  ...keysGroups,
 };
 
 function mainHelp(): string {
@@ -437,6 +440,7 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
       now: io.now,
       values: parsed.values as Record<string, string | boolean | undefined>,
       positionals,
+      progress: io.stderr,
     });
     io.stdout(wantsJson ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;

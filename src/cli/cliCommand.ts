@@ -33,6 +33,8 @@ export interface CommandContext {
   now: () => number;
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
+  /** Progress lines of a long command (stderr), apart from its one result on stdout. */
+  progress?: (text: string) => void;
 }
 
 export interface Command {

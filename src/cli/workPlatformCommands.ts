@@ -13,7 +13,7 @@ const modules = {
   personalAccessTokens: () => import('../store/personalAccessTokens.js'),
   issuePersonalAccessTokens: () => import('../auth/personalAccessTokens.js'),
   sessionTokens: () => import('../auth/sessionTokens.js'),
-  serverSecrets: () => import('../auth/serverSecrets.js'),
+  keyRings: () => import('../auth/keyRings.js'),
 };
 
 const roles = ['owner', 'admin', 'member'] as const;
@@ -217,14 +217,15 @@ export const workPlatformCommands: Command[] = [
       const expiresIn = context.values['expires-in'];
       const lifetimeSeconds =
         typeof expiresIn === 'string' ? parseDuration('--expires-in', expiresIn, { allowNegative: true, allowBareSeconds: false }) : undefined;
-      const [{ createUserStore }, sessions, { loadOrCreateSecret }] = await Promise.all([modules.users(), modules.sessionTokens(), modules.serverSecrets()]);
+      const [{ createUserStore }, sessions, { loadKeyRing }] = await Promise.all([modules.users(), modules.sessionTokens(), modules.keyRings()]);
       const user = await createUserStore(await context.db()).getUser(userId);
       if (!user) throw new CliError(`No user with id "${userId}".`);
       // On PostgreSQL the servers take the key from the environment only (requireSharedSecrets): a key made here would sign tokens they refuse.
       if (context.env.DATABASE_URL && !context.env.SESSION_JWT_SECRET?.trim()) {
         throw new CliError('DATABASE_URL is set: give this command the SESSION_JWT_SECRET the servers share, or the token it mints would be refused.');
       }
-      const secret = loadOrCreateSecret(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' });
+      // Signed with the newest key, as the server signs.
+      const secret = loadKeyRing(context.env.SESSION_JWT_SECRET, sessionKeyPath(context.databasePath), { name: 'SESSION_JWT_SECRET' }).newest();
       const now = context.now();
       const lifetime = lifetimeSeconds ?? sessions.defaultSessionLifetimeSeconds;
       if (lifetime > sessions.maximumSessionLifetimeSeconds) {

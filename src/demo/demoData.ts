@@ -8,7 +8,7 @@ import type { PortfolioDocumentInput } from '../portfolio/import/importFormat.js
 import { importPortfolio } from '../portfolio/import/importPortfolio.js';
 import { issueApiKey } from '../auth/apiKeys.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
-import { loadOrCreateSecret } from '../auth/serverSecrets.js';
+import { keyFilePath, loadKeyRing, type RingKey } from '../auth/keyRings.js';
 import { createTenantStore } from '../store/tenants.js';
 import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
@@ -44,7 +44,7 @@ export interface LoadDemoDataOptions {
    * The key that the demo session tokens are signed with. Default: the server's, i.e.
    * SESSION_JWT_SECRET, else session-jwt.key beside the database file (created when missing).
    */
-  sessionSecret?: Uint8Array;
+  sessionSecret?: Uint8Array | RingKey;
   /**
    * Seals the demo webhook subscription's signing secret. Default: the server's, i.e.
    * WEBHOOK_SECRET_KEY, else webhook-secrets.key beside the database file (created when missing).
@@ -53,12 +53,12 @@ export interface LoadDemoDataOptions {
 }
 
 /** The session key the server will use for this database; a throwaway one for an in-memory database. */
-function defaultSessionSecret(db: StoreSource): Uint8Array {
+function defaultSessionSecret(db: StoreSource): Uint8Array | RingKey {
   if (isEngine(db)) throw new Error('loading the demo data into an engine needs options.sessionSecret: the engine has no folder to keep the key in');
   const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
   const configured = process.env.SESSION_JWT_SECRET;
   if (inMemory && !configured) return new Uint8Array(randomBytes(32));
-  return loadOrCreateSecret(configured, join(dirname(db.name), 'session-jwt.key'), { name: 'SESSION_JWT_SECRET' });
+  return loadKeyRing(configured, keyFilePath('session', dirname(db.name)), { name: 'SESSION_JWT_SECRET' }).newest();
 }
 
 /** The webhook secret box the server will use for this database; a throwaway one for an in-memory database. */
@@ -79,8 +79,8 @@ export function sharedDemoSecrets(env: Record<string, string | undefined>): Requ
   const missing = ['SESSION_JWT_SECRET', 'WEBHOOK_SECRET_KEY'].filter((name) => !env[name]?.trim());
   if (missing.length > 0) return { missing };
   return {
-    sessionSecret: loadOrCreateSecret(env.SESSION_JWT_SECRET, '', { name: 'SESSION_JWT_SECRET' }),
-    webhookSecretBox: createSecretBox(loadOrCreateSecret(env.WEBHOOK_SECRET_KEY, '', { name: 'WEBHOOK_SECRET_KEY' })),
+    sessionSecret: loadKeyRing(env.SESSION_JWT_SECRET, '', { name: 'SESSION_JWT_SECRET' }).newest(),
+    webhookSecretBox: createSecretBox(loadKeyRing(env.WEBHOOK_SECRET_KEY, '', { name: 'WEBHOOK_SECRET_KEY' })),
   };
 }
 

@@ -24,6 +24,7 @@ import { createUserStore, type WorkspaceRole } from '../store/users.js';
 import { outboxEventTypes } from '../store/outboxEvents.js';
 import { createWebhookSubscriptions } from '../webhooks/subscriptions.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
+import type { RingKey } from '../auth/keyRings.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
 import { registerOauthClient } from '../auth/oauth/clientRegistration.js';
 import { createOauthClientStore } from '../store/oauthClients.js';
@@ -265,7 +266,7 @@ function seededRandomBytes(seed: string): RandomBytes {
 export async function loadWorkPlatformDemo(
   db: StoreSource,
   now: () => number,
-  sessionSecret: Uint8Array,
+  sessionSecret: Uint8Array | RingKey,
   webhookSecretBox: SecretBox,
 ): Promise<WorkPlatformDemoFixture> {
   const workspaceStore = createWorkspaceStore(db, { now });

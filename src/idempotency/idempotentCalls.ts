@@ -199,6 +199,6 @@ function openAnswer(deps: IdempotencyDependencies, sealed: string, request: Idem
 }
 
 /** A sealed answer opens only for the scope and key it was stored under. */
-function answerContext(request: IdempotentRequest): string {
+export function answerContext(request: Pick<IdempotentRequest, 'scope' | 'key'>): string {
   return `idempotent-answer:${request.scope}:${request.key}`;
 }

@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { fixedKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
 
 /** Where a list stopped: the listing it belongs to and the last row's sort key and id. */
 export interface CursorPayload {
@@ -60,18 +61,56 @@ interface WirePayload {
   i: string;
 }
 
+/** How long a replaced cursor key still verifies the cursors it signed, by default: a day. */
+export const defaultCursorKeyGraceMs = 24 * 60 * 60 * 1000;
+
+export interface CursorKeyOptions {
+  /** How long after a rotation the replaced key still verifies cursors. */
+  graceMs?: number;
+  now?: () => number;
+}
+
 /**
- * Cursors are `base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`. The MAC makes them
- * tamper-evident (a client cannot forge a position or reuse one across workspaces); the JSON is
- * readable by anyone, so it carries nothing that the caller may not see: the last row's sort key
- * and id, which the caller has just received.
+ * Cursors are `base64url(JSON) "." base64url(HMAC-SHA256(JSON bytes))`, signed with the newest
+ * key of the ring and checked against every key it still accepts (two at most during a rotation's
+ * grace period), so that their form, which the contract's pattern fixes, is the same before and
+ * after a rotation. The MAC makes them tamper-evident (a client cannot forge a position or reuse one
+ * across workspaces); the JSON is readable by anyone, so it carries nothing that the caller may
+ * not see: the last row's sort key and id, which the caller has just received.
  */
-export function createCursorCodec(secret: Uint8Array): CursorCodec {
-  if (!(secret instanceof Uint8Array) || secret.length < MIN_CURSOR_SECRET_BYTES) {
-    throw new TypeError(`the cursor secret must be at least ${MIN_CURSOR_SECRET_BYTES} bytes`);
-  }
+export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorKeyOptions = {}): CursorCodec {
+  const ring = secret instanceof Uint8Array ? fixedKeyRing(secret) : secret;
+  const graceMs = options.graceMs ?? defaultCursorKeyGraceMs;
+  const now = options.now ?? Date.now;
   // A KeyObject holds its own copy: later changes to the caller's array do not alter the key.
-  const key = createSecretKey(Buffer.from(secret));
+  const keyObjects = new WeakMap<RingKey, KeyObject>();
+  const keyObject = (key: RingKey) => {
+    let found = keyObjects.get(key);
+    if (!found) {
+      if (!(key.key instanceof Uint8Array) || key.key.length < MIN_CURSOR_SECRET_BYTES) {
+        throw new TypeError(`the cursor secret must be at least ${MIN_CURSOR_SECRET_BYTES} bytes`);
+      }
+      found = createSecretKey(Buffer.from(key.key));
+      keyObjects.set(key, found);
+    }
+    return found;
+  };
+  keyObject(ring.newest());
+  /** The keys a cursor may have been signed with: every key the ring still accepts, newest first. */
+  const verifyingKeys = () => {
+    const at = now();
+    return ring
+      .keys()
+      .filter((key) => ring.accepts(key, at, graceMs))
+      .reverse()
+      .map(keyObject);
+  };
+  const macMatches = (json: Buffer, givenMac: Buffer) => {
+    if (verifyingKeys().some((key) => timingSafeEqual(mac(key, json), givenMac))) return true;
+    // Signed by another process with a key this one has not read yet?
+    ring.refresh();
+    return verifyingKeys().some((key) => timingSafeEqual(mac(key, json), givenMac));
+  };
 
   return {
     encode(payload) {
@@ -86,7 +125,8 @@ export function createCursorCodec(secret: Uint8Array): CursorCodec {
         i: payload.id,
       };
       const json = Buffer.from(JSON.stringify(wire), 'utf8');
-      const text = `${json.toString('base64url')}.${mac(key, json).toString('base64url')}`;
+      const signing = ring.newest();
+      const text = `${json.toString('base64url')}.${mac(keyObject(signing), json).toString('base64url')}`;
       if (text.length > MAX_CURSOR_LENGTH) {
         // Only a sort key of hundreds of control characters or lone surrogates gets here.
         throw new RangeError(`the cursor would be ${text.length} characters, more than ${MAX_CURSOR_LENGTH}`);
@@ -95,7 +135,7 @@ export function createCursorCodec(secret: Uint8Array): CursorCodec {
     },
 
     decode(text, expected) {
-      const payload = readPayload(key, text);
+      const payload = readPayload(macMatches, text);
       for (const member of ['resource', 'workspaceId', 'sort', 'order'] as const) {
         if (payload[member] !== expected[member]) {
           throw new CursorError('mismatch', `the cursor was issued for another ${MEMBER_NOUN[member]}`);
@@ -118,7 +158,7 @@ function mac(key: KeyObject, bytes: Buffer): Buffer {
 }
 
 /** Verifies the MAC before looking inside: nothing unauthenticated is parsed. */
-function readPayload(key: KeyObject, text: unknown): CursorPayload {
+function readPayload(macMatches: (json: Buffer, givenMac: Buffer) => boolean, text: unknown): CursorPayload {
   if (typeof text !== 'string' || text.length === 0) throw unreadable('the cursor is empty');
   if (text.length > MAX_CURSOR_LENGTH) throw unreadable(`the cursor is longer than ${MAX_CURSOR_LENGTH} characters`);
   const parts = text.split('.');
@@ -127,7 +167,7 @@ function readPayload(key: KeyObject, text: unknown): CursorPayload {
   const json = strictBase64url(jsonPart);
   const givenMac = strictBase64url(macPart);
   if (!json || !givenMac || givenMac.length !== MAC_BYTES) throw unreadable('the cursor is not base64url');
-  if (!timingSafeEqual(mac(key, json), givenMac)) throw unreadable('the cursor signature does not match');
+  if (!macMatches(json, givenMac)) throw unreadable('the cursor signature does not match any key this server accepts');
 
   let wire: unknown;
   try {

@@ -20,7 +20,8 @@ export interface ConnectorServices {
   secretBox: SecretBox;
 }
 
-const credentialContext = (connectorId: string) => `connector:${connectorId}`;
+/** What a connector's credential is sealed with as associated data. */
+export const credentialContext = (connectorId: string) => `connector:${connectorId}`;
 
 export function sealCredential(box: SecretBox, connectorId: string, credential: string): string {
   return box.seal(credential, credentialContext(connectorId));

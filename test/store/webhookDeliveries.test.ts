@@ -172,7 +172,7 @@ describe('claims and leases', () => {
     fx.clock.advance(1000);
     insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL, now: fx.clock.now() });
     const oldest = await store.oldestSealedSecret();
-    expect(oldest).toEqual({ subscriptionId: id, sealedSecret: expect.stringMatching(/^v1\./) });
+    expect(oldest).toEqual({ subscriptionId: id, sealedSecret: expect.stringMatching(/^v2\.k0\./) });
     expect(testSecretBox.open(oldest!.sealedSecret, id)).toBe(secret);
   });
 

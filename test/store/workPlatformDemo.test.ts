@@ -81,7 +81,7 @@ describe('Work-Platform demo data', () => {
     ]);
     // The expired one is stored connected with an expiry long past: it shows (and answers) as expired.
     expect(rows[2]!.expiresAt).toBeLessThan(clock.now());
-    expect(rows[1]!.sealed).toMatch(/^v1\./);
+    expect(rows[1]!.sealed).toMatch(/^v2\.k0\./);
     expect(JSON.stringify(rows)).not.toContain('ghp_');
     // Loading again replaces them: still four.
     await load();

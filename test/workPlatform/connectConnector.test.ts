@@ -22,7 +22,7 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
     const check = app.github.requests.slice(before);
     expect(check.map((request) => request.path)).toEqual(['/user']);
     expect(check[0]!.headers.authorization).toBe(`Bearer ${token}`);
-    expect(await sealedOf(id)).toMatch(/^v1\./);
+    expect(await sealedOf(id)).toMatch(/^v2\.k0\./);
     expect(databaseBytes(app.t.dataDir).includes(Buffer.from(token))).toBe(false);
     expect((await eventsAbout(app.t.store, id)).map((event) => event.type)).toEqual(['connector.created', 'connector.connected']);
     expect(JSON.stringify(await eventsAbout(app.t.store, id))).not.toContain(token);

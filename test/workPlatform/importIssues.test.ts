@@ -213,6 +213,6 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     expect(bytes.includes(Buffer.from(token, 'utf8'))).toBe(false);
     expect(bytes.includes(Buffer.from('rawTokenNeverStored', 'utf8'))).toBe(false);
     expect(bytes.includes(Buffer.from(token, 'utf16le'))).toBe(false);
-    expect((await connectorRow(connector.id)).sealed).toMatch(/^v1\./);
+    expect((await connectorRow(connector.id)).sealed).toMatch(/^v2\.k0\./);
   });
 });
