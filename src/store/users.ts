@@ -40,6 +40,11 @@ export interface UserStore {
   getUser(id: string): Promise<User | undefined>;
   /** Session authentication reads this on every request: the user and its workspace in one statement. */
   getUserAndWorkspace(id: string): Promise<{ user: User; workspace: Workspace | undefined } | undefined>;
+  /**
+   * Gives the user another role. Its tokens keep their scopes, but from the next request they act
+   * only with those the new role holds (`x-role-scopes`); its sessions carry the new role's scopes.
+   */
+  setUserRole(id: string, role: WorkspaceRole): Promise<{ id: string; workspaceId: string; role: WorkspaceRole; previousRole: WorkspaceRole }>;
   /** Refuses every session token of the user issued until now; returns the time from which tokens count again. */
   revokeSessions(id: string): Promise<{ id: string; sessionsValidAfter: number }>;
   /**
@@ -93,6 +98,7 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
       .set({ sessionsValidAfter: sql`${sql.placeholder('sessionsValidAfter')}` })
       .where(eq(users.id, sql.placeholder('id'))),
   );
+  const setRole = engine.statement(orm.update(users).set({ role: sql`${sql.placeholder('role')}` }).where(eq(users.id, sql.placeholder('id'))));
   const countAssignedTasks = engine.statement<{ count: number }, { workspaceId: string; id: string }>(
     orm
       .select({ count: count() })
@@ -128,6 +134,18 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
     },
 
     getUser: (id) => engine.read(() => selectById.object({ id })),
+
+    setUserRole(id, role) {
+      if (!(workspaceRoles as readonly string[]).includes(role)) {
+        throw new StoreError('invalid_argument', `Unknown role "${String(role)}"; use one of ${workspaceRoles.join(', ')}.`);
+      }
+      return engine.write(async () => {
+        const user = await selectById.object({ id });
+        if (!user) throw new NotFoundError('user', id);
+        await setRole.run({ id, role });
+        return { id, workspaceId: user.workspaceId, role, previousRole: user.role };
+      });
+    },
 
     async revokeSessions(id) {
       // Tokens carry whole seconds: the next second is the first whose tokens count again.
