@@ -577,6 +577,10 @@ export const connectors = sqliteTable(
     version: integer('version').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: integer('creator_removed_at'),
   },
   (table) => [
     uniqueIndex('connectors_workspace_id_id_unique').on(table.workspaceId, table.id),
@@ -706,6 +710,10 @@ export const webhookSubscriptions = sqliteTable(
     version: integer('version').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: integer('creator_removed_at'),
   },
   (table) => [
     index('webhook_subscriptions_created_at_idx').on(table.workspaceId, table.createdAt, table.id),

@@ -2888,6 +2888,8 @@ export interface components {
          *       "disconnectedAt": null,
          *       "expiredAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-25T04:47:01.480Z",
          *       "updatedAt": "2026-11-25T04:47:01.480Z"
          *     }
@@ -2929,6 +2931,14 @@ export interface components {
             expiredAt: string | null;
             /** @description Starts at 1 and grows by one with every change (connect, disconnect, expiry found); also sent as `ETag`. */
             version: number;
+            /**
+             * @description The user who created it; `null` when it was created before this was recorded, or by an operator's tool. Kept when that user is removed from the workspace.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
+            createdBy: string | null;
+            /** @description `true` once the user in `createdBy` has been removed from the workspace: it keeps working, and an owner or admin decides whether to keep or delete it (see "Roles"). */
+            creatorRemoved: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2965,6 +2975,8 @@ export interface components {
          *           "disconnectedAt": "2026-11-10T00:00:00.000Z",
          *           "expiredAt": null,
          *           "version": 3,
+         *           "createdBy": "usr_formerContractorLee",
+         *           "creatorRemoved": true,
          *           "createdAt": "2026-10-21T00:03:00.000Z",
          *           "updatedAt": "2026-11-10T00:00:00.000Z"
          *         },
@@ -2980,6 +2992,8 @@ export interface components {
          *           "disconnectedAt": null,
          *           "expiredAt": "2026-10-26T00:00:00.000Z",
          *           "version": 2,
+         *           "createdBy": "usr_demoOwnerMara",
+         *           "creatorRemoved": false,
          *           "createdAt": "2026-10-21T00:02:00.000Z",
          *           "updatedAt": "2026-10-21T00:02:00.000Z"
          *         }
@@ -3576,6 +3590,8 @@ export interface components {
          *       "signingKeyVersion": 1,
          *       "previousSigningKeyExpiresAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-22T00:00:00.000Z",
          *       "updatedAt": "2026-11-22T00:00:00.000Z"
          *     }
@@ -3612,6 +3628,14 @@ export interface components {
              */
             previousSigningKeyExpiresAt: string | null;
             version: number;
+            /**
+             * @description The user who created it; `null` when it was created before this was recorded, or by an operator's tool. Kept when that user is removed from the workspace.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
+            createdBy: string | null;
+            /** @description `true` once the user in `createdBy` has been removed from the workspace: it keeps working, and an owner or admin decides whether to keep or delete it (see "Roles"). */
+            creatorRemoved: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3659,6 +3683,8 @@ export interface components {
          *       "signingKeyVersion": 1,
          *       "previousSigningKeyExpiresAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-25T04:47:01.599Z",
          *       "updatedAt": "2026-11-25T04:47:01.599Z",
          *       "secret": "whsec_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
@@ -3706,6 +3732,8 @@ export interface components {
          *           "signingKeyVersion": 1,
          *           "previousSigningKeyExpiresAt": null,
          *           "version": 1,
+         *           "createdBy": "usr_demoAdminTeo",
+         *           "creatorRemoved": false,
          *           "createdAt": "2026-11-22T00:00:00.000Z",
          *           "updatedAt": "2026-11-22T00:00:00.000Z"
          *         }

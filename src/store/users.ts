@@ -1,6 +1,6 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import { and, count, eq, sql } from 'drizzle-orm';
-import { deals, oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
+import { connectors, deals, oauthRecords, tasks, users, webhookSubscriptions, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
@@ -49,8 +49,9 @@ export interface UserStore {
   revokeSessions(id: string): Promise<{ id: string; sessionsValidAfter: number }>;
   /**
    * Removes the user from its workspace: the user, its personal access tokens and everything the
-   * OAuth authorization server issued for it go in one transaction. Refused while tasks are
-   * assigned to the user or deals are owned by it (they would name a user who no longer exists).
+   * OAuth authorization server issued for it go in one transaction. The webhook subscriptions and
+   * connectors it created stay, marked as their creator's removal (creatorRemoved). Refused while
+   * tasks are assigned to the user or deals are owned by it (they would name a user who no longer exists).
    */
   deleteUser(id: string): Promise<{ id: string; workspaceId: string }>;
 }
@@ -112,6 +113,19 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
       .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.ownerId, sql.placeholder('id')))),
   );
   const deleteOauthRecords = engine.statement(orm.delete(oauthRecords).where(eq(oauthRecords.accountId, sql.placeholder('id'))));
+  // What the user created stays, flagged for an administrator (creatorRemoved in the API).
+  const flagCreatedWebhooks = engine.statement(
+    orm
+      .update(webhookSubscriptions)
+      .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
+      .where(and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.createdBy, sql.placeholder('id')))),
+  );
+  const flagCreatedConnectors = engine.statement(
+    orm
+      .update(connectors)
+      .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
+      .where(and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.createdBy, sql.placeholder('id')))),
+  );
   const deleteById = engine.statement(orm.delete(users).where(eq(users.id, sql.placeholder('id'))));
 
   return {
@@ -168,6 +182,9 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
           throw new StoreError('invalid_argument', `${owned} deal${owned === 1 ? ' is' : 's are'} owned by ${id}; give them to someone else first.`);
         }
         await deleteOauthRecords.run({ id });
+        const at = now();
+        await flagCreatedWebhooks.run({ workspaceId: user.workspaceId, id, at });
+        await flagCreatedConnectors.run({ workspaceId: user.workspaceId, id, at });
         // The user's personal access tokens go with it (foreign key cascade).
         await deleteById.run({ id });
         return { id, workspaceId: user.workspaceId };
