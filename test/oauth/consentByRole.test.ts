@@ -44,6 +44,7 @@ describe('OAuth grants bounded by the role', () => {
     expect(offeredScopes(consent.html)).toEqual(['tasks:read']);
     // A forged form that ticks what was not offered.
     const landed = await approve(browser, consent, ['tasks:read', 'workspace:read', 'webhooks:manage']);
+    expect(landed.url.startsWith(TEST_REDIRECT_URI), `${landed.status} ${landed.url} ${landed.html.slice(0, 400)}`).toBe(true);
     const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,

@@ -149,7 +149,8 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
     if (form.get('decision') !== 'allow') return finish({ error: 'access_denied', error_description: 'the user denied the request' });
     const approved = offered.filter((scope) => form.getAll('scope').includes(scope));
     if (approved.length === 0) return finish({ error: 'access_denied', error_description: 'the user granted no scope' });
-    const grantId = await saveGrant(client, app.caller.userId, details, offered, approved);
+    // What the role may not hold is recorded as refused with the unticked scopes, so the request is settled.
+    const grantId = await saveGrant(client, app.caller.userId, details, asked, approved);
     const result: InteractionResults = { consent: { grantId } };
     // Signing in to the authorization server is done by the application's session.
     if (details.prompt.name === 'login' || details.session?.accountId !== app.caller.userId) result.login = { accountId: app.caller.userId, remember: false };
