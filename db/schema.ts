@@ -1,7 +1,7 @@
 // Drizzle schema of the server's SQLite database. `npm run db:generate` turns changes into SQL
 // migrations under db/migrations/, which openDatabase() applies at start-up.
 // Every timestamp is an integer number of milliseconds since the Unix epoch.
-import { enumValues, maxLengths, plans, type Plan } from '../generated/work-platform/rules.js';
+import { enumValues, maxLengths, plans, roles, type Plan } from '../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';
 import { check, foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -143,7 +143,8 @@ export const portfolioItems = sqliteTable(
 export const workspacePlans = plans;
 export type WorkspacePlan = Plan;
 
-export const workspaceRoles = ['owner', 'admin', 'member'] as const;
+/** The roles of the spec's `x-role-scopes`. */
+export const workspaceRoles = roles;
 export type WorkspaceRole = (typeof workspaceRoles)[number];
 
 export const projectStatuses = enumValues['Project.status'];
@@ -576,6 +577,10 @@ export const connectors = sqliteTable(
     version: integer('version').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: integer('creator_removed_at'),
   },
   (table) => [
     uniqueIndex('connectors_workspace_id_id_unique').on(table.workspaceId, table.id),
@@ -705,6 +710,10 @@ export const webhookSubscriptions = sqliteTable(
     version: integer('version').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: integer('creator_removed_at'),
   },
   (table) => [
     index('webhook_subscriptions_created_at_idx').on(table.workspaceId, table.createdAt, table.id),

@@ -521,6 +521,10 @@ export const connectors = pgTable(
     version: bigint('version', { mode: 'number' }).notNull(),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: bigint('creator_removed_at', { mode: 'number' }),
   },
   (table) => [
     unique('connectors_workspace_id_id_unique').on(table.workspaceId, table.id),
@@ -643,6 +647,10 @@ export const webhookSubscriptions = pgTable(
     version: bigint('version', { mode: 'number' }).notNull(),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    /** The user who created it (`usr_…`); kept when that user is removed, which the API shows as creatorRemoved. Null when unknown. */
+    createdBy: text('created_by'),
+    /** When the creator was removed from the workspace (ms); null while it is a member, or when the creator is unknown. */
+    creatorRemovedAt: bigint('creator_removed_at', { mode: 'number' }),
   },
   (table) => [
     index('webhook_subscriptions_created_at_idx').on(table.workspaceId, table.createdAt, table.id),

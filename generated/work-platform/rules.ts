@@ -119,6 +119,120 @@ export const scopeDescriptions: Readonly<Record<Scope, string>> = {
   "analytics:read": "Read aggregates of the workspace's tasks and deals (counts, cycle times, pipeline value)."
 };
 
+/** The roles a user of a workspace may have (the keys of `x-role-scopes`). */
+export const roles = [
+  'owner',
+  'admin',
+  'member',
+] as const;
+
+export type Role = (typeof roles)[number];
+
+/** `x-role-scopes`: the scopes each role may hold. A token carries, and a call of it may use, only the scopes its user's role has. */
+export const roleScopes: Readonly<Record<Role, readonly Scope[]>> = {
+  owner: [
+    "tasks:read",
+    "tasks:write",
+    "projects:read",
+    "projects:write",
+    "workspace:read",
+    "webhooks:manage",
+    "ai:use",
+    "crm:read",
+    "crm:write",
+    "contracts:read",
+    "contracts:write",
+    "connectors:read",
+    "connectors:manage",
+    "analytics:read"
+  ],
+  admin: [
+    "tasks:read",
+    "tasks:write",
+    "projects:read",
+    "projects:write",
+    "workspace:read",
+    "webhooks:manage",
+    "ai:use",
+    "crm:read",
+    "crm:write",
+    "contracts:read",
+    "contracts:write",
+    "connectors:read",
+    "connectors:manage",
+    "analytics:read"
+  ],
+  member: [
+    "tasks:read",
+    "tasks:write",
+    "projects:read",
+    "projects:write",
+    "ai:use",
+    "crm:read",
+    "crm:write",
+    "contracts:read",
+    "contracts:write",
+    "connectors:read",
+    "analytics:read"
+  ]
+};
+
+/** `x-required-roles` of the operations that declare one: only these roles may call them (every other operation is open to every role). */
+export const requiredRoles: Readonly<Partial<Record<OperationId, readonly Role[]>>> = {
+  createConnector: [
+    "owner",
+    "admin"
+  ],
+  connectConnector: [
+    "owner",
+    "admin"
+  ],
+  disconnectConnector: [
+    "owner",
+    "admin"
+  ],
+  deleteConnector: [
+    "owner",
+    "admin"
+  ],
+  getWorkspaceLimits: [
+    "owner",
+    "admin"
+  ],
+  listWebhooks: [
+    "owner",
+    "admin"
+  ],
+  createWebhook: [
+    "owner",
+    "admin"
+  ],
+  getWebhook: [
+    "owner",
+    "admin"
+  ],
+  updateWebhook: [
+    "owner",
+    "admin"
+  ],
+  deleteWebhook: [
+    "owner",
+    "admin"
+  ],
+  rotateWebhookKey: [
+    "owner",
+    "admin"
+  ],
+  replayWebhookEvents: [
+    "owner",
+    "admin"
+  ],
+  listWebhookDeliveries: [
+    "owner",
+    "admin"
+  ]
+};
+
 /** The event types of the `webhooks` section. */
 export const eventTypes = [
   'task.created',
@@ -635,10 +749,15 @@ export const problemTypes = {
     "title": "Insufficient scope",
     "when": "The token lacks a scope: `requiredScopes`, `grantedScopes`."
   },
+  "insufficient-role": {
+    "status": 403,
+    "title": "Insufficient role",
+    "when": "The caller's role may not call this operation: `requiredRoles`, `heldRoles`."
+  },
   "forbidden": {
     "status": 403,
     "title": "Forbidden",
-    "when": "A role or browser `Origin` that is not allowed."
+    "when": "A browser `Origin` that is not allowed, or another refusal (see `code`)."
   },
   "not-found": {
     "status": 404,

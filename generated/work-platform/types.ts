@@ -516,7 +516,7 @@ export interface paths {
          *     workspace may have several connectors of one kind (one per GitHub organization, say). Records
          *     `connector.created`. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createConnector"];
         delete?: never;
@@ -588,7 +588,7 @@ export interface paths {
          *     `connector.connected`. The check runs outside any lock; a connector changed meanwhile (deleted)
          *     answers as it is then. No `If-Match`: connecting is the same whatever the version.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `connector-provider-error`, `unavailable`, `connector-provider-timeout`.
          */
         put: operations["connectConnector"];
         post?: never;
@@ -600,7 +600,7 @@ export interface paths {
          *     service: revoke it there too if it may have leaked. Records `connector.disconnected` when it was
          *     `connected` or `expired`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["disconnectConnector"];
         options?: never;
@@ -632,7 +632,7 @@ export interface paths {
          *     repository through another connector updates them instead of making them again. Records
          *     `connector.deleted`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -649,9 +649,9 @@ export interface paths {
         };
         /**
          * Get the workspace limits
-         * @description For each limit: the value in force, the plan default and the workspace override, and the calls counted this month. Allowed for owners and admins by session, and for tokens with `workspace:read`; a plain member's session answers 403 `forbidden`.
+         * @description For each limit: the value in force, the plan default and the workspace override, and the calls counted this month. Owners and admins only (`x-required-roles`), by session or by a token with `workspace:read`; a member answers 403 `insufficient-role`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWorkspaceLimits"];
         put?: never;
@@ -761,7 +761,7 @@ export interface paths {
          * List webhook subscriptions
          * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -769,7 +769,7 @@ export interface paths {
          * Create a webhook subscription
          * @description Subscribes a public HTTPS address to event types and answers 201 with the subscription and its signing `secret` (`whsec_…`), which is shown only this once. An address that is not public HTTPS (loopback, private, link-local, unique-local, CGNAT, multicast or metadata addresses, credentials or a fragment in the URL) answers `422 validation` at `/url`, and so does a host name that resolves to such an address. The name is resolved before the answer, waiting at most 2 seconds: a name that does not resolve, or not in that time, is accepted, and every delivery resolves it again (see `WebhookUrl`). At most 20 subscriptions per workspace (`409 conflict`, code `webhook-limit-reached`). Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
          * Get a webhook subscription
          * @description One subscription, with its status and, when disabled, why. The signing secret is never shown again.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -798,7 +798,7 @@ export interface paths {
          * Delete a webhook subscription
          * @description Deletes the subscription, its secrets and its delivery log; pending deliveries are not attempted. `If-Match` is checked when sent.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -807,7 +807,7 @@ export interface paths {
          * Update a webhook subscription
          * @description Changes the given fields. `status: ACTIVE` re-enables a disabled subscription (clearing `disabledReason` and the failure count); `status: DISABLED` pauses it (reason `MANUAL`) and cancels its pending deliveries. Events that occur while a subscription is disabled are not delivered later; replay them by time range. A new `url` is checked as at creation: its host name is resolved (at most 2 seconds), and one that resolves to an address that is not public answers `422 validation` at `/url`, while one that does not resolve, or not in time, is accepted. Requires `If-Match` with the current version (428 without it, 409 `version-conflict` when stale).
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `precondition-required`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -825,7 +825,7 @@ export interface paths {
          * Rotate a subscription's signing secret
          * @description Makes a new current signing secret (`signingKeyVersion` + 1), returned once in `secret`. The secret it replaces keeps signing until `previousSigningKeyExpiresAt`, 58 hours 45 minutes from now, so every delivery in that window carries two `v1` values (current first); afterwards one. Rotating again during an overlap drops the older previous secret at once: at most two secrets ever sign, the new one and the one it replaced. The subscription's `version` increases by one. No body. Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["rotateWebhookKey"];
         delete?: never;
@@ -847,7 +847,7 @@ export interface paths {
          * Replay events to a subscription
          * @description Queues new deliveries of past events to this subscription: one event (`eventId`, delivered whatever its type), or every event of the workspace in a time range (`from` inclusive, `to` exclusive) whose type the subscription lists, oldest first, at most 1000 per request (more answers `422 validation` at `/to`; narrow the range). A replay keeps the event's `id` (`Svc-Event-Id`) and gets a new delivery id. Events are kept 30 days. Works on a disabled subscription only after it is re-enabled (`409 conflict`, code `webhook-disabled`). Accepts `Idempotency-Key`.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `conflict`, `payload-too-large`, `unsupported-media-type`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
          * List a subscription's deliveries
          * @description The delivery log of one subscription, newest first, keyset-paginated: each delivery of an event (replays are separate deliveries of the same event) with every attempt made (time, status code or error, duration, and when the next attempt is due). Logs are kept 30 days after a delivery ends.
          *
-         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
+         *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `not-found`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1718,137 +1718,144 @@ export interface components {
          *       "requestId": "req_000000000000000001000003"
          *     }
          * @example {
+         *       "type": "https://errors.work-platform.example/problems/insufficient-role",
+         *       "title": "Insufficient role",
+         *       "status": 403,
+         *       "detail": "The caller's role may not call this operation: `requiredRoles`, `heldRoles`.",
+         *       "requestId": "req_000000000000000001000004"
+         *     }
+         * @example {
          *       "type": "https://errors.work-platform.example/problems/forbidden",
          *       "title": "Forbidden",
          *       "status": 403,
-         *       "detail": "A role or browser `Origin` that is not allowed.",
-         *       "requestId": "req_000000000000000001000004"
+         *       "detail": "A browser `Origin` that is not allowed, or another refusal (see `code`).",
+         *       "requestId": "req_000000000000000001000005"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/not-found",
          *       "title": "Not found",
          *       "status": 404,
          *       "detail": "No such resource in your workspace, or no such route.",
-         *       "requestId": "req_000000000000000001000005"
+         *       "requestId": "req_000000000000000001000006"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/method-not-allowed",
          *       "title": "Method not allowed",
          *       "status": 405,
          *       "detail": "The path exists; `Allow` lists its methods.",
-         *       "requestId": "req_000000000000000001000006"
+         *       "requestId": "req_000000000000000001000007"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/request-timeout",
          *       "title": "Request timeout",
          *       "status": 408,
          *       "detail": "The request was not sent whole in time; the connection is closed.",
-         *       "requestId": "req_000000000000000001000007"
+         *       "requestId": "req_000000000000000001000008"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/conflict",
          *       "title": "Conflict",
          *       "status": 409,
          *       "detail": "`version-conflict`, a dependent resource, a key in use, … (see `code`).",
-         *       "requestId": "req_000000000000000001000008"
+         *       "requestId": "req_000000000000000001000009"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/payload-too-large",
          *       "title": "Payload too large",
          *       "status": 413,
          *       "detail": "The body is over 1 MiB.",
-         *       "requestId": "req_000000000000000001000009"
+         *       "requestId": "req_00000000000000000100000a"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/unsupported-media-type",
          *       "title": "Unsupported media type",
          *       "status": 415,
          *       "detail": "A body that is not `application/json`.",
-         *       "requestId": "req_00000000000000000100000a"
+         *       "requestId": "req_00000000000000000100000b"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/validation",
          *       "title": "Validation failed",
          *       "status": 422,
          *       "detail": "The body or a cursor is invalid: one entry per field in `errors`.",
-         *       "requestId": "req_00000000000000000100000b"
+         *       "requestId": "req_00000000000000000100000c"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/precondition-required",
          *       "title": "Precondition required",
          *       "status": 428,
          *       "detail": "`If-Match` is required on this change.",
-         *       "requestId": "req_00000000000000000100000c"
+         *       "requestId": "req_00000000000000000100000d"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/rate-limited",
          *       "title": "Rate limit exceeded",
          *       "status": 429,
          *       "detail": "Per-minute allowance used up (`rateLimit`), or the concurrency cap of expensive calls met (`code`): `Retry-After`.",
-         *       "requestId": "req_00000000000000000100000d"
+         *       "requestId": "req_00000000000000000100000e"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/quota-exceeded",
          *       "title": "Monthly quota exceeded",
          *       "status": 429,
          *       "detail": "The plan's monthly calls are used up: `quota`.",
-         *       "requestId": "req_00000000000000000100000e"
+         *       "requestId": "req_00000000000000000100000f"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/ai-spend-cap-exceeded",
          *       "title": "Daily AI spend cap reached",
          *       "status": 429,
          *       "detail": "The workspace's AI spend today reached its cap: `aiSpend`.",
-         *       "requestId": "req_00000000000000000100000f"
+         *       "requestId": "req_000000000000000001000010"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/request-header-fields-too-large",
          *       "title": "Request header fields too large",
          *       "status": 431,
          *       "detail": "Headers over the server's limit; the connection is closed.",
-         *       "requestId": "req_000000000000000001000010"
+         *       "requestId": "req_000000000000000001000011"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/internal",
          *       "title": "Internal server error",
          *       "status": 500,
          *       "detail": "Our fault; quote `requestId`.",
-         *       "requestId": "req_000000000000000001000011"
+         *       "requestId": "req_000000000000000001000012"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/ai-provider-error",
          *       "title": "AI provider error",
          *       "status": 502,
          *       "detail": "The AI provider failed or answered unusably.",
-         *       "requestId": "req_000000000000000001000012"
+         *       "requestId": "req_000000000000000001000013"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/unavailable",
          *       "title": "Service unavailable",
          *       "status": 503,
          *       "detail": "The database stayed busy; retry after `Retry-After`.",
-         *       "requestId": "req_000000000000000001000013"
+         *       "requestId": "req_000000000000000001000014"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/ai-provider-timeout",
          *       "title": "AI provider timeout",
          *       "status": 504,
          *       "detail": "The AI provider did not answer in time.",
-         *       "requestId": "req_000000000000000001000014"
+         *       "requestId": "req_000000000000000001000015"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/connector-provider-error",
          *       "title": "Connector provider error",
          *       "status": 502,
          *       "detail": "The connected service failed or answered unusably (never its wording, address or credential).",
-         *       "requestId": "req_000000000000000001000015"
+         *       "requestId": "req_000000000000000001000016"
          *     }
          * @example {
          *       "type": "https://errors.work-platform.example/problems/connector-provider-timeout",
          *       "title": "Connector provider timeout",
          *       "status": 504,
          *       "detail": "The connected service did not answer in time.",
-         *       "requestId": "req_000000000000000001000016"
+         *       "requestId": "req_000000000000000001000017"
          *     }
          */
         Problem: {
@@ -1865,7 +1872,7 @@ export interface components {
             detail: string;
             /** @description Equal to the `x-request-id` response header. */
             requestId: string;
-            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `role-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range), `workspace-concurrency-cap` (on `rate-limited`: the workspace already has as many expensive calls in flight as the server allows each workspace; retry when one of them has answered) and `expensive-call-queue-full` (on `rate-limited`: the server's queue of expensive calls is full; retry after `Retry-After`). */
+            /** @description A specific case, for example `task-not-found`, `project-not-found`, `user-not-found`, `version-conflict`, `project-has-tasks`, `idempotency-key-reused`, `idempotent-answer-unavailable` (the request with this Idempotency-Key was carried out, but its stored answer can no longer be read; read the resource instead), `invalid-cursor`, `cursor-mismatch`, `invalid-json`, `value-too-long`, `invalid-if-match`, `origin-not-allowed`, `webhook-not-found`, `event-not-found`, `webhook-limit-reached`, `webhook-disabled`, `idempotency-key-in-use` (the first request with the key is still running, or still holds the lock after 5 s; retry), `write-conflict` (transient; retry), `provider-status`, `provider-malformed-answer`, `provider-unreachable` (on `ai-provider-error`), `provider-timeout` (on `ai-provider-timeout`), `contract-not-found`, `deal-not-found`, and on `conflict` the contract lifecycle's refusals: `contract-not-sent` (sign, decline or withdraw of a draft), `contract-already-sent` (send of a sent contract), `contract-already-signed`, `contract-already-declined`, `contract-expired` (the contract is final or past its `expiresOn`), `contract-expiry-passed` (send of a draft whose `expiresOn` is before today, UTC), `contract-not-editable` (PATCH of a contract that is not a draft), `contract-not-deletable` (DELETE of a sent or signed contract), `company-has-contracts` and `deal-has-contracts` (delete of a company or deal that contracts name), `connector-not-connected` and `connector-reconnect-required` (on `conflict`, with `connectorId`: the connector has no usable credential; an administrator connects it again, the caller's token is fine), `connector-not-found`, `repository-not-found`, `credential-refused` (on `validation`: the service refused the credential given to connect), `invalid-date-range` and `too-many-buckets` (on `validation`, of the analytics range), `workspace-concurrency-cap` (on `rate-limited`: the workspace already has as many expensive calls in flight as the server allows each workspace; retry when one of them has answered) and `expensive-call-queue-full` (on `rate-limited`: the server's queue of expensive calls is full; retry after `Retry-After`). */
             code?: string;
             /** @description On `validation` (422), one entry per failing field; on `bad-request` with code `value-too-long` (400), one entry per too-long field. */
             errors?: components["schemas"]["ValidationIssue"][];
@@ -1873,6 +1880,10 @@ export interface components {
             requiredScopes?: string[];
             /** @description On `insufficient-scope`, the scopes the token carries. */
             grantedScopes?: string[];
+            /** @description On `insufficient-role`, the roles that may call the operation (its `x-required-roles`). */
+            requiredRoles?: string[];
+            /** @description On `insufficient-role`, the caller's role (one today). */
+            heldRoles?: string[];
             rateLimit?: components["schemas"]["RateLimitProblemMember"];
             quota?: components["schemas"]["QuotaProblemMember"];
             aiSpend?: components["schemas"]["AiSpendProblemMember"];
@@ -2877,6 +2888,8 @@ export interface components {
          *       "disconnectedAt": null,
          *       "expiredAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-25T04:47:01.480Z",
          *       "updatedAt": "2026-11-25T04:47:01.480Z"
          *     }
@@ -2918,6 +2931,14 @@ export interface components {
             expiredAt: string | null;
             /** @description Starts at 1 and grows by one with every change (connect, disconnect, expiry found); also sent as `ETag`. */
             version: number;
+            /**
+             * @description The user who created it; `null` when it was created before this was recorded, or by an operator's tool. Kept when that user is removed from the workspace.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
+            createdBy: string | null;
+            /** @description `true` once the user in `createdBy` has been removed from the workspace: it keeps working, and an owner or admin decides whether to keep or delete it (see "Roles"). */
+            creatorRemoved: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2954,6 +2975,8 @@ export interface components {
          *           "disconnectedAt": "2026-11-10T00:00:00.000Z",
          *           "expiredAt": null,
          *           "version": 3,
+         *           "createdBy": "usr_formerContractorLee",
+         *           "creatorRemoved": true,
          *           "createdAt": "2026-10-21T00:03:00.000Z",
          *           "updatedAt": "2026-11-10T00:00:00.000Z"
          *         },
@@ -2969,6 +2992,8 @@ export interface components {
          *           "disconnectedAt": null,
          *           "expiredAt": "2026-10-26T00:00:00.000Z",
          *           "version": 2,
+         *           "createdBy": "usr_demoOwnerMara",
+         *           "creatorRemoved": false,
          *           "createdAt": "2026-10-21T00:02:00.000Z",
          *           "updatedAt": "2026-10-21T00:02:00.000Z"
          *         }
@@ -3565,6 +3590,8 @@ export interface components {
          *       "signingKeyVersion": 1,
          *       "previousSigningKeyExpiresAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-22T00:00:00.000Z",
          *       "updatedAt": "2026-11-22T00:00:00.000Z"
          *     }
@@ -3601,6 +3628,14 @@ export interface components {
              */
             previousSigningKeyExpiresAt: string | null;
             version: number;
+            /**
+             * @description The user who created it; `null` when it was created before this was recorded, or by an operator's tool. Kept when that user is removed from the workspace.
+             *
+             *     Limits: matches `^usr_[A-Za-z0-9]+$`.
+             */
+            createdBy: string | null;
+            /** @description `true` once the user in `createdBy` has been removed from the workspace: it keeps working, and an owner or admin decides whether to keep or delete it (see "Roles"). */
+            creatorRemoved: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3648,6 +3683,8 @@ export interface components {
          *       "signingKeyVersion": 1,
          *       "previousSigningKeyExpiresAt": null,
          *       "version": 1,
+         *       "createdBy": "usr_demoAdminTeo",
+         *       "creatorRemoved": false,
          *       "createdAt": "2026-11-25T04:47:01.599Z",
          *       "updatedAt": "2026-11-25T04:47:01.599Z",
          *       "secret": "whsec_QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
@@ -3695,6 +3732,8 @@ export interface components {
          *           "signingKeyVersion": 1,
          *           "previousSigningKeyExpiresAt": null,
          *           "version": 1,
+         *           "createdBy": "usr_demoAdminTeo",
+         *           "creatorRemoved": false,
          *           "createdAt": "2026-11-22T00:00:00.000Z",
          *           "updatedAt": "2026-11-22T00:00:00.000Z"
          *         }
@@ -4100,7 +4139,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `insufficient-scope`: the token lacks a scope the operation needs (`requiredScopes`, `grantedScopes`); `forbidden`: any other refusal, e.g. a role that may not do this or a browser origin outside the allowlist. */
+        /** @description `insufficient-scope`: the token lacks a scope the operation needs (`requiredScopes`, `grantedScopes`); `forbidden`: any other refusal, e.g. a browser origin outside the allowlist. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4119,6 +4158,32 @@ export interface components {
                  *       ],
                  *       "grantedScopes": [
                  *         "tasks:read"
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `insufficient-role`: the caller's role may not call this operation (`x-required-roles`; the body lists `requiredRoles` and `heldRoles`); `insufficient-scope`: the token lacks a scope the operation needs (`requiredScopes`, `grantedScopes`); `forbidden`: any other refusal, e.g. a browser origin outside the allowlist. */
+        ForbiddenOrInsufficientRole: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.work-platform.example/problems/insufficient-role",
+                 *       "title": "Insufficient role",
+                 *       "status": 403,
+                 *       "detail": "This operation is open to owner and admin; your role is member.",
+                 *       "requestId": "req_3f9c2a7b1d4e5f60718293a4",
+                 *       "requiredRoles": [
+                 *         "owner",
+                 *         "admin"
+                 *       ],
+                 *       "heldRoles": [
+                 *         "member"
                  *       ]
                  *     }
                  */
@@ -7015,7 +7080,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
@@ -7138,7 +7203,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7193,7 +7258,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7295,7 +7360,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7338,7 +7403,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -7651,7 +7716,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             422: components["responses"]["ValidationFailed"];
@@ -7708,7 +7773,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
@@ -7760,7 +7825,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7813,7 +7878,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7875,7 +7940,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -7937,7 +8002,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -8000,7 +8065,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
@@ -8072,7 +8137,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrInsufficientRole"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];

@@ -41,6 +41,7 @@ export const OPERATION_KINDS = {
   requestBody: 'operations that take a request body',
   queryParameters: 'operations that declare a query parameter',
   idempotencyKey: 'operations that take the Idempotency-Key header',
+  requiredRoles: 'operations that declare x-required-roles',
 } as const;
 type OperationKind = keyof typeof OPERATION_KINDS;
 
@@ -139,6 +140,8 @@ function isKind(document: JsonObject, entry: OperationEntry, kind: OperationKind
       return operationParameters(document, entry).some((parameter) => parameter.in === 'query');
     case 'idempotencyKey':
       return takesIdempotencyKey(document, entry);
+    case 'requiredRoles':
+      return Array.isArray(entry.operation['x-required-roles']);
   }
 }
 

@@ -15,6 +15,7 @@ import { renderContractRules } from './contractRules.js';
 import { readChangelog, renderChangelogJson, type ChangelogEntry } from './changelog.js';
 import { checkProblemTypes, withOperationProblemTypes, withProblemTypeTable } from './problemTypes.js';
 import { checkRequestLimits } from './requestLimits.js';
+import { checkRoles } from './roles.js';
 import { hashSpecs, renderSpecsHashFile, SPECS_HASH_FILE } from '../../src/contract/specsHash.js';
 
 export const SPECS_DIR = 'specs';
@@ -69,6 +70,7 @@ export function compileSpec(spec: ApiSpec, repoRoot: string): { bundled?: Bundle
       ...legacyChangelog(served),
       ...checkConventions(served),
       ...checkProblemTypes(served.document, served.rootLabel),
+      ...checkRoles(served),
       ...checkRequestLimits(served.document, served.rootLabel),
       ...unreferencedPathFiles(served, repoRoot),
       ...checkHandlerFiles(repoRoot, spec.api, served.document),

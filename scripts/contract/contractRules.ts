@@ -6,6 +6,7 @@
 import { problemTypesOf } from './problemTypes.js';
 import { dereference, isJsonObject, isPublicOperation, listOperations, type JsonObject } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
+import { REQUIRED_ROLES_KEY, roleScopesOf } from './roles.js';
 
 function union(values: readonly string[]): string {
   return values.length === 0 ? 'never' : values.map((value) => `'${value}'`).join(' | ');
@@ -133,12 +134,16 @@ export function renderContractRules(api: string, document: JsonObject): string {
   const all: string[] = [];
   const publicIds: string[] = [];
   const costs: Record<string, number> = {};
+  const requiredRoles: Record<string, string[]> = {};
   for (const { operation } of listOperations(document)) {
     if (typeof operation.operationId !== 'string') continue;
     all.push(operation.operationId);
     if (isPublicOperation(document, operation)) publicIds.push(operation.operationId);
     if (typeof operation['x-ratelimit-cost'] === 'number') costs[operation.operationId] = operation['x-ratelimit-cost'];
+    const roles = operation[REQUIRED_ROLES_KEY];
+    if (Array.isArray(roles)) requiredRoles[operation.operationId] = roles.map(String);
   }
+  const roleScopes = roleScopesOf(document);
   const eventTypes = isJsonObject(document.webhooks) ? Object.keys(document.webhooks) : [];
   return [
     `// ${generatedNotice(api)}`,
@@ -159,6 +164,19 @@ export function renderContractRules(api: string, document: JsonObject): string {
     '/** What each scope allows, as the security schemes word it (the OAuth consent page shows it). */',
     `export const scopeDescriptions: Readonly<Record<Scope, string>> = ${JSON.stringify(scopeDescriptionsOf(document), null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
     '',
+    ...(roleScopes === undefined
+      ? []
+      : [
+          ...constList('roles', 'The roles a user of a workspace may have (the keys of `x-role-scopes`).', Object.keys(roleScopes)),
+          'export type Role = (typeof roles)[number];',
+          '',
+          '/** `x-role-scopes`: the scopes each role may hold. A token carries, and a call of it may use, only the scopes its user\'s role has. */',
+          `export const roleScopes: Readonly<Record<Role, readonly Scope[]>> = ${JSON.stringify(roleScopes, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
+          '',
+          '/** `x-required-roles` of the operations that declare one: only these roles may call them (every other operation is open to every role). */',
+          `export const requiredRoles: Readonly<Partial<Record<OperationId, readonly Role[]>>> = ${JSON.stringify(requiredRoles, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
+          '',
+        ]),
     ...constList('eventTypes', 'The event types of the `webhooks` section.', eventTypes),
     'export type EventType = (typeof eventTypes)[number];',
     '',

@@ -1,5 +1,5 @@
 import type { PersonalAccessTokenStore } from '../store/personalAccessTokens.js';
-import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import { roleScopes, scopeCatalogue } from '../../generated/work-platform/rules.js';
 import type { EventActor } from '../store/outboxEvents.js';
 import { patState } from '../store/personalAccessTokens.js';
 import { hashPersonalAccessToken, personalAccessTokenPattern } from './patFormat.js';
@@ -17,7 +17,11 @@ export interface Caller {
   workspaceId: string;
   userId: string;
   role: WorkspaceRole;
-  /** Every scope for a session; the token's own scopes for a PAT; the scopes the user granted for an OAuth token. */
+  /**
+   * The scopes in force for this request: a session's are its user's role's (`x-role-scopes`); a PAT's
+   * or an OAuth token's are its own (granted) scopes that the user's role holds now, so that a change
+   * of role counts at the next request.
+   */
   scopes: readonly string[];
   /** The OAuth client the token was issued to (OAuth tokens only). */
   clientId?: string;
@@ -32,6 +36,12 @@ export interface CallerResolver {
 }
 
 const unauthenticated = () => new CredentialRefusedError('unauthenticated');
+
+/** A token's scopes that its user's role holds, in the catalogue's order. */
+export function scopesInForce(tokenScopes: readonly string[], role: WorkspaceRole): readonly string[] {
+  const held = roleScopes[role];
+  return scopeCatalogue.filter((scope) => tokenScopes.includes(scope) && held.includes(scope));
+}
 
 /**
  * A PAT (`svc_pat_…`) and an OAuth access token (43 URL-safe base64 characters) are looked up by
@@ -65,7 +75,7 @@ export function createCallerResolver(deps: {
       workspaceId: found.workspace.id,
       userId: found.accountId,
       role: found.role,
-      scopes: scopeCatalogue.filter((scope) => granted.includes(scope)),
+      scopes: scopesInForce(granted, found.role),
       clientId: found.clientId,
       workspace: found.workspace,
       actor: { id: found.accountId, kind: 'USER' },
@@ -90,7 +100,7 @@ export function createCallerResolver(deps: {
           workspaceId: pat.workspaceId,
           userId: pat.userId,
           role: pat.role,
-          scopes: pat.scopes,
+          scopes: scopesInForce(pat.scopes, pat.role),
           workspace: pat.workspace,
           actor: { id: pat.userId, kind: 'USER' },
         };
@@ -116,7 +126,7 @@ export function createCallerResolver(deps: {
         workspaceId: user.workspaceId,
         userId: user.id,
         role: user.role,
-        scopes: scopeCatalogue,
+        scopes: roleScopes[user.role],
         workspace,
         actor: { id: user.id, kind: 'USER' },
       };

@@ -1,7 +1,7 @@
 // Admin CLI commands of the Work-Platform API (/v1): workspaces and their limits, users,
 // session tokens and personal access tokens.
 import { dirname, join } from 'node:path';
-import { plans } from '../../generated/work-platform/rules.js';
+import { plans, roles } from '../../generated/work-platform/rules.js';
 import { CliError, iso, parseExpiresAt, required, type Command, type CommandContext } from './cliCommand.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 
@@ -15,8 +15,6 @@ const modules = {
   sessionTokens: () => import('../auth/sessionTokens.js'),
   keyRings: () => import('../auth/keyRings.js'),
 };
-
-const roles = ['owner', 'admin', 'member'] as const;
 
 /** Where the server keeps its generated session key when SESSION_JWT_SECRET is unset. */
 export function sessionKeyPath(databasePath: string): string {
@@ -164,7 +162,7 @@ export const workPlatformCommands: Command[] = [
     path: ['user', 'create'],
     usage: 'user create --workspace <workspace id> --role owner|admin|member [--name <name>] [--email <address>]',
     summary: 'Create a user in a workspace.',
-    help: 'Creates a user with a role and prints its id (usr_…). Owners and admins may read the workspace\'s limits with a session; members may not. JSON: {"id"}.',
+    help: 'Creates a user with a role and prints its id (usr_…). The role bounds what the user\'s tokens may do (x-role-scopes of the contract): a member may not read the workspace\'s limits or manage webhooks and connectors. JSON: {"id"}.',
     options: { workspace: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
     positionals: 0,
     async run(context) {
@@ -181,6 +179,27 @@ export const workPlatformCommands: Command[] = [
     },
   },
   {
+    path: ['user', 'set-role'],
+    usage: 'user set-role <user id> --role owner|admin|member',
+    summary: "Change a user's role.",
+    help: [
+      "Gives the user another role at once, on every server process. The role bounds every token of the",
+      "user (x-role-scopes of the contract): its personal access tokens and OAuth tokens keep their scopes",
+      "but act, from the next request, only with those the new role holds; its sessions carry the new",
+      'role\'s scopes. A demoted admin\'s token with webhooks:manage is refused 403 insufficient-role on',
+      'webhook calls; promoting the user back gives the token its scopes again. JSON: {"id", "workspaceId", "role", "previousRole"}.',
+    ].join('\n'),
+    options: { role: { type: 'string' } },
+    positionals: 1,
+    async run(context) {
+      const id = positional(context, 'user whose role to change (usr_…)');
+      const role = oneOf(context, 'role', roles);
+      const { createUserStore } = await modules.users();
+      const changed = await createUserStore(await context.db(), { now: context.now }).setUserRole(id, role);
+      return { json: changed, text: `${id} of workspace ${changed.workspaceId} is now ${role} (was ${changed.previousRole}).` };
+    },
+  },
+  {
     path: ['user', 'delete'],
     usage: 'user delete <user id>',
     summary: 'Remove a user from its workspace, with its tokens.',
@@ -188,7 +207,8 @@ export const workPlatformCommands: Command[] = [
       'Deletes the user with its personal access tokens and every OAuth token, code and grant issued',
       'for it, in one transaction: its session tokens, personal access tokens and OAuth tokens answer',
       '401 at once, on every server process. Refused while tasks are assigned to the user (assign',
-      'them to someone else first). JSON: {"id", "workspaceId"}.',
+      'them to someone else first). Webhook subscriptions and connectors the user created keep working',
+      'and show creatorRemoved: true in the API, for an administrator to review. JSON: {"id", "workspaceId"}.',
     ].join('\n'),
     options: {},
     positionals: 1,
@@ -275,6 +295,8 @@ export const workPlatformCommands: Command[] = [
       'only this once; only its SHA-256 hash is stored. JSON: {"id", "token"}.',
       '',
       `  --scopes      comma-separated, from the contract's catalogue: ${scopeCatalogue.join(', ')};`,
+      "                only scopes the user's role holds (x-role-scopes); a member's token cannot hold",
+      '                workspace:read, webhooks:manage or connectors:manage',
       '                --scopes "" creates a token without scopes',
       '  --expires-at  when the token stops working, e.g. 2026-12-31T23:59:59Z. Default: never.',
     ].join('\n'),

@@ -11,7 +11,7 @@ export interface OperationRules {
   rateLimitCost: number;
   /** `x-required-scopes`: every one of them must be granted to the caller. */
   requiredScopes: readonly string[];
-  /** `x-required-roles`: roles a session caller needs; empty when any member may call. */
+  /** `x-required-roles`: the roles that may call (every kind of caller is checked); empty when every role may. */
   requiredRoles: readonly string[];
   /** `security: []`: no credential, no limits. */
   isPublic: boolean;

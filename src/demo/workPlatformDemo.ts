@@ -359,9 +359,9 @@ export async function loadWorkPlatformDemo(
   const webhook = await webhooks.createWebhook(
     demoWorkspaces.main.id,
     { url: demoWebhook.url, eventTypes: outboxEventTypes, description: 'Demo subscription: every event type, to a placeholder receiver.' },
-    { id: demoWebhook.id },
+    { id: demoWebhook.id, createdBy: demoUsers.admin.id },
   );
-  await webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id });
+  await webhooks.createWebhook(demoWorkspaces.other.id, { url: otherDemoWebhook.url, eventTypes: ['task.completed'], description: null }, { id: otherDemoWebhook.id, createdBy: demoUsers.otherOwner.id });
 
   // Registered once and kept: tokens issued to it by earlier runs stay valid.
   const oauthClients = createOauthClientStore(db, { now });

@@ -88,6 +88,8 @@ export function toConnector(row: Omit<ConnectorRow, 'workspaceId' | 'sealedCrede
     disconnectedAt: timestamp(row.disconnectedAt),
     expiredAt: lapsed ? timestamp(row.credentialExpiresAt) : timestamp(row.expiredAt),
     version: row.version,
+    createdBy: row.createdBy,
+    creatorRemoved: row.creatorRemovedAt !== null,
     createdAt: formatTimestamp(row.createdAt),
     updatedAt: formatTimestamp(row.updatedAt),
   };
@@ -108,6 +110,8 @@ type ListedConnectorRow = [
   version: number,
   createdAt: number,
   updatedAt: number,
+  createdBy: string | null,
+  creatorRemovedAt: number | null,
 ];
 
 const sortKeys: Record<ConnectorSort, SortKeyDefinition> = {
@@ -166,14 +170,16 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
       version: connectors.version,
       createdAt: connectors.createdAt,
       updatedAt: connectors.updatedAt,
+      createdBy: connectors.createdBy,
+      creatorRemovedAt: connectors.creatorRemovedAt,
     },
     sortKeys,
     filters: {
       kind: eq(connectors.kind, sql.placeholder('kind')),
       updatedSince: gte(connectors.updatedAt, sql.placeholder('updatedSince')),
     },
-    toItem: ([id, , kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt]: ListedConnectorRow) =>
-      toConnector({ id, kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt }, now()),
+    toItem: ([id, , kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt, createdBy, creatorRemovedAt]: ListedConnectorRow) =>
+      toConnector({ id, kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt, createdBy, creatorRemovedAt }, now()),
   });
 
   const write = changeWriter(engine, constraintFields);
@@ -217,6 +223,8 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
         version: 1,
         createdAt: at,
         updatedAt: at,
+        createdBy: actor.kind === 'USER' ? actor.id : null,
+        creatorRemovedAt: null,
       };
       return write(async () => {
         await insert.run(row);

@@ -1,7 +1,7 @@
 // Personal access tokens (`svc_pat_…`): scope-bounded, bound to one user and that user's
 // workspace, stored only as a SHA-256 hash (src/auth/patFormat.ts makes tokens and hashes),
 // revocable and rotatable.
-import { scopeCatalogue, type Scope } from '../../generated/work-platform/rules.js';
+import { roleScopes, scopeCatalogue, type Scope } from '../../generated/work-platform/rules.js';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { personalAccessTokens, users, workspaces } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
@@ -71,7 +71,7 @@ export interface PersonalAccessTokenStoreOptions {
 }
 
 export interface PersonalAccessTokenStore {
-  /** Stores a token by its hash. */
+  /** Stores a token by its hash; refused when a scope is one the user's role may not hold (`x-role-scopes`). */
   createPat(input: CreatePatInput): Promise<{ id: string }>;
   /**
    * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
@@ -82,7 +82,8 @@ export interface PersonalAccessTokenStore {
   revokePat(id: string): Promise<{ id: string; revokedAt: number }>;
   /**
    * Stores `replacement` with the same user, scopes and expiry as token `id` and revokes `id`, in
-   * one transaction. A revoked or expired token cannot be rotated.
+   * one transaction; of the scopes, only those the user's role holds now. A revoked or expired
+   * token cannot be rotated.
    */
   rotatePat(id: string, replacement: StoredTokenForm): Promise<{ id: string }>;
   /** A workspace's tokens, oldest first. */
@@ -142,9 +143,9 @@ export function createPersonalAccessTokenStore(source: StoreSource, options: Per
   const selectWorkspace = engine.statement<unknown, { workspaceId: string }>(
     orm.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))),
   );
-  const selectUser = engine.statement<unknown, { workspaceId: string; userId: string }>(
+  const selectUserRole = engine.statement<{ role: WorkspaceRole }, { workspaceId: string; userId: string }>(
     orm
-      .select({ id: users.id })
+      .select({ role: users.role })
       .from(users)
       .where(and(eq(users.id, sql.placeholder('userId')), eq(users.workspaceId, sql.placeholder('workspaceId')))),
   );
@@ -209,7 +210,15 @@ export function createPersonalAccessTokenStore(source: StoreSource, options: Per
       }
       return engine.write(async () => {
         if (!(await selectWorkspace.row({ workspaceId }))) throw new NotFoundError('workspace', workspaceId);
-        if (!(await selectUser.row({ workspaceId, userId }))) throw new NotFoundError('user', userId);
+        const user = await selectUserRole.object({ workspaceId, userId });
+        if (!user) throw new NotFoundError('user', userId);
+        const beyondRole = normalized.filter((scope) => !roleScopes[user.role].includes(scope));
+        if (beyondRole.length > 0) {
+          throw new StoreError(
+            'invalid_argument',
+            `The user ${userId} is ${user.role === 'admin' ? 'an' : 'a'} ${user.role}, whose role may not hold ${beyondRole.join(', ')}; leave ${beyondRole.length === 1 ? 'it' : 'them'} out (a ${user.role} may hold ${roleScopes[user.role].join(', ') || 'no scope'}).`,
+          );
+        }
         return insertToken({ workspaceId, userId, scopes: normalized, expiresAt, tokenHash, tokenPrefix });
       });
     },
@@ -251,7 +260,11 @@ export function createPersonalAccessTokenStore(source: StoreSource, options: Per
         if (state !== 'active') {
           throw new StoreError('invalid_argument', `The token ${id} is ${state}; only an active token can be rotated. Create a new one instead.`);
         }
-        const replacement = await insertToken({ ...existing, scopes: parseScopes(existing.scopes), tokenHash, tokenPrefix });
+        // The replacement keeps only the scopes the user's role holds now: no token is minted with more.
+        const user = await selectUserRole.object({ workspaceId: existing.workspaceId, userId: existing.userId });
+        if (!user) throw new NotFoundError('user', existing.userId);
+        const scopes = parseScopes(existing.scopes).filter((scope) => roleScopes[user.role].includes(scope));
+        const replacement = await insertToken({ ...existing, scopes, tokenHash, tokenPrefix });
         await setRotated.run({ id, revokedAt: at, rotatedTo: replacement.id });
         return replacement;
       });

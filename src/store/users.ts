@@ -1,6 +1,6 @@
 // Users of the Work-Platform API: each belongs to exactly one workspace, with a role.
 import { and, count, eq, sql } from 'drizzle-orm';
-import { deals, oauthRecords, tasks, users, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
+import { connectors, deals, oauthRecords, tasks, users, webhookSubscriptions, workspaceRoles, workspaces, type WorkspaceRole } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { StoreError } from './errors.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
@@ -40,12 +40,18 @@ export interface UserStore {
   getUser(id: string): Promise<User | undefined>;
   /** Session authentication reads this on every request: the user and its workspace in one statement. */
   getUserAndWorkspace(id: string): Promise<{ user: User; workspace: Workspace | undefined } | undefined>;
+  /**
+   * Gives the user another role. Its tokens keep their scopes, but from the next request they act
+   * only with those the new role holds (`x-role-scopes`); its sessions carry the new role's scopes.
+   */
+  setUserRole(id: string, role: WorkspaceRole): Promise<{ id: string; workspaceId: string; role: WorkspaceRole; previousRole: WorkspaceRole }>;
   /** Refuses every session token of the user issued until now; returns the time from which tokens count again. */
   revokeSessions(id: string): Promise<{ id: string; sessionsValidAfter: number }>;
   /**
    * Removes the user from its workspace: the user, its personal access tokens and everything the
-   * OAuth authorization server issued for it go in one transaction. Refused while tasks are
-   * assigned to the user or deals are owned by it (they would name a user who no longer exists).
+   * OAuth authorization server issued for it go in one transaction. The webhook subscriptions and
+   * connectors it created stay, marked as their creator's removal (creatorRemoved). Refused while
+   * tasks are assigned to the user or deals are owned by it (they would name a user who no longer exists).
    */
   deleteUser(id: string): Promise<{ id: string; workspaceId: string }>;
 }
@@ -93,6 +99,7 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
       .set({ sessionsValidAfter: sql`${sql.placeholder('sessionsValidAfter')}` })
       .where(eq(users.id, sql.placeholder('id'))),
   );
+  const setRole = engine.statement(orm.update(users).set({ role: sql`${sql.placeholder('role')}` }).where(eq(users.id, sql.placeholder('id'))));
   const countAssignedTasks = engine.statement<{ count: number }, { workspaceId: string; id: string }>(
     orm
       .select({ count: count() })
@@ -106,6 +113,19 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
       .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.ownerId, sql.placeholder('id')))),
   );
   const deleteOauthRecords = engine.statement(orm.delete(oauthRecords).where(eq(oauthRecords.accountId, sql.placeholder('id'))));
+  // What the user created stays, flagged for an administrator (creatorRemoved in the API).
+  const flagCreatedWebhooks = engine.statement(
+    orm
+      .update(webhookSubscriptions)
+      .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
+      .where(and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.createdBy, sql.placeholder('id')))),
+  );
+  const flagCreatedConnectors = engine.statement(
+    orm
+      .update(connectors)
+      .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
+      .where(and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.createdBy, sql.placeholder('id')))),
+  );
   const deleteById = engine.statement(orm.delete(users).where(eq(users.id, sql.placeholder('id'))));
 
   return {
@@ -129,6 +149,18 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
 
     getUser: (id) => engine.read(() => selectById.object({ id })),
 
+    setUserRole(id, role) {
+      if (!(workspaceRoles as readonly string[]).includes(role)) {
+        throw new StoreError('invalid_argument', `Unknown role "${String(role)}"; use one of ${workspaceRoles.join(', ')}.`);
+      }
+      return engine.write(async () => {
+        const user = await selectById.object({ id });
+        if (!user) throw new NotFoundError('user', id);
+        await setRole.run({ id, role });
+        return { id, workspaceId: user.workspaceId, role, previousRole: user.role };
+      });
+    },
+
     async revokeSessions(id) {
       // Tokens carry whole seconds: the next second is the first whose tokens count again.
       const sessionsValidAfter = (Math.floor(now() / 1000) + 1) * 1000;
@@ -150,6 +182,9 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
           throw new StoreError('invalid_argument', `${owned} deal${owned === 1 ? ' is' : 's are'} owned by ${id}; give them to someone else first.`);
         }
         await deleteOauthRecords.run({ id });
+        const at = now();
+        await flagCreatedWebhooks.run({ workspaceId: user.workspaceId, id, at });
+        await flagCreatedConnectors.run({ workspaceId: user.workspaceId, id, at });
         // The user's personal access tokens go with it (foreign key cascade).
         await deleteById.run({ id });
         return { id, workspaceId: user.workspaceId };

@@ -47,6 +47,8 @@ export interface NewWebhook {
   eventTypes: readonly string[];
   description?: string | null;
   sealedSecret: string;
+  /** The user who creates it (`usr_…`); null when no user does (an operator's tool, the demo data). */
+  createdBy: string | null;
 }
 
 /** The members to change; a `url` accepted by the target guard. */
@@ -126,6 +128,8 @@ function toWebhook(row: SubscriptionRow, now: number): Webhook {
     signingKeyVersion: row.signingKeyVersion,
     previousSigningKeyExpiresAt: overlapLasts ? iso(row.previousSecretExpiresAt!) : null,
     version: row.version,
+    createdBy: row.createdBy,
+    creatorRemoved: row.creatorRemovedAt !== null,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -207,6 +211,7 @@ export function createWebhookSubscriptionStore(source: StoreSource, options: Web
       signingKeyVersion: 1,
       sealedSecret: sql.placeholder('sealedSecret'),
       version: 1,
+      createdBy: sql.placeholder('createdBy'),
       createdAt: sql.placeholder('now'),
       updatedAt: sql.placeholder('now'),
     }),
@@ -356,6 +361,8 @@ export function createWebhookSubscriptionStore(source: StoreSource, options: Web
         version: 1,
         createdAt: at,
         updatedAt: at,
+        createdBy: input.createdBy,
+        creatorRemovedAt: null,
       };
       return write(async () => {
         const total = Number(await countInWorkspace.value({ workspaceId }));

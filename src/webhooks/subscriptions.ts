@@ -58,10 +58,10 @@ export interface WebhookSubscriptionsOptions {
 
 export interface WebhookSubscriptions extends Omit<WebhookSubscriptionStore, 'createWebhook' | 'updateWebhook' | 'rotateWebhookKey'> {
   /**
-   * Creates an ACTIVE subscription with a new signing secret, returned only here. `id` is for
-   * the demo data set, whose subscription has a fixed id.
+   * Creates an ACTIVE subscription with a new signing secret, returned only here. `createdBy` is the
+   * user who asks; `id` is for the demo data set, whose subscription has a fixed id.
    */
-  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string }): Promise<{ webhook: Webhook; secret: string }>;
+  createWebhook(workspaceId: string, input: CreateWebhookInput, options?: { id?: string; createdBy?: string | null }): Promise<{ webhook: Webhook; secret: string }>;
   /** The store's update, with a new `url` accepted by the target guard first. */
   updateWebhook(workspaceId: string, id: string, patch: UpdateWebhookInput, expectedVersion: number): Promise<Webhook>;
   /** A new current secret; the replaced one signs until the returned expiry, an older one is dropped. */
@@ -113,7 +113,7 @@ export function createWebhookSubscriptions(source: StoreSource, options: Webhook
       const url = await acceptedUrl(input.url, allowLoopback, options.resolver);
       const id = createOptions.id ?? newId('whk', randomBytes);
       const { secret, sealedSecret } = sealedNewSigningSecret(box, id);
-      const webhook = await store.createWebhook(workspaceId, { id, url, eventTypes: input.eventTypes, description: input.description, sealedSecret });
+      const webhook = await store.createWebhook(workspaceId, { id, url, eventTypes: input.eventTypes, description: input.description, sealedSecret, createdBy: createOptions.createdBy ?? null });
       return { webhook, secret };
     },
 

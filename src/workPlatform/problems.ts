@@ -23,7 +23,7 @@ export const DEFAULT_PROBLEM_TYPE_BASE = 'https://errors.work-platform.example/p
 /** What an unexpected error says: the cause stays in the log, under the request id. */
 export const INTERNAL_DETAIL = 'An unexpected error occurred. Quote the request id when reporting it.';
 
-const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota', 'aiSpend', 'connectorId'] as const;
+const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'requiredRoles', 'heldRoles', 'rateLimit', 'quota', 'aiSpend', 'connectorId'] as const;
 
 /** The extension members the contract's Problem schema declares, and only those. */
 export type ProblemExtensions = Pick<components['schemas']['Problem'], (typeof EXTENSION_MEMBERS)[number]>;

@@ -100,8 +100,18 @@ function checkRules(rules: OperationRules, scopeCatalogue: readonly string[]): v
   if (unknownRoles.length > 0) throw new Error(`${rules.operationId}: unknown roles ${unknownRoles.join(', ')} in x-required-roles`);
 }
 
-/** Scopes, then roles, then the rate limit and quota: all read from the operation's rules. */
+/** Roles, then scopes, then the rate limit and quota: all read from the operation's rules. */
 function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformProfileDependencies): Admission | Promise<Admission> {
+  // Every kind of caller: a session has every scope of its role, and a token only those its user's role holds.
+  if (rules.requiredRoles.length > 0 && !rules.requiredRoles.includes(caller.role)) {
+    return {
+      headers: {},
+      refusal: new ApiProblem('insufficient-role', {
+        detail: `This operation is open to ${rules.requiredRoles.join(' and ')}; your role is ${caller.role}.`,
+        extensions: { requiredRoles: [...rules.requiredRoles], heldRoles: [caller.role] },
+      }),
+    };
+  }
   const missingScopes = rules.requiredScopes.filter((scope) => !caller.scopes.includes(scope));
   if (missingScopes.length > 0) {
     return {
@@ -109,15 +119,6 @@ function admitCaller(caller: Caller, rules: OperationRules, deps: WorkPlatformPr
       refusal: new ApiProblem('insufficient-scope', {
         detail: `This operation needs the scope${rules.requiredScopes.length > 1 ? 's' : ''} ${rules.requiredScopes.join(', ')}.`,
         extensions: { requiredScopes: [...rules.requiredScopes], grantedScopes: [...caller.scopes] },
-      }),
-    };
-  }
-  if (caller.kind === 'session' && rules.requiredRoles.length > 0 && !rules.requiredRoles.includes(caller.role)) {
-    return {
-      headers: {},
-      refusal: new ApiProblem('forbidden', {
-        detail: `This operation is open to ${rules.requiredRoles.join(' and ')} members; you are ${caller.role}.`,
-        code: 'role-not-allowed',
       }),
     };
   }

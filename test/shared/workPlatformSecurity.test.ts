@@ -1,4 +1,5 @@
-import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import { roleScopes, roles, scopeCatalogue, type Role } from '../../generated/work-platform/rules.js';
+import { createUserStore } from '../../src/store/users.js';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
@@ -46,9 +47,29 @@ let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
 let expiredPat: string;
+/** An owner's PAT without scopes: refused by scope, never by role. */
+let ownerWithoutScopes: string;
+/** Per role: a user of the demo workspace, its session, and its PAT with every scope the role may hold. */
+let asRole: Record<Role, { userId: string; session: string; pat: string }>;
+/** Per role: a PAT minted with every scope while its user was an owner, after which the user was given this role. */
+let changedTo: Record<Role, string>;
 useWorkPlatformTestApp(async (app) => {
   ({ t, client, fx } = app);
   expiredPat = await makePat(t.store, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
+  ownerWithoutScopes = await makePat(t.store, fx.workspaceId, []);
+  const users = createUserStore(t.store);
+  const entries = await Promise.all(
+    roles.map(async (role) => {
+      const { id: userId } = await users.createUser({ workspaceId: fx.workspaceId, role, name: `Security suite ${role}` });
+      const held = { userId, session: makeSession(t.sessionSecret, { userId, workspaceId: fx.workspaceId }), pat: await makePat(t.store, fx.workspaceId, roleScopes[role], { userId }) };
+      const { id: changedId } = await users.createUser({ workspaceId: fx.workspaceId, role: 'owner', name: `Security suite owner, then ${role}` });
+      const minted = await makePat(t.store, fx.workspaceId, scopeCatalogue, { userId: changedId });
+      await users.setUserRole(changedId, role);
+      return [role, held, minted] as const;
+    }),
+  );
+  asRole = Object.fromEntries(entries.map(([role, held]) => [role, held])) as typeof asRole;
+  changedTo = Object.fromEntries(entries.map(([role, , minted]) => [role, minted])) as typeof changedTo;
 });
 
 /**
@@ -144,9 +165,34 @@ describe.each(authenticated)('$operationId ($method $template)', (operation) => 
   });
 
   it('answers 403 insufficient-scope to a PAT without scopes, listing none granted', async () => {
-    const problem = expectProblem(await call(operation, bearer(fx.tokens.noScopes)), 403, 'insufficient-scope');
+    const problem = expectProblem(await call(operation, bearer(ownerWithoutScopes)), 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(operation.requiredScopes);
     expect(problem.grantedScopes).toEqual([]);
+  });
+
+  // Roles (x-role-scopes, x-required-roles): the roles that may call are exactly those holding every required scope.
+  const allowedRoles = (operation.requiredRoles.length > 0 ? operation.requiredRoles : roles) as readonly Role[];
+  const refusedRoles = roles.filter((role) => !allowedRoles.includes(role));
+
+  it('declares in x-required-roles exactly the roles whose scopes cover x-required-scopes (none: every role)', () => {
+    const holding = roles.filter((role) => operation.requiredScopes.every((scope) => (roleScopes[role] as readonly string[]).includes(scope)));
+    expect([...allowedRoles].sort()).toEqual([...holding].sort());
+  });
+
+  it.each(refusedRoles)('answers 403 insufficient-role to a %s, by session, by PAT, and by a PAT minted before a change of role', async (role) => {
+    for (const token of [asRole[role].session, asRole[role].pat, changedTo[role]]) {
+      const problem = expectProblem(await call(operation, bearer(token)), 403, 'insufficient-role');
+      expect(problem.requiredRoles).toEqual(allowedRoles);
+      expect(problem.heldRoles).toEqual([role]);
+    }
+  });
+
+  it.each(allowedRoles)('admits a %s by session and by a PAT of its scopes, and a PAT whose user was given that role', async (role) => {
+    for (const token of [asRole[role].session, asRole[role].pat, changedTo[role]]) {
+      const response = await call(operation, bearer(token));
+      expect(response.status, response.text).not.toBe(401);
+      expect(response.status, response.text).not.toBe(403);
+    }
   });
 
   it('answers 403 forbidden to a blocked Origin, before looking at the token', async () => {

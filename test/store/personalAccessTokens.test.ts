@@ -1,4 +1,5 @@
-import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import { roleScopes, scopeCatalogue } from '../../generated/work-platform/rules.js';
+import { createUserStore } from '../../src/store/users.js';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
@@ -117,6 +118,26 @@ describe('personal access token store', () => {
     expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(0);
   });
 
+  it("refuses a scope the user's role may not hold (x-role-scopes), naming it, and writes nothing", async () => {
+    const store = createPersonalAccessTokenStore(t.db);
+    const memberId = await makeUser(t.db, workspace.workspaceId, 'member');
+    const refused = issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: memberId, scopes: ['tasks:read', 'webhooks:manage', 'workspace:read'] });
+    await expect(refused).rejects.toThrow(StoreError);
+    await expect(refused).rejects.toThrow(/member, whose role may not hold workspace:read, webhooks:manage/);
+    expect(t.db.prepare('SELECT count(*) FROM personal_access_tokens').pluck().get()).toBe(0);
+    const allowed = roleScopes.member;
+    await expect(issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: memberId, scopes: allowed })).resolves.toMatchObject({ id: expect.stringMatching(/^pat_/) });
+  });
+
+  it("rotates a demoted user's token into one with only the scopes of its role now", async () => {
+    const store = createPersonalAccessTokenStore(t.db);
+    const adminId = await makeUser(t.db, workspace.workspaceId, 'admin');
+    const { id } = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: adminId, scopes: ['tasks:read', 'webhooks:manage'] });
+    await createUserStore(t.db).setUserRole(adminId, 'member');
+    const rotated = await rotatePersonalAccessToken(store, id);
+    expect(await store.findPatCaller(hashPersonalAccessToken(rotated.token))).toMatchObject({ scopes: ['tasks:read'], role: 'member' });
+  });
+
   it('keeps the token in its user\'s workspace in the database as well', async () => {
     const other = await makeWorkspace(t.db, { name: 'Other' });
     expect(() =>
@@ -142,7 +163,7 @@ describe('personal access token store', () => {
     const clock = makeClock(10_000);
     const store = createPersonalAccessTokenStore(t.db, { now: clock.now });
     const member = await makeUser(t.db, workspace.workspaceId, 'member');
-    const old = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'workspace:read'], expiresAt: 99_000 });
+    const old = await issuePersonalAccessToken(store, { workspaceId: workspace.workspaceId, userId: member, scopes: ['tasks:read', 'projects:read'], expiresAt: 99_000 });
     clock.advance(1000);
     const rotated = await rotatePersonalAccessToken(store, old.id);
     expect(rotated.id).not.toBe(old.id);
@@ -152,7 +173,7 @@ describe('personal access token store', () => {
       id: rotated.id,
       workspaceId: workspace.workspaceId,
       userId: member,
-      scopes: ['tasks:read', 'workspace:read'],
+      scopes: ['tasks:read', 'projects:read'],
       expiresAt: 99_000,
       revokedAt: null,
     });

@@ -20,7 +20,7 @@ import type { CheckedResponse } from './contractClient.js';
 export { demoUsers };
 
 /** The members the contract's Problem declares: nothing else may appear in a problem body. */
-const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'requestId', 'code', 'errors', 'requiredScopes', 'grantedScopes', 'rateLimit', 'quota', 'aiSpend', 'connectorId'];
+const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'requestId', 'code', 'errors', 'requiredScopes', 'grantedScopes', 'requiredRoles', 'heldRoles', 'rateLimit', 'quota', 'aiSpend', 'connectorId'];
 
 /**
  * Asserts an RFC 9457 problem of the contract: status, `application/problem+json`, `type` =

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/testApp.js';
 import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
-import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
+import { demoUsers, expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import { fakeDnsResolver } from '../support/fakeDns.js';
 import { CREATE_RESOLUTION_TIMEOUT_MS } from '../../src/webhooks/subscriptions.js';
@@ -42,6 +42,8 @@ describe('POST /v1/webhooks', () => {
       signingKeyVersion: 1,
       previousSigningKeyExpiresAt: null,
       version: 1,
+      createdBy: demoUsers.owner.id,
+      creatorRemoved: false,
       createdAt: new Date(clock).toISOString(),
       updatedAt: new Date(clock).toISOString(),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
+import { createUserStore } from '../../src/store/users.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { bearer, type TestApp } from '../support/testApp.js';
 import { demoUsers, expectProblem, expectSuccess, makePat, makeSession, makeTestWorkspace } from '../support/workPlatform.js';
@@ -33,13 +34,22 @@ describe('GET /v1/workspace/limits by role and scope', () => {
     expect(admin.status).toBe(200);
   });
 
-  it("answers a plain member's session with 403 forbidden", async () => {
-    expectProblem(await limits(fx.tokens.memberSession), 403, 'forbidden', 'role-not-allowed');
+  it("answers a member 403 insufficient-role, by session and by a PAT minted while the member was an admin", async () => {
+    const refused = expectProblem(await limits(fx.tokens.memberSession), 403, 'insufficient-role');
+    expect(refused).toMatchObject({ requiredRoles: ['owner', 'admin'], heldRoles: ['member'] });
+    const { id: userId } = await createUserStore(t.store).createUser({ workspaceId: fx.workspaceId, role: 'admin', name: 'Soon a member' });
+    const adminPat = await makePat(t.store, fx.workspaceId, ['workspace:read'], { userId });
+    expect((await limits(adminPat)).status).toBe(200);
+    await createUserStore(t.store).setUserRole(userId, 'member');
+    expect(expectProblem(await limits(adminPat), 403, 'insufficient-role')).toMatchObject({ heldRoles: ['member'] });
+    // A promotion gives the token back what it was granted.
+    await createUserStore(t.store).setUserRole(userId, 'admin');
+    expect((await limits(adminPat)).status).toBe(200);
   });
 
-  it('answers a PAT with workspace:read 200, even a member\'s, and one without it 403 insufficient-scope', async () => {
-    expect((await limits(await makePat(t.store, fx.workspaceId, ['workspace:read'], { userId: demoUsers.member.id }))).status).toBe(200);
-    const refused = expectProblem(await limits(fx.tokens.readOnly), 403, 'insufficient-scope');
+  it("answers an owner's PAT with workspace:read 200, and one without it 403 insufficient-scope", async () => {
+    expect((await limits(await makePat(t.store, fx.workspaceId, ['workspace:read']))).status).toBe(200);
+    const refused = expectProblem(await limits(await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
     expect(refused).toMatchObject({ requiredScopes: ['workspace:read'], grantedScopes: ['tasks:read'] });
   });
 });

@@ -6,7 +6,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Interaction, InteractionResults, Provider } from 'oidc-provider';
-import { scopeDescriptions, type Scope } from '../../../generated/work-platform/rules.js';
+import { roleScopes, scopeDescriptions, type Scope } from '../../../generated/work-platform/rules.js';
 import { asStoreUnavailable } from '../../store/database.js';
 import type { OauthClient, OauthClientStore } from '../../store/oauthClients.js';
 import type { UserStore } from '../../store/users.js';
@@ -130,8 +130,14 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
     }
     const requested = String(details.params.scope ?? '').split(' ').filter(Boolean);
     if (requested.includes('openid')) return finish({ error: 'invalid_scope', error_description: 'openid is not supported: this is an OAuth 2.0 server for the Work-Platform API' });
-    const offered = client.scopes.filter((scope) => requested.includes(scope));
-    if (offered.length === 0) return finish({ error: 'invalid_scope', error_description: `ask for one or more of the client's scopes: ${client.scopes.join(' ')}` });
+    const asked = client.scopes.filter((scope) => requested.includes(scope));
+    if (asked.length === 0) return finish({ error: 'invalid_scope', error_description: `ask for one or more of the client's scopes: ${client.scopes.join(' ')}` });
+    // Only what the user's role may hold (x-role-scopes) is offered, and so can be approved.
+    const held = roleScopes[app.caller.role];
+    const offered = asked.filter((scope) => held.includes(scope));
+    if (offered.length === 0) {
+      return finish({ error: 'access_denied', error_description: `a ${app.caller.role} may not grant ${asked.join(' ')}; ask a workspace owner or admin to authorize this application` });
+    }
 
     if (!form) {
       return sendPage(res, 200, consentPage({
@@ -147,7 +153,8 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
     if (form.get('decision') !== 'allow') return finish({ error: 'access_denied', error_description: 'the user denied the request' });
     const approved = offered.filter((scope) => form.getAll('scope').includes(scope));
     if (approved.length === 0) return finish({ error: 'access_denied', error_description: 'the user granted no scope' });
-    const grantId = await saveGrant(client, app.caller.userId, details, offered, approved);
+    // What the role may not hold is recorded as refused with the unticked scopes, so the request is settled.
+    const grantId = await saveGrant(client, app.caller.userId, details, asked, approved);
     const result: InteractionResults = { consent: { grantId } };
     // Signing in to the authorization server is done by the application's session.
     if (details.prompt.name === 'login' || details.session?.accountId !== app.caller.userId) result.login = { accountId: app.caller.userId, remember: false };
