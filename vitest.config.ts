@@ -13,8 +13,12 @@ const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts'];
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Three files at a time on CI's two cores: many files mostly wait on child processes (servers, workers, the CLI,
+    // tsc) or on PostgreSQL and Redis, so a third worker fills the time they leave the CPUs idle. vitest's default is
+    // one worker less than the cores, a single worker on two. The timeouts leave room for a file slowed by the others.
+    maxWorkers: 3,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Starts nothing: hands the test processes where to find the run's one PostgreSQL server, started by the first test that needs it.
     globalSetup: ['test/support/postgresGlobalSetup.ts'],
     projects: [
@@ -24,9 +28,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'api-postgres', include: apiSuites, exclude: [...moduleTestsBesideOperations, ...sqliteOnlyApiSuites], isolate: false, env: { TEST_ENGINE: 'postgres' } },
       },
+      // Without isolation too: a worker imports the sources once for all the module files it runs, not once per file.
+      // The files restore what they change of process.env and stop what they start.
       {
         extends: true,
-        test: { name: 'modules', include: ['test/*.test.ts', 'test/!(workPlatform|portfolio|shared)/**/*.test.ts', ...moduleTestsBesideOperations] },
+        test: { name: 'modules', include: ['test/*.test.ts', 'test/!(workPlatform|portfolio|shared)/**/*.test.ts', ...moduleTestsBesideOperations], isolate: false },
       },
     ],
   },

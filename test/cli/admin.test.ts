@@ -4,14 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { makeDocument, makeTempDir, publishedReads } from '../store/factories.js';
-import { runAdminCli, type ChildOptions, type FinishedProcess as Run } from '../support/serverProcess.js';
+import { runAdminCli, runAdminInProcess, type ChildOptions, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 
-/** Runs the CLI as a child process, as an operator would, on this file's database. */
-function admin(args: string[], options: ChildOptions = {}): Promise<Run> {
-  return runAdminCli(args, { ...options, env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...options.env } });
+/**
+ * Runs the CLI on this file's database: its entry in this process, or with `child` a child process as an operator
+ * runs it (for what only a process has: the exit code, standard input and output).
+ */
+function admin(args: string[], options: ChildOptions & { child?: boolean } = {}): Promise<Run> {
+  const { child, ...childOptions } = options;
+  const run = child || childOptions.input !== undefined ? runAdminCli : runAdminInProcess;
+  return run(args, { ...childOptions, env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...childOptions.env } });
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON object. */
@@ -109,7 +114,7 @@ describe('admin CLI', () => {
       expect(run.json, label).toEqual({ error: { message: expect.any(String), details: [] } });
     });
     expect(String((runs[0]?.json.error as { message: string }).message)).toContain('ten_missing');
-    const text = await admin(['key', 'revoke', 'key_missing']);
+    const text = await admin(['key', 'revoke', 'key_missing'], { child: true });
     expect(text.code).toBe(1);
     expect(text.stdout).toBe('');
     expect(text.stderr).toContain('No API key with id "key_missing"');
@@ -135,7 +140,8 @@ describe('admin CLI', () => {
     const fromStdin = await adminJson(['portfolio', 'import', '--tenant', tenantId, '--file', '-'], { input: exported.stdout });
     expect(fromStdin.code).toBe(0);
 
-    const text = await admin(['portfolio', 'import', '--tenant', tenantId, '--file', file]);
+    const text = await admin(['portfolio', 'import', '--tenant', tenantId, '--file', file], { child: true });
+    expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/posts\s+3 \(2 published\)/);
   });
 

@@ -7,7 +7,7 @@ import * as postgresSchema from '../../db/postgres/schema.js';
 import { generateSecret } from '../../src/auth/serverSecrets.js';
 import { makeTempDir } from '../store/factories.js';
 import { sharedPostgresServer, withClient } from '../support/postgresServer.js';
-import { runAdminCli, type FinishedProcess } from '../support/serverProcess.js';
+import { runAdminCli, runAdminInProcess, type FinishedProcess } from '../support/serverProcess.js';
 
 const dir = makeTempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,8 +18,9 @@ const sqliteMigrations = journalTags('db/migrations');
 const postgresMigrations = journalTags('db/postgres/migrations');
 const postgresTableCount = (Object.values(postgresSchema) as unknown[]).filter((value) => is(value, PgTable)).length;
 
+/** `admin -- migrate`, its entry called in this process (the last test runs the CLI as a child process too). */
 function migrate(env: Record<string, string | undefined>, args: string[] = []): Promise<FinishedProcess> {
-  return runAdminCli(['migrate', ...args], { env: { DATABASE_URL: undefined, ...env } });
+  return runAdminInProcess(['migrate', ...args], { env: { DATABASE_URL: undefined, ...env } });
 }
 
 /** A URL of the database at `url` carrying a password the server ignores (trust authentication), to prove it is never printed. */
@@ -85,14 +86,14 @@ describe('admin migrate', () => {
     expect(run.stderr).toMatch(/^Error: .*ECONNREFUSED/);
     expect(run.stderr).not.toContain('hunter2');
     const postgresEnv = { ...env, DATABASE_URL: await (await sharedPostgresServer()).createDatabase({ migrated: true }) };
-    const refused = await runAdminCli(['demo', '--json'], { env: postgresEnv });
+    const refused = await runAdminInProcess(['demo', '--json'], { env: postgresEnv });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('DATABASE_URL is set: give this command the SESSION_JWT_SECRET and WEBHOOK_SECRET_KEY the servers share');
     const secrets = { SESSION_JWT_SECRET: generateSecret(), WEBHOOK_SECRET_KEY: generateSecret() };
-    const demo = await runAdminCli(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
+    const demo = await runAdminInProcess(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
     expect(demo.code, demo.stderr).toBe(0);
     const fixture = JSON.parse(demo.stdout) as { workPlatform: { workspaceId: string; taskIds: string[] } };
-    const again = await runAdminCli(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
+    const again = await runAdminInProcess(['demo', '--json'], { env: { ...postgresEnv, ...secrets } });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).workPlatform.taskIds).toEqual(fixture.workPlatform.taskIds);
     const stored = await withClient(postgresEnv.DATABASE_URL, async (client) =>
@@ -100,6 +101,5 @@ describe('admin migrate', () => {
     );
     expect(stored).toBe(fixture.workPlatform.taskIds.length);
     expect(existsSync(databasePath)).toBe(false);
-    // Five CLI processes, two of them loading the demo set over PostgreSQL.
   }, 120_000);
 });

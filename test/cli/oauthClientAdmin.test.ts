@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { oauthSecretHash } from '../../src/auth/oauth/oauthCredentials.js';
 import { makeTempDir } from '../store/factories.js';
-import { runAdminCli, type FinishedProcess as Run } from '../support/serverProcess.js';
+import { runAdminInProcess, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 let workspaceId: string;
 
+/** Runs the CLI's entry on this file's database, in this process (test/cli/admin.test.ts runs it as a child process too). */
 function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return runAdminCli(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
+  return runAdminInProcess(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
 }
 
 async function adminJson(args: string[]): Promise<Run & { json: any }> {

@@ -6,14 +6,14 @@ import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
 import { verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { makeTempDir } from '../store/factories.js';
-import { runAdminCli, type FinishedProcess as Run } from '../support/serverProcess.js';
+import { runAdminInProcess, type FinishedProcess as Run } from '../support/serverProcess.js';
 
 let dir: string;
 let databasePath: string;
 
-/** Runs the CLI as a child process, as an operator would, on this file's database. */
+/** Runs the CLI's entry on this file's database, in this process (test/cli/admin.test.ts runs it as a child process too). */
 function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return runAdminCli(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
+  return runAdminInProcess(args, { env: { SESSION_JWT_SECRET: '', DATABASE_PATH: databasePath, ...env } });
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON object. */

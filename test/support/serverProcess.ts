@@ -156,6 +156,36 @@ export function runAdminCli(args: readonly string[], options: ChildOptions = {})
   return runSourceFile('src/cli/admin.ts', args, options);
 }
 
+/**
+ * The admin CLI's own entry, runAdmin (src/cli/admin.ts), called in this process with the arguments, environment and
+ * working directory a child process would get, its output collected: the same commands, without a second or so of
+ * starting node and tsx per call. What only a process has (its exit code, its streams, standard input) is proven by
+ * the tests that use runAdminCli.
+ */
+export function runAdminInProcess(args: readonly string[], options: Omit<ChildOptions, 'input'> = {}): Promise<FinishedProcess> {
+  // One at a time, as a queue: two SQLite connections of one thread cannot wait for each other's locks (better-sqlite3's
+  // busy wait blocks the thread that holds the other), where two processes would.
+  const run = adminRuns.then(() => runAdminNow(args, options));
+  adminRuns = run.catch(() => undefined);
+  return run;
+}
+
+let adminRuns: Promise<unknown> = Promise.resolve();
+
+async function runAdminNow(args: readonly string[], options: Omit<ChildOptions, 'input'>): Promise<FinishedProcess> {
+  const { runAdmin } = await import('../../src/cli/admin.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdmin([...args], {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    env: childEnvironment(options.env),
+    cwd: options.cwd ?? repoRoot,
+    now: Date.now,
+  });
+  return { code, stdout, stderr };
+}
+
 /** A TypeScript entry point of the repository (`src/…`) run under tsx as its npm script runs it, to its end. */
 export function runSourceFile(file: string, args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
   return new Promise((resolve) => {
