@@ -256,7 +256,7 @@ describe('x-conventions: hand-written copies', () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^specs\/tiny\/openapi\.yaml: x-conventions\.responses\[1\]\.response: "Unauthorised" is not under components\.responses; name one of Unauthorized, /),
-        'specs/tiny/openapi.yaml: x-conventions.responses[2].of: write one of every, protected, public, requestBody, queryParameters, idempotencyKey (or a list of them)',
+        'specs/tiny/openapi.yaml: x-conventions.responses[2].of: write one of every, protected, public, requestBody, queryParameters, idempotencyKey, requiredRoles (or a list of them)',
         // What the broken entry would have added is then missing, and said so.
         "specs/tiny/paths/item.yaml: GET /items/{id} (getItem): needs a credential but does not declare 401; add '401' to the API's x-conventions (or to the operation's responses), or `security: []` if the operation is public",
       ]),

@@ -83,6 +83,9 @@ describe('webhook subscriptions: create and read', () => {
       version: 1,
       createdAt: '2026-11-23T09:41:00.000Z',
       updatedAt: '2026-11-23T09:41:00.000Z',
+      // Made without a user (an operator's tool): nobody to name.
+      createdBy: null,
+      creatorRemoved: false,
     });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(await store.getWebhook(workspace.workspaceId, webhook.id)).toEqual(webhook);
