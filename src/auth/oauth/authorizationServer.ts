@@ -167,12 +167,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       // Before oidc-provider sees the request: a refused one stores nothing and reads nothing.
       const addressLimit = addressLimitOf(path, options.limits);
       if (addressLimit) {
-        // Counters the database cannot answer admit (as Redis's do): what follows answers the outage in the route's own shape.
-        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy)).catch((error: unknown) => {
-          if (storeOutageFailure(error)) return undefined;
-          throw error;
-        });
-        if (decision && !decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
+        // Counters the database cannot answer throw: the adapter answers the outage (503 with Retry-After).
+        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy));
+        if (!decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
       }
       const { interactions, toProvider } = await providerRoutes();
       try {
