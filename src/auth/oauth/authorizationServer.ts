@@ -149,6 +149,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       const path = queryStart >= 0 ? target.slice(0, queryStart) : target;
       const query = queryStart >= 0 ? target.slice(queryStart) : '';
       const method = req.method ?? 'GET';
+      /** Answers a database outage with the 503 page; false when the error is no outage or an answer has begun. */
+      const answerOutageAsPage = (error: unknown): boolean => {
+        const outage = storeOutageFailure(error);
+        if (!outage || res.headersSent) return false;
+        options.logger.warn('oauth database unavailable', { requestId, reason: outage.failure.kind === 'unavailable' ? outage.failure.reason : undefined });
+        const page = Buffer.from(outagePage(outage));
+        res.writeHead(503, { ...PAGE_HEADERS, ...outageHeaders(outage), 'content-length': String(page.length) });
+        res.end(page);
+        return true;
+      };
 
       if (path === METADATA_PATH) return (await providerRoutes()).toProvider(req, res, `${OAUTH_MOUNT_PATH}${METADATA_PATH}${query}`);
       if (RESOURCE_METADATA_PATHS.has(path)) {
@@ -167,8 +177,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       // Before oidc-provider sees the request: a refused one stores nothing and reads nothing.
       const addressLimit = addressLimitOf(path, options.limits);
       if (addressLimit) {
-        // Counters the database cannot answer throw: the adapter answers the outage (503 with Retry-After).
-        const decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy));
+        let decision: RateLimitDecision;
+        try {
+          decision = await options.limits.rateLimiter.admit(addressLimit, clientAddress(req, options.limits.trustProxy));
+        } catch (error) {
+          // Counters the database cannot answer: a page on the browser routes; the JSON endpoints' 503 is the adapter's.
+          if (addressLimit.browser && answerOutageAsPage(error)) return;
+          throw error;
+        }
         if (!decision.allowed) return refuseAsRateLimited(res, addressLimit, decision);
       }
       const { interactions, toProvider } = await providerRoutes();
@@ -176,13 +192,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         if (await interactions.handle(req, res, path, query)) return;
       } catch (error) {
         // Our sign-in and consent routes are pages a person is looking at: an outage is a page too.
-        const outage = storeOutageFailure(error);
-        if (!outage || res.headersSent) throw error;
-        options.logger.warn('oauth database unavailable', { requestId, reason: outage.failure.kind === 'unavailable' ? outage.failure.reason : undefined });
-        const page = Buffer.from(outagePage(outage));
-        res.writeHead(503, { ...PAGE_HEADERS, ...outageHeaders(outage), 'content-length': String(page.length) });
-        res.end(page);
-        return;
+        if (answerOutageAsPage(error)) return;
+        throw error;
       }
       return toProvider(req, res, target);
     },
