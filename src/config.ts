@@ -160,7 +160,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'FIX_FILE_MODES',
     default: 'off',
     description:
-      'on: at start, remove group and other permissions from the data directory, the SQLite database (and its -wal, -shm) and the key files, and say so; off: refuse to start while any of them is group- or world-accessible.',
+      'on: at start, remove group and other permissions from the SQLite database (and its -wal, -shm), the key files and a data directory others may write, and say so; off: refuse to start while any of those files is group- or world-accessible, or the directory group- or world-writable.',
   },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'PostgreSQL: connections at most per process.' },
   {

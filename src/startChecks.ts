@@ -145,16 +145,19 @@ export function checkFileModes(config: Pick<Config, 'dataDirectory' | 'databaseP
     ...(config.postgres ? [] : databaseFiles(config.databasePath)),
     ...keyFilesIn(config.dataDirectory).map((name) => path.join(config.dataDirectory, name)),
   ];
+  // Files: owner-only. The directory: no one else may write it (replace a file); listing or entering it
+  // (0755, what a plain mkdir makes) shows names, never contents, so it is allowed.
   const open = files.flatMap((file) => {
     const mode = statSync(file).mode & 0o777;
-    return mode & 0o077 ? [{ file, from: mode, to: mode & 0o700 }] : [];
+    const forbidden = file === config.dataDirectory ? 0o022 : 0o077;
+    return mode & forbidden ? [{ file, from: mode, to: mode & 0o700 }] : [];
   });
   if (open.length === 0) return [];
   if (!config.fixFileModes) {
     throw new ConfigError(
       `group or others may access ${open.map(({ file, from }) => `${file} (mode ${octal(from)})`).join(', ')}: ` +
-        'they hold token hashes, sealed secrets and the keys that open them. Make them the owner\'s alone ' +
-        `(chmod 700 ${config.dataDirectory}; chmod 600 on the files), or start once with FIX_FILE_MODES=on to have it done. Nothing was changed.`,
+        'they hold token hashes, sealed secrets and the keys that open them. Make the files the owner\'s alone (chmod 600) ' +
+        `and the directory writable by its owner only (chmod 700 ${config.dataDirectory}), or start once with FIX_FILE_MODES=on to have it done. Nothing was changed.`,
     );
   }
   for (const { file, to } of open) chmodSync(file, to);

@@ -32,8 +32,11 @@ describe('the start-up file mode check', () => {
     const { dir, databasePath } = dataDirectory();
     const config = { ...loadConfig({ DATABASE_PATH: databasePath }), fixFileModes: false };
     expect(checkFileModes(config)).toEqual([]);
-
+    // A directory others may list or enter (what a plain mkdir makes) but not write: its files stay owner-only, so it passes.
     chmodSync(dir, 0o755);
+    expect(checkFileModes(config)).toEqual([]);
+
+    chmodSync(dir, 0o775);
     chmodSync(databasePath, 0o644);
     chmodSync(path.join(dir, 'webhook-secrets.key'), 0o640);
     chmodSync(path.join(dir, 'old-webhook-secrets.key'), 0o604);
@@ -45,24 +48,24 @@ describe('the start-up file mode check', () => {
     }
     expect(refusal).toBeInstanceOf(ConfigError);
     const message = (refusal as Error).message;
-    expect(message).toContain(`${dir} (mode 0755)`);
+    expect(message).toContain(`${dir} (mode 0775)`);
     expect(message).toContain(`${databasePath} (mode 0644)`);
     expect(message).toContain(`${path.join(dir, 'webhook-secrets.key')} (mode 0640)`);
     expect(message).toContain(`${path.join(dir, 'old-webhook-secrets.key')} (mode 0604)`);
     expect(message).not.toContain('session-jwt.key');
     expect(message).not.toContain('notes.txt');
     expect(message).toMatch(/FIX_FILE_MODES=on.*Nothing was changed\.$/);
-    expect([mode(dir), mode(databasePath), mode(path.join(dir, 'webhook-secrets.key'))]).toEqual([0o755, 0o644, 0o640]);
+    expect([mode(dir), mode(databasePath), mode(path.join(dir, 'webhook-secrets.key'))]).toEqual([0o775, 0o644, 0o640]);
   });
 
   it('with FIX_FILE_MODES=on takes group and other permissions off them, and only them', () => {
     const { dir, databasePath } = dataDirectory();
-    chmodSync(dir, 0o755);
+    chmodSync(dir, 0o775);
     chmodSync(databasePath, 0o664);
     chmodSync(path.join(dir, 'webhook-secrets.key'), 0o644);
     const fixed = checkFileModes(loadConfig({ DATABASE_PATH: databasePath, FIX_FILE_MODES: 'on' }));
     expect(fixed).toEqual([
-      { file: dir, from: 0o755, to: 0o700 },
+      { file: dir, from: 0o775, to: 0o700 },
       { file: databasePath, from: 0o664, to: 0o600 },
       { file: path.join(dir, 'webhook-secrets.key'), from: 0o644, to: 0o600 },
     ]);
@@ -78,20 +81,20 @@ describe('npm start on a world-readable data directory', () => {
     const databasePath = path.join(dir, 'app.db');
     // A data directory made by hand with the usual umask, and a key file copied in.
     mkdirSync(dir);
-    chmodSync(dir, 0o755);
+    chmodSync(dir, 0o775);
     writeFileSync(path.join(dir, 'cursor.key'), 'c'.repeat(43), { mode: 0o644 });
     chmodSync(path.join(dir, 'cursor.key'), 0o644);
 
     const refused = await runSourceFile('src/server.ts', [], { env: { DATABASE_PATH: databasePath, PORT: '0', HOST: '127.0.0.1', DEMO_DATA: 'off' } });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`Configuration error: group or others may access ${dir} (mode 0755), ${path.join(dir, 'cursor.key')} (mode 0644)`);
+    expect(refused.stderr).toContain(`Configuration error: group or others may access ${dir} (mode 0775), ${path.join(dir, 'cursor.key')} (mode 0644)`);
     expect(existsSync(databasePath)).toBe(false);
 
     const servers: ServerProcess[] = [];
     cleanups.push(() => stopServerProcesses(servers.map((server) => server.child)));
     const server = await startServerProcess({ DATABASE_PATH: databasePath, DEMO_DATA: 'off', FIX_FILE_MODES: 'on' });
     servers.push(server);
-    expect(server.output()).toContain(`FIX_FILE_MODES=on: made owner-only ${dir} (0755 -> 0700), ${path.join(dir, 'cursor.key')} (0644 -> 0600).`);
+    expect(server.output()).toContain(`FIX_FILE_MODES=on: made owner-only ${dir} (0775 -> 0700), ${path.join(dir, 'cursor.key')} (0644 -> 0600).`);
     expect([mode(dir), mode(path.join(dir, 'cursor.key')), mode(databasePath)]).toEqual([0o700, 0o600, 0o600]);
   }, 90_000);
 });
