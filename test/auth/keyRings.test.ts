@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirsRemovedAfterEach } from '../store/factories.js';
 import { fixedKeyRing, formatKeyList, loadKeyRing, newRingKey, parseKeyList, writeKeyFile, type RingKey } from '../../src/auth/keyRings.js';
 import { issueSessionToken, verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { createCursorCodec } from '../../src/paging/cursor.js';
@@ -10,15 +10,7 @@ import { createCipheriv, hkdfSync } from 'node:crypto';
 
 const bytes = (fill: number) => new Uint8Array(32).fill(fill);
 const text = (fill: number) => Buffer.from(bytes(fill)).toString('base64url');
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'key-rings-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfterEach();
 
 describe('key lists', () => {
   it('reads a bare key (every file written before key ids) as k0', () => {

@@ -1,22 +1,13 @@
 import { maxLengths } from '../../generated/work-platform/rules.js';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrationsFolder, openDatabase } from '../../src/store/database.js';
-import { makeTempDir } from './factories.js';
+import { tempDirsRemovedAfterEach } from './factories.js';
 import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsRemovedAfterEach();
 
 const expectedTables = [
   'api_keys',

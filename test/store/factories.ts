@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { afterEach } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { encodeListPage } from '../../src/portfolio/listPublished.js';
@@ -25,6 +26,19 @@ export interface TempDatabase {
 
 export function makeTempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'portfolio-store-test-'));
+}
+
+/** Makes temporary directories on demand, each removed after the test that asked for it (call at a file's top level). */
+export function tempDirsRemovedAfterEach(): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    return dir;
+  };
 }
 
 /** A fresh, migrated database file in its own temporary directory. */

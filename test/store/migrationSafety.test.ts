@@ -1,31 +1,22 @@
 // Upgrades cannot delete: a migration that rebuilds a referenced table the way drizzle-kit writes it
 // (create new, copy, drop old, rename) keeps every child row, and a migration that would leave
 // orphans is refused with the database left as it was.
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openStore } from '../../src/openStore.js';
 import { MigrationForeignKeyError, migrationsFolder, openDatabase } from '../../src/store/database.js';
-import { makeTempDir } from './factories.js';
+import { tempDirsRemovedAfterEach } from './factories.js';
 
 /** The project's own migrations (its journal's entries): the count a database migrated to the end records. */
 const projectMigrations = (JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirsRemovedAfterEach();
 
 /** A migrated database holding the demo data set: rows in nearly every table that references `workspaces`. */
 async function demoDatabase(): Promise<{ dir: string; file: string }> {
