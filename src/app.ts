@@ -43,7 +43,7 @@ import { createConnectorStore } from './store/connectors.js';
 import { createImportedIssueStore } from './store/importedIssues.js';
 import { createGithubClient } from './connectors/githubClient.js';
 import { createQuotaCounterStore } from './store/quotaCounters.js';
-import { loadOrCreateSecret, loadOrCreateSigningJwk } from './auth/serverSecrets.js';
+import { loadSigningKeys, signingKeyFileName } from './auth/oauth/signingKeys.js';
 import { keyFilePath, loadKeyRing } from './auth/keyRings.js';
 import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/authorizationServer.js';
 import { createOauthClientStore } from './store/oauthClients.js';
@@ -159,8 +159,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const idempotencyClaims = createIdempotencyClaimStore(storeEngine);
   const sessionKeys = loadKeyRing(config.sessionJwtSecret, keyFilePath('session', config.dataDirectory), { name: 'SESSION_JWT_SECRET' });
   const cursorKeys = loadKeyRing(config.cursorSecret, keyFilePath('cursor', config.dataDirectory), { name: 'CURSOR_SECRET' });
-  const oauthCookieSecret = loadOrCreateSecret(config.oauthCookieSecret, path.join(config.dataDirectory, 'oauth-cookies.key'), { name: 'OAUTH_COOKIE_SECRET' });
-  const oauthSigningJwk = loadOrCreateSigningJwk(config.oauthSigningJwk, path.join(config.dataDirectory, 'oauth-signing-key.json'), { name: 'OAUTH_SIGNING_JWK' });
+  const oauthCookieKeys = loadKeyRing(config.oauthCookieSecret, keyFilePath('oauth-cookies', config.dataDirectory), { name: 'OAUTH_COOKIE_SECRET' });
+  const oauthSigningKeys = loadSigningKeys(config.oauthSigningJwk, path.join(config.dataDirectory, signingKeyFileName));
   const oauthRecords = createOauthRecordStore(storeEngine, { now });
   const contracts = createContractStore(storeEngine, { now });
   const webhookSecrets = loadWebhookSecretBox(config);
@@ -201,8 +201,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       clients: createOauthClientStore(storeEngine, { now }),
       users,
       callers,
-      signingJwk: oauthSigningJwk,
-      cookieSecret: oauthCookieSecret,
+      signingKeys: oauthSigningKeys,
+      cookieKeys: oauthCookieKeys,
+      cookieKeyGraceMs: config.previousKeyGraceMs,
       logger: deps.logger,
       now,
       limits: {

@@ -306,13 +306,13 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'OAUTH_COOKIE_SECRET',
     default: 'generated into <data dir>/oauth-cookies.key',
     description:
-      "Key that signs the OAuth authorization server's cookies and its consent page's CSRF tokens, URL-safe base64 of at least 32 bytes. Shared by every server process; changing it ends authorizations in progress.",
+      "Keys that sign the OAuth authorization server's cookies and its consent page's CSRF tokens: one key (URL-safe base64 of at least 32 bytes) or a key list, as SESSION_JWT_SECRET; a replaced key still verifies for PREVIOUS_KEY_GRACE_SECONDS. Shared by every server process.",
   },
   {
     name: 'OAUTH_SIGNING_JWK',
     default: 'generated into <data dir>/oauth-signing-key.json',
     description:
-      'Private EC P-256 key (a JWK as JSON) of the OAuth authorization server, published at /oauth/jwks. Access tokens are opaque and never signed; the library needs a key of its own. Shared by every server process.',
+      'Private EC P-256 keys of the OAuth authorization server, published at /oauth/jwks: one JWK as JSON, or a JWK set {"keys": [...]} oldest first (the last signs). Access tokens are opaque and never signed; the library needs keys of its own. Shared by every server process.',
   },
   {
     name: 'GITHUB_API_BASE_URL',

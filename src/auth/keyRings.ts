@@ -1,12 +1,13 @@
-// The server's rotatable keys: the webhook secrets key (sealing), the session-token key and the
-// cursor key. Each is a list of keys with ids, newest last, kept in a key file of the data
+// The server's rotatable keys: the webhook secrets key (sealing), the session-token key, the
+// cursor key and the OAuth cookie key (the OAuth signing key, a JWK set, is in
+// src/auth/oauth/signingKeys.ts). Each is a list of keys with ids, newest last, kept in a key file of the data
 // directory or given in the environment variable:
 //
 //   k0 <base64url key>                              ← a key without an id (every file written before ids) is k0
 //   k1 <base64url key> 2026-11-27T18:00:00.000Z     ← added later; the time it was added starts the previous key's grace
 //
 // Entries are separated by newlines or commas; `#` starts a comment line. New values are signed
-// or sealed with the newest key; every listed key opens or verifies (session and cursor keys only
+// or sealed with the newest key; every listed key opens or verifies (session, cursor and OAuth cookie keys only
 // for PREVIOUS_KEY_GRACE_SECONDS after the key that replaced them was added). A file is read again
 // when it changes (looked at at most once a second, and at once when a value names a key id not
 // known yet or a cursor matches no known key), so `admin keys rotate` reaches running processes without a restart.
@@ -42,13 +43,14 @@ const keyIdPattern = /^[A-Za-z0-9_-]{1,32}$/;
 /** How often a file-backed ring looks whether its file changed. */
 const FILE_CHECK_INTERVAL_MS = 1_000;
 
-export type RotatableKeyName = 'sealing' | 'session' | 'cursor';
+export type RotatableKeyName = 'sealing' | 'session' | 'cursor' | 'oauth-cookies';
 
 /** Where each rotatable key is configured: its environment variable, else its file in the data directory. */
 export const rotatableKeys: Record<RotatableKeyName, { variable: string; fileName: string; description: string }> = {
   sealing: { variable: 'WEBHOOK_SECRET_KEY', fileName: 'webhook-secrets.key', description: 'seals webhook signing secrets, connector credentials and stored idempotent answers' },
   session: { variable: 'SESSION_JWT_SECRET', fileName: 'session-jwt.key', description: 'signs session tokens (HS256)' },
   cursor: { variable: 'CURSOR_SECRET', fileName: 'cursor.key', description: 'signs list cursors (HMAC-SHA256)' },
+  'oauth-cookies': { variable: 'OAUTH_COOKIE_SECRET', fileName: 'oauth-cookies.key', description: "signs the OAuth authorization server's cookies and its consent page's CSRF tokens" },
 };
 export const rotatableKeyNames = Object.keys(rotatableKeys) as RotatableKeyName[];
 
@@ -135,26 +137,53 @@ export interface LoadKeyRingOptions {
  */
 export function loadKeyRing(envValue: string | undefined, filePath: string, options: LoadKeyRingOptions): KeyRing {
   if (envValue !== undefined && envValue.trim() !== '') return fixedKeyRing(parseKeyList(envValue, options.name));
-  const clock = options.monotonicNow ?? (() => performance.now());
   const { text } = readOrCreateFile(filePath, () => generateSecret(options.randomBytes));
-  let keys = parseKeyList(text, `${options.name} in ${filePath}`);
+  const file = watchKeyFile(filePath, text, (content) => parseKeyList(content, `${options.name} in ${filePath}`), options.monotonicNow);
+  return ringOver(file.current, file.refresh);
+}
+
+export interface WatchedKeyFile<T> {
+  /** What the file held when last looked at (looked at again when a second has passed). */
+  current(): T;
+  /** Looks at the file now. */
+  refresh(): void;
+}
+
+/**
+ * A key file parsed from `text` (its content now) and parsed again whenever it changes. A file
+ * that changes into something unreadable keeps what was read before, so that a half-edited file
+ * never stops the server.
+ */
+export function watchKeyFile<T>(filePath: string, text: string, parse: (text: string) => T, monotonicNow: () => number = () => performance.now()): WatchedKeyFile<T> {
+  let value = parse(text);
   let seen = fileIdentity(filePath);
-  let checkedAt = clock();
-  const reload = () => {
-    checkedAt = clock();
+  let checkedAt = monotonicNow();
+  const refresh = () => {
+    checkedAt = monotonicNow();
     const identity = fileIdentity(filePath);
     if (identity === seen) return;
     seen = identity;
     try {
-      keys = parseKeyList(readFileSync(filePath, 'utf8'), `${options.name} in ${filePath}`);
+      value = parse(readFileSync(filePath, 'utf8'));
     } catch {
-      // Kept: the keys read before (see above).
+      // Kept: what was read before (see above).
     }
   };
-  return ringOver(() => {
-    if (clock() - checkedAt >= FILE_CHECK_INTERVAL_MS) reload();
-    return keys;
-  }, reload);
+  return {
+    current() {
+      if (monotonicNow() - checkedAt >= FILE_CHECK_INTERVAL_MS) refresh();
+      return value;
+    },
+    refresh,
+  };
+}
+
+/** The keys of a ring that verify at `now`, newest first. */
+export function acceptedKeys(ring: KeyRing, now: number, graceMs: number): RingKey[] {
+  return ring
+    .keys()
+    .filter((key) => ring.accepts(key, now, graceMs))
+    .reverse();
 }
 
 function fileIdentity(filePath: string): string {
@@ -177,9 +206,14 @@ export function newRingKey(keys: readonly RingKey[], now: number, randomBytes: R
   return { id: nextKeyId(keys), key: new Uint8Array(randomBytes(32)), addedAt: now };
 }
 
-/** Replaces a key file's keys in one step (a new file renamed over it, mode 0600): a reader sees the old list or the new one. */
+/** Replaces a key file's keys in one step: a reader sees the old list or the new one. */
 export function writeKeyFile(filePath: string, keys: readonly RingKey[]): void {
+  replaceKeyFile(filePath, formatKeyList(keys));
+}
+
+/** Replaces a key file's text in one step (a new file, mode 0600, renamed over it). */
+export function replaceKeyFile(filePath: string, text: string): void {
   const temporary = `${filePath}.${process.pid}.${cryptoRandomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${formatKeyList(keys)}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(temporary, `${text}\n`, { mode: 0o600, flag: 'wx' });
   renameSync(temporary, filePath);
 }

@@ -1,7 +1,7 @@
 // The secrets the server keeps in its data directory when the environment gives none: the
 // session-token key, the cursor key, the webhook secrets key, and the OAuth authorization
 // server's cookie key and signing key.
-import { createPrivateKey, generateKeyPairSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RandomBytes } from '../store/ids.js';
@@ -22,19 +22,6 @@ export function decodeSecret(text: string, origin: string): Uint8Array {
     throw new Error(`${origin} must be at least ${secretByteLength} bytes in URL-safe base64 without padding (43 or more characters).`);
   }
   return new Uint8Array(bytes);
-}
-
-/**
- * The secret from `envValue` (base64url) when set; otherwise the one kept in `filePath`, which is
- * created on first use with 32 random bytes and mode 0600 and reused on every later start. Used
- * for the session-token key and for the cursor key. Several processes starting at once end up
- * with the same secret: the file appears atomically, complete, or not at all.
- */
-export function loadOrCreateSecret(envValue: string | undefined, filePath: string, options: LoadSecretOptions = {}): Uint8Array {
-  const name = options.name ?? 'The secret';
-  if (envValue !== undefined && envValue.trim() !== '') return decodeSecret(envValue, name);
-  const { text, origin } = readOrCreateFile(filePath, () => generateSecret(options.randomBytes));
-  return decodeSecret(text, origin === 'created' ? name : `${name} in ${filePath}`);
 }
 
 /** A new secret as the environment variables take it: 32 random bytes, URL-safe base64. */
@@ -68,27 +55,4 @@ export function readOrCreateFile(filePath: string, make: () => string): { text: 
     unlinkSync(temporary);
   }
   return { text, origin: 'created' };
-}
-
-/**
- * The OAuth authorization server's signing key: a private EC P-256 JWK (ES256) from `envValue`
- * (the JWK as JSON) when set, else the one kept in `filePath`, generated on first use.
- */
-export function loadOrCreateSigningJwk(envValue: string | undefined, filePath: string, options: { name?: string } = {}): Record<string, unknown> {
-  const name = options.name ?? 'The signing key';
-  if (envValue !== undefined && envValue.trim() !== '') return decodeSigningJwk(envValue, name);
-  const { text } = readOrCreateFile(filePath, () => generateSigningJwk());
-  return decodeSigningJwk(text, `${name} in ${filePath}`);
-}
-
-function decodeSigningJwk(text: string, origin: string): Record<string, unknown> {
-  let jwk: Record<string, unknown>;
-  try {
-    jwk = JSON.parse(text) as Record<string, unknown>;
-    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.d !== 'string') throw new Error('not a private P-256 key');
-    createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
-  } catch {
-    throw new Error(`${origin} must be a private EC P-256 JWK as JSON ({"kty":"EC","crv":"P-256","x":…,"y":…,"d":…}).`);
-  }
-  return { ...jwk, alg: 'ES256', use: 'sig', kid: typeof jwk.kid === 'string' ? jwk.kid : 'es256' };
 }

@@ -3,14 +3,15 @@
 // key once nothing needs it, `list` shows the keys and what each one sealed. Running servers and
 // workers notice a changed key file within a second; keys given in the environment change only
 // when the processes are restarted with the new value (README, "Key rotation").
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CliError, iso, type Command, type CommandContext } from './cliCommand.js';
-import type { RotatableKeyName, RingKey, KeyRing } from '../auth/keyRings.js';
+import type { RotatableKeyName, RingKey } from '../auth/keyRings.js';
 import type { SealedColumnName } from '../store/sealedColumns.js';
 
 // Loaded only when a command runs, so that --help answers at once.
 const modules = {
   keyRings: () => import('../auth/keyRings.js'),
+  signingKeys: () => import('../auth/oauth/signingKeys.js'),
   secretBox: () => import('../webhooks/secretBox.js'),
   sealedColumns: () => import('../store/sealedColumns.js'),
   connectorCalls: () => import('../workPlatform/connectorCalls.js'),
@@ -18,37 +19,93 @@ const modules = {
   config: () => import('../config.js'),
 };
 
-const names = ['sealing', 'session', 'cursor'] as const satisfies readonly RotatableKeyName[];
+type KeyName = RotatableKeyName | 'oauth-signing';
+const names = ['sealing', 'session', 'cursor', 'oauth-cookies', 'oauth-signing'] as const satisfies readonly KeyName[];
 const defaultBatchSize = 200;
 
-function parseNames(positionals: string[]): RotatableKeyName[] {
+function parseNames(positionals: string[]): KeyName[] {
   for (const name of positionals) {
     if (!(names as readonly string[]).includes(name)) throw new CliError(`Unknown key "${name}": one of ${names.join(', ')}.`);
   }
-  return positionals.length === 0 ? [...names] : [...new Set(positionals as RotatableKeyName[])];
+  return positionals.length === 0 ? [...names] : [...new Set(positionals as KeyName[])];
 }
 
+interface ListedKey {
+  id: string;
+  addedAt: number | undefined;
+}
+
+/** One rotatable key as the commands see it: its list of keys, and that list's text with one more or one fewer. */
 interface KeySource {
-  name: RotatableKeyName;
+  name: KeyName;
   variable: string;
   /** The key file, when the environment variable is unset. */
   file: string | undefined;
-  ring: KeyRing;
+  /** Oldest first; the last is the newest. */
+  keys: readonly ListedKey[];
+  /** The list's text with a new newest key (for the file, or the variable). */
+  withNewKey(now: number): { id: string; text: string };
+  without(id: string): string;
 }
 
-async function keySource(context: CommandContext, name: RotatableKeyName): Promise<KeySource> {
-  const { rotatableKeys, keyFilePath, loadKeyRing } = await modules.keyRings();
-  const { variable } = rotatableKeys[name];
-  const envValue = context.env[variable]?.trim() ? context.env[variable] : undefined;
-  const file = envValue ? undefined : keyFilePath(name, dirname(context.databasePath));
+async function keySource(context: CommandContext, name: KeyName): Promise<KeySource> {
+  const environmentValue = (variable: string) => (context.env[variable]?.trim() ? context.env[variable] : undefined);
+  const dataDirectory = dirname(context.databasePath);
   try {
-    return { name, variable, file, ring: loadKeyRing(envValue, file ?? '', { name: variable }) };
+    if (name === 'oauth-signing') {
+      const { loadSigningKeys, signingKeyVariable, signingKeyFileName, formatSigningKeys, newSigningKey } = await modules.signingKeys();
+      const envValue = environmentValue(signingKeyVariable);
+      const file = envValue ? undefined : join(dataDirectory, signingKeyFileName);
+      const keys = loadSigningKeys(envValue, file ?? '').keys();
+      return {
+        name,
+        variable: signingKeyVariable,
+        file,
+        keys: keys.map((key) => ({ id: key.kid, addedAt: undefined })),
+        withNewKey(now) {
+          const added = newSigningKey(keys, now);
+          return { id: added.kid, text: formatSigningKeys([...keys, added]) };
+        },
+        without: (id) => formatSigningKeys(keys.filter((key) => key.kid !== id)),
+      };
+    }
+    const { rotatableKeys, keyFilePath, loadKeyRing, newRingKey, formatKeyList } = await modules.keyRings();
+    const { variable } = rotatableKeys[name];
+    const envValue = environmentValue(variable);
+    const file = envValue ? undefined : keyFilePath(name, dataDirectory);
+    const keys: readonly RingKey[] = loadKeyRing(envValue, file ?? '', { name: variable }).keys();
+    return {
+      name,
+      variable,
+      file,
+      keys,
+      withNewKey(now) {
+        const added = newRingKey(keys, now);
+        return { id: added.id, text: formatKeyList([...keys, added]) };
+      },
+      without: (id) => formatKeyList(keys.filter((key) => key.id !== id)),
+    };
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
 }
 
-const keyJson = (key: RingKey, newest: RingKey) => ({ id: key.id, addedAt: iso(key.addedAt ?? null), newest: key === newest });
+/** The sealing key as a ring, for sealing and opening. */
+async function sealingRing(context: CommandContext) {
+  const { rotatableKeys, keyFilePath, loadKeyRing } = await modules.keyRings();
+  const { variable } = rotatableKeys.sealing;
+  const envValue = context.env[variable]?.trim() ? context.env[variable] : undefined;
+  try {
+    return loadKeyRing(envValue, envValue ? '' : keyFilePath('sealing', dirname(context.databasePath)), { name: variable });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** What a replaced key still verifies during its grace period. */
+const graceUse: Partial<Record<KeyName, string>> = { session: 'sessions', cursor: 'cursors', 'oauth-cookies': 'OAuth cookies and consent forms' };
+
+const keyJson = (key: ListedKey, newest: ListedKey) => ({ id: key.id, addedAt: iso(key.addedAt ?? null), newest: key === newest });
 
 /** How a sealed value's context (associated data) is made from its row's key. */
 async function contextOf(column: SealedColumnName): Promise<(recordKey: string[]) => string> {
@@ -91,8 +148,9 @@ export const keysCommands: Command[] = [
     usage: 'keys list',
     summary: 'List the rotatable keys (ids, never the keys) and how many stored values each sealing key sealed.',
     help: [
-      'Lists the sealing key (WEBHOOK_SECRET_KEY), the session key (SESSION_JWT_SECRET) and the cursor',
-      'key (CURSOR_SECRET): where each comes from (the environment variable, else its file beside',
+      'Lists the sealing key (WEBHOOK_SECRET_KEY), the session key (SESSION_JWT_SECRET), the cursor key',
+      '(CURSOR_SECRET), the OAuth cookie key (OAUTH_COOKIE_SECRET) and the OAuth signing keys',
+      '(OAUTH_SIGNING_JWK): where each comes from (the environment variable, else its file beside',
       'DATABASE_PATH), its key ids oldest first and which one is the newest (signs and seals), and',
       'for the sealing key how many stored values each key id sealed, per column.',
       'JSON: {"keys": {"<name>": {"source", "keys": [{"id", "addedAt", "newest"}]}}, "sealed": {"<table.column>": {"<key id>": <count>}}}.',
@@ -104,8 +162,8 @@ export const keysCommands: Command[] = [
       const lines: string[] = [];
       for (const name of names) {
         const source = await keySource(context, name);
-        const list = source.ring.keys();
-        const newest = source.ring.newest();
+        const list = source.keys;
+        const newest = list.at(-1)!;
         keys[name] = { source: source.file ?? source.variable, keys: list.map((key) => keyJson(key, newest)) };
         lines.push(`${name} (${source.file ?? source.variable}):`);
         for (const key of list) lines.push(`  ${key.id.padEnd(6)} added ${iso(key.addedAt ?? null) ?? 'before key ids'}${key === newest ? '  newest' : ''}`);
@@ -121,8 +179,8 @@ export const keysCommands: Command[] = [
   },
   {
     path: ['keys', 'rotate'],
-    usage: 'keys rotate [sealing] [session] [cursor]',
-    summary: 'Add a new newest key to each named key (all three by default).',
+    usage: 'keys rotate [sealing] [session] [cursor] [oauth-cookies] [oauth-signing]',
+    summary: 'Add a new newest key to each named key (all of them by default).',
     help: [
       'Adds a new random key, with the next id (k1, k2, …) and the time, as the newest of each named key:',
       '  sealing   WEBHOOK_SECRET_KEY / webhook-secrets.key: seals webhook signing secrets, connector',
@@ -130,6 +188,12 @@ export const keysCommands: Command[] = [
       '  session   SESSION_JWT_SECRET / session-jwt.key: signs session tokens; the replaced key still',
       '            verifies for PREVIOUS_KEY_GRACE_SECONDS (default a day).',
       '  cursor    CURSOR_SECRET / cursor.key: signs list cursors; the same grace period.',
+      '  oauth-cookies  OAUTH_COOKIE_SECRET / oauth-cookies.key: signs the OAuth authorization server\'s',
+      '            cookies and consent forms; the same grace period (a cookie signed with the replaced key',
+      '            is signed again with the newest on its next request).',
+      '  oauth-signing  OAUTH_SIGNING_JWK / oauth-signing-key.json: the authorization server\'s ES256 keys,',
+      '            published at /oauth/jwks; a new key (id es256-…) signs from then on. Nothing /v1 accepts',
+      '            is signed with them, so a replaced one may be retired at once.',
       'A key file beside DATABASE_PATH is rewritten in one step (mode 0600); running servers and workers',
       'read it again within a second. A key given in the environment cannot be changed from here: the',
       'command prints the new value to set instead (every process, then restart; README "Key rotation").',
@@ -139,16 +203,14 @@ export const keysCommands: Command[] = [
     options: {},
     positionals: 3,
     async run(context) {
-      const { newRingKey, writeKeyFile, formatKeyList } = await modules.keyRings();
+      const { replaceKeyFile } = await modules.keyRings();
       const rotated: Array<{ name: string; id: string; file: string | null }> = [];
       const environment: Record<string, string> = {};
       for (const name of parseNames(context.positionals)) {
         const source = await keySource(context, name);
-        const keys = [...source.ring.keys()];
-        const added = newRingKey(keys, context.now());
-        keys.push(added);
-        if (source.file) writeKeyFile(source.file, keys);
-        else environment[source.variable] = formatKeyList(keys).replace(/\n/g, ',');
+        const added = source.withNewKey(context.now());
+        if (source.file) replaceKeyFile(source.file, added.text);
+        else environment[source.variable] = added.text.replace(/\n/g, ',');
         rotated.push({ name, id: added.id, file: source.file ?? null });
       }
       const lines = rotated.map((entry) => `${entry.name}: added ${entry.id} as the newest key${entry.file ? ` in ${entry.file}` : ''}.`);
@@ -185,9 +247,9 @@ export const keysCommands: Command[] = [
       const batchSize = batchText === undefined ? defaultBatchSize : Number(batchText);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliError(`--batch-size must be an integer from 1 to 10000; got "${String(batchText)}".`);
       const [{ createSealedColumnStore, sealedColumnNames }, { createSecretBox }] = await Promise.all([modules.sealedColumns(), modules.secretBox()]);
-      const source = await keySource(context, 'sealing');
-      const newest = source.ring.newest();
-      const box = createSecretBox(source.ring);
+      const ring = await sealingRing(context);
+      const newest = ring.newest();
+      const box = createSecretBox(ring);
       const store = createSealedColumnStore(await context.db());
       const skipPrefix = `v2.${newest.id}.`;
       const resealed: Record<string, number> = Object.fromEntries(sealedColumnNames.map((column) => [column, 0]));
@@ -239,13 +301,14 @@ export const keysCommands: Command[] = [
   },
   {
     path: ['keys', 'retire'],
-    usage: 'keys retire <sealing|session|cursor> <key id> [--force]',
+    usage: 'keys retire <sealing|session|cursor|oauth-cookies|oauth-signing> <key id> [--force]',
     summary: 'Remove a replaced key from its key file, once nothing needs it.',
     help: [
       'Removes a key that is not the newest from its key file. Refused for the sealing key while any',
-      'stored value is still sealed with it (run keys reseal first), and for the session and cursor keys',
-      'while its grace period lasts (PREVIOUS_KEY_GRACE_SECONDS after the next key was added) unless',
-      '--force: sessions and cursors it signed are refused from then on. A key given in the environment',
+      'stored value is still sealed with it (run keys reseal first), and for the session, cursor and',
+      'OAuth cookie keys while its grace period lasts (PREVIOUS_KEY_GRACE_SECONDS after the next key was',
+      'added) unless --force: what it signed is refused from then on (an OAuth authorization in progress',
+      'starts again). An OAuth signing key may be retired at once. A key given in the environment',
       'is removed by setting the variable without it. JSON: {"name", "retired", "file"}.',
     ].join('\n'),
     options: { force: { type: 'boolean' } },
@@ -255,7 +318,7 @@ export const keysCommands: Command[] = [
       if (!nameText || !keyId) throw new CliError('Name the key and the id to retire, e.g. keys retire sealing k0.');
       const [name] = parseNames([nameText]);
       const source = await keySource(context, name!);
-      const keys = source.ring.keys();
+      const keys = source.keys;
       const index = keys.findIndex((key) => key.id === keyId);
       if (index === -1) throw new CliError(`The ${name} key has no key ${keyId} (it has ${keys.map((key) => key.id).join(', ')}).`);
       if (index === keys.length - 1) throw new CliError(`${keyId} is the newest ${name} key; rotate first, then retire it.`);
@@ -268,7 +331,7 @@ export const keysCommands: Command[] = [
             `Stored values are still sealed with ${keyId} (${using.map(([column, perKey]) => `${column}: ${perKey[keyId]}`).join(', ')}); run keys reseal first.`,
           );
         }
-      } else if (!context.values.force) {
+      } else if (graceUse[name!] && !context.values.force) {
         const { loadConfig, ConfigError } = await modules.config();
         let graceMs: number;
         try {
@@ -280,16 +343,16 @@ export const keysCommands: Command[] = [
         const successor = keys[index + 1]!;
         if (successor.addedAt === undefined || context.now() < successor.addedAt + graceMs) {
           const until = successor.addedAt === undefined ? 'an unknown time' : iso(successor.addedAt + graceMs);
-          throw new CliError(`${keyId} still verifies ${name === 'session' ? 'sessions' : 'cursors'} it signed until ${until}; retire it then, or now with --force.`);
+          throw new CliError(`${keyId} still verifies ${graceUse[name!]} it signed until ${until}; retire it then, or now with --force.`);
         }
       }
-      const { writeKeyFile } = await modules.keyRings();
-      writeKeyFile(source.file, keys.filter((key) => key.id !== keyId));
+      const { replaceKeyFile } = await modules.keyRings();
+      replaceKeyFile(source.file, source.without(keyId));
       return { json: { name, retired: keyId, file: source.file }, text: `Removed ${name} key ${keyId} from ${source.file}.` };
     },
   },
 ];
 
 export const keysGroups: Record<string, string> = {
-  keys: 'Rotatable keys: sealing (webhook secrets, connector credentials, stored answers), session tokens, cursors.',
+  keys: 'Rotatable keys: sealing (webhook secrets, connector credentials, stored answers), session tokens, cursors, OAuth cookies and signing keys.',
 };

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { fixedKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
+import { acceptedKeys, fixedKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
 
 /** Where a list stopped: the listing it belongs to and the last row's sort key and id. */
 export interface CursorPayload {
@@ -97,14 +97,7 @@ export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorK
   };
   keyObject(ring.newest());
   /** The keys a cursor may have been signed with: every key the ring still accepts, newest first. */
-  const verifyingKeys = () => {
-    const at = now();
-    return ring
-      .keys()
-      .filter((key) => ring.accepts(key, at, graceMs))
-      .reverse()
-      .map(keyObject);
-  };
+  const verifyingKeys = () => acceptedKeys(ring, now(), graceMs).map(keyObject);
   const macMatches = (json: Buffer, givenMac: Buffer) => {
     if (verifyingKeys().some((key) => timingSafeEqual(mac(key, json), givenMac))) return true;
     // Signed by another process with a key this one has not read yet?

@@ -10,7 +10,8 @@ import {
   sessionTokenIssuer,
   verifySessionToken,
 } from '../../src/auth/sessionTokens.js';
-import { loadOrCreateSecret } from '../../src/auth/serverSecrets.js';
+import { loadKeyRing } from '../../src/auth/keyRings.js';
+import type { RandomBytes } from '../../src/store/ids.js';
 import { makeTempDir } from '../store/factories.js';
 import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
 
@@ -139,7 +140,11 @@ describe('verifySessionToken', () => {
   });
 });
 
-describe('loadOrCreateSecret', () => {
+/** The newest key of a key ring made from a variable or a file, as the server loads its session key. */
+const loadSecret = (envValue: string | undefined, file: string, options: { name?: string; randomBytes?: RandomBytes } = {}) =>
+  loadKeyRing(envValue, file, { name: options.name ?? 'The secret', ...(options.randomBytes ? { randomBytes: options.randomBytes } : {}) }).newest().key;
+
+describe('a key loaded from a variable or a file, created on first use', () => {
   let dir: string;
   beforeEach(() => {
     dir = makeTempDir();
@@ -149,36 +154,36 @@ describe('loadOrCreateSecret', () => {
   it('uses the configured value and never touches the file', () => {
     const configured = Buffer.alloc(32, 3).toString('base64url');
     const file = path.join(dir, 'session-jwt.key');
-    expect(Buffer.from(loadOrCreateSecret(configured, file))).toEqual(Buffer.alloc(32, 3));
+    expect(Buffer.from(loadSecret(configured, file))).toEqual(Buffer.alloc(32, 3));
     expect(() => statSync(file)).toThrow();
   });
 
   it('refuses a configured value that is too short or not base64url, naming it', () => {
     const file = path.join(dir, 'k');
-    expect(() => loadOrCreateSecret(Buffer.alloc(31).toString('base64url'), file, { name: 'SESSION_JWT_SECRET' })).toThrow(/SESSION_JWT_SECRET must be at least 32 bytes/);
-    expect(() => loadOrCreateSecret(`${'a'.repeat(43)}=`, file)).toThrow(/at least 32 bytes/);
+    expect(() => loadSecret(Buffer.alloc(31).toString('base64url'), file, { name: 'SESSION_JWT_SECRET' })).toThrow(/SESSION_JWT_SECRET must be at least 32 bytes/);
+    expect(() => loadSecret(`${'a'.repeat(43)}=`, file)).toThrow(/at least 32 bytes/);
   });
 
   it('generates 32 random bytes into a mode-0600 file on first use and reuses them', () => {
     const file = path.join(dir, 'data', 'session-jwt.key');
-    const first = loadOrCreateSecret(undefined, file, { randomBytes: (size) => new Uint8Array(size).fill(9) });
+    const first = loadSecret(undefined, file, { randomBytes: (size) => new Uint8Array(size).fill(9) });
     expect(Buffer.from(first)).toEqual(Buffer.alloc(32, 9));
     expect(readFileSync(file, 'utf8').trim()).toBe(Buffer.alloc(32, 9).toString('base64url'));
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(loadOrCreateSecret('', file))).toEqual(Buffer.from(first));
+    expect(Buffer.from(loadSecret('', file))).toEqual(Buffer.from(first));
   });
 
   it('refuses a damaged key file instead of replacing it', () => {
     const file = path.join(dir, 'session-jwt.key');
     writeFileSync(file, 'short\n');
-    expect(() => loadOrCreateSecret(undefined, file)).toThrow(new RegExp(`in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(() => loadSecret(undefined, file)).toThrow(new RegExp(`in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     expect(readFileSync(file, 'utf8')).toBe('short\n');
   });
 
   it('gives processes that start at once the same secret', async () => {
     const file = path.join(dir, 'race', 'session-jwt.key');
-    const script = `const { loadOrCreateSecret } = await import(${sourceUrl('src/auth/serverSecrets.ts')});
-process.stdout.write(Buffer.from(loadOrCreateSecret(undefined, ${JSON.stringify(file)})).toString('hex'));`;
+    const script = `const { loadKeyRing } = await import(${sourceUrl('src/auth/keyRings.ts')});
+process.stdout.write(Buffer.from(loadKeyRing(undefined, ${JSON.stringify(file)}, { name: 'k' }).newest().key).toString('hex'));`;
     const runs = await Promise.all([1, 2, 3, 4].map(() => runScriptProcess(script)));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const secrets = runs.map((run) => run.stdout);

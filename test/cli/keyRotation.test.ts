@@ -1,6 +1,7 @@
 // Every key rotated while the server runs (issue 28, item 4): the server in this process on port 0
 // over a SQLite file, `admin keys …` as child processes on the same file and key files, as an
 // operator runs them. No client sees an error at any step.
+import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { runAdminCli } from '../support/serverProcess.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
 import { startReceiver, waitFor, type Receiver } from '../webhooks/deliveryFixtures.js';
+import * as oauth from 'oauth4webapi';
+import { approve, authorizationRequest, authorizeAndExchange, discover, hiddenField, insecure, offeredScopes, openConsentPage, registerTestClient, TestBrowser, TEST_REDIRECT_URI } from '../support/oauth.js';
 
 let t: TestApp;
 let github: GithubApiServer;
@@ -35,7 +38,7 @@ afterAll(async () => {
 
 async function admin(args: string[]): Promise<{ json: any; stderr: string }> {
   const run = await runAdminCli([...args, '--json'], {
-    env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '' },
+    env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '', OAUTH_COOKIE_SECRET: '', OAUTH_SIGNING_JWK: '' },
   });
   expect(run.code, run.stderr).toBe(0);
   return { json: JSON.parse(run.stdout), stderr: run.stderr };
@@ -87,7 +90,13 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
     await everythingWorks('before rotation');
 
     const rotated = await admin(['keys', 'rotate']);
-    expect(rotated.json.rotated.map((entry: { name: string; id: string }) => `${entry.name}:${entry.id}`)).toEqual(['sealing:k1', 'session:k1', 'cursor:k1']);
+    expect(rotated.json.rotated.map((entry: { name: string; id: string }) => `${entry.name}:${entry.id}`)).toEqual([
+      'sealing:k1',
+      'session:k1',
+      'cursor:k1',
+      'oauth-cookies:k1',
+      expect.stringMatching(/^oauth-signing:es256-/),
+    ]);
     await everythingWorks('right after rotation');
 
     // A session signed with the new key (as admin session create signs) is accepted at once: an unknown kid makes the server read the file again.
@@ -123,6 +132,73 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
     expect(readFileSync(path.join(t.dataDir, 'webhook-secrets.key'), 'utf8')).not.toMatch(/^k0 /m);
     await everythingWorks('after reseal and retire');
   }, 180_000);
+
+  it('keeps an OAuth authorization under way working across a cookie and signing key rotation, and publishes the new signing key', async () => {
+    const jwksKids = async () => {
+      const response = await fetch(`${new URL(t.app.publicBaseUrl).origin}/oauth/jwks`);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { keys: Array<{ kid: string; d?: string }> }).keys.map((key) => {
+        expect(key.d, 'a private member published').toBeUndefined();
+        return key.kid;
+      });
+    };
+    const session = t.fixture.workPlatform.tokens.session;
+    const registered = await registerTestClient(t.db, { workspaceId: t.fixture.workPlatform.workspaceId, scopes: ['tasks:read'], name: 'Rotation client' });
+    const as = await discover(t.app.publicBaseUrl);
+    const kidsBefore = await jwksKids();
+
+    // A consent page opened before the rotation: its interaction cookie and CSRF token are signed with the key in use then.
+    const browser = new TestBrowser();
+    const request = await authorizationRequest(as, registered.id, 'tasks:read');
+    const consent = await openConsentPage(browser, request.url, session);
+    expect(offeredScopes(consent.html)).toEqual(['tasks:read']);
+
+    const cookieKeyFile = path.join(t.dataDir, 'oauth-cookies.key');
+    /** The consent form's CSRF token as the server makes it with `key` (src/auth/oauth/interactions.ts). */
+    const csrfWith = (key: Uint8Array, page: { url: string }) => {
+      const uid = /\/oauth\/interaction\/([^/?#]+)/.exec(page.url)![1]!;
+      return createHmac('sha256', createHmac('sha256', key).update('oauth consent csrf').digest()).update(`${uid}\n${session}`).digest('base64url');
+    };
+    const keyBefore = loadKeyRing(undefined, cookieKeyFile, { name: 'OAUTH_COOKIE_SECRET' }).newest();
+    expect(hiddenField(consent.html, 'csrf')).toBe(csrfWith(keyBefore.key, consent));
+
+    const rotated = await admin(['keys', 'rotate', 'oauth-cookies', 'oauth-signing']);
+    const [cookieKeyId, signingKey] = rotated.json.rotated.map((entry: { id: string }) => entry.id);
+    const newCookieKey = loadKeyRing(undefined, cookieKeyFile, { name: 'OAUTH_COOKIE_SECRET' }).newest();
+    expect(newCookieKey.id).toBe(cookieKeyId);
+    await waitFor(async () => (await jwksKids()).includes(signingKey), 'the new signing key published', 10_000);
+    expect(await jwksKids()).toEqual([signingKey, ...kidsBefore]);
+    // The server signs with the new cookie key once it has read the file (within a second): another consent page shows it.
+    await waitFor(
+      async () => {
+        const other = await openConsentPage(new TestBrowser(), (await authorizationRequest(as, registered.id, 'tasks:read')).url, session);
+        return hiddenField(other.html, 'csrf') === csrfWith(newCookieKey.key, other);
+      },
+      'consent forms signed with the new cookie key',
+      10_000,
+      100,
+    );
+
+    // The page opened before, its cookies and form signed with the replaced key, is approved all the same.
+    const landed = await approve(browser, consent, ['tasks:read']);
+    expect(landed.url.startsWith(TEST_REDIRECT_URI), `${landed.status} ${landed.url} ${landed.html.slice(0, 300)}`).toBe(true);
+    const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      registered.client,
+      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
+    );
+    expectSuccess(await t.workPlatformClient.get('/v1/tasks?limit=1', { authorization: `Bearer ${tokens.access_token}` }), 200);
+
+    // The replaced keys retired: a new authorization runs on the new keys alone, and the old signing keys are no longer published.
+    const replacedCookieKeys = loadKeyRing(undefined, cookieKeyFile, { name: 'OAUTH_COOKIE_SECRET' }).keys().filter((key) => key.id !== cookieKeyId);
+    for (const key of replacedCookieKeys) await admin(['keys', 'retire', 'oauth-cookies', key.id, '--force']);
+    for (const kid of kidsBefore) await admin(['keys', 'retire', 'oauth-signing', kid]);
+    await waitFor(async () => (await jwksKids()).length === 1, 'the old signing keys withdrawn', 10_000);
+    expect(await jwksKids()).toEqual([signingKey]);
+    const fresh = await authorizeAndExchange(as, registered, { sessionToken: session, scope: 'tasks:read' });
+    expectSuccess(await t.workPlatformClient.get('/v1/tasks?limit=1', { authorization: `Bearer ${fresh.access_token}` }), 200);
+  }, 120_000);
 
   it('refuses to retire the newest key, a sealing key still in use, and a session key in its grace period', async () => {
     const run = (args: string[]) => runAdminCli([...args, '--json'], { env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '' } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadOrCreateSecret, loadOrCreateSigningJwk } from '../../src/auth/serverSecrets.js';
+import { loadKeyRing } from '../../src/auth/keyRings.js';
+import { loadSigningKeys } from '../../src/auth/oauth/signingKeys.js';
 import { secretsCommand } from '../../src/cli/secretsCommand.js';
 import { ConfigError, loadConfig, requireSharedSecrets, sharedSecretNames } from '../../src/config.js';
 
@@ -18,9 +19,9 @@ describe('admin secrets', () => {
     expect(Object.keys(values)).toEqual([...sharedSecretNames]);
     expect(first.json).toEqual(values);
     for (const name of sharedSecretNames.filter((name) => name !== 'OAUTH_SIGNING_JWK')) {
-      expect(loadOrCreateSecret(values[name], '/nowhere/unused.key', { name })).toHaveLength(32);
+      expect(loadKeyRing(values[name], '/nowhere/unused.key', { name }).newest().key).toHaveLength(32);
     }
-    expect(loadOrCreateSigningJwk(values.OAUTH_SIGNING_JWK, '/nowhere/unused.json')).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+    expect(loadSigningKeys(values.OAUTH_SIGNING_JWK, '/nowhere/unused.json').keys()).toMatchObject([{ kty: 'EC', crv: 'P-256', alg: 'ES256' }]);
     const second = parseEnvLines((await run()).text);
     for (const name of sharedSecretNames) expect(second[name]).not.toBe(values[name]);
   });

@@ -19,10 +19,12 @@ import { clientAddress } from '../../http/clientAddress.js';
 import { clientWentAway } from '../../http/httpAdapter.js';
 import type { AddressLimit, AddressRateLimiter } from '../../limits/addressRateLimiter.js';
 import type { RateLimitDecision } from '../../limits/rateLimiter.js';
+import { acceptedKeys, type KeyRing } from '../keyRings.js';
 import { errorPage, PAGE_HEADERS } from './consentPage.js';
 import { createInteractionRoutes, readAppSession } from './interactions.js';
 import { oauthAdapterFactory } from './oauthAdapter.js';
 import { clientSecretMatches } from './oauthCredentials.js';
+import type { SigningJwk, SigningKeySet } from './signingKeys.js';
 
 /** Where the authorization server's own endpoints live. */
 export const OAUTH_MOUNT_PATH = '/oauth';
@@ -47,10 +49,12 @@ export interface AuthorizationServerOptions {
   users: Pick<UserStore, 'getUser'>;
   /** Verifies the application's session token (signature, expiry, `session revoke`, the user still there). */
   callers: CallerResolver;
-  /** A private EC P-256 JWK (ES256); signs nothing that /v1 accepts, but oidc-provider needs its own key. */
-  signingJwk: Record<string, unknown>;
-  /** Keys the authorization server's cookies and the consent page's CSRF tokens. */
-  cookieSecret: Uint8Array;
+  /** Private EC P-256 JWKs (ES256), the newest signing; sign nothing that /v1 accepts, but oidc-provider needs keys of its own. */
+  signingKeys: SigningKeySet;
+  /** Key the authorization server's cookies and the consent page's CSRF tokens: the newest signs, any accepted one verifies. */
+  cookieKeys: KeyRing;
+  /** How long a replaced cookie key still verifies (PREVIOUS_KEY_GRACE_SECONDS). */
+  cookieKeyGraceMs: number;
   logger: Logger;
   now: () => number;
   /** The /v1 problem type base (ERROR_TYPE_BASE): a database outage answers the API's `<base>/unavailable` problem. */
@@ -122,15 +126,23 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const issuer = publicBase.origin;
   const resource = oauthResourceFor(options.publicBaseUrl);
   // oidc-provider (with Koa, about 260 modules) is loaded and configured on the first request that needs it: it was
-  // a quarter of the server's start-up. What could make it refuse to start, the signing key, is checked at start-up
-  // (loadOrCreateSigningJwk); the issuer comes from the checked public base URL.
-  let started: Promise<ProviderRoutes> | undefined;
-  const providerRoutes = () =>
-    (started ??= startProvider(options, publicBase, resource).catch((error: unknown) => {
-      // Not kept: the next request tries again rather than finding OAuth down until a restart.
-      started = undefined;
-      throw error;
-    }));
+  // a quarter of the server's start-up. What could make it refuse to start, the signing keys, is checked at start-up
+  // (loadSigningKeys); the issuer comes from the checked public base URL. Its key set is fixed when it is configured:
+  // when the signing keys change (admin keys rotate oauth-signing), the next request configures it again. Everything
+  // it keeps lives in the store, so requests already under way finish on the one they started with.
+  let started: { keys: readonly SigningJwk[]; routes: Promise<ProviderRoutes> } | undefined;
+  const providerRoutes = () => {
+    const keys = options.signingKeys.keys();
+    if (started?.keys !== keys) {
+      const routes = startProvider(options, publicBase, resource, keys).catch((error: unknown) => {
+        // Not kept: the next request tries again rather than finding OAuth down until a restart.
+        if (started?.routes === routes) started = undefined;
+        throw error;
+      });
+      started = { keys, routes };
+    }
+    return started.routes;
+  };
 
   return {
     issuer,
@@ -207,10 +219,11 @@ interface ProviderRoutes {
   toProvider(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, target: string): Promise<void>;
 }
 
-async function startProvider(options: AuthorizationServerOptions, publicBase: URL, resource: string): Promise<ProviderRoutes> {
+async function startProvider(options: AuthorizationServerOptions, publicBase: URL, resource: string, signingKeys: readonly SigningJwk[]): Promise<ProviderRoutes> {
   const { default: Provider, errors, interactionPolicy } = await import('oidc-provider');
   const issuer = publicBase.origin;
-  const cookieKey = Buffer.from(options.cookieSecret).toString('base64url');
+  /** The cookie keys in force, newest (the one that signs) first, as Koa's Keygrip takes them. */
+  const cookieKeys = () => acceptedKeys(options.cookieKeys, options.now(), options.cookieKeyGraceMs).map((key) => Buffer.from(key.key).toString('base64url'));
 
   const policy = interactionPolicy.base();
   // The authorization server's session follows the application's: signed out of the application,
@@ -228,9 +241,10 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   const provider = new Provider(issuer, {
     adapter: oauthAdapterFactory(options.records, options.clients, options.now, options.limits.interactionsPerClient),
     clients: [],
-    jwks: { keys: [options.signingJwk] },
+    // The newest signs: oidc-provider takes the first key of an algorithm.
+    jwks: { keys: [...signingKeys].reverse() },
     cookies: {
-      keys: [cookieKey],
+      keys: cookieKeys(),
       names: { session: 'oauth_session', interaction: 'oauth_interaction', resume: 'oauth_resume' },
       long: { httpOnly: true, sameSite: 'lax', path: OAUTH_MOUNT_PATH },
       short: { httpOnly: true, sameSite: 'lax', path: OAUTH_MOUNT_PATH },
@@ -317,6 +331,9 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
   // Everything oidc-provider prints (metadata, redirects, cookie flags) follows from the request's
   // host and scheme; handle() pins both to the issuer, whatever the client sent.
   provider.proxy = true;
+  // Koa reads `keys` for each request's cookies: a rotated cookie key signs from the next request on, and a
+  // cookie signed with a replaced one still verifies during the grace period (and is signed again with the newest).
+  Object.defineProperty(provider, 'keys', { get: cookieKeys, set: () => undefined, configurable: true });
   // Client secrets are stored as SHA-256 hashes: oidc-provider hands this method the hash.
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: ProviderClient, presented: string) {
     return clientSecretMatches(presented, this.clientSecret);
@@ -370,7 +387,9 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
     clients: options.clients,
     users: options.users,
     callers: options.callers,
-    cookieSecret: options.cookieSecret,
+    cookieKeys: options.cookieKeys,
+    cookieKeyGraceMs: options.cookieKeyGraceMs,
+    now: options.now,
     secureCookies: publicBase.protocol === 'https:',
     mountPath: OAUTH_MOUNT_PATH,
   });

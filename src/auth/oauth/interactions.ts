@@ -11,6 +11,7 @@ import { asStoreUnavailable } from '../../store/database.js';
 import type { OauthClient, OauthClientStore } from '../../store/oauthClients.js';
 import type { UserStore } from '../../store/users.js';
 import type { Caller, CallerResolver } from '../bearerTokens.js';
+import { acceptedKeys, type KeyRing, type RingKey } from '../keyRings.js';
 import { consentPage, errorPage, otherWorkspacePage, PAGE_HEADERS, signInPage } from './consentPage.js';
 
 /** The cookie holding the application's session token, sent only to /oauth. */
@@ -46,7 +47,10 @@ export interface InteractionRouteOptions {
   clients: Pick<OauthClientStore, 'getOauthClient'>;
   users: Pick<UserStore, 'getUser'>;
   callers: CallerResolver;
-  cookieSecret: Uint8Array;
+  /** The consent page's CSRF tokens are signed with the newest key and checked against every accepted one. */
+  cookieKeys: KeyRing;
+  cookieKeyGraceMs: number;
+  now: () => number;
   /** Set the Secure flag on our cookies (the issuer is https). */
   secureCookies: boolean;
   mountPath: string;
@@ -56,9 +60,12 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
   const { provider, mountPath } = options;
   const signInPath = `${mountPath}/sign-in`;
   const interactionPath = (uid: string) => `${mountPath}/interaction/${uid}`;
-  const csrfKey = createHmac('sha256', options.cookieSecret).update('oauth consent csrf').digest();
+  const csrfKey = (key: RingKey) => createHmac('sha256', key.key).update('oauth consent csrf').digest();
   /** Bound to the interaction and to the session that sees the page: a form of another session or request is refused. */
-  const consentCsrf = (uid: string, sessionToken: string) => createHmac('sha256', csrfKey).update(`${uid}\n${sessionToken}`).digest('base64url');
+  const consentCsrfWith = (key: RingKey, uid: string, sessionToken: string) => createHmac('sha256', csrfKey(key)).update(`${uid}\n${sessionToken}`).digest('base64url');
+  const consentCsrf = (uid: string, sessionToken: string) => consentCsrfWith(options.cookieKeys.newest(), uid, sessionToken);
+  const consentCsrfMatches = (uid: string, sessionToken: string, given: string | null) =>
+    acceptedKeys(options.cookieKeys, options.now(), options.cookieKeyGraceMs).some((key) => sameText(consentCsrfWith(key, uid, sessionToken), given));
   const cookie = (name: string, value: string, attributes: string) =>
     `${name}=${value}; ${attributes}; HttpOnly${options.secureCookies ? '; Secure' : ''}`;
 
@@ -116,7 +123,7 @@ export function createInteractionRoutes(options: InteractionRouteOptions) {
     const form = req.method === 'POST' ? await readForm(req, res) : undefined;
     if (req.method === 'POST') {
       if (!form) return;
-      if (!sameText(consentCsrf(uid, app.token), form.get('csrf'))) {
+      if (!consentCsrfMatches(uid, app.token, form.get('csrf'))) {
         return sendPage(res, 403, errorPage('Request refused', 'The form was not sent from this consent page (its CSRF token is missing or wrong). Go back and reload the page.'));
       }
     }
