@@ -501,7 +501,7 @@ export interface paths {
         /**
          * List connectors
          * @description The workspace's connectors with their connection status, one page at a time, keyset-paginated
-         *     (see "Lists and cursors"). `kind` and `updatedSince` narrow the list; they are bound into the
+         *     (see "Lists and cursors"). `kind`, `creatorRemoved` and `updatedSince` narrow the list; they are bound into the
          *     cursor like `sort` and `order`. A `connected` connector whose credential's expiry has passed is
          *     listed as `expired`.
          *
@@ -759,7 +759,7 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. Signing secrets are never listed.
+         * @description The workspace's webhook subscriptions, newest first, keyset-paginated (see "Lists and cursors"). Disabled subscriptions are listed with `status: DISABLED` and their `disabledReason`. `creatorRemoved` narrows the list to what a removed user created (or to the rest), and is bound into the cursor. Signing secrets are never listed.
          *
          *     Problem types it may answer: `bad-request`, `unauthenticated`, `token-expired`, `insufficient-role`, `insufficient-scope`, `forbidden`, `method-not-allowed`, `request-timeout`, `validation`, `rate-limited`, `quota-exceeded`, `request-header-fields-too-large`, `internal`, `unavailable`.
          */
@@ -4731,6 +4731,8 @@ export interface components {
         ConnectorSort: "createdAt" | "updatedAt" | "name";
         /** @description Only connectors of this kind. */
         ConnectorKindFilter: components["schemas"]["ConnectorKindId"];
+        /** @description `true`: only what a user since removed from the workspace created (`creatorRemoved: true`), for an owner or admin to review, then keep or delete; `false`: only the rest. Bound into the cursor like the other filters. `admin user delete` prints the same list when it removes a user. */
+        CreatorRemovedFilter: boolean;
         /**
          * @description The subscription's id (`whk_…`). Any other text names no subscription and answers 404.
          * @example whk_Q7mXc2VbN9pLr4TzK8sD
@@ -6972,6 +6974,8 @@ export interface operations {
                 sort?: components["parameters"]["ConnectorSort"];
                 /** @description Only connectors of this kind. */
                 kind?: components["parameters"]["ConnectorKindFilter"];
+                /** @description `true`: only what a user since removed from the workspace created (`creatorRemoved: true`), for an owner or admin to review, then keep or delete; `false`: only the rest. Bound into the cursor like the other filters. `admin user delete` prints the same list when it removes a user. */
+                creatorRemoved?: components["parameters"]["CreatorRemovedFilter"];
                 /**
                  * @description Only the rows whose `updatedAt` is at or after this instant (ISO 8601 date-time, e.g. `2026-11-01T00:00:00Z`): what a client that synchronises asks for. Bound into the cursor.
                  * @example 2026-01-01T00:00:00Z
@@ -7675,6 +7679,8 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description `true`: only what a user since removed from the workspace created (`creatorRemoved: true`), for an owner or admin to review, then keep or delete; `false`: only the rest. Bound into the cursor like the other filters. `admin user delete` prints the same list when it removes a user. */
+                creatorRemoved?: components["parameters"]["CreatorRemovedFilter"];
                 /**
                  * @description Page size, an integer from 1 to 100 in plain decimal digits.
                  * @example 50

@@ -208,7 +208,9 @@ export const workPlatformCommands: Command[] = [
       'for it, in one transaction: its session tokens, personal access tokens and OAuth tokens answer',
       '401 at once, on every server process. Refused while tasks are assigned to the user (assign',
       'them to someone else first). Webhook subscriptions and connectors the user created keep working',
-      'and show creatorRemoved: true in the API, for an administrator to review. JSON: {"id", "workspaceId"}.',
+      'and show creatorRemoved: true in the API, for an administrator to review: the command lists them,',
+      'and so do GET /v1/webhooks?creatorRemoved=true and GET /v1/connectors?creatorRemoved=true.',
+      'JSON: {"id", "workspaceId", "flagged": {"webhooks": [ids], "connectors": [ids]}}.',
     ].join('\n'),
     options: {},
     positionals: 1,
@@ -216,7 +218,17 @@ export const workPlatformCommands: Command[] = [
       const id = positional(context, 'user to delete (usr_…)');
       const { createUserStore } = await modules.users();
       const deleted = await createUserStore(await context.db(), { now: context.now }).deleteUser(id);
-      return { json: deleted, text: `Deleted user ${id} from workspace ${deleted.workspaceId}, with its tokens.` };
+      const { webhooks, connectors } = deleted.flagged;
+      const lines = [`Deleted user ${id} from workspace ${deleted.workspaceId}, with its tokens.`];
+      if (webhooks.length + connectors.length > 0) {
+        lines.push(
+          'It created these, which keep working and are now flagged creatorRemoved for an owner or admin to keep or delete:',
+          ...webhooks.map((webhookId) => `  webhook subscription ${webhookId}`),
+          ...connectors.map((connectorId) => `  connector ${connectorId}`),
+          'Review them in the API: GET /v1/webhooks?creatorRemoved=true, GET /v1/connectors?creatorRemoved=true.',
+        );
+      }
+      return { json: deleted, text: lines.join('\n') };
     },
   },
   {

@@ -15,7 +15,7 @@ import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
 import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
 import { InvalidValueError } from './workPlatformErrors.js';
-import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { changeWriter, checkText, creatorRemovedCondition, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export { connectorKinds, type ConnectorKind, type ConnectorStatus };
 
@@ -24,7 +24,7 @@ export type CreateConnectorInput = components['schemas']['ConnectorCreate'];
 
 export const connectorSorts = sortFields.ConnectorSort;
 export type ConnectorSort = (typeof connectorSorts)[number];
-export type ConnectorListOptions = FilteredListOptions<ConnectorSort, 'kind' | 'updatedSince'>;
+export type ConnectorListOptions = FilteredListOptions<ConnectorSort, 'kind' | 'creatorRemoved' | 'updatedSince'>;
 
 /** The stored name's limit in characters (the contract's `Connector.name` maxLength). */
 export const connectorNameLimit = maxLengths.Connector.name;
@@ -176,6 +176,7 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
     sortKeys,
     filters: {
       kind: eq(connectors.kind, sql.placeholder('kind')),
+      creatorRemoved: creatorRemovedCondition(connectors.creatorRemovedAt),
       updatedSince: gte(connectors.updatedAt, sql.placeholder('updatedSince')),
     },
     toItem: ([id, , kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt, createdBy, creatorRemovedAt]: ListedConnectorRow) =>

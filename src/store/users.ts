@@ -52,8 +52,9 @@ export interface UserStore {
    * OAuth authorization server issued for it go in one transaction. The webhook subscriptions and
    * connectors it created stay, marked as their creator's removal (creatorRemoved). Refused while
    * tasks are assigned to the user or deals are owned by it (they would name a user who no longer exists).
+   * Answers the ids of what it flagged.
    */
-  deleteUser(id: string): Promise<{ id: string; workspaceId: string }>;
+  deleteUser(id: string): Promise<{ id: string; workspaceId: string; flagged: { webhooks: string[]; connectors: string[] } }>;
 }
 
 export function createUserStore(source: StoreSource, options: UserStoreOptions = {}): UserStore {
@@ -114,17 +115,19 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
   );
   const deleteOauthRecords = engine.statement(orm.delete(oauthRecords).where(eq(oauthRecords.accountId, sql.placeholder('id'))));
   // What the user created stays, flagged for an administrator (creatorRemoved in the API).
-  const flagCreatedWebhooks = engine.statement(
+  const flagCreatedWebhooks = engine.statement<{ id: string }>(
     orm
       .update(webhookSubscriptions)
       .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
-      .where(and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.createdBy, sql.placeholder('id')))),
+      .where(and(eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId')), eq(webhookSubscriptions.createdBy, sql.placeholder('id'))))
+      .returning({ id: webhookSubscriptions.id }),
   );
-  const flagCreatedConnectors = engine.statement(
+  const flagCreatedConnectors = engine.statement<{ id: string }>(
     orm
       .update(connectors)
       .set({ creatorRemovedAt: sql`${sql.placeholder('at')}` })
-      .where(and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.createdBy, sql.placeholder('id')))),
+      .where(and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.createdBy, sql.placeholder('id'))))
+      .returning({ id: connectors.id }),
   );
   const deleteById = engine.statement(orm.delete(users).where(eq(users.id, sql.placeholder('id'))));
 
@@ -183,11 +186,13 @@ export function createUserStore(source: StoreSource, options: UserStoreOptions =
         }
         await deleteOauthRecords.run({ id });
         const at = now();
-        await flagCreatedWebhooks.run({ workspaceId: user.workspaceId, id, at });
-        await flagCreatedConnectors.run({ workspaceId: user.workspaceId, id, at });
+        const flagged = {
+          webhooks: (await flagCreatedWebhooks.objects({ workspaceId: user.workspaceId, id, at })).map((row) => row.id).sort(),
+          connectors: (await flagCreatedConnectors.objects({ workspaceId: user.workspaceId, id, at })).map((row) => row.id).sort(),
+        };
         // The user's personal access tokens go with it (foreign key cascade).
         await deleteById.run({ id });
-        return { id, workspaceId: user.workspaceId };
+        return { id, workspaceId: user.workspaceId, flagged };
       });
     },
 

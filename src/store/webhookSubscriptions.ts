@@ -20,7 +20,7 @@ import { keysetCondition, keysetOrderBy, statementCache, toPage, type KeysetAfte
 import type { AttemptError } from './webhookDeliveries.js';
 import { createEngineDeliveryQueue, notifyDeliveriesQueued, outboxEventTypes, type OutboxEventType } from './outboxEvents.js';
 import { InvalidValueError, NotFoundError, ValueRefusedError, WebhookDisabledError, WebhookLimitError } from './workPlatformErrors.js';
-import { changeWriter, checkText, parseTimestamp, versionedRow } from './workPlatformValues.js';
+import { changeWriter, checkText, creatorRemovedBinding, creatorRemovedCondition, parseTimestamp, versionedRow } from './workPlatformValues.js';
 
 /** At most this many subscriptions per workspace. */
 export const maximumWebhooksPerWorkspace = 20;
@@ -65,13 +65,18 @@ export interface NewSigningKey {
   previousSecretExpiresAt: number;
 }
 
-export interface WebhookListOptions {
+interface PageOptions {
   /** Rows per page; the API allows 1 to 100. */
   limit: number;
   after?: KeysetAfter | null;
 }
 
-export interface WebhookDeliveryListOptions extends WebhookListOptions {
+export interface WebhookListOptions extends PageOptions {
+  /** Only what a removed user created (true), or only the rest (false). */
+  creatorRemoved?: boolean;
+}
+
+export interface WebhookDeliveryListOptions extends PageOptions {
   status?: WebhookDeliveryStatus;
   eventId?: string;
 }
@@ -283,13 +288,15 @@ export function createWebhookSubscriptionStore(source: StoreSource, options: Web
       .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.number)),
   );
 
-  function prepareList(afterPosition: boolean) {
-    const inThisWorkspace = eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId'));
-    return engine.statement<ListedSubscriptionRow, KeysetListArguments>(
+  function prepareList(afterPosition: boolean, byCreatorRemoved: boolean) {
+    const conditions = [eq(webhookSubscriptions.workspaceId, sql.placeholder('workspaceId'))];
+    if (byCreatorRemoved) conditions.push(creatorRemovedCondition(webhookSubscriptions.creatorRemovedAt));
+    if (afterPosition) conditions.push(keysetCondition(subscriptionCreatedAt, webhookSubscriptions.id, 'desc'));
+    return engine.statement<ListedSubscriptionRow, KeysetListArguments & { creatorRemoved?: 0 | 1 }>(
       orm
         .select({ ...getTableColumns(webhookSubscriptions), sortKey: sql<number>`${webhookSubscriptions.createdAt}` })
         .from(webhookSubscriptions)
-        .where(afterPosition ? and(inThisWorkspace, keysetCondition(subscriptionCreatedAt, webhookSubscriptions.id, 'desc')) : inThisWorkspace)
+        .where(and(...conditions))
         .orderBy(...keysetOrderBy(subscriptionCreatedAt, webhookSubscriptions.id, 'desc'))
         .limit(sql.placeholder('limit')),
     );
@@ -380,9 +387,11 @@ export function createWebhookSubscriptionStore(source: StoreSource, options: Web
     async listWebhooks(workspaceId, listOptions) {
       checkPage(listOptions);
       const after = listOptions.after ?? null;
-      const statement = listStatements(after ? 'after' : 'first', () => prepareList(after !== null));
+      const creatorRemoved = creatorRemovedBinding(listOptions.creatorRemoved);
+      const byCreatorRemoved = creatorRemoved !== undefined;
+      const statement = listStatements(`${after ? 'after' : 'first'}:${byCreatorRemoved}`, () => prepareList(after !== null, byCreatorRemoved));
       const rows = await engine.read(() =>
-        statement.objects({ workspaceId, limit: listOptions.limit + 1, afterKey: after?.key, afterId: after?.id }),
+        statement.objects({ workspaceId, limit: listOptions.limit + 1, afterKey: after?.key, afterId: after?.id, ...(byCreatorRemoved ? { creatorRemoved } : {}) }),
       );
       const at = now();
       return toPage(rows, listOptions.limit, ({ sortKey: _sortKey, ...row }) => toWebhook(row, at));

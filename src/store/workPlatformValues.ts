@@ -1,5 +1,7 @@
 // Checks of values the Work-Platform stores persist, shared by projects and tasks: text against
 // its storage limit, timestamps in ISO 8601, and CHECK failures (SQLite's, PostgreSQL's) mapped to typed errors.
+import { sql, type SQL } from 'drizzle-orm';
+import type { AnyColumn } from 'drizzle-orm';
 import type { StoreEngine } from './engine.js';
 import { characterCount, InvalidValueError, NotFoundError, StorageLimitError, VersionConflictError, type VersionedEntity } from './workPlatformErrors.js';
 
@@ -112,4 +114,17 @@ export function versionedRow<R extends { version: number }>(
     throw new VersionConflictError(entity, id, expectedVersion, row.version);
   }
   return row;
+}
+
+/**
+ * The `creatorRemoved` filter of a list: rows whose creator was removed (the placeholder
+ * `creatorRemoved` bound to 1) or the rest (0). A number, so that both engines bind it alike.
+ */
+export function creatorRemovedCondition(creatorRemovedAt: AnyColumn): SQL {
+  return sql`(CASE WHEN ${creatorRemovedAt} IS NULL THEN 0 ELSE 1 END) = ${sql.placeholder('creatorRemoved')}`;
+}
+
+/** The `creatorRemoved` query value as the placeholder binds it. */
+export function creatorRemovedBinding(value: boolean | undefined): 0 | 1 | undefined {
+  return value === undefined ? undefined : value ? 1 : 0;
 }

@@ -1,3 +1,4 @@
+import { createConnectorStore } from '../../src/store/connectors.js';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,15 @@ function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
 async function adminJson(args: string[]): Promise<Run & { json: any }> {
   const run = await admin([...args, '--json']);
   return { ...run, json: JSON.parse(run.stdout) };
+}
+
+async function withStore<T>(fn: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
+  const db = openDatabase(databasePath);
+  try {
+    return await fn(db);
+  } finally {
+    db.close();
+  }
 }
 
 function withDatabase<T>(fn: (db: ReturnType<typeof openDatabase>) => T): T {
@@ -130,15 +140,19 @@ describe('admin CLI: oauth-client and user delete', () => {
     const pat = await adminJson(['pat', 'create', '--workspace', workspaceId, '--user', userId, '--scopes', 'tasks:read']);
     expect(pat.code).toBe(0);
     withDatabase((db) => db.prepare("INSERT INTO oauth_records (model, id_hash, payload, account_id) VALUES ('RefreshToken', 'r1', '{}', ?)").run(userId));
-    const deleted = await adminJson(['user', 'delete', userId]);
+    const created = await withStore((db) => createConnectorStore(db).createConnector(workspaceId, { kind: 'github', name: 'Left behind' }, { kind: 'USER', id: userId }));
+    const deleted = await admin(['user', 'delete', userId]);
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.json).toEqual({ id: userId, workspaceId });
+    expect(deleted.stdout).toContain(`connector ${created.id}`);
+    expect(deleted.stdout).toContain('GET /v1/connectors?creatorRemoved=true');
     withDatabase((db) => {
       expect(db.prepare('SELECT count(*) AS n FROM users WHERE id = ?').get(userId)).toEqual({ n: 0 });
       expect(db.prepare('SELECT count(*) AS n FROM personal_access_tokens WHERE user_id = ?').get(userId)).toEqual({ n: 0 });
       expect(db.prepare('SELECT count(*) AS n FROM oauth_records WHERE account_id = ?').get(userId)).toEqual({ n: 0 });
     });
     expect((await adminJson(['user', 'delete', userId])).json.error.message).toMatch(/No user with id/);
+    const another = (await adminJson(['user', 'create', '--workspace', workspaceId, '--role', 'admin'])).json.id;
+    expect((await adminJson(['user', 'delete', another])).json).toEqual({ id: another, workspaceId, flagged: { webhooks: [], connectors: [] } });
 
     const assignee = (await adminJson(['user', 'create', '--workspace', workspaceId, '--role', 'member'])).json.id;
     withDatabase((db) => {

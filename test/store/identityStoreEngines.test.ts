@@ -5,6 +5,7 @@ import { oauthRecords, personalAccessTokens, tasks, projects } from '../../db/sc
 import { issuePersonalAccessToken, rotatePersonalAccessToken } from '../../src/auth/personalAccessTokens.js';
 import { hashPersonalAccessToken } from '../../src/auth/patFormat.js';
 import type { StoreEngine } from '../../src/store/engine.js';
+import { createConnectorStore } from '../../src/store/connectors.js';
 import { createOauthClientStore } from '../../src/store/oauthClients.js';
 import { createOauthRecordStore, type OauthRecordInput } from '../../src/store/oauthRecords.js';
 import { createPersonalAccessTokenStore } from '../../src/store/personalAccessTokens.js';
@@ -86,7 +87,14 @@ describe.each(storeEngines)('identity stores on $name', (engineCase) => {
     expect(await pats.findPatCaller(hashPersonalAccessToken(token.token))).toBeDefined();
 
     await engine.write(() => engine.statement(engine.orm.delete(tasks)).run({}));
-    expect(await users.deleteUser(memberId)).toEqual({ id: memberId, workspaceId: workspace.workspaceId });
+    const connectorStore = createConnectorStore(engine, { now });
+    const membersConnector = await connectorStore.createConnector(workspace.workspaceId, { kind: 'github', name: "The member's" }, { kind: 'USER', id: memberId });
+    const othersConnector = await connectorStore.createConnector(workspace.workspaceId, { kind: 'github', name: "The owner's" }, workspace.actor);
+    expect(await users.deleteUser(memberId)).toEqual({ id: memberId, workspaceId: workspace.workspaceId, flagged: { webhooks: [], connectors: [membersConnector.id] } });
+    const listed = (creatorRemoved: 0 | 1) =>
+      connectorStore.listConnectors(workspace.workspaceId, { sort: 'createdAt', order: 'asc', limit: 10, creatorRemoved }).then((page) => page.items.map((item) => item.id));
+    expect(await listed(1)).toEqual([membersConnector.id]);
+    expect(await listed(0)).toEqual([othersConnector.id]);
     expect(await users.getUser(memberId)).toBeUndefined();
     // The foreign key cascade took the token; the store took the OAuth records.
     expect(await engine.statement(engine.orm.select({ id: personalAccessTokens.id }).from(personalAccessTokens)).rows({})).toHaveLength(0);

@@ -31,7 +31,8 @@ describe('createdBy and creatorRemoved of webhook subscriptions and connectors',
     const ownersWebhook = expectSuccess(await send('POST', '/v1/webhooks', workspace.pat, { url: webhookUrl, eventTypes: ['task.updated'] }), 201);
     expect(ownersWebhook).toMatchObject({ createdBy: workspace.ownerId, creatorRemoved: false });
 
-    await users.deleteUser(adminId);
+    const deleted = await users.deleteUser(adminId);
+    expect(deleted.flagged).toEqual({ webhooks: [webhook.id], connectors: [connector.id] });
 
     // The admin's credentials are gone at once.
     expectProblem(await send('GET', '/v1/webhooks', adminSession), 401, 'unauthenticated');
@@ -47,6 +48,17 @@ describe('createdBy and creatorRemoved of webhook subscriptions and connectors',
     expect(expectSuccess(await send('GET', `/v1/connectors/${connector.id}`, workspace.pat), 200)).toMatchObject({ createdBy: adminId, creatorRemoved: true });
     const connectors = expectSuccess(await send('GET', '/v1/connectors?limit=100', workspace.pat), 200);
     expect(connectors.items.find((item: { id: string }) => item.id === connector.id)).toMatchObject({ creatorRemoved: true });
+    // An owner or admin lists what needs review, and the rest; the filter is bound into the cursor.
+    const idsOf = (page: { items: Array<{ id: string }> }) => page.items.map((item) => item.id);
+    expect(idsOf(expectSuccess(await send('GET', '/v1/webhooks?creatorRemoved=true', workspace.pat), 200))).toEqual([webhook.id]);
+    expect(idsOf(expectSuccess(await send('GET', '/v1/webhooks?creatorRemoved=false', workspace.pat), 200))).toEqual([ownersWebhook.id]);
+    expect(idsOf(expectSuccess(await send('GET', '/v1/connectors?creatorRemoved=true', workspace.pat), 200))).toEqual([connector.id]);
+    expect(idsOf(expectSuccess(await send('GET', '/v1/connectors?creatorRemoved=false&limit=100', workspace.pat), 200))).not.toContain(connector.id);
+    const firstOfRest = expectSuccess(await send('GET', '/v1/webhooks?creatorRemoved=false&limit=1', workspace.pat), 200);
+    expect(firstOfRest.nextCursor).toBeNull();
+    const firstOfAll = expectSuccess(await send('GET', '/v1/webhooks?limit=1', workspace.pat), 200);
+    expectProblem(await send('GET', `/v1/webhooks?creatorRemoved=true&cursor=${encodeURIComponent(firstOfAll.nextCursor)}`, workspace.pat), 422, 'validation', 'cursor-mismatch');
+    expectProblem(await send('GET', '/v1/webhooks?creatorRemoved=maybe', workspace.pat), 422, 'validation');
     // The owner keeps or removes it.
     expect((await send('DELETE', `/v1/webhooks/${webhook.id}`, workspace.pat)).status).toBe(204);
   });
