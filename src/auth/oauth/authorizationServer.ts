@@ -27,7 +27,7 @@ import { clientSecretMatches } from './oauthCredentials.js';
 /** Where the authorization server's own endpoints live. */
 export const OAUTH_MOUNT_PATH = '/oauth';
 
-/** Lifetimes, in seconds (see README, "OAuth 2.0"). */
+/** Lifetimes, in seconds (see docs/oauth.md, "Decisions"). */
 export const OAUTH_LIFETIMES = Object.freeze({
   accessToken: 15 * 60,
   authorizationCode: 60,
