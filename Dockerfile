@@ -1,5 +1,5 @@
 # The API server for operators: the compiled build (npm run build) on Node 20, run by a user without
-# privileges, the SQLite database and its generated key files on the volume /app/data. See README, "Production".
+# privileges, the SQLite database and its generated key files on the volume /app/data. See docs/operations.md, "Production".
 # Not built where it was written (no Docker engine there): every path it copies and every command it runs
 # were checked outside Docker, in a scratch copy of the repository.
 
@@ -36,12 +36,12 @@ COPY db/postgres/migrations ./db/postgres/migrations
 COPY specs/portfolio/import-format.schema.json ./specs/portfolio/
 COPY scripts/requireFreshBuild.mjs ./scripts/
 # The database and the key files the server generates (session, cursor, webhook, OAuth) live here:
-# keep the volume, or pass the keys as environment variables (README, "Configuration").
+# keep the volume, or pass the keys as environment variables (docs/configuration.md).
 RUN mkdir -p /app/data && chown node:node /app/data && chmod 700 /app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 3000
-# /readyz (README, "Health and drain"): 200 while the database (and Redis, with REDIS_URL) answers and the
+# /readyz (docs/operations.md, "Health and drain"): 200 while the database (and Redis, with REDIS_URL) answers and the
 # server is not shutting down, outside the rate limits; node's fetch, as the slim image has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/readyz`).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]

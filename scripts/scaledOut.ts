@@ -86,7 +86,7 @@ async function ensureDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-/** Polls the process's /readyz (README, "Health and drain") until it answers 200. */
+/** Polls the process's /readyz (docs/operations.md, "Health and drain") until it answers 200. */
 async function waitUntilReady(name: string, port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {

@@ -1,4 +1,4 @@
-// A webhook receiver for local development, and the README's receiver example in runnable form:
+// A webhook receiver for local development, and the receiver example of docs/webhooks.md in runnable form:
 // it reads the raw body, verifies Svc-Signature, skips event ids it has already processed, and
 // prints each event on one line.
 //

@@ -301,7 +301,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         mountedWorkPlatform,
       ],
       handlers: [
-        // Before everything else, and outside both APIs: the probes and the index (README, "Health and drain").
+        // Before everything else, and outside both APIs: the probes and the index (docs/operations.md, "Health and drain").
         createHealthEndpoints({ readiness, problemTypeBase: config.errorTypeBase }),
         createRootIndex(
           [

@@ -139,7 +139,7 @@ export interface AiConfig {
   prices: { inputCentsPerMillionTokens: number; outputCentsPerMillionTokens: number };
 }
 
-/** Every environment variable the server reads, documented once; the README's table mirrors it. */
+/** Every environment variable the server reads, documented once; the table of docs/configuration.md mirrors it (test/config.test.ts checks it). */
 export const ENVIRONMENT_VARIABLES = [
   { name: 'PORT', default: '3000', description: 'TCP port to listen on (0 picks a free port).' },
   { name: 'HOST', default: '0.0.0.0', description: 'Interface to listen on.' },
@@ -250,7 +250,7 @@ export const ENVIRONMENT_VARIABLES = [
     name: 'SESSION_JWT_SECRET',
     default: 'generated into <data dir>/session-jwt.key',
     description:
-      'HS256 keys for session tokens: one key (URL-safe base64 of at least 32 bytes), or a key list "<id> <key> [<added>]", comma-separated, newest last (README "Key rotation"). Every server process of a deployment needs the same one.',
+      'HS256 keys for session tokens: one key (URL-safe base64 of at least 32 bytes), or a key list "<id> <key> [<added>]", comma-separated, newest last (docs/operations.md, "Key rotation"). Every server process of a deployment needs the same one.',
   },
   {
     name: 'CURSOR_SECRET',
@@ -331,7 +331,7 @@ export const ENVIRONMENT_VARIABLES = [
   {
     name: 'REDIS_COMMAND_TIMEOUT_MS',
     default: '500',
-    description: 'How long one count in Redis may take; a slower or failed one counts as Redis unreachable and the call is decided without it (see README "Redis").',
+    description: 'How long one count in Redis may take; a slower or failed one counts as Redis unreachable and the call is decided without it (see docs/operations.md, "Redis").',
   },
   {
     name: 'SHUTDOWN_DELAY_MS',

@@ -155,7 +155,7 @@ function printBanner(url: string, publicBaseUrl: string, config: Config, databas
       `Demo webhook subscription ${demo.workPlatform.webhook.id} → ${demo.workPlatform.webhook.url} (a placeholder address:`,
       '  its deliveries fail and are retried; see GET /v1/webhooks/<id>/deliveries).',
       `Demo OAuth 2.0 client ${demo.workPlatform.oauthClient.id} (public, PKCE; redirect URI ${demo.workPlatform.oauthClient.redirectUri}):`,
-      `  metadata: ${new URL(publicBaseUrl).origin}/.well-known/oauth-authorization-server  (the README's "OAuth 2.0" walks through the flow with curl)`,
+      `  metadata: ${new URL(publicBaseUrl).origin}/.well-known/oauth-authorization-server  (docs/oauth.md walks through the flow with curl)`,
       `  sign in on the consent page with the owner's session token (24 h, shown only now):`,
       `  ${demo.workPlatform.tokens.session}`,
       '  More demo keys and tokens: npm run --silent admin -- demo --json (issues fresh ones).',

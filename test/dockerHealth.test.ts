@@ -1,5 +1,5 @@
 // No Docker engine runs here: the Dockerfile's and compose.yaml's health checks are read, checked
-// against the probes (README, "Health and drain") and the ports the processes listen on, and the
+// against the probes (docs/operations.md, "Health and drain") and the ports the processes listen on, and the
 // image's own health check command is run with node against a real server.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

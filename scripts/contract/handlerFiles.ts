@@ -28,7 +28,7 @@ export function checkHandlerFiles(repoRoot: string, api: string, document: JsonO
       problems.push({
         file,
         where: `${method.toUpperCase()} ${route} (${operationId})`,
-        message: `the operation has no handler; create ${file} with \`export const ${operationId}: <Api>Handler<'${operationId}'> = (ctx) => …\` (see README, "Adding an operation")`,
+        message: `the operation has no handler; create ${file} with \`export const ${operationId}: <Api>Handler<'${operationId}'> = (ctx) => …\` (see docs/adding-an-operation.md)`,
       });
       continue;
     }

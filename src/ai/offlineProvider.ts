@@ -1,6 +1,6 @@
 // The built-in provider: rules, no language model. It lets `npm start`, the demo and the tests
 // answer the AI routes without a network, and says so in every answer (`model: offline-rules-1`).
-// What it does and does not do is listed in the README ("AI routes").
+// What it does and does not do is listed in docs/work-platform.md ("AI routes").
 import { DAY_MS, endOfUtcDay, parseUtcDate, startOfUtcDay, WEEKDAYS } from './calendar.js';
 import { cutToCharacters, draftTasksPrompt, plainLine, projectSummaryPrompt, promptBound, SUMMARY_HIGHLIGHTS, TITLE_MAX_CHARACTERS, type ChatPrompt } from './prompts.js';
 import type { AiProvider, DraftTasksInput, PreparedAiCall, ProjectSummaryInput, ProjectSummaryResult, TaskDraft } from './provider.js';

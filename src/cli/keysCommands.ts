@@ -2,7 +2,7 @@
 // seals every stored sealed value again with the newest sealing key, `retire` removes a replaced
 // key once nothing needs it, `list` shows the keys and what each one sealed. Running servers and
 // workers notice a changed key file within a second; keys given in the environment change only
-// when the processes are restarted with the new value (README, "Key rotation").
+// when the processes are restarted with the new value (docs/operations.md, "Key rotation").
 import { dirname, join } from 'node:path';
 import { CliError, iso, type Command, type CommandContext } from './cliCommand.js';
 import type { RotatableKeyName, RingKey } from '../auth/keyRings.js';
@@ -196,7 +196,7 @@ export const keysCommands: Command[] = [
       '            is signed with them, so a replaced one may be retired at once.',
       'A key file beside DATABASE_PATH is rewritten in one step (mode 0600); running servers and workers',
       'read it again within a second. A key given in the environment cannot be changed from here: the',
-      'command prints the new value to set instead (every process, then restart; README "Key rotation").',
+      'command prints the new value to set instead (every process, then restart; docs/operations.md "Key rotation").',
       'Afterwards run `keys reseal`, then `keys retire sealing <old id>`.',
       'JSON: {"rotated": [{"name", "id", "file"}], "environment": {"<VARIABLE>": "<new value>"}}.',
     ].join('\n'),
@@ -219,7 +219,7 @@ export const keysCommands: Command[] = [
           '',
           'These keys come from the environment: set the new values on every server and worker, then restart them.',
           'With several hosts, first list the new key before the current one (accepted, not yet newest),',
-          'restart all, then set these values and restart again (README "Key rotation"):',
+          'restart all, then set these values and restart again (docs/operations.md "Key rotation"):',
           ...Object.entries(environment).map(([variable, value]) => `${variable}='${value}'`),
         );
       }

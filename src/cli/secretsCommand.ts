@@ -21,7 +21,7 @@ export const secretsCommand: Command = {
     '(several hosts) the server refuses to start until every one of them is set in the environment.',
     'Nothing is stored: each run prints new values. Replacing WEBHOOK_SECRET_KEY later makes the stored',
     'webhook signing secrets unreadable, and replacing the others signs out sessions and voids cursors and',
-    'authorizations in progress: rotate the first three instead (keys rotate --help, README "Key rotation").',
+    'authorizations in progress: rotate the first three instead (keys rotate --help, docs/operations.md "Key rotation").',
     'JSON: {"<NAME>": "<value>", …}.',
   ].join('\n'),
   options: {},

@@ -1,7 +1,7 @@
 // GET /livez and GET /readyz: the probes of load balancers and orchestrators. Answered before
 // either API's pipeline (no authentication, no rate limit, no quota, no request log line: a probe
 // every few seconds per instance would drown the log), outside both APIs' prefixes, and not in
-// their contracts: they are the operator's, documented in the README ("Health and drain").
+// their contracts: they are the operator's, documented in docs/operations.md ("Health and drain").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readiness } from '../health/readiness.js';
 import type { MountedHandler } from './httpAdapter.js';

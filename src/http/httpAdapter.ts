@@ -84,7 +84,7 @@ export const LAST_PATH = Symbol('last path asked on this connection');
  * API that owns the path (or to a mounted handler: MCP, OAuth, health, the index), checks the reply against the contract when asked to, and
  * writes it. A plain request listener, not an Express app: the pipeline routes by the contract
  * and needs none of Express's routing or response helpers, which cost more per request than the
- * whole pipeline does (see README, Performance).
+ * whole pipeline does (see docs/performance.md).
  */
 export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
   const apis = [...options.apis].sort((a, b) => b.api.pathPrefix.length - a.api.pathPrefix.length);

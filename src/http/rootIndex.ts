@@ -1,7 +1,7 @@
 // GET /: a small JSON index of what this server serves, on its public base URL: each API (title
 // and version as its served document says), its reference page and downloads (the operations its
 // contract tags `Downloads`), and the health probes. Outside both APIs' prefixes and contracts,
-// like the probes (README, "Health and drain").
+// like the probes (docs/operations.md, "Health and drain").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LIVENESS_PATH, READINESS_PATH } from './healthEndpoints.js';
 import type { MountedHandler } from './httpAdapter.js';

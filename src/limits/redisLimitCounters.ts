@@ -5,7 +5,7 @@
 //
 // No counting in this process alone here (src/limits/localCounting.ts): it exists to spare SQLite a
 // write transaction per call, while a Redis count is one round trip of about a tenth of a
-// millisecond that also keeps every count exact (measured in the README's "Redis").
+// millisecond that also keeps every count exact (measured in docs/operations.md, "Redis").
 //
 // When Redis cannot be reached (an error, or no answer within REDIS_COMMAND_TIMEOUT_MS) both limits
 // fail open on this process's own estimate: the last count it read plus the calls it admitted

@@ -6,7 +6,7 @@ import { deliveryHeaders } from '../../src/webhooks/signing.js';
 import type { WebhookEnvelope } from '../../src/webhooks/verifyWebhook.js';
 import { envelopeOf, NOW_MS, SECRET_A, SECRET_B, T } from './fixtures.js';
 
-// The README's receiver example, run for real over HTTP with deliveries signed by the sender's code.
+// The receiver example of docs/webhooks.md, run for real over HTTP with deliveries signed by the sender's code.
 describe('the example webhook receiver (scripts/webhook-receiver.ts)', () => {
   const received: WebhookEnvelope[] = [];
   const refused: string[] = [];

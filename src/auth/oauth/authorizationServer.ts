@@ -29,7 +29,7 @@ import type { SigningJwk, SigningKeySet } from './signingKeys.js';
 /** Where the authorization server's own endpoints live. */
 export const OAUTH_MOUNT_PATH = '/oauth';
 
-/** Lifetimes, in seconds (see README, "OAuth 2.0"). */
+/** Lifetimes, in seconds (see docs/oauth.md, "Decisions"). */
 export const OAUTH_LIFETIMES = Object.freeze({
   accessToken: 15 * 60,
   authorizationCode: 60,
