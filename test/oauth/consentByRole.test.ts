@@ -79,4 +79,30 @@ describe('OAuth grants bounded by the role', () => {
     await users.setUserRole(adminId, 'admin');
     expect((await limitsWith(tokens.access_token)).status).toBe(200);
   });
+
+  it('asks again, offering only what the role now holds, when a demoted user authorizes the same client from the same browser', async () => {
+    const users = createUserStore(t.db);
+    const { id: leadId } = await users.createUser({ workspaceId: ws.workspaceId, role: 'admin', name: 'Lead' });
+    const leadSession = makeSession(t.sessionSecret, { userId: leadId, workspaceId: ws.workspaceId, lifetimeSeconds: 3600 });
+    const browser = new TestBrowser();
+    const first = await authorizeAndExchange(as, registered, { browser, sessionToken: leadSession, scope: 'tasks:read workspace:read' });
+    expect(first.scope).toBe('tasks:read workspace:read');
+    // The same browser again, still an admin: the grant is reused without a consent page.
+    const again = await authorizationRequest(as, registered.id, 'tasks:read workspace:read');
+    expect((await openConsentPage(browser, again.url, leadSession)).url.startsWith(TEST_REDIRECT_URI)).toBe(true);
+
+    await users.setUserRole(leadId, 'member');
+    const request = await authorizationRequest(as, registered.id, 'tasks:read workspace:read');
+    const consent = await openConsentPage(browser, request.url, leadSession);
+    expect(consent.url.startsWith(TEST_REDIRECT_URI), 'the old grant was reused without asking').toBe(false);
+    expect(offeredScopes(consent.html)).toEqual(['tasks:read']);
+    const landed = await approve(browser, consent, ['tasks:read']);
+    const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      registered.client,
+      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
+    );
+    expect(tokens.scope).toBe('tasks:read');
+  });
 });

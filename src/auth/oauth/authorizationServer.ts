@@ -6,7 +6,7 @@
 // straight from the store (src/auth/bearerTokens.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProviderClient, ProviderContext } from 'oidc-provider';
-import { problemTypes, scopeCatalogue } from '../../../generated/work-platform/rules.js';
+import { problemTypes, roleScopes, scopeCatalogue } from '../../../generated/work-platform/rules.js';
 import { PipelineFailure, type Failure } from '../../contract/pipelineFailure.js';
 import { storeOutageFailure } from '../../contract/storeOutage.js';
 import type { Reply } from '../../contract/reply.js';
@@ -299,6 +299,25 @@ async function startProvider(options: AuthorizationServerOptions, publicBase: UR
       pushedAuthorizationRequests: { enabled: false },
     },
     issueRefreshToken: async (_ctx: ProviderContext, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    // A grant reused without asking (the same browser authorizing the client again) must still fit its user's
+    // role: one approved before a demotion holds scopes the role lacks, so the consent page is shown again
+    // and offers only what the role holds now. (Tokens are bounded by the role at every call as well.)
+    async loadExistingGrant(ctx: ProviderContext) {
+      const oidc = ctx.oidc as unknown as {
+        result?: { consent?: { grantId?: string } };
+        session: { grantIdFor(clientId: string): string | undefined };
+        client: ProviderClient;
+        provider: { Grant: { find(id: string): Promise<{ accountId: string; resources?: Record<string, string> } | undefined> } };
+      };
+      const grantId = oidc.result?.consent?.grantId || oidc.session.grantIdFor(oidc.client.clientId);
+      const grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
+      if (!grant) return undefined;
+      const user = await options.users.getUser(grant.accountId);
+      if (!user) return undefined;
+      const held: readonly string[] = roleScopes[user.role];
+      const granted = Object.values(grant.resources ?? {}).flatMap((scopes) => scopes.split(' ').filter(Boolean));
+      return granted.every((scope) => held.includes(scope)) ? grant : undefined;
+    },
     // Every refresh rotates; presenting a used refresh token revokes its grant's every token.
     rotateRefreshToken: true,
     // Tokens do not end with the authorization server's browser session.
