@@ -48,8 +48,8 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     };
     const { operation } = entry;
 
-    const operationId = operation.operationId;
-    if (typeof operationId !== 'string' || operationId.trim() === '') {
+    const { operationId } = entry;
+    if (operationId === undefined) {
       report('missing operationId; add `operationId: <verbNoun>` (unique in the API; handlers are named after it)');
     } else {
       const owner = firstOwner.get(operationId);
@@ -99,7 +99,7 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     checkParameters(document, entry, report);
     checkResponses(document, entry, report);
   }
-  problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operation.operationId).filter((id): id is string => typeof id === 'string'))));
+  problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operationId).filter((id) => id !== undefined))));
   return problems;
 }
 
