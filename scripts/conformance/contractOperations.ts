@@ -2,6 +2,7 @@
 // with its examples filled in, credentials and scopes, header parameters, the example body. The
 // conformance runner calls a live server with them; the shared test suites use them too.
 
+import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { exampleBody, resolvePointer, type JsonObject } from '../contract/document.js';
 
 export interface ContractOperation {
@@ -11,6 +12,7 @@ export interface ContractOperation {
   template: string;
   /** The template with every path parameter set to its example, and the required query parameters' examples. */
   examplePath: string;
+  /** No credential is needed (readSpecOperations: the effective `security` is `[]`, or lists `{}`). */
   isPublic: boolean;
   isList: boolean;
   pathParameters: string[];
@@ -36,40 +38,38 @@ type Json = Record<string, any>;
 /** Every operation of a contract (the served openapi.json), with what a caller needs to call it from its examples. */
 export function operationsOf(document: Json): ContractOperation[] {
   const operations: ContractOperation[] = [];
-  for (const [template, pathItem] of Object.entries(document.paths as Json)) {
-    for (const [method, operation] of Object.entries(pathItem as Json)) {
-      const parameters = ((operation as Json).parameters ?? []).map((parameter: Json) => resolve(document, parameter));
-      const pathParameters = parameters.filter((parameter: Json) => parameter.in === 'path');
-      let examplePath = template;
-      for (const parameter of pathParameters) examplePath = examplePath.replace(`{${parameter.name}}`, String(parameter.example));
-      // A required query parameter is part of any call that can succeed (the analytics range, say).
-      const requiredQuery = parameters.filter((parameter: Json) => parameter.in === 'query' && parameter.required === true && parameter.example !== undefined);
-      if (requiredQuery.length > 0) examplePath += `?${new URLSearchParams(requiredQuery.map((parameter: Json) => [parameter.name, String(parameter.example)])).toString()}`;
-      const security = (operation as Json).security ?? document.security ?? [];
-      const requestBodyMedia = resolve(document, (operation as Json).requestBody ?? {}).content?.['application/json'] as Json | undefined;
-      operations.push({
-        operationId: (operation as Json).operationId,
-        method: method.toUpperCase(),
-        template,
-        examplePath,
-        isPublic: security.length === 0,
-        isList: parameters.some((parameter: Json) => parameter.in === 'query' && parameter.name === 'limit'),
-        pathParameters: pathParameters.map((parameter: Json) => parameter.name),
-        pathParameterExamples: Object.fromEntries(pathParameters.map((parameter: Json) => [parameter.name, String(parameter.example)])),
-        declaredStatuses: Object.keys((operation as Json).responses ?? {})
-          .filter((key) => /^[1-5][0-9][0-9]$/.test(key))
-          .map(Number)
-          .sort((a, b) => a - b),
-        requiredScopes: [...((operation as Json)['x-required-scopes'] ?? [])],
-        requiredRoles: [...((operation as Json)['x-required-roles'] ?? [])],
-        rateLimitClass: (operation as Json)['x-ratelimit-class'],
-        headerParameters: parameters
-          .filter((parameter: Json) => parameter.in === 'header')
-          .map((parameter: Json) => ({ name: String(parameter.name).toLowerCase(), required: parameter.required === true })),
-        hasRequestBody: requestBodyMedia !== undefined,
-        requestBodyExample: requestBodyMedia === undefined ? undefined : exampleBody(document, operation as JsonObject)?.value,
-      });
-    }
+  for (const { path: template, method, operation, operationId, isPublic, requiredScopes, requiredRoles, rateLimitClass } of readSpecOperations(document)) {
+    if (operationId === undefined) continue;
+    const parameters = ((operation as Json).parameters ?? []).map((parameter: Json) => resolve(document, parameter));
+    const pathParameters = parameters.filter((parameter: Json) => parameter.in === 'path');
+    let examplePath = template;
+    for (const parameter of pathParameters) examplePath = examplePath.replace(`{${parameter.name}}`, String(parameter.example));
+    // A required query parameter is part of any call that can succeed (the analytics range, say).
+    const requiredQuery = parameters.filter((parameter: Json) => parameter.in === 'query' && parameter.required === true && parameter.example !== undefined);
+    if (requiredQuery.length > 0) examplePath += `?${new URLSearchParams(requiredQuery.map((parameter: Json) => [parameter.name, String(parameter.example)])).toString()}`;
+    const requestBodyMedia = resolve(document, (operation as Json).requestBody ?? {}).content?.['application/json'] as Json | undefined;
+    operations.push({
+      operationId,
+      method: method.toUpperCase(),
+      template,
+      examplePath,
+      isPublic,
+      isList: parameters.some((parameter: Json) => parameter.in === 'query' && parameter.name === 'limit'),
+      pathParameters: pathParameters.map((parameter: Json) => parameter.name),
+      pathParameterExamples: Object.fromEntries(pathParameters.map((parameter: Json) => [parameter.name, String(parameter.example)])),
+      declaredStatuses: Object.keys((operation as Json).responses ?? {})
+        .filter((key) => /^[1-5][0-9][0-9]$/.test(key))
+        .map(Number)
+        .sort((a, b) => a - b),
+      requiredScopes: [...(requiredScopes ?? [])],
+      requiredRoles: [...requiredRoles],
+      rateLimitClass,
+      headerParameters: parameters
+        .filter((parameter: Json) => parameter.in === 'header')
+        .map((parameter: Json) => ({ name: String(parameter.name).toLowerCase(), required: parameter.required === true })),
+      hasRequestBody: requestBodyMedia !== undefined,
+      requestBodyExample: requestBodyMedia === undefined ? undefined : exampleBody(document, operation as JsonObject)?.value,
+    });
   }
   return operations;
 }

@@ -20,7 +20,6 @@ import {
   describeOperation,
   escapePointerSegment,
   isJsonObject,
-  isPublicOperation,
   listOperations,
   operationParameters,
   takesIdempotencyKey,
@@ -131,9 +130,9 @@ function isKind(document: JsonObject, entry: OperationEntry, kind: OperationKind
     case 'every':
       return true;
     case 'protected':
-      return !isPublicOperation(document, entry.operation);
+      return !entry.isPublic;
     case 'public':
-      return isPublicOperation(document, entry.operation);
+      return entry.isPublic;
     case 'requestBody':
       return entry.operation.requestBody !== undefined;
     case 'queryParameters':
@@ -141,7 +140,7 @@ function isKind(document: JsonObject, entry: OperationEntry, kind: OperationKind
     case 'idempotencyKey':
       return takesIdempotencyKey(document, entry);
     case 'requiredRoles':
-      return Array.isArray(entry.operation['x-required-roles']);
+      return entry.requiredRoles.length > 0;
   }
 }
 
@@ -173,7 +172,7 @@ export function conventionsFor(document: JsonObject, entry: OperationEntry, conv
     }
   }
   const responses: InjectedResponse[] = [];
-  const rateLimitClass = entry.operation['x-ratelimit-class'];
+  const { rateLimitClass } = entry;
   for (const convention of conventions.responses) {
     if (responses.some((response) => response.status === convention.status) || !appliesTo(document, entry, convention.of)) continue;
     const byClass = typeof rateLimitClass === 'string' ? convention.byRateLimitClass[rateLimitClass] : undefined;

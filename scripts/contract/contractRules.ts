@@ -4,7 +4,7 @@
 // `webhooks` section, and the plans, rate-limit classes and tiers of `x-rate-limits`.
 
 import { problemTypesOf } from './problemTypes.js';
-import { dereference, isJsonObject, isPublicOperation, listOperations, type JsonObject } from './document.js';
+import { dereference, isJsonObject, listOperations, type JsonObject } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
 import { REQUIRED_ROLES_KEY, roleScopesOf } from './roles.js';
 
@@ -135,13 +135,12 @@ export function renderContractRules(api: string, document: JsonObject): string {
   const publicIds: string[] = [];
   const costs: Record<string, number> = {};
   const requiredRoles: Record<string, string[]> = {};
-  for (const { operation } of listOperations(document)) {
-    if (typeof operation.operationId !== 'string') continue;
-    all.push(operation.operationId);
-    if (isPublicOperation(document, operation)) publicIds.push(operation.operationId);
-    if (typeof operation['x-ratelimit-cost'] === 'number') costs[operation.operationId] = operation['x-ratelimit-cost'];
-    const roles = operation[REQUIRED_ROLES_KEY];
-    if (Array.isArray(roles)) requiredRoles[operation.operationId] = roles.map(String);
+  for (const { operationId, isPublic, rateLimitCost, requiredRoles: roles } of listOperations(document)) {
+    if (operationId === undefined) continue;
+    all.push(operationId);
+    if (isPublic) publicIds.push(operationId);
+    if (rateLimitCost !== undefined && rateLimitCost > 1) costs[operationId] = rateLimitCost;
+    if (roles.length > 0) requiredRoles[operationId] = [...roles];
   }
   const roleScopes = roleScopesOf(document);
   const eventTypes = isJsonObject(document.webhooks) ? Object.keys(document.webhooks) : [];

@@ -6,7 +6,6 @@ import {
   describeOperation,
   escapePointerSegment,
   isJsonObject,
-  isPublicOperation,
   listOperations,
   lowestSuccessStatus,
   operationParameters,
@@ -49,8 +48,8 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     };
     const { operation } = entry;
 
-    const operationId = operation.operationId;
-    if (typeof operationId !== 'string' || operationId.trim() === '') {
+    const { operationId } = entry;
+    if (operationId === undefined) {
       report('missing operationId; add `operationId: <verbNoun>` (unique in the API; handlers are named after it)');
     } else {
       const owner = firstOwner.get(operationId);
@@ -78,18 +77,20 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
       report('missing summary; add `summary:` (it names the Postman request)');
     }
 
-    if (typeof operation['x-ratelimit-class'] !== 'string' || operation['x-ratelimit-class'] === '') {
+    if (entry.rateLimitClass === undefined) {
       report('missing x-ratelimit-class; add `x-ratelimit-class: <class>` (a string, e.g. read)');
     }
 
-    const cost = operation['x-ratelimit-cost'];
-    if (cost !== undefined && !(Number.isInteger(cost) && (cost as number) >= 1)) {
+    if (entry.rateLimitCost === undefined) {
       report('x-ratelimit-cost must be a whole number of units, 1 or more (leave it out for 1)');
     }
 
-    const scopes = operation['x-required-scopes'];
-    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) {
+    if (entry.requiredScopes === undefined) {
       report('missing x-required-scopes; add `x-required-scopes: [...]` (an array of strings, `[]` when no scope is needed)');
+    }
+
+    if (entry.credential === 'optional') {
+      report('lists `{}` among its security requirements (a credential is optional), which the server does not serve; write `security: []` for a public operation, or leave `{}` out');
     }
 
     checkSuccessExample(document, entry, report);
@@ -98,7 +99,7 @@ export function checkConventions(bundled: BundledSpec): ContractProblem[] {
     checkParameters(document, entry, report);
     checkResponses(document, entry, report);
   }
-  problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operation.operationId).filter((id): id is string => typeof id === 'string'))));
+  problems.push(...checkEventSources(bundled, new Set(operations.map((entry) => entry.operationId).filter((id) => id !== undefined))));
   return problems;
 }
 
@@ -168,20 +169,17 @@ function oauthSchemeNames(document: JsonObject): string[] {
  */
 function checkOauthRequirement(document: JsonObject, entry: OperationEntry, report: Report): void {
   const schemes = oauthSchemeNames(document);
-  if (schemes.length === 0 || isPublicOperation(document, entry.operation)) return;
-  const security = entry.operation.security ?? document.security;
-  const required = entry.operation['x-required-scopes'];
-  if (!Array.isArray(security) || !Array.isArray(required)) return;
-  const wanted = [...required].map(String).sort().join(' ');
-  const listed = `[${required.map(String).join(', ')}]`;
+  const { security, requiredScopes: required } = entry;
+  if (schemes.length === 0 || entry.isPublic || required === undefined) return;
+  const wanted = [...required].sort().join(' ');
+  const listed = `[${required.join(', ')}]`;
   for (const scheme of schemes) {
-    const requirement = security.find((item) => isJsonObject(item) && Object.hasOwn(item, scheme)) as JsonObject | undefined;
-    if (!requirement) {
+    const scopes = security.find((requirement) => Object.hasOwn(requirement, scheme))?.[scheme];
+    if (!scopes) {
       report(`does not accept ${scheme} tokens; add \`- ${scheme}: ${listed}\` to its \`security\` (beside the other schemes)`);
       continue;
     }
-    const scopes = requirement[scheme];
-    if (!Array.isArray(scopes) || [...scopes].map(String).sort().join(' ') !== wanted) {
+    if ([...scopes].sort().join(' ') !== wanted) {
       report(`its ${scheme} requirement must list exactly x-required-scopes; write \`- ${scheme}: ${listed}\``);
     }
   }
@@ -189,12 +187,12 @@ function checkOauthRequirement(document: JsonObject, entry: OperationEntry, repo
 
 /** `x-idempotent` (POST by default) and the `Idempotency-Key` header parameter say the same thing. */
 function checkIdempotency(document: JsonObject, entry: OperationEntry, report: Report): void {
-  const declared = entry.operation['x-idempotent'];
-  if (declared !== undefined && typeof declared !== 'boolean') {
+  const { idempotent } = entry;
+  if (idempotent === undefined) {
     report('x-idempotent must be true or false (it defaults to true on POST and false elsewhere)');
     return;
   }
-  const idempotent = declared ?? entry.method === 'post';
+  const declared = entry.operation['x-idempotent'];
   const takesKey = takesIdempotencyKey(document, entry);
   if (idempotent && !takesKey) {
     report(
@@ -249,7 +247,7 @@ function checkResponses(document: JsonObject, entry: OperationEntry, report: Rep
   if (lowestSuccessStatus(entry.operation) === undefined) {
     report('declares no 2xx response; add the success response (the Postman test asserts the lowest 2xx status)');
   }
-  if (!isPublicOperation(document, entry.operation)) {
+  if (!entry.isPublic) {
     const missing = REQUIRED_PROTECTED_RESPONSES.filter((status) => !Object.hasOwn(responses, status));
     if (missing.length > 0) {
       report(

@@ -1,17 +1,13 @@
 // Plain-JSON view of an OpenAPI document and the few walks over it that the compiler needs.
 
+import { readSpecOperations, type SpecOperation } from '../../src/contract/specOperations.js';
+
+export { HTTP_METHODS, type HttpMethod } from '../../src/contract/specOperations.js';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
 }
-
-/**
- * The methods of a path item in the order their operations are listed (and run, in the Postman
- * collection): reads, then creates and changes, and deletes last, so that a collection run
- * against demo data updates a resource before it deletes it.
- */
-export const HTTP_METHODS = ['get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'trace'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -83,30 +79,15 @@ export function dereference(document: JsonObject, node: JsonValue | undefined): 
   return current;
 }
 
-export interface OperationEntry {
-  path: string;
-  method: HttpMethod;
-  /** JSON pointer of the operation in the bundled document. */
-  pointer: string;
+/** An operation as readSpecOperations reads it (public, scopes, class, idempotent…), its nodes typed as plain JSON. */
+export interface OperationEntry extends SpecOperation {
   pathItem: JsonObject;
   operation: JsonObject;
 }
 
 /** Every operation of the document in the order of `paths` and then of HTTP_METHODS. */
 export function listOperations(document: JsonObject): OperationEntry[] {
-  const entries: OperationEntry[] = [];
-  const paths = document.paths;
-  if (!isJsonObject(paths)) return entries;
-  for (const [path, rawPathItem] of Object.entries(paths)) {
-    const pathItem = dereference(document, rawPathItem);
-    if (!isJsonObject(pathItem)) continue;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method];
-      if (!isJsonObject(operation)) continue;
-      entries.push({ path, method, pointer: pointerOf(['paths', path, method]), pathItem, operation });
-    }
-  }
-  return entries;
+  return readSpecOperations(document) as OperationEntry[];
 }
 
 export interface ParameterEntry {
@@ -137,15 +118,9 @@ export function operationParameters(document: JsonObject, entry: OperationEntry)
   return [...byKey.values()];
 }
 
-/** `security: []` on the operation (or no security requirement at all) means the operation is public. */
 /** Whether the operation declares the Idempotency-Key header parameter. */
 export function takesIdempotencyKey(document: JsonObject, entry: OperationEntry): boolean {
   return operationParameters(document, entry).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
-}
-
-export function isPublicOperation(document: JsonObject, operation: JsonObject): boolean {
-  const security = operation.security ?? document.security;
-  return security === undefined || (Array.isArray(security) && security.length === 0);
 }
 
 /** The lowest 2xx status the operation declares (`2XX` counts as 200), or undefined. */

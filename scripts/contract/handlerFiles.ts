@@ -19,9 +19,8 @@ export function checkHandlerFiles(repoRoot: string, api: string, document: JsonO
   const files = new Set(fs.existsSync(directory) ? fs.readdirSync(directory).filter((name) => name.endsWith('.ts')) : []);
   const problems: ContractProblem[] = [];
   const operationIds = new Set<string>();
-  for (const { operation, method, path: route } of listOperations(document)) {
-    if (typeof operation.operationId !== 'string') continue;
-    const operationId = operation.operationId;
+  for (const { operationId, method, path: route } of listOperations(document)) {
+    if (operationId === undefined) continue;
     operationIds.add(operationId);
     const file = `${folder}/${operationId}.ts`;
     if (!files.has(`${operationId}.ts`)) {

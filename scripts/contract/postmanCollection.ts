@@ -14,7 +14,7 @@ import type {
   RequestDefinition,
   UrlDefinition,
 } from 'postman-collection';
-import { dereference, isJsonObject, isPublicOperation, lowestSuccessStatus, operationParameters, type JsonObject, type JsonValue } from './document.js';
+import { dereference, isJsonObject, lowestSuccessStatus, operationParameters, type JsonObject, type JsonValue } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
 import { toDraft7Schema } from './draft7Schema.js';
 import { CLEAN_UP_FOLDER, etagVariable, idVariable, parameterValue, planRun, type RunStep } from './postmanRun.js';
@@ -147,7 +147,7 @@ function buildRequestItem(api: string, document: JsonObject, step: RunStep): Ite
     ? markdown(`${step.why}\n\nA setup request of the run: \`${operationId}\` again.`)
     : descriptionOf(operation);
   if (description) request.description = description;
-  if (isPublicOperation(document, operation)) request.auth = { type: 'noauth' };
+  if (entry.isPublic) request.auth = { type: 'noauth' };
 
   // An optional If-Match goes only with an ETag the run knows; a required one always (a 428 would say what is missing).
   const optionalIfMatch = parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match' && p.parameter.required !== true);

@@ -118,7 +118,7 @@ export function operationProblemTypes(document: JsonObject, rootLabel: string): 
       }
       for (const slug of carried) if (!slugs.includes(slug)) slugs.push(slug);
     }
-    if (typeof entry.operation.operationId === 'string') byOperation.set(entry.operation.operationId, slugs);
+    if (entry.operationId !== undefined) byOperation.set(entry.operationId, slugs);
   }
   return { byOperation, problems };
 }
@@ -129,7 +129,7 @@ export function withOperationProblemTypes(document: JsonObject): JsonObject {
   if (byOperation.size === 0) return document;
   const copy = structuredClone(document);
   for (const entry of listOperations(copy)) {
-    const slugs = byOperation.get(String(entry.operation.operationId));
+    const slugs = entry.operationId === undefined ? undefined : byOperation.get(entry.operationId);
     if (slugs) entry.operation[OPERATION_PROBLEM_TYPES] = slugs;
   }
   return copy;

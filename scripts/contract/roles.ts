@@ -67,7 +67,7 @@ export function checkRoles(bundled: BundledSpec): ContractProblem[] {
   for (const entry of listOperations(document)) {
     const report = (message: string) => problems.push({ file: sourceFileOf(bundled, entry.pointer), where: describeOperation(entry), message });
     const required = entry.operation[REQUIRED_ROLES_KEY];
-    const scopes = Array.isArray(entry.operation['x-required-scopes']) ? entry.operation['x-required-scopes'].map(String) : [];
+    const scopes = entry.requiredScopes ?? [];
     if (required !== undefined) {
       if (!Array.isArray(required) || required.length === 0 || !required.every((role) => typeof role === 'string')) {
         report(`${REQUIRED_ROLES_KEY} must list at least one role (leave it out when every role may call)`);

@@ -295,11 +295,11 @@ type OperationAt = ReturnType<typeof listOperations>[number] & { webhook: boolea
 /** The operations of `paths` and of `webhooks` (an event this API sends), by operationId. */
 function operationsById(document: JsonObject): Map<string, OperationAt> {
   const byId = new Map<string, OperationAt>();
-  for (const entry of listOperations(document)) if (typeof entry.operation.operationId === 'string') byId.set(entry.operation.operationId, { ...entry, webhook: false });
+  for (const entry of listOperations(document)) if (entry.operationId !== undefined) byId.set(entry.operationId, { ...entry, webhook: false });
   if (isJsonObject(document.webhooks)) {
     for (const entry of listOperations({ ...document, paths: document.webhooks })) {
-      if (typeof entry.operation.operationId !== 'string') continue;
-      byId.set(entry.operation.operationId, { ...entry, pointer: entry.pointer.replace(/^\/paths\//, '/webhooks/'), path: `webhook ${entry.path}`, webhook: true });
+      if (entry.operationId === undefined) continue;
+      byId.set(entry.operationId, { ...entry, pointer: entry.pointer.replace(/^\/paths\//, '/webhooks/'), path: `webhook ${entry.path}`, webhook: true });
     }
   }
   return byId;
@@ -345,10 +345,10 @@ function compareHeaders(c: Collector, rawBefore: JsonValue | undefined, rawAfter
 /** One way to authorize a call: each scheme it needs with the scopes it must carry. */
 type SecurityAlternative = Map<string, Set<string>>;
 
-function securityOf(document: JsonObject, operation: JsonObject): SecurityAlternative[] | undefined {
-  const security = operation.security ?? document.security;
-  if (!Array.isArray(security) || security.length === 0) return undefined;
-  return security.filter(isJsonObject).map((requirement) => new Map(Object.entries(requirement).map(([scheme, scopes]) => [scheme, new Set(Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [])])));
+/** The operation's effective security (as listOperations reads it) as alternatives; undefined when it is public by `security: []`. */
+function securityOf(entry: OperationAt): SecurityAlternative[] | undefined {
+  if (entry.security.length === 0) return undefined;
+  return entry.security.map((requirement) => new Map(Object.entries(requirement).map(([scheme, scopes]) => [scheme, new Set(scopes)])));
 }
 
 const describeSecurity = (alternatives: SecurityAlternative[] | undefined): string =>
@@ -365,8 +365,8 @@ const stillSatisfied = (before: SecurityAlternative, after: SecurityAlternative)
 
 /** Breaking when some caller who was let in before is refused now (a scope or scheme more, an alternative fewer, a public operation protected). */
 function compareSecurity(c: Collector, entryBefore: OperationAt, entryAfter: OperationAt, operationId: string): void {
-  const before = securityOf(c.before, entryBefore.operation);
-  const after = securityOf(c.after, entryAfter.operation);
+  const before = securityOf(entryBefore);
+  const after = securityOf(entryAfter);
   const old = describeSecurity(before);
   const now = describeSecurity(after);
   if (old === now) return;

@@ -1,6 +1,7 @@
 import type { OpenAPIBackend } from 'openapi-backend';
+import { readSpecOperations } from './specOperations.js';
 
-/** What the contract says about an operation beyond its schemas, read from it once at start-up. */
+/** What the contract says about an operation beyond its schemas, read from it once at start-up (by readSpecOperations). */
 export interface OperationRules {
   operationId: string;
   method: string;
@@ -13,7 +14,7 @@ export interface OperationRules {
   requiredScopes: readonly string[];
   /** `x-required-roles`: the roles that may call (every kind of caller is checked); empty when every role may. */
   requiredRoles: readonly string[];
-  /** `security: []`: no credential, no limits. */
+  /** No credential, no caller, no limits (`security: []`). */
   isPublic: boolean;
   /** `x-idempotent` (POST by default): the call may carry an Idempotency-Key, and a repeat replays the first answer. */
   idempotent: boolean;
@@ -21,31 +22,30 @@ export interface OperationRules {
   bodyMediaTypes: readonly string[];
 }
 
-/** Reads every operation's rules; a missing extension stops the start-up with what to add. */
+/** Every operation's rules; a missing or malformed declaration stops the start-up with what to add. */
 export function readOperationRules(backend: OpenAPIBackend): Map<string, OperationRules> {
   const rules = new Map<string, OperationRules>();
-  for (const operation of backend.getOperations()) {
-    const operationId = operation.operationId;
-    const extensions = operation as unknown as Record<string, unknown>;
-    const rateLimitClass = extensions['x-ratelimit-class'];
-    const requiredScopes = extensions['x-required-scopes'];
-    const idempotent = extensions['x-idempotent'] ?? operation.method === 'post';
-    const rateLimitCost = extensions['x-ratelimit-cost'] ?? 1;
-    if (!operationId || typeof rateLimitClass !== 'string' || !Array.isArray(requiredScopes) || typeof idempotent !== 'boolean' || !Number.isInteger(rateLimitCost) || (rateLimitCost as number) < 1) {
+  for (const operation of readSpecOperations(backend.definition)) {
+    const { operationId, rateLimitClass, rateLimitCost, requiredScopes, idempotent } = operation;
+    const where = `${operation.method.toUpperCase()} ${operation.path}`;
+    if (operationId === undefined || rateLimitClass === undefined || requiredScopes === undefined || idempotent === undefined || rateLimitCost === undefined) {
       throw new Error(
-        `${operation.method.toUpperCase()} ${operation.path} needs an operationId, x-ratelimit-class and x-required-scopes (and x-idempotent, when given, must be true or false; x-ratelimit-cost a whole number, 1 or more); run npm run build:contract for the details`,
+        `${where} needs an operationId, x-ratelimit-class and x-required-scopes (and x-idempotent, when given, must be true or false; x-ratelimit-cost a whole number, 1 or more); run npm run build:contract for the details`,
       );
     }
-    const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
+    if (operation.credential === 'optional') {
+      throw new Error(`${where} (${operationId}) lists {} among its security requirements (a credential is optional), which the server does not serve: write security: [] for a public operation, or leave {} out`);
+    }
+    const requestBody = backend.getOperation(operationId)?.requestBody as { content?: Record<string, unknown> } | undefined;
     rules.set(operationId, {
       operationId,
       method: operation.method,
       path: operation.path,
       rateLimitClass,
-      rateLimitCost: rateLimitCost as number,
-      requiredScopes: requiredScopes as string[],
-      requiredRoles: Array.isArray(extensions['x-required-roles']) ? (extensions['x-required-roles'] as string[]) : [],
-      isPublic: Array.isArray(operation.security) && operation.security.length === 0,
+      rateLimitCost,
+      requiredScopes,
+      requiredRoles: operation.requiredRoles,
+      isPublic: operation.isPublic,
       idempotent,
       bodyMediaTypes: Object.keys(requestBody?.content ?? {}),
     });

@@ -1,8 +1,9 @@
-// The agent tools of the Work-Platform API, one per protected operation of the served document:
-// the name is the operationId, the description the operation's summary and description, the input
+// The agent tools of the Work-Platform API, one per operation of the served document that
+// readSpecOperations names a tool (the protected ones): the name is the operationId, the description the operation's summary and description, the input
 // schema its parameters and request body. Nothing here is written per operation.
 
 import { unescapePointerToken } from '../contract/jsonPointer.js';
+import { readSpecOperations, type SpecOperation } from '../contract/specOperations.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +32,6 @@ export interface OperationTool {
 
 /** The input member that carries the request body. No parameter of the API is called that. */
 export const BODY_MEMBER = 'body';
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -95,10 +94,10 @@ function describe(operation: Json, statuses: Map<string, number>): { title: stri
   return { title: summary, description: `${text === '' ? summary : `${summary}\n\n${text}`}${problems}` };
 }
 
-function toolOf(document: Json, path: string, pathItem: Json, method: (typeof METHODS)[number], operation: Json, statuses: Map<string, number>): OperationTool | undefined {
-  const requiredScopes = operation['x-required-scopes'];
-  // Public operations (the downloads) are documents to fetch, not actions for an agent.
-  if (!Array.isArray(requiredScopes) || (Array.isArray(operation.security) && operation.security.length === 0)) return undefined;
+function toolOf(document: Json, specOperation: SpecOperation, toolName: string, requiredScopes: readonly string[], statuses: Map<string, number>): OperationTool {
+  const { method, path } = specOperation;
+  const pathItem = specOperation.pathItem as Json;
+  const operation = specOperation.operation as Json;
   const byKey = new Map<string, Json>();
   for (const raw of [...((pathItem.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])]) {
     const parameter = inline(document, raw) as Json;
@@ -130,7 +129,7 @@ function toolOf(document: Json, path: string, pathItem: Json, method: (typeof ME
   // A change to something that exists (a PUT, PATCH or DELETE, or a POST to one resource such as a lifecycle move) may undo what was there; a create only adds.
   const destructive = !readOnly && (method !== 'post' || /\{[^}]+\}/.test(path));
   return {
-    name: String(operation.operationId),
+    name: toolName,
     title,
     description,
     inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
@@ -140,25 +139,17 @@ function toolOf(document: Json, path: string, pathItem: Json, method: (typeof ME
     path,
     parameters,
     body,
-    requiredScopes: requiredScopes.filter((scope): scope is string => typeof scope === 'string'),
+    requiredScopes: [...requiredScopes],
   };
 }
 
-/** Every protected operation of the document as a tool, in the document's order. */
+/** Every operation of the document that is an MCP tool (readSpecOperations says which), in the document's order. */
 export function toolsFromDocument(document: object): OperationTool[] {
   const root = document as Json;
-  const tools: OperationTool[] = [];
   const statuses = problemStatuses(root);
-  for (const [path, rawItem] of Object.entries(isObject(root.paths) ? root.paths : {})) {
-    const pathItem = (isObject(rawItem) && typeof rawItem.$ref === 'string' ? resolve(root, rawItem.$ref) : rawItem) as Json;
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!isObject(operation)) continue;
-      const tool = toolOf(root, path, pathItem, method, operation, statuses);
-      if (tool) tools.push(tool);
-    }
-  }
-  return tools;
+  return readSpecOperations(root).flatMap((operation) =>
+    operation.toolName === undefined || operation.requiredScopes === undefined ? [] : [toolOf(root, operation, operation.toolName, operation.requiredScopes, statuses)],
+  );
 }
 
 /** Whether a caller with these scopes may call the tool: it is listed only then. */

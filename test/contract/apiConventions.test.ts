@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildContracts } from '../../scripts/contract/build.js';
+import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { ContractBuildError, formatProblem } from '../../scripts/contract/problems.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -266,12 +267,7 @@ describe('x-conventions: hand-written copies', () => {
 
 describe('the conventions of this repository', () => {
   const served = (api: string) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'generated', api, 'openapi.json'), 'utf8'));
-  const operationsOf = (document: any) =>
-    Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([template, item]) =>
-      Object.entries(item)
-        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-        .map(([, operation]) => ({ template, operation, isPublic: Array.isArray(operation.security) && operation.security.length === 0 })),
-    );
+  const operationsOf = (document: any) => readSpecOperations(document).map(({ path: template, operation, isPublic }) => ({ template, operation: operation as any, isPublic }));
   const headerNames = (document: any, response: any) => Object.keys((response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response).headers ?? {});
 
   it('leaves no limit or quota header in the files under specs/*/paths/: the build adds them', () => {

@@ -10,7 +10,6 @@ import { bundleSpec } from '../../scripts/contract/bundle.js';
 import { checkConventions } from '../../scripts/contract/conventions.js';
 import {
   isJsonObject,
-  isPublicOperation,
   listOperations,
   lowestSuccessStatus,
   resolvePointer,
@@ -247,7 +246,7 @@ describe.each(apis)('generated/%s', (api) => {
       }
 
       const itemAuth = item.getAuth();
-      if (isPublicOperation(document, entry.operation)) expect(itemAuth?.type, label).toBe('noauth');
+      if (entry.isPublic) expect(itemAuth?.type, label).toBe('noauth');
       else expect(itemAuth?.type, label).toBe(credential);
     }
   });
@@ -611,6 +610,19 @@ describe('idempotency convention', () => {
     ]);
     expect(problemsOf(post('\n  x-idempotent: maybe', KEY))).toEqual([
       'specs/tiny/paths/items.yaml: POST /items (createItem): x-idempotent must be true or false (it defaults to true on POST and false elsewhere)',
+    ]);
+  });
+});
+
+describe('security convention', () => {
+  it('refuses {} among the security requirements (a credential the server would have to treat as optional)', () => {
+    const root = writeTempRepo(
+      tinySpec({
+        'specs/tiny/paths/item.yaml': GOOD_OPERATION.replace('  x-ratelimit-class: read\n', '  x-ratelimit-class: read\n  security:\n    - {}\n    - bearer: []\n'),
+      }),
+    );
+    expect(checkConventions(bundleSpec(path.join(root, 'specs/tiny/openapi.yaml'), { displayBase: root })).map(formatProblem)).toEqual([
+      'specs/tiny/paths/item.yaml: GET /items/{id} (getItem): lists `{}` among its security requirements (a credential is optional), which the server does not serve; write `security: []` for a public operation, or leave `{}` out',
     ]);
   });
 });

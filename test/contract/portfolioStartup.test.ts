@@ -47,6 +47,15 @@ describe('a public base URL', () => {
     await expect(createContractApi(profileOver(document as Document, artifacts), { now: Date.now })).rejects.toThrow('getPosts: x-ratelimit-class must be "read", not "reed"');
   });
 
+  it('refuses to start when an operation makes its credential optional ({} among its security requirements)', async () => {
+    const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
+    const document = structuredClone(artifacts.document) as Record<string, any>;
+    document.paths['/api/v1/posts'].get.security = [{}, { apiKey: [] }];
+    await expect(createContractApi(profileOver(document as Document, artifacts), { now: Date.now })).rejects.toThrow(
+      'GET /api/v1/posts (getPosts) lists {} among its security requirements (a credential is optional), which the server does not serve',
+    );
+  });
+
   it('refuses to start when an operation has no handler file, though handlers are imported on their first call', async () => {
     const artifacts = loadServedArtifacts('portfolio', 'http://localhost');
     const profile = profileOver(artifacts.document as Document, artifacts);

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
+import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { runSourceFile } from '../support/serverProcess.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import type { TestApp } from '../support/testApp.js';
@@ -34,17 +35,11 @@ async function connectOverHttp(token: string): Promise<Client> {
   return client;
 }
 
-/** The operations a token with these scopes may call, read from the contract (the protected ones whose every required scope is granted). */
+/** The tools a token with these scopes may call, read from the contract (its operations that are tools, whose every required scope is granted). */
 function operationsAllowedTo(scopes: readonly string[]): string[] {
-  const document = loadContractDocument('work-platform') as { paths: Record<string, Record<string, { operationId: string; security?: unknown[]; 'x-required-scopes'?: string[] }>> };
-  const names: string[] = [];
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item)) {
-      if (typeof operation !== 'object' || !operation.operationId || (Array.isArray(operation.security) && operation.security.length === 0)) continue;
-      if ((operation['x-required-scopes'] ?? []).every((scope) => scopes.includes(scope))) names.push(operation.operationId);
-    }
-  }
-  return names.sort();
+  return readSpecOperations(loadContractDocument('work-platform'))
+    .flatMap(({ toolName, requiredScopes = [] }) => (toolName !== undefined && requiredScopes.every((scope) => scopes.includes(scope)) ? [toolName] : []))
+    .sort();
 }
 
 const problemOf = (result: CallToolResult) => JSON.parse((result.content[0] as { text: string }).text);
