@@ -13,6 +13,8 @@ const modules = {
   journal: () => import('../store/migrationJournal.js'),
   backup: () => import('../store/sqliteBackup.js'),
   secretBox: () => import('../webhooks/secretBox.js'),
+  sealedColumns: () => import('../store/sealedColumns.js'),
+  sealedValues: () => import('./sealedValues.js'),
 };
 
 /** What the key file of a backup holds. */
@@ -114,13 +116,14 @@ export const backupCommands: Command[] = [
       '  - PRAGMA integrity_check finds damage;',
       '  - it is no database of this server, or was migrated by a newer version (older ones are',
       '    migrated at the next start, with BACKUP_BEFORE_MIGRATE\'s copy first);',
-      '  - its key file (<file>.keys, or --keys <file>) is missing, or the webhook key in it',
-      '    (WEBHOOK_SECRET_KEY when set) does not open a sealed row of the copy;',
+      '  - its key file (<file>.keys, or --keys <file>) is missing, or the sealing key in it',
+      '    (WEBHOOK_SECRET_KEY when set) does not open, for every sealed column (webhook secrets,',
+      '    connector credentials, stored idempotent answers), a value of every key id the copy uses;',
       '  - a server, worker or other process has the database at DATABASE_PATH open: stop them first.',
       'Then the database at DATABASE_PATH (with -wal and -shm) and the key files it replaces are moved to',
       '<data dir>/replaced-<time>/, and the copy and its key files (mode 0600) take their place.',
       'Refuses on PostgreSQL (DATABASE_URL), which pg_restore restores.',
-      'JSON: {"database", "replaced": <folder> | null, "keyFiles": [<name>…], "pendingMigrations": [<migration>…], "sealedRowChecked": <id> | null}.',
+      'JSON: {"database", "replaced": <folder> | null, "keyFiles": [<name>…], "pendingMigrations": [<migration>…], "sealedValuesChecked": [{"column", "keyId"}…]}.',
     ].join('\n'),
     options: { from: { type: 'string' }, keys: { type: 'string' } },
     positionals: 0,
@@ -169,7 +172,9 @@ export const backupCommands: Command[] = [
           text: [
             `Restored ${source} to ${target} with its key files (${keyFiles.join(', ') || 'none'}).`,
             replaced ? `The database and key files it replaced are in ${replaced}.` : 'There was no database there before.',
-            checked.sealedRowChecked ? `The webhook key opens the sealed secret of ${checked.sealedRowChecked}.` : 'The copy holds no sealed secret to try the webhook key on.',
+            checked.sealedValuesChecked.length > 0
+              ? `The sealing key opens a value of every key id in the copy (${checked.sealedValuesChecked.map(({ column, keyId }) => `${column} ${keyId}`).join(', ')}).`
+              : 'The copy holds no sealed value to try the sealing key on.',
             checked.pendingMigrations.length > 0
               ? `It lacks ${checked.pendingMigrations.length} migration(s) of this version (${checked.pendingMigrations.join(', ')}): the next start applies them.`
               : 'Its schema is this version\'s.',
@@ -198,13 +203,19 @@ function readKeyBundle(file: string): KeyBundle {
 }
 
 /** Integrity, migrations and keys of the staged copy; throws CliError naming what is wrong. */
-async function checkCopy(staging: string, stagingKeys: string, context: CommandContext): Promise<{ pendingMigrations: string[]; sealedRowChecked: string | null }> {
-  const [{ default: BetterSqlite3 }, { lastAppliedMigrationMillis, migrationsFolder }, { migrationsAfter, newestMigrationMillis }, { loadWebhookSecretBox }] = await Promise.all([
-    modules.betterSqlite3(),
-    modules.database(),
-    modules.journal(),
-    modules.secretBox(),
-  ]);
+async function checkCopy(
+  staging: string,
+  stagingKeys: string,
+  context: CommandContext,
+): Promise<{ pendingMigrations: string[]; sealedValuesChecked: Array<{ column: string; keyId: string }> }> {
+  const [
+    { default: BetterSqlite3 },
+    { lastAppliedMigrationMillis, migrationsFolder },
+    { migrationsAfter, newestMigrationMillis },
+    { loadWebhookSecretBox },
+    { sealedColumnNames },
+    { checkKeysOpenEverySealedKeyId, countSealedByKeyId, SealedValueUnopened },
+  ] = await Promise.all([modules.betterSqlite3(), modules.database(), modules.journal(), modules.secretBox(), modules.sealedColumns(), modules.sealedValues()]);
   const db = new BetterSqlite3(staging, { readonly: true, fileMustExist: true });
   try {
     const integrity = db.pragma('integrity_check') as { integrity_check: string }[];
@@ -217,23 +228,27 @@ async function checkCopy(staging: string, stagingKeys: string, context: CommandC
       throw new CliError('The backup was migrated by a newer version of this server than this one: restore it with that version. Nothing was replaced.');
     }
     const pendingMigrations = migrationsAfter(migrationsFolder, last);
-    const hasSubscriptions = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_subscriptions'").get() !== undefined;
-    const sealed = hasSubscriptions
-      ? (db.prepare('SELECT id, sealed_secret AS sealedSecret FROM webhook_subscriptions ORDER BY created_at, id LIMIT 1').get() as { id: string; sealedSecret: string } | undefined)
-      : undefined;
-    if (!sealed) return { pendingMigrations, sealedRowChecked: null };
+    // Every key id that sealed a value of the copy, in every sealed column it has, must open with the restored keys.
+    const columns = sealedColumnNames.filter((column) => {
+      const [table, name] = column.split('.') as [string, string];
+      return (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).some((row) => row.name === name);
+    });
     const webhookSecretKey = context.env.WEBHOOK_SECRET_KEY?.trim() || undefined;
+    const keySource = webhookSecretKey ? 'WEBHOOK_SECRET_KEY' : 'webhook-secrets.key of the key file';
     if (!webhookSecretKey && !existsSync(path.join(stagingKeys, 'webhook-secrets.key'))) {
-      throw new CliError('The key file holds no webhook-secrets.key and WEBHOOK_SECRET_KEY is not set: the sealed secrets of the backup cannot be opened. Nothing was replaced.');
+      const counts = await countSealedByKeyId(db);
+      if (columns.some((column) => Object.keys(counts[column] ?? {}).length > 0)) {
+        throw new CliError('The key file holds no webhook-secrets.key and WEBHOOK_SECRET_KEY is not set: the sealed secrets of the backup cannot be opened. Nothing was replaced.');
+      }
+      return { pendingMigrations, sealedValuesChecked: [] };
     }
     try {
-      loadWebhookSecretBox({ webhookSecretKey, dataDirectory: stagingKeys }).open(sealed.sealedSecret, sealed.id);
+      const checked = await checkKeysOpenEverySealedKeyId(db, loadWebhookSecretBox({ webhookSecretKey, dataDirectory: stagingKeys }), columns);
+      return { pendingMigrations, sealedValuesChecked: checked.map(({ column, keyId }) => ({ column, keyId })) };
     } catch (error) {
-      throw new CliError(
-        `The webhook key (${webhookSecretKey ? 'WEBHOOK_SECRET_KEY' : 'webhook-secrets.key of the key file'}) does not open the sealed secret of ${sealed.id}: ${error instanceof Error ? error.message : String(error)}. Nothing was replaced.`,
-      );
+      if (error instanceof SealedValueUnopened) throw new CliError(`The sealing key (${keySource}): ${error.message}. Nothing was replaced.`);
+      throw error;
     }
-    return { pendingMigrations, sealedRowChecked: sealed.id };
   } finally {
     db.close();
   }

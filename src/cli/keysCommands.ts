@@ -6,7 +6,6 @@
 import { dirname, join } from 'node:path';
 import { CliError, iso, type Command, type CommandContext } from './cliCommand.js';
 import type { RotatableKeyName, RingKey } from '../auth/keyRings.js';
-import type { SealedColumnName } from '../store/sealedColumns.js';
 
 // Loaded only when a command runs, so that --help answers at once.
 const modules = {
@@ -14,8 +13,7 @@ const modules = {
   signingKeys: () => import('../auth/oauth/signingKeys.js'),
   secretBox: () => import('../webhooks/secretBox.js'),
   sealedColumns: () => import('../store/sealedColumns.js'),
-  connectorCalls: () => import('../workPlatform/connectorCalls.js'),
-  idempotentCalls: () => import('../idempotency/idempotentCalls.js'),
+  sealedValues: () => import('./sealedValues.js'),
   config: () => import('../config.js'),
 };
 
@@ -107,39 +105,10 @@ const graceUse: Partial<Record<KeyName, string>> = { session: 'sessions', cursor
 
 const keyJson = (key: ListedKey, newest: ListedKey) => ({ id: key.id, addedAt: iso(key.addedAt ?? null), newest: key === newest });
 
-/** How a sealed value's context (associated data) is made from its row's key. */
-async function contextOf(column: SealedColumnName): Promise<(recordKey: string[]) => string> {
-  if (column === 'connectors.sealed_credential') {
-    const { credentialContext } = await modules.connectorCalls();
-    return ([id]) => credentialContext(id!);
-  }
-  if (column === 'idempotency_keys.body') {
-    const { answerContext } = await modules.idempotentCalls();
-    return ([scope, key]) => answerContext({ scope: scope!, key: key! });
-  }
-  return ([id]) => id!;
-}
-
-/** Sealed values per column and key id, read in batches. */
+/** Sealed values per column and key id. */
 async function countByKeyId(context: CommandContext): Promise<Record<string, Record<string, number>>> {
-  const [{ createSealedColumnStore, sealedColumnNames }, { sealedKeyId }] = await Promise.all([modules.sealedColumns(), modules.secretBox()]);
-  const store = createSealedColumnStore(await context.db());
-  const counts: Record<string, Record<string, number>> = {};
-  for (const column of sealedColumnNames) {
-    const perKey: Record<string, number> = {};
-    let after: string[] | undefined;
-    for (;;) {
-      const batch = await store.batch(column, after, 1000);
-      for (const value of batch) {
-        const id = sealedKeyId(value.sealed) ?? 'unknown';
-        perKey[id] = (perKey[id] ?? 0) + 1;
-      }
-      if (batch.length < 1000) break;
-      after = batch.at(-1)!.recordKey;
-    }
-    counts[column] = perKey;
-  }
-  return counts;
+  const { countSealedByKeyId } = await modules.sealedValues();
+  return countSealedByKeyId(await context.db());
 }
 
 export const keysCommands: Command[] = [
@@ -258,7 +227,7 @@ export const keysCommands: Command[] = [
       for (let pass = 1; pass <= 5; pass += 1) {
         let resealedThisPass = 0;
         for (const column of sealedColumnNames) {
-          const contextFor = await contextOf(column);
+          const contextFor = await (await modules.sealedValues()).sealedValueContext(column);
           let after: string[] | undefined;
           for (;;) {
             const batch = await store.batch(column, after, batchSize, skipPrefix);

@@ -1,12 +1,16 @@
 // `admin backup` and `admin restore`: an online copy of a serving database with its key files, and
 // its return after checks that refuse a damaged copy, keys that do not open it, or a running server.
 import { createHash } from 'node:crypto';
-import { existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/store/database.js';
+import { loadKeyRing } from '../../src/auth/keyRings.js';
+import { createConnectorStore } from '../../src/store/connectors.js';
+import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { credentialContext } from '../../src/workPlatform/connectorCalls.js';
 import { ContractClient } from '../support/contractClient.js';
 import { makeDemoDatabaseFile, runAdminCli, startServerProcess, stopServerProcesses, type DemoDatabaseFile } from '../support/serverProcess.js';
 import { jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
@@ -90,7 +94,8 @@ describe('admin backup and restore', () => {
     const keysBefore = Object.fromEntries(backedUp.keyFiles.map((name: string) => [name, digest(path.join(database.dataDir, name))]));
     const restored = await admin(['restore', '--from', target], env);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.json).toMatchObject({ database: database.databasePath, pendingMigrations: [], sealedRowChecked: database.fixture.workPlatform.webhook.id });
+    expect(restored.json).toMatchObject({ database: database.databasePath, pendingMigrations: [] });
+    expect(restored.json.sealedValuesChecked).toEqual(expect.arrayContaining([{ column: 'webhook_subscriptions.sealed_secret', keyId: 'k0' }]));
     expect(readdirSync(restored.json.replaced)).toEqual(expect.arrayContaining(['app.db', 'webhook-secrets.key']));
 
     const db = new BetterSqlite3(database.databasePath, { readonly: true });
@@ -116,8 +121,8 @@ describe('admin backup and restore', () => {
   it('refuses a damaged copy, keys that do not open it, a missing key file and PostgreSQL, replacing nothing', async () => {
     const first = await demoData('contract-api-restore-a-');
     const second = await demoData('contract-api-restore-b-');
-    const backupOf = async (database: DemoDatabaseFile) => {
-      const target = `${database.dataDir}.backup.db`;
+    const backupOf = async (database: DemoDatabaseFile, name = 'backup') => {
+      const target = `${database.dataDir}.${name}.db`;
       cleanups.push(() => rmSync(target, { force: true }));
       cleanups.push(() => rmSync(`${target}.keys`, { force: true }));
       const made = await admin(['backup', '--to', target], { DATABASE_PATH: database.databasePath });
@@ -134,7 +139,7 @@ describe('admin backup and restore', () => {
 
     const wrongKeys = await admin(['restore', '--from', firstCopy, '--keys', `${secondCopy}.keys`], env);
     expect(wrongKeys.code).toBe(1);
-    expect(wrongKeys.json.error.message).toMatch(/does not open the sealed secret of whk_.*Nothing was replaced/);
+    expect(wrongKeys.json.error.message).toMatch(/no key opens the value of webhook_subscriptions\.sealed_secret sealed with key k0 \(row whk_.*Nothing was replaced/);
 
     rmSync(`${secondCopy}.keys`);
     const noKeys = await admin(['restore', '--from', secondCopy], env);
@@ -148,6 +153,24 @@ describe('admin backup and restore', () => {
     const damaged = await admin(['restore', '--from', firstCopy], env);
     expect(damaged.code).toBe(1);
     expect(damaged.json.error.message).toMatch(/(damaged|not a readable SQLite database).*Nothing was replaced/);
+
+    // A connector credential sealed with a newer key (k1) than the webhook secrets: a key file without k1 is refused too.
+    expect((await admin(['keys', 'rotate', 'sealing'], { DATABASE_PATH: second.databasePath })).code).toBe(0);
+    const sealing = loadKeyRing(undefined, path.join(second.dataDir, 'webhook-secrets.key'), { name: 'WEBHOOK_SECRET_KEY' });
+    const secondDb = openDatabase(second.databasePath);
+    try {
+      const connector = await createConnectorStore(secondDb).createConnector(second.fixture.workPlatform.workspaceId, { kind: 'github', name: 'Sealed with k1' }, { kind: 'SYSTEM', id: 'test' });
+      secondDb.prepare("UPDATE connectors SET status = 'expired', sealed_credential = ? WHERE id = ?").run(createSecretBox(sealing).seal('ghp_sealedWithK1', credentialContext(connector.id)), connector.id);
+    } finally {
+      secondDb.close();
+    }
+    const rotatedCopy = await backupOf(second, 'rotated');
+    const bundle = JSON.parse(readFileSync(`${rotatedCopy}.keys`, 'utf8'));
+    bundle.files['webhook-secrets.key'] = bundle.files['webhook-secrets.key'].split('\n').filter((line: string) => !line.startsWith('k1 ')).join('\n');
+    writeFileSync(`${rotatedCopy}.keys`, JSON.stringify(bundle), { mode: 0o600 });
+    const withoutK1 = await admin(['restore', '--from', rotatedCopy], env);
+    expect(withoutK1.code).toBe(1);
+    expect(withoutK1.json.error.message).toMatch(/no key opens the value of connectors\.sealed_credential sealed with key k1 \(row con_.*Nothing was replaced/);
 
     const postgres = await admin(['restore', '--from', secondCopy], { ...env, DATABASE_URL: 'postgres://app@127.0.0.1:5432/app' });
     expect(postgres.json.error.message).toMatch(/restore works on SQLite only: DATABASE_URL is set\.\nPostgreSQL .* pg_dump --format=custom/s);
