@@ -5,7 +5,7 @@ import { postgresUrlForDisplay, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { openDatabase } from './store/database.js';
 import { postgresEngine, sqliteEngine, type StoreEngine } from './store/engine.js';
-import { backupBeforeMigrating } from './store/sqliteBackup.js';
+import { backupAndMigrate } from './store/sqliteBackup.js';
 
 export interface OpenedStore {
   engine: StoreEngine;
@@ -35,9 +35,9 @@ export async function openStore(
     let closed: Promise<void> | undefined;
     return { engine, sqlite: undefined, location, migrationBackup: undefined, close: () => (closed ??= engine.close()) };
   }
-  // An upgrade of an existing database is copied first: a migration that goes wrong in a way the
-  // migrator cannot see (a wrong UPDATE) can then be undone by restoring the copy.
-  const migrationBackup = config.backupBeforeMigrate === false ? undefined : await backupBeforeMigrating(config.databasePath, { migrationsFolder: config.migrationsFolder });
+  // An upgrade of an existing database is copied first, under the migrations' lock: a migration that goes
+  // wrong in a way the migrator cannot see (a wrong UPDATE) can then be undone by restoring the copy.
+  const migrationBackup = config.backupBeforeMigrate === false ? undefined : await backupAndMigrate(config.databasePath, { migrationsFolder: config.migrationsFolder });
   if (migrationBackup) logger?.info('copied the database before migrating it', { database: config.databasePath, backup: migrationBackup });
   const sqlite = openDatabase(config.databasePath, { busyTimeoutMs: config.databaseBusyTimeoutMs, migrationsFolder: config.migrationsFolder });
   return {

@@ -61,28 +61,34 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; mi
 export function applyMigrations(db: BetterSqlite3.Database, folder: string = migrationsFolder): string[] {
   // migrate() would read and hash every migration file even when none is due: on an up-to-date database the journal says so.
   if (migrationsAfter(folder, lastAppliedMigrationMillis(db)).length === 0) return [];
-  const migrations = readMigrationFiles({ migrationsFolder: folder });
-  const tags = migrationTags(folder);
   db.pragma('foreign_keys = OFF');
   try {
-    return runInImmediateTransaction(db, () => {
-      db.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
-      const last = lastAppliedMigrationMillis(db);
-      const record = db.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
-      const applied: string[] = [];
-      for (const migration of migrations) {
-        if (last !== null && migration.folderMillis <= last) continue;
-        for (const statement of migration.sql) db.exec(statement);
-        record.run(migration.hash, migration.folderMillis);
-        applied.push(tags.get(migration.folderMillis) ?? String(migration.folderMillis));
-      }
-      const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
-      if (violations.length > 0) throw new MigrationForeignKeyError(applied, violations);
-      return applied;
-    });
+    return runInImmediateTransaction(db, () => applyPendingMigrations(db, folder));
   } finally {
     db.pragma('foreign_keys = ON');
   }
+}
+
+/**
+ * The body of applyMigrations: every migration of the folder newer than the last applied one, then
+ * `PRAGMA foreign_key_check`. Runs inside a write transaction taken with foreign keys off.
+ */
+export function applyPendingMigrations(db: BetterSqlite3.Database, folder: string = migrationsFolder): string[] {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  const tags = migrationTags(folder);
+  db.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
+  const last = lastAppliedMigrationMillis(db);
+  const record = db.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (last !== null && migration.folderMillis <= last) continue;
+    for (const statement of migration.sql) db.exec(statement);
+    record.run(migration.hash, migration.folderMillis);
+    applied.push(tags.get(migration.folderMillis) ?? String(migration.folderMillis));
+  }
+  const violations = db.pragma('foreign_key_check') as ForeignKeyViolation[];
+  if (violations.length > 0) throw new MigrationForeignKeyError(applied, violations);
+  return applied;
 }
 
 interface ForeignKeyViolation {

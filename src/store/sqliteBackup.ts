@@ -3,7 +3,7 @@
 // committed transactions still in the -wal file.
 import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { lastAppliedMigrationMillis, migrationsFolder } from './database.js';
+import { applyPendingMigrations, lastAppliedMigrationMillis, migrationsFolder } from './database.js';
 import { migrationsAfter } from './migrationJournal.js';
 
 /**
@@ -36,25 +36,49 @@ export async function backupSqliteDatabase(db: BetterSqlite3.Database, target: s
   return { bytes: statSync(target).size };
 }
 
+/** How long a start waits for another process that is copying and migrating the same file. */
+const UPGRADE_LOCK_WAIT_MS = 120_000;
+
 /**
  * Before an upgrade: when the SQLite file at `path` exists, already holds a schema and lacks some of
  * the folder's migrations, copies it to `<path>.before-<first pending migration>.<time>.bak` (mode
- * 0600) and returns that path; otherwise (a new database, nothing pending) copies nothing.
+ * 0600), applies the pending migrations and returns the copy's path; otherwise (a new database,
+ * nothing pending) does nothing. The check, the copy and the migrations run under one write lock:
+ * the copy is exactly what was migrated, and of several processes starting at once only the first
+ * copies; the others wait (up to two minutes), then find nothing pending. Writers of other
+ * processes wait (or answer 503 busy) while the copy is taken.
  */
-export async function backupBeforeMigrating(path: string, options: { now?: () => number; migrationsFolder?: string } = {}): Promise<string | undefined> {
+export async function backupAndMigrate(path: string, options: { now?: () => number; migrationsFolder?: string } = {}): Promise<string | undefined> {
   if (path === ':memory:' || !existsSync(path)) return undefined;
-  const db = new BetterSqlite3(path, { fileMustExist: true });
-  try {
-    db.pragma('busy_timeout = 5000');
+  const folder = options.migrationsFolder ?? migrationsFolder;
+  const pendingNow = (db: BetterSqlite3.Database) => {
     const last = lastAppliedMigrationMillis(db);
-    if (last === null) return undefined;
-    const pending = migrationsAfter(options.migrationsFolder ?? migrationsFolder, last);
+    return last === null ? [] : migrationsAfter(folder, last);
+  };
+  const lock = new BetterSqlite3(path, { fileMustExist: true });
+  try {
+    // Without the lock first: a database that is up to date (every start but the first after an upgrade) takes no write lock.
+    if (pendingNow(lock).length === 0) return undefined;
+    lock.pragma(`busy_timeout = ${UPGRADE_LOCK_WAIT_MS}`);
+    // Ignored inside a transaction: off before it (see applyMigrations).
+    lock.pragma('foreign_keys = OFF');
+    lock.exec('BEGIN IMMEDIATE');
+    const pending = pendingNow(lock);
     if (pending.length === 0) return undefined;
     const stamp = new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, '-');
     const target = `${path}.before-${pending[0]}.${stamp}.bak`;
-    await backupSqliteDatabase(db, target);
+    // From a second connection: it reads the state under the lock (WAL readers do not wait for a writer).
+    const source = new BetterSqlite3(path, { fileMustExist: true, readonly: true });
+    try {
+      await backupSqliteDatabase(source, target);
+    } finally {
+      source.close();
+    }
+    applyPendingMigrations(lock, folder);
+    lock.exec('COMMIT');
     return target;
   } finally {
-    db.close();
+    if (lock.inTransaction) lock.exec('ROLLBACK');
+    lock.close();
   }
 }

@@ -1,7 +1,7 @@
 // Upgrades cannot delete: a migration that rebuilds a referenced table the way drizzle-kit writes it
 // (create new, copy, drop old, rename) keeps every child row, and a migration that would leave
 // orphans is refused with the database left as it was.
-import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -12,6 +12,8 @@ import { loadDemoData } from '../../src/demo/demoData.js';
 import { openStore } from '../../src/openStore.js';
 import { MigrationForeignKeyError, migrationsFolder, openDatabase } from '../../src/store/database.js';
 import { tempDirsRemovedAfterEach } from './factories.js';
+import { runScriptProcess, sourceUrl } from '../support/serverProcess.js';
+import { waitFor } from '../webhooks/deliveryFixtures.js';
 
 /** The project's own migrations (its journal's entries): the count a database migrated to the end records. */
 const projectMigrations = (JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
@@ -177,6 +179,48 @@ describe('the copy taken before an upgrade', () => {
       copy.close();
     }
   });
+
+  it('is taken once, under the migrations\' lock, when several processes start on one file at once', async () => {
+    const { dir, file } = await demoDatabase();
+    const before = rowCounts(file);
+    const folder = migrationsWith(dir, '0099_rebuild_workspaces', rebuildOf(file, 'workspaces'));
+    const ready = path.join(dir, 'ready');
+    mkdirSync(ready);
+    const script = `const { openStore } = await import(${sourceUrl('src/openStore.ts')});
+const { writeFileSync } = await import('node:fs');
+writeFileSync(${JSON.stringify(ready)} + '/' + process.pid, '');
+const store = await openStore({ postgres: undefined, databasePath: ${JSON.stringify(file)}, migrationsFolder: ${JSON.stringify(folder)} });
+await store.close();
+process.stdout.write(JSON.stringify({ backup: store.migrationBackup ?? null }));`;
+    // Another writer holds the lock while the three start: each finds migrations pending; none may copy until it has the lock.
+    const holder = new BetterSqlite3(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const finished = Promise.all([1, 2, 3].map(() => runScriptProcess(script)));
+    const copies = () => readdirSync(dir).filter((name) => name.endsWith('.bak'));
+    try {
+      await waitFor(() => readdirSync(ready).length === 3, 'the three processes to start', 30_000);
+      // A copy taken outside the lock would appear now (a copy reads past a writer): give it two seconds to.
+      await waitFor(() => copies().length > 0, 'a copy', 2_000).catch(() => undefined);
+      expect(copies()).toEqual([]);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const runs = await finished;
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const backups = runs.map((run) => (JSON.parse(run.stdout) as { backup: string | null }).backup).filter((backup) => backup !== null);
+    expect(backups).toHaveLength(1);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.bak'))).toEqual([path.basename(backups[0]!)]);
+    // The copy is the database as it was before the one migration that ran, which every process then found applied.
+    expect(rowCounts(backups[0]!)).toEqual(before);
+    expect(rowCounts(file)).toEqual(before);
+    const migrated = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(migrated.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(projectMigrations + 1);
+    } finally {
+      migrated.close();
+    }
+  }, 60_000);
 
   it('is not taken when told not to (BACKUP_BEFORE_MIGRATE=off), for a new database, or when nothing is pending', async () => {
     const { dir, file } = await demoDatabase();
