@@ -542,6 +542,11 @@ export function backupBeforeMigrateSetting(env: NodeJS.ProcessEnv): boolean {
   return onOff('BACKUP_BEFORE_MIGRATE', env.BACKUP_BEFORE_MIGRATE, true);
 }
 
+/** FIX_FILE_MODES alone, for the admin CLI, which reads no other setting of the server's. */
+export function fixFileModesSetting(env: NodeJS.ProcessEnv): boolean {
+  return onOff('FIX_FILE_MODES', env.FIX_FILE_MODES, false);
+}
+
 function onOff(name: VariableName, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['on', '1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -567,7 +572,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databasePath,
     backupBeforeMigrate: onOff('BACKUP_BEFORE_MIGRATE', env.BACKUP_BEFORE_MIGRATE, true),
-    fixFileModes: onOff('FIX_FILE_MODES', env.FIX_FILE_MODES, false),
+    fixFileModes: fixFileModesSetting(env),
     postgres: postgresConfig(env),
     publicBaseUrl,
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),

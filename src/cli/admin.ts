@@ -3,7 +3,7 @@
 // Run as `npm run --silent admin -- <command> [options]`. With --json every command prints exactly
 // one JSON object on stdout (errors included) so scripts and tests can parse it.
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { OpenedStore } from '../openStore.js';
@@ -31,6 +31,7 @@ const modules = {
   portfolioImport: () => import('../portfolio/import/importPortfolio.js'),
   importValidation: () => import('../portfolio/import/validateImport.js'),
   demo: () => import('../demo/demoData.js'),
+  startChecks: () => import('../startChecks.js'),
 };
 
 export const defaultDatabasePath = 'data/app.db';
@@ -335,6 +336,7 @@ function mainHelp(): string {
     '  SESSION_JWT_SECRET  key that session create and demo sign with (default: session-jwt.key beside the database)',
     '  WEBHOOK_SECRET_KEY  key that demo seals its webhook secret with (default: webhook-secrets.key beside the database)',
     '  BACKUP_BEFORE_MIGRATE  on (default): a command that migrates an existing SQLite database copies it first; off: no copy',
+    '  FIX_FILE_MODES      off (default): a command refuses a data directory, database or key file that others may read, as the server does; on: makes them owner-only',
     '',
     'Exit code 0 on success, 1 on any error (message on stderr).',
   ].join('\n');
@@ -415,12 +417,19 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     const output = await command.run({
       db: async () => {
         if (!opened) {
-          const [{ openStore }, { postgresConfig, backupBeforeMigrateSetting, ConfigError }] = await Promise.all([modules.openStore(), modules.config()]);
+          const [{ openStore }, { postgresConfig, backupBeforeMigrateSetting, fixFileModesSetting, ConfigError }, { checkFileModes, fixedFileModesNotice }] = await Promise.all([
+            modules.openStore(),
+            modules.config(),
+            modules.startChecks(),
+          ]);
           let postgres;
           let backupBeforeMigrate;
           try {
             postgres = postgresConfig(io.env);
             backupBeforeMigrate = backupBeforeMigrateSetting(io.env);
+            // The server's check of the data directory, the database and the key files, before any of them is opened.
+            const fixed = checkFileModes({ dataDirectory: dirname(databasePath), databasePath, postgres, fixFileModes: fixFileModesSetting(io.env) });
+            if (fixed.length > 0) io.stderr(`${fixedFileModesNotice(fixed)}\n`);
           } catch (error) {
             if (error instanceof ConfigError) throw new CliError(error.message);
             throw error;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/store/database.js';
 import { checkFileModes } from '../../src/startChecks.js';
-import { runSourceFile, startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
+import { runAdminInProcess, runSourceFile, startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
 
 const cleanups: (() => void | Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -70,6 +70,23 @@ describe('the start-up file mode check', () => {
       { file: path.join(dir, 'webhook-secrets.key'), from: 0o644, to: 0o600 },
     ]);
     expect([mode(dir), mode(databasePath), mode(path.join(dir, 'webhook-secrets.key')), mode(path.join(dir, 'notes.txt'))]).toEqual([0o700, 0o600, 0o600, 0o644]);
+  });
+});
+
+describe('the admin CLI on a world-readable data directory', () => {
+  it('refuses as the server does, before opening anything, and with FIX_FILE_MODES=on fixes the modes and says so', async () => {
+    const { dir, databasePath } = dataDirectory();
+    chmodSync(databasePath, 0o644);
+    const refused = await runAdminInProcess(['tenant', 'list'], { env: { DATABASE_PATH: databasePath } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${databasePath} (mode 0644)`);
+    expect(refused.stderr).toMatch(/FIX_FILE_MODES=on/);
+    expect(mode(databasePath)).toBe(0o644);
+    const fixed = await runAdminInProcess(['tenant', 'list'], { env: { DATABASE_PATH: databasePath, FIX_FILE_MODES: 'on' } });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stderr).toContain(`made owner-only ${databasePath} (0644 -> 0600)`);
+    expect(mode(databasePath)).toBe(0o600);
+    expect(mode(dir)).toBe(0o700);
   });
 });
 
