@@ -272,9 +272,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const agentTools = createMcpHttpHandler({
       document: workPlatformArtifacts.document,
       api: mountedWorkPlatform,
-      cors: corsPolicy,
       responseValidation: config.responseValidation,
-      callers,
       resourceMetadataUrl: `${new URL(publicBaseUrl).origin}/.well-known/oauth-protected-resource`,
       version: String((workPlatformArtifacts.document as { info?: { version?: unknown } }).info?.version ?? ''),
       logger: deps.logger,
