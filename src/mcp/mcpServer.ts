@@ -16,7 +16,7 @@ import { protocolError } from './protocolErrors.js';
 import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.js';
 
 /** Under the API's own prefix (`/v1/mcp`), so that the API's OAuth resource (`<base>/v1`) covers it (RFC 9728 §3.3). */
-export const mcpPathUnder = (apiPrefix: string) => `${apiPrefix}/mcp`;
+const mcpPathUnder = (apiPrefix: string) => `${apiPrefix}/mcp`;
 
 const INSTRUCTIONS =
   'Tools of the Work-Platform API, one per operation, named by its operationId. Only the tools your token\'s scopes allow are listed. ' +
