@@ -59,7 +59,7 @@ import { loadWebhookSecretBox } from './webhooks/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createHostResolver, systemDnsResolver, type DnsResolver } from './webhooks/hostResolver.js';
-import { createCallerResolver } from './auth/bearerTokens.js';
+import { createCallerResolver, type CallerResolver } from './auth/bearerTokens.js';
 import { workPlatformProfile } from './workPlatform/workPlatformProfile.js';
 import type { WorkPlatformServices } from './workPlatform/operationContext.js';
 import { scopeCatalogue } from '../generated/work-platform/rules.js';
@@ -121,6 +121,8 @@ export interface AppDependencies {
    * cache over it serves creation, update and delivery (`webhookDelivery.lookup`, when given, replaces it).
    */
   webhookResolver?: DnsResolver;
+  /** Wraps what looks bearer tokens up (tests count the look-ups). */
+  wrapCallers?: (callers: CallerResolver) => CallerResolver;
 }
 
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
@@ -186,7 +188,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl, { allowLoopbackWebhooks: config.webhookAllowLoopback });
     const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
     const planTable = workPlatformPlanTable();
-    const callers = createCallerResolver({
+    const tokenCallers = createCallerResolver({
       pats: createPersonalAccessTokenStore(storeEngine, { now }),
       users,
       sessionKeys,
@@ -195,6 +197,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       oauthResource: oauthResourceFor(publicBaseUrl),
       now,
     });
+    const callers = deps.wrapCallers?.(tokenCallers) ?? tokenCallers;
     const authorizationServer = createAuthorizationServer({
       publicBaseUrl,
       records: oauthRecords,
@@ -272,9 +275,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const agentTools = createMcpHttpHandler({
       document: workPlatformArtifacts.document,
       api: mountedWorkPlatform,
-      cors: corsPolicy,
       responseValidation: config.responseValidation,
-      callers,
       resourceMetadataUrl: `${new URL(publicBaseUrl).origin}/.well-known/oauth-protected-resource`,
       version: String((workPlatformArtifacts.document as { info?: { version?: unknown } }).info?.version ?? ''),
       logger: deps.logger,

@@ -8,7 +8,7 @@ import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } fro
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
-import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply } from './reply.js';
+import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
 import {
   claimKey,
   releaseKeyClaim,
@@ -32,12 +32,6 @@ export interface Admission {
   refusal?: unknown;
 }
 
-/** What an API does before routing (CORS on /v1): headers for every answer, or the whole answer (a preflight). */
-export interface Screening {
-  headers: Record<string, string>;
-  reply?: Reply;
-}
-
 /**
  * What makes an API out of the one pipeline: how it authenticates, admits and words its errors,
  * plus its contract, handlers and services. A new operation needs no code here.
@@ -50,8 +44,10 @@ export interface ApiProfile<Caller, Services> {
   /** Where `<operationId>.ts` exports `<operationId>`, one handler per operation. */
   readonly operationsDirectory: URL;
   readonly services: Services;
-  /** For each security scheme of the contract: the caller its credential proves, or a thrown error in the API's vocabulary. */
-  readonly authenticate: Readonly<Record<string, (headers: Headers) => Caller | Promise<Caller>>>;
+  /** The caller the request's credential proves, looked up once per request whatever schemes it meets; or a thrown error in the API's vocabulary. */
+  identify(headers: Headers): Caller | Promise<Caller>;
+  /** For each security scheme of the contract: the caller when the scheme accepts its kind of credential, or a thrown error in the API's vocabulary. */
+  readonly authenticate: Readonly<Record<string, (caller: Caller) => Caller>>;
   /** Start-up check of an operation's rules against the API's vocabulary (known classes, scopes, roles); throws what to fix. */
   checkRules?(rules: OperationRules): void;
   screen?(call: IncomingCall): Screening;
@@ -98,10 +94,12 @@ interface ValidatedRequest {
 }
 
 /** One call through openapi-backend: the incoming call and what the screening added. */
-interface CallState {
+interface CallState<Caller> {
   call: IncomingCall;
   /** Set once routing matched an operation. */
   operationId?: string;
+  /** Its caller, looked up by the first security scheme that asks (or proved by the request that carries the call). */
+  caller?: Promise<Caller>;
 }
 
 /**
@@ -113,7 +111,7 @@ interface CallState {
 export async function createContractApi<Caller, Services>(
   profile: ApiProfile<Caller, Services>,
   options: PipelineOptions,
-): Promise<ContractApi> {
+): Promise<ContractApi<Caller>> {
   const backend = new ContractBackend(profile.document, { validateOnRequest: false });
   await backend.init();
   const rules = readOperationRules(backend);
@@ -138,11 +136,11 @@ export async function createContractApi<Caller, Services>(
   const pauses = options.writeRetryPausesMs ?? WRITE_RETRY_PAUSES_MS;
 
   for (const scheme of Object.keys(backend.definition.components?.securitySchemes ?? {})) {
-    const check = profile.authenticate[scheme];
-    if (!check) throw new Error(`${profile.name}: the contract's security scheme ${scheme} has no check in the profile`);
-    backend.registerSecurityHandler(scheme, async (context: Context) => {
+    const accepts = profile.authenticate[scheme];
+    if (!accepts) throw new Error(`${profile.name}: the contract's security scheme ${scheme} has no check in the profile`);
+    backend.registerSecurityHandler(scheme, async (_context: Context, state: CallState<Caller>) => {
       try {
-        return { caller: await check(context.request.headers as Headers) };
+        return { caller: accepts(await (state.caller ??= requestCaller(state.call))) };
       } catch (error) {
         return { error };
       }
@@ -150,13 +148,13 @@ export async function createContractApi<Caller, Services>(
   }
 
   backend.register({
-    postRoutingHandler: (context: Context, state: CallState) => {
+    postRoutingHandler: (context: Context, state: CallState<Caller>) => {
       state.operationId = context.operation?.operationId;
     },
-    notFound: (_context: Context, state: CallState) => {
+    notFound: (_context: Context, state: CallState<Caller>) => {
       throw new PipelineFailure({ kind: 'not-found', path: state.call.path });
     },
-    methodNotAllowed: (_context: Context, state: CallState) => {
+    methodNotAllowed: (_context: Context, state: CallState<Caller>) => {
       const allowed = backend.router.route(state.call.method, state.call.path)?.allowedMethods ?? [];
       throw new PipelineFailure({ kind: 'method-not-allowed', method: state.call.method, path: state.call.path, allowed });
     },
@@ -171,10 +169,10 @@ export async function createContractApi<Caller, Services>(
   });
 
   for (const operation of operations.values()) {
-    backend.register(operation.rules.operationId, (context: Context, state: CallState) => runOperation(operation, context, state));
+    backend.register(operation.rules.operationId, (context: Context, state: CallState<Caller>) => runOperation(operation, context, state));
   }
 
-  async function runOperation(operation: CompiledOperation, context: Context, state: CallState): Promise<Reply> {
+  async function runOperation(operation: CompiledOperation, context: Context, state: CallState<Caller>): Promise<Reply> {
     const { rules: rule } = operation;
     const caller = rule.isPublic ? undefined : callerOf<Caller>(context);
     const admitting = caller === undefined ? { headers: {} } : profile.admit(caller, rule);
@@ -190,7 +188,7 @@ export async function createContractApi<Caller, Services>(
     }
   }
 
-  async function admitted(operation: CompiledOperation, context: Context, state: CallState, caller: Caller | undefined): Promise<Reply> {
+  async function admitted(operation: CompiledOperation, context: Context, state: CallState<Caller>, caller: Caller | undefined): Promise<Reply> {
     const { rules: rule } = operation;
     const idempotent = idempotentRequest(rule, context, caller);
     // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
@@ -294,17 +292,36 @@ export async function createContractApi<Caller, Services>(
     return { params: coerced.params ?? {}, query: coerced.query ?? {}, body: body === undefined ? undefined : JSON.parse(body) };
   }
 
+  /** The call's caller: the one an enclosing request proved, or the one its credential proves now. */
+  async function requestCaller(call: IncomingCall): Promise<Caller> {
+    return call.provenCaller !== undefined ? (call.provenCaller as Caller) : profile.identify(call.headers);
+  }
+
+  function screen(call: IncomingCall): Screening {
+    try {
+      return profile.screen?.(call) ?? { headers: {} };
+    } catch (error) {
+      return { headers: {}, reply: profile.errorReply(asPipelineFailure(error, pauses), call.requestId) };
+    }
+  }
+
   return {
     name: profile.name,
     pathPrefix: profile.pathPrefix,
+    screen,
+    async identify(call: IncomingCall) {
+      try {
+        return { caller: await requestCaller(call) };
+      } catch (error) {
+        return { reply: profile.errorReply(asPipelineFailure(error, pauses), call.requestId) };
+      }
+    },
     async handle(call: IncomingCall): Promise<HandledCall> {
-      const state: CallState = { call };
-      let screenHeaders: Record<string, string> = {};
+      const state: CallState<Caller> = { call };
+      const screening = screen(call);
       let reply: Reply;
       try {
-        const screening = profile.screen?.(call);
-        screenHeaders = screening?.headers ?? {};
-        if (screening?.reply) {
+        if (screening.reply) {
           reply = screening.reply;
         } else {
           reply = (await backend.handleRequest(
@@ -317,7 +334,7 @@ export async function createContractApi<Caller, Services>(
         reply = profile.errorReply(asPipelineFailure(error, pauses), call.requestId);
       }
       const operationHeaders = state.operationId ? operations.get(state.operationId)?.headers : undefined;
-      return { reply: withHeaders(reply, { ...screenHeaders, ...operationHeaders }), operationId: state.operationId };
+      return { reply: withHeaders(reply, { ...screening.headers, ...operationHeaders }), operationId: state.operationId };
     },
   };
 }

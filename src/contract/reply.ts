@@ -26,6 +26,11 @@ export interface IncomingCall {
    */
   readBody(): Promise<Buffer | undefined>;
   requestId: string;
+  /**
+   * The caller a request that carries this call already proved (each tool call of an MCP request):
+   * its credential is not looked up again; the operation's schemes, scopes, roles and limits still apply.
+   */
+  provenCaller?: unknown;
 }
 
 export interface HandledCall {
@@ -34,12 +39,25 @@ export interface HandledCall {
   operationId?: string;
 }
 
-/** One API (a contract and its handlers) behind the HTTP adapter. */
-export interface ContractApi {
+/** What an API does before routing (CORS on /v1): headers for every answer, or the whole answer (a preflight, a refused origin). */
+export interface Screening {
+  headers: Record<string, string>;
+  reply?: Reply;
+}
+
+/**
+ * One API (a contract and its handlers) behind the HTTP adapter. `screen` and `identify` are the
+ * API's first steps on their own, for a surface under its prefix that answers in a protocol of its
+ * own (MCP): the same CORS, the same caller and the same refusals as the API's operations.
+ */
+export interface ContractApi<Caller = unknown> {
   readonly name: string;
   /** Path prefix the API owns, e.g. `/api/v1`. */
   readonly pathPrefix: string;
   handle(call: IncomingCall): Promise<HandledCall>;
+  screen(call: IncomingCall): Screening;
+  /** The caller the call's credential proves, looked up once; or the API's answer when it proves none or cannot be looked up now (401, 503). */
+  identify(call: IncomingCall): Promise<{ caller: Caller } | { reply: Reply }>;
 }
 
 /** Thrown while reading a body larger than the limit; each API's error funnel says how to answer it. */

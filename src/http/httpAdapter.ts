@@ -8,8 +8,8 @@ import type { ResponseContract } from '../contract/responseContract.js';
 import type { Logger } from '../logger.js';
 import { isJsonMediaType, MAX_JSON_DEPTH, nestsDeeperThan } from './jsonNesting.js';
 
-export interface MountedApi {
-  api: ContractApi;
+export interface MountedApi<Caller = unknown> {
+  api: ContractApi<Caller>;
   responseContract: ResponseContract;
   /** Turns anything the adapter itself cannot handle into this API's error shape. */
   errorReply: (error: unknown, requestId: string) => Reply;
@@ -26,8 +26,14 @@ export interface MountedHandler {
   /** False: its requests get no request log line (the health probes, which come every few seconds). */
   logged?: boolean;
   /**
-   * `body`: a JSON request body (by its Content-Type), already read and checked by the adapter;
-   * undefined when the request has no JSON body, which the handler then reads from `req` itself.
+   * Which request bodies the adapter reads and checks (the size limit, a JSON body's depth) before
+   * `handle`: JSON ones (by Content-Type; the default, for a handler that reads its forms from the
+   * stream, as oidc-provider does), or all of them.
+   */
+  bodies?: 'json' | 'all';
+  /**
+   * `body`: the request body the adapter read and checked (see `bodies`); undefined when it is empty,
+   * or when it is not JSON and the handler reads it from `req` itself.
    */
   handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer): Promise<void>;
   /** This surface's error shape for what the adapter refuses (a PipelineFailure); `body` is the refused JSON body, when there is one. */
@@ -209,7 +215,7 @@ async function handOver(
   try {
     const duplicate = duplicateAuthorization(req);
     if (duplicate) throw duplicate;
-    if (isJsonMediaType(req.headers['content-type'])) body = await readCheckedBody(req, maxBodyBytes);
+    if (handler.bodies === 'all' || isJsonMediaType(req.headers['content-type'])) body = await readCheckedBody(req, maxBodyBytes);
   } catch (error) {
     if (error instanceof ClientClosedError) {
       res.destroy();

@@ -4,25 +4,19 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallerResolver } from '../auth/bearerTokens.js';
+import type { Caller } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { DEFAULT_MAX_BODY_BYTES, readBody, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
-import { MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
-import type { CorsPolicy } from '../http/cors.js';
+import { writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { isJsonMediaType, MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
-import { storeOutageFailure } from '../contract/storeOutage.js';
-import { ClientClosedError, PayloadTooLargeError, type Reply } from '../contract/reply.js';
-import { originNotAllowed } from '../workPlatform/problems.js';
+import type { IncomingCall, Reply } from '../contract/reply.js';
 import type { Logger } from '../logger.js';
 import { callTool } from './toolCalls.js';
 import { protocolError } from './protocolErrors.js';
 import { mayCall, toolsFromDocument, type OperationTool } from './toolCatalogue.js';
 
-/** Under the API's own prefix, so that the API's OAuth resource (`<base>/v1`) covers it (RFC 9728 §3.3). */
-export const MCP_PATH = '/v1/mcp';
-
-/** The most a JSON-RPC request may carry: the API's own body limit. */
-const MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES;
+/** Under the API's own prefix (`/v1/mcp`), so that the API's OAuth resource (`<base>/v1`) covers it (RFC 9728 §3.3). */
+const mcpPathUnder = (apiPrefix: string) => `${apiPrefix}/mcp`;
 
 const INSTRUCTIONS =
   'Tools of the Work-Platform API, one per operation, named by its operationId. Only the tools your token\'s scopes allow are listed. ' +
@@ -30,14 +24,14 @@ const INSTRUCTIONS =
   '`requiredScopes`, `validation` with `errors`, `version-conflict`: read the resource again and pass its ETag as `If-Match`).';
 
 export interface McpServerOptions {
-  /** The API's browser-origin policy: an Origin not on its list is refused, as on the API. */
-  cors: CorsPolicy;
   /** The served document the tools are made from. */
   document: object;
-  /** The Work-Platform API as the HTTP adapter mounts it: tool calls are answered and checked the same way. */
-  api: MountedApi;
+  /**
+   * The Work-Platform API as the HTTP adapter mounts it: its CORS and its caller for the MCP request,
+   * its pipeline, error funnel and response check for each tool call.
+   */
+  api: MountedApi<Caller>;
   responseValidation: ResponseValidationMode;
-  callers: CallerResolver;
   /** Where the authorization server's protected-resource metadata is, named in a 401's `WWW-Authenticate` (RFC 9728). */
   resourceMetadataUrl: string;
   version: string;
@@ -59,21 +53,14 @@ async function loadSdk() {
 
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
 
-/** One MCP server for one caller: it lists the tools the scopes allow and calls any tool by name with the caller's credential. */
-function serverFor(
-  sdk: McpSdk,
-  tools: ReadonlyMap<string, OperationTool>,
-  scopes: readonly string[],
-  authorization: string,
-  requestId: string,
-  options: McpServerOptions,
-): Server {
+/** One MCP server for one caller: it lists the tools the scopes allow and calls any tool by name as that caller. */
+function serverFor(sdk: McpSdk, tools: ReadonlyMap<string, OperationTool>, caller: Caller, requestId: string, options: McpServerOptions): Server {
   const { Server, CallToolRequestSchema, ListToolsRequestSchema, ErrorCode } = sdk;
   let calls = 0;
   const server = new Server({ name: 'work-platform', title: 'Work-Platform API', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...tools.values()]
-      .filter((tool) => mayCall(tool, scopes))
+      .filter((tool) => mayCall(tool, caller.scopes))
       .map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -82,7 +69,7 @@ function serverFor(
     // A tool the scopes do not allow is still called: the API's own 403 tells the agent which scope is missing.
     calls += 1;
     // Each tool call is a request of its own, named after the HTTP request that carried it.
-    return callTool(options.api, tool, request.params.arguments ?? {}, authorization, `${requestId}-${calls}`, options);
+    return callTool(options.api, tool, request.params.arguments ?? {}, caller, `${requestId}-${calls}`, options);
   });
   answerPerJsonRpc(server, requestId, options.logger);
   return server;
@@ -155,55 +142,46 @@ export function mcpErrorReply(api: MountedApi, error: unknown, requestId: string
   };
 }
 
-/** `/v1/mcp` on the API server: stateless Streamable HTTP, the caller authenticated on every request by its bearer token. */
+/**
+ * `/v1/mcp` on the API server: stateless Streamable HTTP. The adapter applies its rules (one
+ * Authorization header, the body's size and depth); the API screens the request (CORS) and looks its
+ * caller up, once, for every tool call the request carries.
+ */
 export function createMcpHttpHandler(options: McpServerOptions): MountedHandler {
   const tools = new Map(toolsFromDocument(options.document).map((tool) => [tool.name, tool]));
+  const path = mcpPathUnder(options.api.api.pathPrefix);
   const challenge = `Bearer realm="work-platform", resource_metadata="${options.resourceMetadataUrl}"`;
   let sdk: Promise<McpSdk> | undefined;
   return {
-    owns: (path) => path === MCP_PATH,
+    owns: (candidate) => candidate === path,
+    bodies: 'all',
     errorReply: (error, requestId, body) => mcpErrorReply(options.api, error, requestId, body),
-    async handle(req: IncomingMessage, res: ServerResponse, requestId: string, checkedBody?: Buffer) {
+    async handle(req: IncomingMessage, res: ServerResponse, requestId: string, body?: Buffer) {
       const method = req.method ?? 'POST';
-      const refuse = (error: unknown, extraHeaders: Record<string, string> = {}) => {
-        const reply = options.api.errorReply(error, requestId);
-        const headers = { ...reply.headers, ...extraHeaders, ...(reply.status === 401 ? { 'www-authenticate': challenge } : {}) };
+      const call: IncomingCall = { method, path, rawQuery: '', headers: req.headers, readBody: async () => body, requestId };
+      const answer = (reply: Reply) => {
+        const headers = reply.status === 401 ? { ...reply.headers, 'www-authenticate': challenge } : reply.headers;
         writeReply(res, { ...reply, headers }, requestId, method, false);
       };
+      const screening = options.api.api.screen(call);
+      if (screening.reply) return answer({ ...screening.reply, headers: { ...screening.headers, ...screening.reply.headers } });
+      for (const [name, value] of Object.entries(screening.headers)) res.setHeader(name, value);
       res.setHeader('x-request-id', requestId);
-      const cors = options.cors.check(method, req.headers);
-      if (cors.kind === 'blocked') return refuse(originNotAllowed(cors.origin, cors.headers));
-      if (cors.kind === 'preflight') {
-        res.writeHead(204, cors.headers).end();
-        return;
-      }
-      for (const [name, value] of Object.entries(cors.headers)) res.setHeader(name, value);
       // Stateless: no session to resume and nothing to push, so a GET stream or a DELETE has nothing to do.
-      if (method !== 'POST') return refuse(new PipelineFailure({ kind: 'method-not-allowed', method, path: MCP_PATH, allowed: ['POST'] }), { allow: 'POST' });
-      const authorization = req.headers.authorization;
-      let scopes: readonly string[];
-      try {
-        ({ scopes } = await options.callers.resolve(authorization));
-      } catch (error) {
-        // The database cannot look the token up now: the API's 503 with Retry-After, before any JSON-RPC.
-        return refuse(storeOutageFailure(error) ?? error);
-      }
-      let body: unknown;
-      try {
-        // A JSON body was read and checked (size, depth) by the adapter. Any other is read and dropped here, never parsed:
-        // the SDK refuses its media type (415).
-        if (checkedBody === undefined) await readBody(req, MAX_BODY_BYTES);
-        body = checkedBody === undefined ? undefined : JSON.parse(checkedBody.toString('utf8'));
-      } catch (error) {
-        // The adapter logs a client that went away; there is nobody to answer.
-        if (error instanceof ClientClosedError) throw error;
-        if (error instanceof PayloadTooLargeError) return refuse(new PipelineFailure({ kind: 'payload-too-large', limitBytes: MAX_BODY_BYTES }));
-        const parseError = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
-        res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(parseError)) }).end(parseError);
-        return;
+      if (method !== 'POST') return answer(options.api.errorReply(new PipelineFailure({ kind: 'method-not-allowed', method, path, allowed: ['POST'] }), requestId));
+      const identified = await options.api.api.identify(call);
+      if ('reply' in identified) return answer(identified.reply);
+      let message: unknown;
+      // A body of another media type is not parsed: the SDK refuses it (415).
+      if (body !== undefined && isJsonMediaType(req.headers['content-type'])) {
+        try {
+          message = JSON.parse(body.toString('utf8'));
+        } catch {
+          return answer({ status: 400, headers: { 'content-type': 'application/json' }, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } } });
+        }
       }
       const loaded = await (sdk ??= loadSdk());
-      const server = serverFor(loaded, tools, scopes, authorization!, requestId, options);
+      const server = serverFor(loaded, tools, identified.caller, requestId, options);
       const transport = new loaded.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       transport.onerror = (error) => options.logger.warn('mcp transport error', { requestId, error: error.message });
       res.on('close', () => {
@@ -211,8 +189,7 @@ export function createMcpHttpHandler(options: McpServerOptions): MountedHandler 
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await transport.handleRequest(req, res, message);
     },
   };
 }
-

@@ -18,14 +18,13 @@ function text(value: unknown): string {
 }
 
 /** The HTTP request the arguments describe; an argument of the wrong kind is the agent's error, answered before any call. */
-export function callOf(tool: OperationTool, args: Record<string, unknown>, authorization: string | undefined, requestId: string): IncomingCall {
+export function callOf(tool: OperationTool, args: Record<string, unknown>, caller: unknown, requestId: string): IncomingCall {
   const known = new Set([...tool.parameters.map((parameter) => parameter.name), ...(tool.body === 'none' ? [] : [BODY_MEMBER])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length > 0) throw new ToolInputError(`${tool.name} takes no argument ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${[...known].join(', ') || 'no arguments'}.`);
   let path = tool.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
-  if (authorization !== undefined) headers.authorization = authorization;
   for (const parameter of tool.parameters) {
     const value = args[parameter.name];
     if (value === undefined || value === null) {
@@ -44,7 +43,7 @@ export function callOf(tool: OperationTool, args: Record<string, unknown>, autho
     body = Buffer.from(JSON.stringify(args[BODY_MEMBER]));
     headers['content-type'] = 'application/json';
   }
-  return { method: tool.method, path, rawQuery: query.toString(), headers, readBody: async () => body, requestId };
+  return { method: tool.method, path, rawQuery: query.toString(), headers, readBody: async () => body, requestId, provenCaller: caller };
 }
 
 function bodyOf(reply: Reply): unknown {
@@ -81,18 +80,22 @@ export function resultOf(reply: Reply, requestId: string): CallToolResult {
   return { content, ...(structured ? { structuredContent: structured } : {}) };
 }
 
-/** Answers the tool call as the HTTP adapter answers a request: the API's pipeline, its error funnel, the response contract check. */
-export async function callTool(
-  api: MountedApi,
+/**
+ * Answers the tool call as the HTTP adapter answers a request: the API's pipeline, its error funnel, the response
+ * contract check. The caller is the MCP request's, looked up once for all its tool calls; each call is still
+ * checked against its operation's schemes, scopes and roles, and counted against the limits.
+ */
+export async function callTool<Caller>(
+  api: MountedApi<Caller>,
   tool: OperationTool,
   args: Record<string, unknown>,
-  authorization: string | undefined,
+  caller: Caller,
   requestId: string,
   checks: Pick<HttpAdapterOptions, 'responseValidation' | 'logger'>,
 ): Promise<CallToolResult> {
   let call: IncomingCall;
   try {
-    call = callOf(tool, args, authorization, requestId);
+    call = callOf(tool, args, caller, requestId);
   } catch (error) {
     if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
     throw error;

@@ -33,9 +33,8 @@ export function portfolioProfile(deps: PortfolioProfileDependencies): ApiProfile
     document: deps.document,
     operationsDirectory: new URL('./operations/', import.meta.url),
     services: deps.services,
-    authenticate: {
-      apiKey: (headers) => authenticateApiKey(headers.authorization, deps.findApiKeyByHash, deps.now()),
-    },
+    identify: (headers) => authenticateApiKey(headers.authorization, deps.findApiKeyByHash, deps.now()),
+    authenticate: { apiKey: (key) => key },
     checkRules(rules) {
       const expected = rules.isPublic ? 'unmetered' : 'read';
       // Refusing to start keeps a typo from leaving an authenticated operation unmetered.

@@ -43,25 +43,13 @@ export interface WorkPlatformProfileDependencies {
 
 /** The Work-Platform API: CORS, bearer tokens, scopes and roles, class buckets and quota, problem+json. */
 export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiProfile<Caller, WorkPlatformServices> {
-  // Both security schemes read the same Authorization header, and openapi-backend checks every
-  // scheme an operation names: the token is resolved once per request (per headers object).
-  const resolved = new WeakMap<object, Promise<Caller>>();
-  const callerFor = (headers: Record<string, string | string[] | undefined>): Promise<Caller> => {
-    let caller = resolved.get(headers);
-    if (!caller) {
-      caller = deps.callers.resolve(headers.authorization);
-      resolved.set(headers, caller);
-    }
-    return caller;
-  };
   /**
    * A scheme accepts only its own kinds of token; the other scheme's kinds prove nothing to it.
    * Every call with a valid token is refused by one of the two schemes: one shared error, so that
    * no stack trace is captured per request.
    */
   const otherScheme = new CredentialRefusedError('unauthenticated');
-  const scheme = (accepts: (kind: Caller['kind']) => boolean) => async (headers: Record<string, string | string[] | undefined>) => {
-    const caller = await callerFor(headers);
+  const scheme = (accepts: (kind: Caller['kind']) => boolean) => (caller: Caller) => {
     if (!accepts(caller.kind)) throw otherScheme;
     return caller;
   };
@@ -71,6 +59,8 @@ export function workPlatformProfile(deps: WorkPlatformProfileDependencies): ApiP
     document: deps.document,
     operationsDirectory: new URL('./operations/', import.meta.url),
     services: deps.services,
+    // Both security schemes read the same Authorization header: the pipeline looks it up once per request.
+    identify: (headers) => deps.callers.resolve(headers.authorization),
     authenticate: {
       bearerAuth: scheme((kind) => kind === 'pat' || kind === 'session'),
       oauth2: scheme((kind) => kind === 'oauth'),

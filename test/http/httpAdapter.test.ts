@@ -15,6 +15,8 @@ function fixedApi(reply: Reply): ContractApi {
     name: 'fixed',
     pathPrefix: '/api/v1',
     handle: async () => ({ reply, operationId: 'getProfile' }),
+    screen: () => ({ headers: {} }),
+    identify: async () => ({ caller: undefined }),
   };
 }
 

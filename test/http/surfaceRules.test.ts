@@ -57,6 +57,15 @@ function send(method: string, path: string, headers: [string, string][], body?: 
   });
 }
 
+/** The problem `expected` (from /v1) in every byte but its request id, which names the answer's own request. */
+function expectSameProblem(answer: Answer, expected: Answer): void {
+  expect(answer.status).toBe(expected.status);
+  expect(answer.headers['content-type']).toBe(expected.headers['content-type']);
+  expect(isProblem(answer.body)).toBe(true);
+  expect(answer.body.requestId).toBe(answer.headers['x-request-id']);
+  expect({ ...answer.body, requestId: undefined }).toEqual({ ...expected.body, requestId: undefined });
+}
+
 /** A JSON value nested `depth` levels of arrays and objects deep, as text. */
 const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 const mcpHeaders = (): [string, string][] => [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ['authorization', `Bearer ${fx.tokens.all}`]];
@@ -88,11 +97,12 @@ describe('two Authorization headers are refused on every surface', () => {
     expect(portfolioContract.check('getPortfolio', portfolio)).toEqual([]);
   });
 
-  it('on /v1/mcp as a problem', async () => {
-    const answer = await send('POST', '/v1/mcp', [...mcpHeaders(), ['authorization', 'Bearer other']], JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-    expect(answer.status).toBe(400);
-    expect(isProblem(answer.body)).toBe(true);
-    expect(answer.body).toMatchObject({ code: 'duplicate-authorization' });
+  it('on /v1/mcp as the same problem as on /v1', async () => {
+    const onMcp = await send('POST', '/v1/mcp', [...mcpHeaders(), ['authorization', 'Bearer other']], JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    const onApi = await send('POST', '/v1/tasks', [['content-type', 'application/json'], ...twice()], JSON.stringify({ projectId: fx.projectId, title: 'Two credentials' }));
+    expect(workPlatformContract.check('createTask', onApi)).toEqual([]);
+    expectSameProblem(onMcp, onApi);
+    expect(onMcp.body).toMatchObject({ status: 400, code: 'duplicate-authorization' });
   });
 
   it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])('on %s in the OAuth error shape, before the client is read', async (path) => {
@@ -101,6 +111,19 @@ describe('two Authorization headers are refused on every surface', () => {
     expectOauthError(answer, 400);
     expect(answer.body.error_description).toMatch(/more than one Authorization header/);
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
+
+describe('a body over 1 MiB', () => {
+  it('is the same 413 problem on /v1/mcp as on /v1, whatever its media type', async () => {
+    const title = 'x'.repeat(1024 * 1024);
+    const onApi = await send('POST', '/v1/tasks', [['content-type', 'application/json'], ['authorization', `Bearer ${fx.tokens.all}`]], JSON.stringify({ projectId: fx.projectId, title }));
+    expect(onApi.status).toBe(413);
+    expect(workPlatformContract.check('createTask', onApi)).toEqual([]);
+    const toolCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'createTask', arguments: { body: { projectId: fx.projectId, title } } } });
+    expectSameProblem(await send('POST', '/v1/mcp', mcpHeaders(), toolCall), onApi);
+    const asText = mcpHeaders().map(([name, value]): [string, string] => (name === 'content-type' ? [name, 'text/plain'] : [name, value]));
+    expectSameProblem(await send('POST', '/v1/mcp', asText, `${title}!`), onApi);
   });
 });
 

@@ -21,7 +21,16 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app));
+/** Every bearer-token look-up the server made, by the Authorization header it looked up. */
+const lookups: string[] = [];
+useWorkPlatformTestApp((app) => ({ t, fx } = app), {
+  wrapCallers: (callers) => ({
+    resolve: (authorization) => {
+      lookups.push(String(authorization));
+      return callers.resolve(authorization);
+    },
+  }),
+});
 
 const clients: Client[] = [];
 afterAll(async () => {
@@ -204,6 +213,26 @@ describe('what /v1/mcp refuses before any tool runs, as the API does', () => {
     const allowed = await post({ authorization: `Bearer ${fx.tokens.all}`, origin: fx.allowedOrigin }, listTools);
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(fx.allowedOrigin);
+  });
+
+  it('looks the caller up once per MCP request, however many tool calls it carries; each call still counts against the quota', async () => {
+    const client = await connectOverHttp(fx.tokens.all);
+    const usedThisMonth = async () => {
+      const result = (await client.callTool({ name: 'getWorkspaceLimits', arguments: {} })) as CallToolResult;
+      return (result.structuredContent as { monthlyQuota: { usedThisMonth: number } }).monthlyQuota.usedThisMonth;
+    };
+    const usedBefore = await usedThisMonth();
+    const lookupsOfToken = () => lookups.filter((authorization) => authorization === `Bearer ${fx.tokens.all}`).length;
+    const lookupsBefore = lookupsOfToken();
+    const getTask = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'getTask', arguments: { taskId: fx.taskIds[0] } } });
+    const batch = await post({ authorization: `Bearer ${fx.tokens.all}` }, JSON.stringify([getTask(1), getTask(2), { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'listTasks', arguments: { limit: 1 } } }]));
+    expect(batch.status).toBe(200);
+    const answers = (await batch.json()) as { id: number; result: CallToolResult }[];
+    expect(answers.map(({ id, result }) => [id, result.isError ?? false])).toEqual(expect.arrayContaining([[1, false], [2, false], [3, false]]));
+    expect(lookupsOfToken() - lookupsBefore).toBe(1);
+    // Each tool call ran through the pipeline's admission: three calls of the batch, and the call that reads the count.
+    expect((await usedThisMonth()) - usedBefore).toBe(4);
+    expect(lookupsOfToken() - lookupsBefore).toBe(2);
   });
 
   it("names a tool call's request after the HTTP request that carried it", async () => {

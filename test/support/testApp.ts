@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { startApp, type RunningApp } from '../../src/app.js';
+import { startApp, type AppDependencies, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createJsonLogger, type Logger } from '../../src/logger.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
@@ -91,7 +91,14 @@ export function memoryLogger(lines: string[]): Logger {
  * that no test asks a real DNS server.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; now?: () => number; config?: Partial<Config>; dns?: DnsResolver; analyticsWorkerUrl?: URL } = {},
+  options: {
+    env?: Record<string, string>;
+    now?: () => number;
+    config?: Partial<Config>;
+    dns?: DnsResolver;
+    analyticsWorkerUrl?: URL;
+    wrapCallers?: AppDependencies['wrapCallers'];
+  } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
@@ -145,6 +152,7 @@ async function startOnEngine(
     now,
     webhookResolver: options.dns ?? fakeDnsResolver(),
     analyticsWorkerUrl: options.analyticsWorkerUrl,
+    wrapCallers: options.wrapCallers,
   });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
