@@ -4,23 +4,14 @@
 // example). The conformance runner creates the instances it calls operations on from these, and
 // puts their ids where the contract's examples name other records.
 
+import { instanceTemplate, resourcePathsOf, type ResourcePath } from '../contract/resourcePaths.js';
 import type { ContractOperation } from './contractOperations.js';
 
-export interface ResourceKind {
-  /** The path of one instance, e.g. `/v1/tasks/{taskId}`. */
-  template: string;
-  /** The path of the collection, e.g. `/v1/tasks`. */
-  collection: string;
-  /** The instance's path parameter, e.g. `taskId`. */
-  parameter: string;
+export interface ResourceKind extends ResourcePath<ContractOperation> {
   /** The parameter's example in the contract. */
   example: string;
   /** The prefix of its ids (`tsk_`), when the example has one. */
   idPrefix?: string;
-  create?: ContractOperation;
-  list?: ContractOperation;
-  read?: ContractOperation;
-  remove?: ContractOperation;
 }
 
 const ID_PREFIX = /^([a-z][a-z0-9]*_)[A-Za-z0-9]/;
@@ -30,28 +21,14 @@ export function idPrefixOf(value: string): string | undefined {
   return ID_PREFIX.exec(value)?.[1];
 }
 
-/** The kinds of resource that the operations' path parameters name, by instance template. */
+/** The kinds of resource that the operations' path parameters name, by instance template, with their ids' examples. */
 export function resourceKindsOf(operations: ContractOperation[]): Map<string, ResourceKind> {
   const kinds = new Map<string, ResourceKind>();
-  for (const operation of operations) {
-    for (const parameter of operation.pathParameters) {
-      const template = operation.template.slice(0, operation.template.indexOf(`{${parameter}}`) + parameter.length + 2);
-      if (kinds.has(template)) continue;
-      const collection = template.slice(0, template.lastIndexOf('/'));
-      const example = operation.pathParameterExamples[parameter] ?? '';
-      const find = (method: string, path: string) => operations.find((candidate) => candidate.method === method && candidate.template === path);
-      kinds.set(template, {
-        template,
-        collection,
-        parameter,
-        example: find('GET', template)?.pathParameterExamples[parameter] ?? example,
-        idPrefix: idPrefixOf(example),
-        create: find('POST', collection),
-        list: find('GET', collection),
-        read: find('GET', template),
-        remove: find('DELETE', template),
-      });
-    }
+  for (const [template, kind] of resourcePathsOf(operations, (operation) => operation)) {
+    // The example of the operation that first names the parameter; the read operation's, when there is one.
+    const first = operations.find((operation) => operation.pathParameters.includes(kind.parameter) && instanceTemplate(operation.template, kind.parameter) === template);
+    const example = first?.pathParameterExamples[kind.parameter] ?? '';
+    kinds.set(template, { ...kind, example: kind.read?.pathParameterExamples[kind.parameter] ?? example, idPrefix: idPrefixOf(example) });
   }
   return kinds;
 }
@@ -60,7 +37,7 @@ export function resourceKindsOf(operations: ContractOperation[]): Map<string, Re
 export function kindActedOn(operation: ContractOperation, kinds: Map<string, ResourceKind>): ResourceKind | undefined {
   const last = operation.pathParameters.at(-1);
   if (last === undefined) return undefined;
-  return kinds.get(operation.template.slice(0, operation.template.indexOf(`{${last}}`) + last.length + 2));
+  return kinds.get(instanceTemplate(operation.template, last));
 }
 
 /** Whether a member of a body holds ids: `id`, `projectId`, `contactIds`. */

@@ -18,6 +18,7 @@ import {
   type OperationEntry,
 } from './document.js';
 import { RUN_PLANS, type ApiRunPlan, type PlannedStep } from './postmanRunPlan.js';
+import { resourcePathsOf } from './resourcePaths.js';
 
 /** A record kind the API creates: `POST {collectionPath}` answers 201 and `{collectionPath}/{param}` names one. */
 export interface RunResource {
@@ -67,19 +68,12 @@ function stemOf(param: string): string {
   return param.endsWith('Id') && param.length > 2 ? param.slice(0, -2) : param;
 }
 
-/** Record kinds, by path parameter name. */
+/** Record kinds the API creates (`POST {collectionPath}` answering 201), by path parameter name. */
 export function runResources(document: JsonObject): Map<string, RunResource> {
-  const operations = listOperations(document);
   const resources = new Map<string, RunResource>();
-  for (const entry of operations) {
-    const segments = entry.path.split('/');
-    segments.forEach((segment, index) => {
-      const match = /^\{([^}]+)\}$/.exec(segment);
-      if (!match || resources.has(match[1]!)) return;
-      const collectionPath = segments.slice(0, index).join('/');
-      const create = operations.find((candidate) => candidate.path === collectionPath && candidate.method === 'post' && lowestSuccessStatus(candidate.operation) === 201);
-      if (create) resources.set(match[1]!, { param: match[1]!, stem: stemOf(match[1]!), collectionPath, create });
-    });
+  for (const kind of resourcePathsOf(listOperations(document), (entry) => ({ method: entry.method, template: entry.path })).values()) {
+    if (resources.has(kind.parameter) || !kind.create || lowestSuccessStatus(kind.create.operation) !== 201) continue;
+    resources.set(kind.parameter, { param: kind.parameter, stem: stemOf(kind.parameter), collectionPath: kind.collection, create: kind.create });
   }
   return resources;
 }
