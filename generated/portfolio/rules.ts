@@ -33,6 +33,9 @@ export const operationIds = [
 /** `x-ratelimit-cost` of the operations that declare one (every other call counts 1 unit): expensive calls, run apart with a concurrency cap per workspace. */
 export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = {};
 
+/** The instance path of what each create operation makes (it declares `Location` on its 201): the handler fills in the id. */
+export const createdLocations: Readonly<Partial<Record<OperationId, string>>> = {};
+
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */
 export const scopeCatalogue = [
 ] as const;

@@ -81,6 +81,18 @@ export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = {
   getDealPipeline: 5
 };
 
+/** The instance path of what each create operation makes (it declares `Location` on its 201): the handler fills in the id. */
+export const createdLocations: Readonly<Partial<Record<OperationId, string>>> = {
+  createTask: "/v1/tasks/{taskId}",
+  createProject: "/v1/projects/{projectId}",
+  createCompany: "/v1/companies/{companyId}",
+  createContact: "/v1/contacts/{contactId}",
+  createDeal: "/v1/deals/{dealId}",
+  createContract: "/v1/contracts/{contractId}",
+  createConnector: "/v1/connectors/{connectorId}",
+  createWebhook: "/v1/webhooks/{webhookId}"
+};
+
 /** Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`). */
 export const scopeCatalogue = [
   'tasks:read',

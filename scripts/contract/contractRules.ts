@@ -7,6 +7,7 @@ import { problemTypesOf } from './problemTypes.js';
 import { dereference, isJsonObject, listOperations, type JsonObject } from './document.js';
 import { generatedNotice } from './openapiFiles.js';
 import { REQUIRED_ROLES_KEY, roleScopesOf } from './roles.js';
+import { resourcePathsOf } from './resourcePaths.js';
 
 function union(values: readonly string[]): string {
   return values.length === 0 ? 'never' : values.map((value) => `'${value}'`).join(' | ');
@@ -130,6 +131,23 @@ function rateLimitNameLists(table: JsonObject): string[] {
   ];
 }
 
+/**
+ * For each operation whose 201 declares a `Location` header: the path of one instance of what it
+ * creates, the collection's instance template (`POST /v1/tasks` → `/v1/tasks/{taskId}`).
+ */
+export function createdLocationsOf(document: JsonObject): Record<string, string> {
+  const operations = listOperations(document);
+  const locations: Record<string, string> = {};
+  for (const kind of resourcePathsOf(operations, (entry) => ({ method: entry.method, template: entry.path })).values()) {
+    const create = kind.create;
+    if (create?.operationId === undefined || locations[create.operationId] !== undefined) continue;
+    const created = dereference(document, isJsonObject(create.operation.responses) ? create.operation.responses['201'] : undefined);
+    const headers = isJsonObject(created) && isJsonObject(created.headers) ? Object.keys(created.headers).map((name) => name.toLowerCase()) : [];
+    if (headers.includes('location')) locations[create.operationId] = kind.template;
+  }
+  return locations;
+}
+
 export function renderContractRules(api: string, document: JsonObject): string {
   const all: string[] = [];
   const publicIds: string[] = [];
@@ -142,6 +160,7 @@ export function renderContractRules(api: string, document: JsonObject): string {
     if (rateLimitCost !== undefined && rateLimitCost > 1) costs[operationId] = rateLimitCost;
     if (roles.length > 0) requiredRoles[operationId] = [...roles];
   }
+  const locations = createdLocationsOf(document);
   const roleScopes = roleScopesOf(document);
   const eventTypes = isJsonObject(document.webhooks) ? Object.keys(document.webhooks) : [];
   return [
@@ -156,6 +175,9 @@ export function renderContractRules(api: string, document: JsonObject): string {
     ...constList('operationIds', 'Every operationId, in the order of the spec.', all),
     '/** `x-ratelimit-cost` of the operations that declare one (every other call counts 1 unit): expensive calls, run apart with a concurrency cap per workspace. */',
     `export const rateLimitCosts: Readonly<Partial<Record<OperationId, number>>> = ${JSON.stringify(costs, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
+    '',
+    '/** The instance path of what each create operation makes (it declares `Location` on its 201): the handler fills in the id. */',
+    `export const createdLocations: Readonly<Partial<Record<OperationId, string>>> = ${JSON.stringify(locations, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')};`,
     '',
     ...constList('scopeCatalogue', "Every scope the security schemes declare (`x-scopes`, OAuth 2.0 flows' `scopes`).", scopeCatalogueOf(document)),
     'export type Scope = (typeof scopeCatalogue)[number];',

@@ -1,8 +1,19 @@
+import { createdLocations, type OperationId } from '../../generated/work-platform/rules.js';
 import { ApiProblem } from './problems.js';
 
 /** The strong entity tag of a version: `"3"`. */
 export function etagOf(version: number): string {
   return `"${version}"`;
+}
+
+/** Each create operation's instance path up to its id (`/v1/tasks/`), from the spec (createdLocations). */
+const locationPrefixes = new Map(Object.entries(createdLocations).map(([operationId, template]) => [operationId, template.slice(0, template.lastIndexOf('{'))]));
+
+/** The headers of a 201 of `operationId`: where the new record is (the spec's instance path with its id) and its version. */
+export function createdHeaders(operationId: OperationId, record: { id: string; version: number }): { location: string; etag: string } {
+  const prefix = locationPrefixes.get(operationId);
+  if (prefix === undefined) throw new Error(`${operationId} declares no Location on its 201 in the spec`);
+  return { location: `${prefix}${encodeURIComponent(record.id)}`, etag: etagOf(record.version) };
 }
 
 /** Reads `If-Match: 3` or `If-Match: "3"`; undefined when absent. A weak or malformed tag is 400. */

@@ -1,12 +1,12 @@
 import type { WorkPlatformHandler } from '../operationContext.js';
-import { etagOf } from '../versions.js';
+import { createdHeaders } from '../versions.js';
 
 export const createWebhook: WorkPlatformHandler<'createWebhook'> = async (ctx) => {
   const { workspace, userId } = ctx.caller;
   const { webhook, secret } = await ctx.services.webhooks.createWebhook(workspace.id, ctx.body, { createdBy: userId });
   return {
     status: 201,
-    headers: { location: `/v1/webhooks/${webhook.id}`, etag: etagOf(webhook.version) },
+    headers: createdHeaders('createWebhook', webhook),
     body: { ...webhook, secret },
   };
 };
