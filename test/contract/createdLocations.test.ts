@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createdLocationsOf } from '../../scripts/contract/contractRules.js';
+import type { JsonObject } from '../../scripts/contract/document.js';
 import { createdHeaders } from '../../src/workPlatform/versions.js';
 
-const created = (headers?: Record<string, unknown>) => ({ responses: { '201': { description: 'Created', ...(headers ? { headers } : {}) } } });
+const created = (headers?: JsonObject) => ({ responses: { '201': { description: 'Created', ...(headers ? { headers } : {}) } } });
 
 describe('createdLocationsOf', () => {
   it("gives each create operation that declares Location its collection's instance path, and no other operation one", () => {
@@ -16,7 +17,7 @@ describe('createdLocationsOf', () => {
         '/v1/notes/{noteId}': { get: { operationId: 'getNote', responses: { '200': { description: 'OK' } } } },
       },
       components: { headers: { Location: { schema: { type: 'string' } } } },
-    });
+    } as JsonObject);
     expect(locations).toEqual({ createBoard: '/v1/boards/{boardId}', createCard: '/v1/boards/{boardId}/cards/{cardId}' });
   });
 });
