@@ -12,9 +12,9 @@ import { createProjectStore } from '../../src/store/projects.js';
 import { createUserStore } from '../../src/store/users.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { engineOf, type StoreEngine, type StoreSource } from '../../src/store/engine.js';
-import { deals, dealStages, tasks } from '../../db/schema.js';
+import { deals, dealStages, taskPriorities, taskStatuses, tasks } from '../../db/schema.js';
+import { priorityRank } from '../../src/store/tasks.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
-import type { components } from '../../generated/work-platform/types.js';
 
 export interface BenchWorkspace {
   workspaceId: string;
@@ -36,8 +36,8 @@ const LIFTED = 1_000_000_000;
 // The largest per-minute override a workspace takes: about 16,700 requests a second, beyond this machine.
 const MAX_PER_MINUTE = 1_000_000;
 // Every value of the contract's enums, in the spec's order (checked against the generated types).
-const STATUSES = ['TODO', 'IN_PROGRESS', 'BLOCKED', 'DONE'] as const satisfies readonly components['schemas']['TaskStatus'][];
-const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const satisfies readonly components['schemas']['TaskPriority'][];
+const STATUSES = taskStatuses;
+const PRIORITIES = taskPriorities;
 
 /** Rows per statement: 11 parameters a row stays far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const ROWS_PER_INSERT = 500;
@@ -90,21 +90,21 @@ export async function seedBenchData(source: StoreSource, sizes: readonly number[
       engine,
       tasks,
       Array.from({ length: size }, (_, row) => {
-        const priority = PRIORITIES[row % 3]!;
+        const priority = PRIORITIES[row % PRIORITIES.length]!;
         const at = start + row * 1000;
         return {
           id: `tsk_bench${index}x${row.toString(36).padStart(6, '0')}`,
           workspaceId,
           projectId,
           title: `Bench task ${row}`,
-          status: STATUSES[row % 4],
+          status: STATUSES[row % STATUSES.length],
           priority,
-          priorityRank: PRIORITIES.indexOf(priority) + 1,
+          priorityRank: priorityRank(priority),
           dueOn: row % 5 === 0 ? null : at + 7 * 86_400_000,
           version: 1,
           createdAt: at,
           updatedAt: at,
-          completedAt: STATUSES[row % 4] === 'DONE' ? at : null,
+          completedAt: STATUSES[row % STATUSES.length] === 'DONE' ? at : null,
         };
       }),
     );
@@ -161,8 +161,8 @@ export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: num
     tasks,
     Array.from({ length: taskCount }, (_, row) => {
       const at = start + Math.floor((row * span) / taskCount);
-      const priority = PRIORITIES[row % 3]!;
-      const status = STATUSES[row % 4]!;
+      const priority = PRIORITIES[row % PRIORITIES.length]!;
+      const status = STATUSES[row % STATUSES.length]!;
       const completedAt = status === 'DONE' ? at + ((row * 7919) % (30 * DAY_MS)) : null;
       return {
         id: `tsk_benchan${infix}${row.toString(36).padStart(6, '0')}`,
@@ -171,7 +171,7 @@ export async function seedAnalyticsWorkspace(source: StoreSource, taskCount: num
         title: `Analytics task ${row}`,
         status,
         priority,
-        priorityRank: PRIORITIES.indexOf(priority) + 1,
+        priorityRank: priorityRank(priority),
         dueOn: row % 5 === 0 ? null : at + (row % 21) * DAY_MS,
         version: 1,
         createdAt: at,
