@@ -16,7 +16,7 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
 import { startReceiver, waitFor, type Receiver } from '../webhooks/deliveryFixtures.js';
 import * as oauth from 'oauth4webapi';
-import { approve, authorizationRequest, authorizeAndExchange, discover, hiddenField, insecure, offeredScopes, openConsentPage, registerTestClient, TestBrowser, TEST_REDIRECT_URI } from '../support/oauth.js';
+import { approve, authorizationRequest, authorizeAndExchange, discover, hiddenField, insecure, offeredScopes, openConsentPage, registerTestClient, TestBrowser, TEST_REDIRECT_URI, exchangeCode } from '../support/oauth.js';
 
 let t: TestApp;
 let github: GithubApiServer;
@@ -182,12 +182,7 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
     // The page opened before, its cookies and form signed with the replaced key, is approved all the same.
     const landed = await approve(browser, consent, ['tasks:read']);
     expect(landed.url.startsWith(TEST_REDIRECT_URI), `${landed.status} ${landed.url} ${landed.html.slice(0, 300)}`).toBe(true);
-    const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      registered.client,
-      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, registered, new URL(landed.url), request);
     expectSuccess(await t.workPlatformClient.get('/v1/tasks?limit=1', { authorization: `Bearer ${tokens.access_token}` }), 200);
 
     // The replaced keys retired: a new authorization runs on the new keys alone, and the old signing keys are no longer published.

@@ -20,6 +20,7 @@ import {
   TestBrowser,
   TEST_REDIRECT_URI,
   type RegisteredClient,
+  exchangeCode,
 } from '../support/oauth.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 import { expectProblem, makeSession, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
@@ -104,12 +105,7 @@ describe('the whole flow: authorize → token → /v1 → refresh → reuse → 
     expect(`${callback.origin}${callback.pathname}`).toBe(TEST_REDIRECT_URI);
     expect(callback.searchParams.get('state')).toBe(request.state);
     expect(callback.searchParams.get('iss')).toBe(as.issuer);
-    const params = oauth.validateAuthResponse(as, confidentialClient.client, callback, request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      confidentialClient.client,
-      await oauth.authorizationCodeGrantRequest(as, confidentialClient.client, confidentialClient.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, confidentialClient, callback, request);
     expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 900, scope: 'tasks:read tasks:write' });
     expect(tokens.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -266,12 +262,7 @@ describe('the authorization request and the code', () => {
     // Only the scopes the client is registered for are offered.
     expect(offeredScopes(consent.html)).toEqual(['tasks:read', 'tasks:write', 'projects:read']);
     const landed = await approve(browser, consent, ['tasks:read', 'projects:read']);
-    const params = oauth.validateAuthResponse(as, publicClient.client, new URL(landed.url), request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      publicClient.client,
-      await oauth.authorizationCodeGrantRequest(as, publicClient.client, publicClient.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, publicClient, new URL(landed.url), request);
     expect(tokens.scope).toBe('tasks:read projects:read');
     expect((await tasksWith(tokens.access_token)).status).toBe(200);
     const write = await client.request('POST', '/v1/tasks', {
@@ -368,16 +359,11 @@ describe('when OAuth tokens stop working, and what they count toward', () => {
     const browser = new TestBrowser();
     const request = await authorizationRequest(as, confidentialClient.id, 'tasks:read');
     const landed = await approve(browser, await openConsentPage(browser, request.url, ws.session), ['tasks:read']);
-    const params = oauth.validateAuthResponse(as, confidentialClient.client, new URL(landed.url), request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      confidentialClient.client,
-      await oauth.authorizationCodeGrantRequest(as, confidentialClient.client, confidentialClient.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, confidentialClient, new URL(landed.url), request);
     const rows = JSON.stringify(t.db.prepare('SELECT * FROM oauth_records').all()) + JSON.stringify(t.db.prepare('SELECT * FROM oauth_clients').all());
     const serverSession = browser.cookie('oauth_session');
     expect(serverSession).toBeTruthy();
-    for (const secret of [tokens.access_token, tokens.refresh_token!, params.get('code')!, serverSession!, confidentialClient.secret!, ws.session]) {
+    for (const secret of [tokens.access_token, tokens.refresh_token!, new URL(landed.url).searchParams.get('code')!, serverSession!, confidentialClient.secret!, ws.session]) {
       expect(rows).not.toContain(secret);
     }
   });

@@ -5,7 +5,7 @@ import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUserStore } from '../../src/store/users.js';
 import type { ContractClient } from '../support/contractClient.js';
-import { approve, authorizationRequest, authorizeAndExchange, discover, insecure, offeredScopes, openConsentPage, registerTestClient, TestBrowser, TEST_REDIRECT_URI, type RegisteredClient } from '../support/oauth.js';
+import { approve, authorizationRequest, authorizeAndExchange, discover, insecure, offeredScopes, openConsentPage, registerTestClient, TestBrowser, TEST_REDIRECT_URI, type RegisteredClient, exchangeCode } from '../support/oauth.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 import { expectProblem, makeSession, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
 
@@ -45,12 +45,7 @@ describe('OAuth grants bounded by the role', () => {
     // A forged form that ticks what was not offered.
     const landed = await approve(browser, consent, ['tasks:read', 'workspace:read', 'webhooks:manage']);
     expect(landed.url.startsWith(TEST_REDIRECT_URI), `${landed.status} ${landed.url} ${landed.html.slice(0, 400)}`).toBe(true);
-    const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      registered.client,
-      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, registered, new URL(landed.url), request);
     expect(tokens.scope).toBe('tasks:read');
     const refused = expectProblem(await limitsWith(tokens.access_token), 403, 'insufficient-role');
     expect(refused).toMatchObject({ requiredRoles: ['owner', 'admin'], heldRoles: ['member'] });
@@ -97,12 +92,7 @@ describe('OAuth grants bounded by the role', () => {
     expect(consent.url.startsWith(TEST_REDIRECT_URI), 'the old grant was reused without asking').toBe(false);
     expect(offeredScopes(consent.html)).toEqual(['tasks:read']);
     const landed = await approve(browser, consent, ['tasks:read']);
-    const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      registered.client,
-      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, registered, new URL(landed.url), request);
     expect(tokens.scope).toBe('tasks:read');
   });
 });

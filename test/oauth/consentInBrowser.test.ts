@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH, launchChromium } from '../support/referencePage.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeDescriptions } from '../../generated/work-platform/rules.js';
-import { authorizationRequest, discover, insecure, registerTestClient, type RegisteredClient } from '../support/oauth.js';
+import { authorizationRequest, discover, insecure, registerTestClient, type RegisteredClient, exchangeCode } from '../support/oauth.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 import { makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
 
@@ -120,12 +120,7 @@ describe('the consent page in chromium', () => {
     expect(answer.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await page.textContent('p')).toBe('Authorization answer received.');
 
-    const params = oauth.validateAuthResponse(as, registered.client, answer, request.state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      registered.client,
-      await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, redirectUri, request.verifier, insecure),
-    );
+    const tokens = await exchangeCode(as, registered, answer, request, redirectUri);
     expect(tokens.scope).toBe('tasks:read projects:read');
     expect(problems).toEqual([]);
     await page.context().close();

@@ -173,6 +173,19 @@ export function approve(browser: TestBrowser, consent: Page, scopes: string[], s
   return browser.submit(consent, [['csrf', hiddenField(consent.html, 'csrf')], ['decision', 'allow'], ...scopes.map((scope): [string, string] => ['scope', scope])], stopAt);
 }
 
+/** The authorization response at `callback` checked (state, iss), and its code exchanged for tokens with the request's verifier. */
+export async function exchangeCode(
+  as: oauth.AuthorizationServer,
+  registered: Pick<RegisteredClient, 'client' | 'auth'>,
+  callback: URL,
+  request: Pick<AuthorizationRequest, 'state' | 'verifier'>,
+  redirectUri = TEST_REDIRECT_URI,
+): Promise<oauth.TokenEndpointResponse> {
+  const params = oauth.validateAuthResponse(as, registered.client, callback, request.state);
+  const response = await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, redirectUri, request.verifier, insecure);
+  return oauth.processAuthorizationCodeResponse(as, registered.client, response);
+}
+
 /** The whole way from the authorization request to tokens: consent with `grant` ticked, then the code exchange. */
 export async function authorizeAndExchange(
   as: oauth.AuthorizationServer,
@@ -184,7 +197,5 @@ export async function authorizeAndExchange(
   const consent = await openConsentPage(browser, request.url, options.sessionToken);
   const landed = consent.url.startsWith(TEST_REDIRECT_URI) ? consent : await approve(browser, consent, options.grant ?? options.scope.split(' '));
   expect(landed.url.startsWith(TEST_REDIRECT_URI), `${landed.status} ${landed.url} ${landed.html.slice(0, 300)}`).toBe(true);
-  const params = oauth.validateAuthResponse(as, registered.client, new URL(landed.url), request.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, registered.client, registered.auth, params, TEST_REDIRECT_URI, request.verifier, insecure);
-  return oauth.processAuthorizationCodeResponse(as, registered.client, response);
+  return exchangeCode(as, registered, new URL(landed.url), request);
 }
