@@ -1,5 +1,6 @@
-// Drizzle schema of the server's SQLite database. `npm run db:generate` turns changes into SQL
-// migrations under db/migrations/, which openDatabase() applies at start-up.
+// Drizzle schema of the server's SQLite database, and the one definition of its tables:
+// db/postgres/schema.ts derives PostgreSQL's from it. `npm run db:generate` turns changes into SQL
+// migrations under db/migrations/ and db/postgres/migrations/, which the server applies at start-up.
 // Every timestamp is an integer number of milliseconds since the Unix epoch.
 import { enumValues, maxLengths, plans, roles, type Plan } from '../generated/work-platform/rules.js';
 import { sql } from 'drizzle-orm';

@@ -1,6 +1,8 @@
 // The SQLite schema (db/schema.ts) and the PostgreSQL schema (db/postgres/schema.ts) must describe
-// the same database: one store code base serves from either. This compares them as drizzle reads
-// them (getTableConfig) and names every difference with what to add where.
+// the same database: one store code base serves from either. db/postgres/schema.ts derives every
+// table from db/schema.ts, so the one difference a change can make is a table left out of its
+// exports; any other means the derivation is wrong. This compares the two as drizzle reads them
+// (getTableConfig), independently of the derivation, and names every difference.
 //   npm run check:schema   exit 1 listing the differences; test/store/postgres/schemaParity.test.ts runs the same check.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,10 +98,10 @@ export function schemaDifferences(sqlite: Record<string, unknown> = sqliteSchema
   const sqliteTables = tablesOf(sqlite);
   const postgresTables = tablesOf(postgres);
   for (const name of sqliteTables.keys()) {
-    if (!postgresTables.has(name)) differences.push(`Table ${name} is in ${sqliteFile} but not in ${postgresFile}: add it there (pgTable('${name}', …)) and run npm run db:generate.`);
+    if (!postgresTables.has(name)) differences.push(`Table ${name} is in ${sqliteFile} but not in ${postgresFile}: add it to the tables that file exports and run npm run db:generate.`);
   }
   for (const name of postgresTables.keys()) {
-    if (!sqliteTables.has(name)) differences.push(`Table ${name} is in ${postgresFile} but not in ${sqliteFile}: add it there (sqliteTable('${name}', …)) and run npm run db:generate.`);
+    if (!sqliteTables.has(name)) differences.push(`Table ${name} is in ${postgresFile} but not in ${sqliteFile}: define it in ${sqliteFile}, from which ${postgresFile} derives its tables, and run npm run db:generate.`);
   }
   for (const [name, sqliteTable] of sqliteTables) {
     const postgresTable = postgresTables.get(name);

@@ -42,7 +42,7 @@ describe('the SQLite and PostgreSQL schemas', () => {
       ),
     };
     expect(schemaDifferences(sqlite, postgres)).toEqual([
-      "Table labels is in db/schema.ts but not in db/postgres/schema.ts: add it there (pgTable('labels', …)) and run npm run db:generate.",
+      'Table labels is in db/schema.ts but not in db/postgres/schema.ts: add it to the tables that file exports and run npm run db:generate.',
       'Column notes.workspace_id is NOT NULL in db/schema.ts but nullable in db/postgres/schema.ts.',
       "Column notes.archived_at is in db/schema.ts but not in db/postgres/schema.ts: add archivedAt: bigint('archived_at', { mode: 'number' }) to its notes table.",
       'Column notes.body is in db/postgres/schema.ts but not in db/schema.ts: add body to its notes table there.',
