@@ -381,13 +381,14 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         secretBox: webhookSecrets,
         logger: deps.logger,
         allowLoopback: config.webhookAllowLoopback,
+        leaseMs: config.webhookDeliveryLeaseMs,
         now,
         ...deps.webhookDelivery,
         resolver: webhookResolver,
       })
     : undefined;
   await webhookWorker?.start();
-  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(storeEngine, { now });
+  const webhookDeliveries = webhookWorker?.store ?? createWebhookDeliveryStore(storeEngine, { now, leaseMs: config.webhookDeliveryLeaseMs });
 
   const rateWindowRetentionMs = Math.max(2 * Math.max(config.portfolioRateWindowSeconds, config.oauthLimits.windowSeconds) * 1000, 60 * 60 * 1000);
   const jobs = startScheduledJobs(

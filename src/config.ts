@@ -41,6 +41,8 @@ export interface Config {
   webhookSecretKey: string | undefined;
   /** Admit http(s) loopback targets (127.0.0.1, [::1], localhost) for local development and tests. */
   webhookAllowLoopback: boolean;
+  /** How long a worker's claim of a delivery lasts (WEBHOOK_DELIVERY_LEASE_SECONDS): a crashed worker's deliveries are sent again after it. */
+  webhookDeliveryLeaseMs: number;
   /** DNS servers (`address` or `address:port`) that resolve webhook host names; the system's when empty. */
   webhookDnsServers: string[];
   /** Run the webhook delivery worker inside the server process (`npm run worker` runs it alone). */
@@ -270,6 +272,12 @@ export const ENVIRONMENT_VARIABLES = [
       'Keys that encrypt webhook signing secrets, connector credentials and stored idempotent answers at rest (AES-256-GCM): one key (URL-safe base64 of at least 32 bytes) or a key list, as SESSION_JWT_SECRET; sealed with the newest, opened with any. Shared by every server and worker process; losing a key still in use makes what it sealed unreadable.',
   },
   {
+    name: 'WEBHOOK_DELIVERY_LEASE_SECONDS',
+    default: '60',
+    description:
+      'How long a worker holds a delivery it claimed, at least 16 (an attempt takes up to 10 s and is started only with 5 s of the lease to spare). A worker that dies (SIGKILL, a lost host) leaves its deliveries to the others once their lease lapses: shorter means sooner, at the cost of more claim writes. Every worker and server of one database should use the same value.',
+  },
+  {
     name: 'WEBHOOK_ALLOW_LOOPBACK',
     default: 'off',
     description:
@@ -469,6 +477,17 @@ function positiveInteger(name: VariableName, raw: string | undefined, fallback: 
   return value;
 }
 
+/** The shortest delivery lease: the attempt timeout (10 s) and the margin it is started with (5 s), and a second. */
+const MIN_DELIVERY_LEASE_SECONDS = 16;
+
+function deliveryLeaseMs(raw: string | undefined): number {
+  const seconds = positiveInteger('WEBHOOK_DELIVERY_LEASE_SECONDS', raw, 60);
+  if (seconds < MIN_DELIVERY_LEASE_SECONDS) {
+    throw new ConfigError(`WEBHOOK_DELIVERY_LEASE_SECONDS must be at least ${MIN_DELIVERY_LEASE_SECONDS} (an attempt takes up to 10 s and starts only with 5 s of its lease to spare), got "${raw}"`);
+  }
+  return seconds * 1000;
+}
+
 /** A price in cents: a number from 0 to 9,999,999.999 with at most 3 decimals (costs stay exact integers). */
 function centsPrice(name: VariableName, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -609,6 +628,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     previousKeyGraceMs: positiveInteger('PREVIOUS_KEY_GRACE_SECONDS', env.PREVIOUS_KEY_GRACE_SECONDS, 86_400, true) * 1000,
     webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
     webhookAllowLoopback: onOff('WEBHOOK_ALLOW_LOOPBACK', env.WEBHOOK_ALLOW_LOOPBACK, false),
+    webhookDeliveryLeaseMs: deliveryLeaseMs(env.WEBHOOK_DELIVERY_LEASE_SECONDS),
     webhookDnsServers: (env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
     webhookWorker: onOff('WEBHOOK_WORKER', env.WEBHOOK_WORKER, true),
     oauthCookieSecret: env.OAUTH_COOKIE_SECRET || undefined,

@@ -20,6 +20,7 @@ const WORKER_VARIABLES = new Set([
   'FIX_FILE_MODES',
   'WEBHOOK_SECRET_KEY',
   'WEBHOOK_ALLOW_LOOPBACK',
+  'WEBHOOK_DELIVERY_LEASE_SECONDS',
   'WEBHOOK_DNS_SERVERS',
   'WORKER_HEALTH_PORT',
   'HOST',
@@ -32,7 +33,7 @@ const HELP = `Usage: npm run worker
 
 Runs the webhook delivery worker alone, on the database of DATABASE_URL (PostgreSQL) or else
 DATABASE_PATH (SQLite): it claims deliveries
-(${DELIVERY_LEASE_MS / 1000}-second leases) within ${DEFAULT_COMMIT_POLL_MS} ms of the commit that queued them and due retries
+(${DELIVERY_LEASE_MS / 1000}-second leases, WEBHOOK_DELIVERY_LEASE_SECONDS) within ${DEFAULT_COMMIT_POLL_MS} ms of the commit that queued them and due retries
 every second, POSTs each signed at sending, and records every attempt and the retry schedule in
 the database. Any number of workers and servers (npm start with WEBHOOK_WORKER=on) may share one
 database; each attempt is made by one of them. Start the servers with WEBHOOK_WORKER=off
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     secretBox: loadWebhookSecretBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
+    leaseMs: config.webhookDeliveryLeaseMs,
     resolver: createHostResolver({ resolver: systemDnsResolver({ servers: config.webhookDnsServers }) }),
   });
   // Throws (Start-up failed, exit 1) when WEBHOOK_SECRET_KEY cannot open the stored signing secrets.

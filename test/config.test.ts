@@ -50,6 +50,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ WORKER_HEALTH_PORT: 'off' }).workerHealthPort).toBeUndefined();
   });
 
+  it('reads WEBHOOK_DELIVERY_LEASE_SECONDS (60 by default), refusing a lease no attempt fits in', () => {
+    expect(loadConfig({}).webhookDeliveryLeaseMs).toBe(60_000);
+    expect(loadConfig({ WEBHOOK_DELIVERY_LEASE_SECONDS: '16' }).webhookDeliveryLeaseMs).toBe(16_000);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_LEASE_SECONDS: '15' })).toThrow(/WEBHOOK_DELIVERY_LEASE_SECONDS must be at least 16/);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_LEASE_SECONDS: 'soon' })).toThrow(/WEBHOOK_DELIVERY_LEASE_SECONDS must be an integer/);
+  });
+
   it('answers the AI routes offline by default, with the documented price table', () => {
     expect(loadConfig({}).ai).toEqual({
       provider: 'offline',

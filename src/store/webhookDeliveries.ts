@@ -86,6 +86,8 @@ export type RecordingResult = { recorded: RecordedAttempt } | { lost: true } | {
 
 export interface WebhookDeliveryStoreOptions {
   now?: () => number;
+  /** How long a claim lasts (DELIVERY_LEASE_MS by default; WEBHOOK_DELIVERY_LEASE_SECONDS). */
+  leaseMs?: number;
 }
 
 export interface WebhookDeliveryStore {
@@ -160,6 +162,7 @@ type ClaimedDetails = Omit<ClaimedDelivery, 'sealedSecrets' | 'leaseToken' | 'le
 
 export function createWebhookDeliveryStore(source: StoreSource, options: WebhookDeliveryStoreOptions): WebhookDeliveryStore {
   const now = options.now ?? Date.now;
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
   const engine = engineOf(source);
   const { orm, dialect } = engine;
 
@@ -481,7 +484,7 @@ export function createWebhookDeliveryStore(source: StoreSource, options: Webhook
     async claimDue(owner, limit, skipSubscriptions = []) {
       if (!Number.isInteger(limit) || limit < 1) return [];
       const at = now();
-      const leaseExpiresAt = at + DELIVERY_LEASE_MS;
+      const leaseExpiresAt = at + leaseMs;
       // Read first: a worker woken by every commit of other processes takes the write lock only when there is something to claim.
       const skip = JSON.stringify(skipSubscriptions);
       if ((await engine.read(() => anyClaimable.row({ now: at, skip }))) === undefined) return [];

@@ -114,6 +114,20 @@ describe('fan-out in the outbox transaction', () => {
 });
 
 describe('claims and leases', () => {
+  it('leases for the configured time (WEBHOOK_DELIVERY_LEASE_SECONDS), and another owner takes the delivery over once it lapses', async () => {
+    fx = await makeDeliveryFixture();
+    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });
+    await fx.createTask();
+    const store = createWebhookDeliveryStore(fx.db, { now: fx.clock.now, leaseMs: 16_000 });
+    const [claimed] = await store.claimDue('wkr_a', 10);
+    expect(claimed!.leaseExpiresAt).toBe(fx.clock.now() + 16_000);
+    fx.clock.advance(15_999);
+    expect(await store.claimDue('wkr_b', 10)).toEqual([]);
+    fx.clock.advance(1);
+    expect((await store.claimDue('wkr_b', 10)).map((delivery) => delivery.id)).toEqual([claimed!.id]);
+  });
+
+
   it('claims due deliveries once; a second owner gets none until the lease expires, then takes it over', async () => {
     fx = await makeDeliveryFixture();
     const { id } = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: URL });

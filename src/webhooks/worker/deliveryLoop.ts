@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import { isEngine, type StoreSource } from '../../store/engine.js';
 import { newId } from '../../store/ids.js';
 import { onDeliveriesQueued, onDeliveriesQueuedAnywhere } from '../../store/outboxEvents.js';
-import { createWebhookDeliveryStore, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
+import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
 import type { SecretBox } from '../secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
@@ -80,6 +80,8 @@ export interface DeliveryWorkerOptions {
    */
   commitPollMs?: number | false;
   timeoutMs?: number;
+  /** How long a claim lasts (WEBHOOK_DELIVERY_LEASE_SECONDS; DELIVERY_LEASE_MS by default): longer than `timeoutMs` and LEASE_MARGIN_MS. */
+  leaseMs?: number;
   maxResponseBytes?: number;
   /** Extra trusted certificate authorities (tests with a local TLS receiver). */
   ca?: DeliveryRequest['ca'];
@@ -143,7 +145,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   if (commitPollMs !== false && !(Number.isInteger(commitPollMs) && commitPollMs >= 1)) throw new RangeError('commitPollMs must be a whole number ≥ 1, or false');
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const { logger, secretBox } = options;
-  const store = createWebhookDeliveryStore(options.db, { now });
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
+  if (!(leaseMs > timeoutMs + LEASE_MARGIN_MS)) throw new RangeError(`leaseMs (${leaseMs}) must exceed timeoutMs and LEASE_MARGIN_MS (${timeoutMs + LEASE_MARGIN_MS}): no attempt could start`);
+  const store = createWebhookDeliveryStore(options.db, { now, leaseMs });
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
   const maxResolving = options.maxResolving ?? DEFAULT_MAX_RESOLVING;
   if (!Number.isInteger(maxResolving) || maxResolving < 0) throw new RangeError('maxResolving must be a whole number ≥ 0');
