@@ -27,7 +27,7 @@ import { createCorsPolicy } from './http/cors.js';
 import { workPlatformPlanTable } from './limits/planLimits.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { contractHousekeeping, startScheduledJobs, webhookHousekeeping } from './scheduledJobs.js';
-import { createIdempotencyKeyStore } from './store/idempotencyKeys.js';
+import { createIdempotencyKeyStore, type IdempotencyKeyStore } from './store/idempotencyKeys.js';
 import { createIdempotencyClaimStore } from './store/idempotencyClaims.js';
 import { createAiSpendStore } from './store/aiSpend.js';
 import { createProjectOpenWorkReader } from './store/projectOpenWork.js';
@@ -123,6 +123,8 @@ export interface AppDependencies {
   webhookResolver?: DnsResolver;
   /** Wraps what looks bearer tokens up (tests count the look-ups). */
   wrapCallers?: (callers: CallerResolver) => CallerResolver;
+  /** Wraps the store of Idempotency-Key answers (tests count the look-ups). */
+  wrapIdempotencyKeys?: (keys: IdempotencyKeyStore) => IdempotencyKeyStore;
 }
 
 /** Start-up: database ─► APIs ─► HTTP adapter ─► listen. */
@@ -155,7 +157,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
 
   const users = createUserStore(storeEngine, { now });
   const workspaces = createWorkspaceStore(storeEngine, { now });
-  const idempotencyKeys = createIdempotencyKeyStore(storeEngine);
+  const keyStore = createIdempotencyKeyStore(storeEngine);
+  const idempotencyKeys = deps.wrapIdempotencyKeys?.(keyStore) ?? keyStore;
   // One memory cap for every answer the process keeps.
   const answerCache = createBoundedCache({ maxBytes: config.answerCacheMaxBytes });
   const idempotencyClaims = createIdempotencyClaimStore(storeEngine);

@@ -2,28 +2,17 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context, Document } from 'openapi-backend';
 import { ContractBackend } from './contractBackend.js';
-import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
 import { storeOutageFailure } from './storeOutage.js';
-import { isTwoPhaseHandler, type AnyOperationHandler, type TwoPhaseHandler } from './operationContext.js';
+import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from '../store/busyWrites.js';
+import { isTwoPhaseHandler, type AnyOperationHandler } from './operationContext.js';
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
 import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
-import {
-  claimKey,
-  releaseKeyClaim,
-  runIdempotently,
-  storedAnswer,
-  type IdempotencyDependencies,
-  type IdempotentRequest,
-  type KeyClaim,
-  type StoredAnswer,
-} from '../idempotency/idempotentCalls.js';
+import type { IdempotencyDependencies, IdempotentRequest } from '../idempotency/idempotentCalls.js';
+import { idempotencyStep, type IdempotencyStep } from './idempotencyStep.js';
 
 type Headers = IncomingCall['headers'];
-
-/** How often a claim that could not be dropped (a locked database) is tried again. */
-const CLAIM_RELEASE_RETRY_MS = 1_000;
 
 /** The outcome of counting a call against its limits: headers every answer carries, and a refusal or none. */
 export interface Admission {
@@ -102,11 +91,29 @@ interface CallState<Caller> {
   caller?: Promise<Caller>;
 }
 
+/** What every step reads: made once, when the API is built. */
+interface Pipeline<Caller, Services> {
+  profile: ApiProfile<Caller, Services>;
+  options: PipelineOptions;
+  backend: ContractBackend;
+  operations: Map<string, CompiledOperation>;
+  /** Pauses of a write that found the store busy. */
+  pauses: readonly number[];
+  idempotency: IdempotencyStep<Caller>;
+}
+
 /**
- * Builds an API from a profile: route (precompiled) ─► authenticate (the scheme's check) ─►
- * admit (scopes, roles, limits) ─► replay a stored idempotent answer ─► read and validate the
- * request ─► handler ─► reply. Every step returns values; anything thrown goes to the profile's
- * one error funnel.
+ * Builds an API from a profile. A call goes through these steps, each a function below:
+ *
+ *   screen ─► route ─► identify ─► authenticate ─► admit ─► idempotency ─► validate ─► perform ─► reply
+ *
+ * screen (CORS, the profile's own checks), route (precompiled router), identify (the caller, looked
+ * up once) and authenticate (each security scheme's check) run inside openapi-backend's
+ * handleRequest; admit (scopes, roles, limits), idempotency (one look-up of the key: replay or run
+ * fresh), validate (read the body, validate and coerce the request), perform (the handler, behind
+ * the expensive-call gate, retried while the store is busy, its answer stored under its key) and
+ * reply (the steps' headers) in `runOperation`. Every step returns values; anything thrown goes to
+ * the profile's one error funnel.
  */
 export async function createContractApi<Caller, Services>(
   profile: ApiProfile<Caller, Services>,
@@ -114,9 +121,33 @@ export async function createContractApi<Caller, Services>(
 ): Promise<ContractApi<Caller>> {
   const backend = new ContractBackend(profile.document, { validateOnRequest: false });
   await backend.init();
-  const rules = readOperationRules(backend);
+  const pauses = options.writeRetryPausesMs ?? WRITE_RETRY_PAUSES_MS;
+  const pipeline: Pipeline<Caller, Services> = {
+    profile,
+    options,
+    backend,
+    operations: await compileOperations(profile, options, backend),
+    pauses,
+    idempotency: idempotencyStep(options.idempotency, profile.idempotencyScope?.bind(profile), pauses),
+  };
+  registerSteps(pipeline);
+  return {
+    name: profile.name,
+    pathPrefix: profile.pathPrefix,
+    screen: (call) => screen(pipeline, call),
+    identify: (call) => identifyOrAnswer(pipeline, call),
+    handle: (call) => handle(pipeline, call),
+  };
+}
+
+/** Each operation's rules, checked against the profile, and its handler (imported on first call). */
+async function compileOperations<Caller, Services>(
+  profile: ApiProfile<Caller, Services>,
+  options: PipelineOptions,
+  backend: ContractBackend,
+): Promise<Map<string, CompiledOperation>> {
   const operations = new Map<string, CompiledOperation>();
-  for (const rule of rules.values()) {
+  for (const rule of readOperationRules(backend).values()) {
     profile.checkRules?.(rule);
     if (rule.idempotent && (!options.idempotency || !profile.idempotencyScope)) {
       throw new Error(`${profile.name}: ${rule.operationId} is idempotent, but the API has no idempotency store`);
@@ -133,14 +164,18 @@ export async function createContractApi<Caller, Services>(
       takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
     });
   }
-  const pauses = options.writeRetryPausesMs ?? WRITE_RETRY_PAUSES_MS;
+  return operations;
+}
 
+/** Hands openapi-backend the steps it runs: route's outcomes, identify and authenticate per scheme, then the operation's own. */
+function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): void {
+  const { profile, backend } = pipeline;
   for (const scheme of Object.keys(backend.definition.components?.securitySchemes ?? {})) {
     const accepts = profile.authenticate[scheme];
     if (!accepts) throw new Error(`${profile.name}: the contract's security scheme ${scheme} has no check in the profile`);
     backend.registerSecurityHandler(scheme, async (_context: Context, state: CallState<Caller>) => {
       try {
-        return { caller: accepts(await (state.caller ??= requestCaller(state.call))) };
+        return { caller: accepts(await (state.caller ??= identify(pipeline, state.call))) };
       } catch (error) {
         return { error };
       }
@@ -168,175 +203,174 @@ export async function createContractApi<Caller, Services>(
     },
   });
 
-  for (const operation of operations.values()) {
-    backend.register(operation.rules.operationId, (context: Context, state: CallState<Caller>) => runOperation(operation, context, state));
+  for (const operation of pipeline.operations.values()) {
+    backend.register(operation.rules.operationId, (context: Context, state: CallState<Caller>) => runOperation(pipeline, operation, context, state));
   }
+}
 
-  async function runOperation(operation: CompiledOperation, context: Context, state: CallState<Caller>): Promise<Reply> {
-    const { rules: rule } = operation;
-    const caller = rule.isPublic ? undefined : callerOf<Caller>(context);
-    const admitting = caller === undefined ? { headers: {} } : profile.admit(caller, rule);
-    const admission: Admission = admitting instanceof Promise ? await admitting : admitting;
-    try {
-      if (admission.refusal !== undefined) throw admission.refusal;
-      return withHeaders(await admitted(operation, context, state, caller), admission.headers);
-    } catch (error) {
-      // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
-      if (error instanceof ClientClosedError) throw error;
-      // Limit headers go on every answer of an admitted call, refusals and failures included.
-      return withHeaders(profile.errorReply(asPipelineFailure(error, pauses), state.call.requestId), admission.headers);
+/** The whole call: screen, then route and the operation's steps (openapi-backend), then the headers every answer carries. */
+async function handle<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Promise<HandledCall> {
+  const state: CallState<Caller> = { call };
+  const screening = screen(pipeline, call);
+  let reply: Reply;
+  try {
+    if (screening.reply) {
+      reply = screening.reply;
+    } else {
+      reply = (await pipeline.backend.handleRequest(
+        { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> },
+        state,
+      )) as Reply;
     }
+  } catch (error) {
+    if (error instanceof ClientClosedError) throw error;
+    reply = failureReply(pipeline, error, call);
   }
+  const operationHeaders = state.operationId ? pipeline.operations.get(state.operationId)?.headers : undefined;
+  return { reply: withHeaders(reply, { ...screening.headers, ...operationHeaders }), operationId: state.operationId };
+}
 
-  async function admitted(operation: CompiledOperation, context: Context, state: CallState<Caller>, caller: Caller | undefined): Promise<Reply> {
-    const { rules: rule } = operation;
-    const idempotent = idempotentRequest(rule, context, caller);
-    // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
-    const replay = idempotent && (await storedAnswer(options.idempotency!, idempotent));
-    if (replay) return replayedReply(replay);
-
-    const request = await validatedRequest(operation, context, state.call);
-    const ctx = {
-      requestId: state.call.requestId,
-      caller,
-      params: request.params,
-      query: request.query,
-      body: request.body,
-      headers: context.request.headers,
-      now: options.now,
-      services: profile.services,
-    } as never;
-    const handler = await operation.handler();
-    if (isTwoPhaseHandler(handler)) return runTwoPhase(handler, ctx, idempotent);
-    const act =
-      caller !== undefined && rule.rateLimitCost > 1 && profile.runExpensive
-        ? () => profile.runExpensive!(caller, rule, async () => handler(ctx))
-        : () => handler(ctx);
-    if (rule.method === 'get') return act();
-    return retryWhileBusy(idempotent ? () => idempotentReply(idempotent, act) : act, pauses);
+/** Step screen: what the API checks before routing (CORS); its refusal is the answer. */
+function screen<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Screening {
+  try {
+    return pipeline.profile.screen?.(call) ?? { headers: {} };
+  } catch (error) {
+    return { headers: {}, reply: failureReply(pipeline, error, call) };
   }
+}
 
-  async function idempotentReply(request: IdempotentRequest, act: () => Reply | Promise<Reply>): Promise<Reply> {
-    const outcome = await runIdempotently(options.idempotency!, request, act, storedAnswerOf);
-    return outcome.replayed ? replayedReply(outcome.answer) : outcome.result;
+/** Step identify: the call's caller, the one an enclosing request proved or the one its credential proves now. */
+async function identify<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Promise<Caller> {
+  return call.provenCaller !== undefined ? (call.provenCaller as Caller) : pipeline.profile.identify(call.headers);
+}
+
+/** Identify on its own (MCP): the caller, or the API's answer when there is none. */
+async function identifyOrAnswer<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Promise<{ caller: Caller } | { reply: Reply }> {
+  try {
+    return { caller: await identify(pipeline, call) };
+  } catch (error) {
+    return { reply: failureReply(pipeline, error, call) };
   }
+}
 
-  /**
-   * A handler that waits outside the database first: its key is claimed (or its stored answer
-   * replayed) before it starts, its commit step runs like a synchronous handler, and the claim is
-   * dropped when it has answered, whatever the answer.
-   */
-  async function runTwoPhase(handler: TwoPhaseHandler<never, Reply>, ctx: never, idempotent: IdempotentRequest | undefined): Promise<Reply> {
-    const deps = options.idempotency!;
-    if (!idempotent) return retryWhileBusy(await handler(ctx), pauses);
-    const claimed = await retryWhileBusy(() => claimKey(deps, idempotent), pauses);
-    if ('stored' in claimed) return replayedReply(claimed.stored);
-    try {
-      const commit = await handler(ctx);
-      return await retryWhileBusy(() => idempotentReply(idempotent, commit), pauses);
-    } finally {
-      await releaseClaim(idempotent, claimed.claim);
-    }
+/** The steps after authentication: admit, then the admitted call's; the admission's headers go on every answer, refusals and failures included. */
+async function runOperation<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  context: Context,
+  state: CallState<Caller>,
+): Promise<Reply> {
+  const caller = operation.rules.isPublic ? undefined : callerOf<Caller>(context);
+  const admitting = admit(pipeline, operation, caller);
+  const admission: Admission = admitting instanceof Promise ? await admitting : admitting;
+  try {
+    if (admission.refusal !== undefined) throw admission.refusal;
+    return withHeaders(await runAdmitted(pipeline, operation, context, state.call, caller), admission.headers);
+  } catch (error) {
+    // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
+    if (error instanceof ClientClosedError) throw error;
+    return withHeaders(failureReply(pipeline, error, state.call), admission.headers);
   }
+}
 
-  /**
-   * Drops a claim once its request has answered. While the database stays locked it is tried again
-   * in the background for as long as the claim lives, so that a retry with the key is not refused
-   * for the whole lease; at worst the claim lapses.
-   */
-  async function releaseClaim(idempotent: IdempotentRequest, claim: KeyClaim): Promise<void> {
-    const deps = options.idempotency!;
-    const release = () => releaseKeyClaim(deps, idempotent, claim);
-    try {
-      await retryWhileBusy(release, pauses);
-    } catch {
-      const retry = () => {
-        release().catch(() => {
-          if (options.now() + CLAIM_RELEASE_RETRY_MS < claim.claimedUntil) setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
-        });
-      };
-      setTimeout(retry, CLAIM_RELEASE_RETRY_MS).unref();
-    }
+const publicAdmission: Admission = { headers: {} };
+
+/** Step admit: scopes, roles and limits of a caller (a promise only when they are counted outside the process). */
+function admit<Caller, Services>(pipeline: Pipeline<Caller, Services>, operation: CompiledOperation, caller: Caller | undefined): Admission | Promise<Admission> {
+  return caller === undefined ? publicAdmission : pipeline.profile.admit(caller, operation.rules);
+}
+
+/** idempotency (src/contract/idempotencyStep.ts) ─► validate ─► perform; a claim the idempotency step took is dropped whatever the answer. */
+async function runAdmitted<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  context: Context,
+  call: IncomingCall,
+  caller: Caller | undefined,
+): Promise<Reply> {
+  const { idempotency } = pipeline;
+  const keyed = idempotency.keyOf(operation.rules, context, caller);
+  // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
+  const lookup = keyed && (await idempotency.lookUp(keyed, isTwoPhaseHandler(await operation.handler())));
+  if (lookup && 'replay' in lookup) return lookup.replay;
+  try {
+    const request = await validate(pipeline, operation, context, call);
+    return await perform(pipeline, operation, context, call, caller, request, lookup ? lookup.fresh : undefined);
+  } finally {
+    if (lookup?.claim) await idempotency.release(lookup.fresh, lookup.claim);
   }
+}
 
-  function idempotentRequest(rule: OperationRules, context: Context, caller: Caller | undefined): IdempotentRequest | undefined {
-    const key = context.request.headers['idempotency-key'];
-    if (!rule.idempotent || typeof key !== 'string' || caller === undefined) return undefined;
-    const params = (context.request.params ?? {}) as Record<string, unknown>;
-    const path = rule.path.replace(/\{([^}]+)\}/g, (template, name: string) =>
-      typeof params[name] === 'string' ? encodeURIComponent(params[name]) : template,
-    );
-    return { scope: profile.idempotencyScope!(caller), key, method: rule.method.toUpperCase(), path };
-  }
-
-  /** Reads the body only now, after the caller was authenticated and admitted, and validates the whole request. */
-  async function validatedRequest(operation: CompiledOperation, context: Context, call: IncomingCall): Promise<ValidatedRequest> {
-    // An operation that declares nothing to validate has nothing to coerce either.
-    if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
-    let body: string | undefined;
-    if (operation.rules.bodyMediaTypes.length > 0) {
-      const bytes = await call.readBody();
-      if (bytes !== undefined && bytes.length > 0) {
-        const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (!operation.rules.bodyMediaTypes.includes(contentType)) {
-          throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
-        }
-        body = decodeBody(bytes);
+/** Step validate: reads the body only now, after the caller was authenticated and admitted, and validates the whole request. */
+async function validate<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  context: Context,
+  call: IncomingCall,
+): Promise<ValidatedRequest> {
+  // An operation that declares nothing to validate has nothing to coerce either.
+  if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
+  let body: string | undefined;
+  if (operation.rules.bodyMediaTypes.length > 0) {
+    const bytes = await call.readBody();
+    if (bytes !== undefined && bytes.length > 0) {
+      const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!operation.rules.bodyMediaTypes.includes(contentType)) {
+        throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
       }
-    }
-    const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
-    const validation = backend.validator.validateRequest(raw, context.operation);
-    if (validation.errors && validation.errors.length > 0) throw new PipelineFailure({ kind: 'invalid-request', errors: validation.errors });
-    // Validation coerced the parameters and filled in their defaults, and proved the body is JSON.
-    const coerced = validation.coerced as { params?: Record<string, unknown>; query?: Record<string, unknown> };
-    return { params: coerced.params ?? {}, query: coerced.query ?? {}, body: body === undefined ? undefined : JSON.parse(body) };
-  }
-
-  /** The call's caller: the one an enclosing request proved, or the one its credential proves now. */
-  async function requestCaller(call: IncomingCall): Promise<Caller> {
-    return call.provenCaller !== undefined ? (call.provenCaller as Caller) : profile.identify(call.headers);
-  }
-
-  function screen(call: IncomingCall): Screening {
-    try {
-      return profile.screen?.(call) ?? { headers: {} };
-    } catch (error) {
-      return { headers: {}, reply: profile.errorReply(asPipelineFailure(error, pauses), call.requestId) };
+      body = decodeBody(bytes);
     }
   }
+  const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
+  const validation = pipeline.backend.validator.validateRequest(raw, context.operation);
+  if (validation.errors && validation.errors.length > 0) throw new PipelineFailure({ kind: 'invalid-request', errors: validation.errors });
+  // Validation coerced the parameters and filled in their defaults, and proved the body is JSON.
+  const coerced = validation.coerced as { params?: Record<string, unknown>; query?: Record<string, unknown> };
+  return { params: coerced.params ?? {}, query: coerced.query ?? {}, body: body === undefined ? undefined : JSON.parse(body) };
+}
 
-  return {
-    name: profile.name,
-    pathPrefix: profile.pathPrefix,
-    screen,
-    async identify(call: IncomingCall) {
-      try {
-        return { caller: await requestCaller(call) };
-      } catch (error) {
-        return { reply: profile.errorReply(asPipelineFailure(error, pauses), call.requestId) };
-      }
-    },
-    async handle(call: IncomingCall): Promise<HandledCall> {
-      const state: CallState<Caller> = { call };
-      const screening = screen(call);
-      let reply: Reply;
-      try {
-        if (screening.reply) {
-          reply = screening.reply;
-        } else {
-          reply = (await backend.handleRequest(
-            { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> },
-            state,
-          )) as Reply;
-        }
-      } catch (error) {
-        if (error instanceof ClientClosedError) throw error;
-        reply = profile.errorReply(asPipelineFailure(error, pauses), call.requestId);
-      }
-      const operationHeaders = state.operationId ? operations.get(state.operationId)?.headers : undefined;
-      return { reply: withHeaders(reply, { ...screening.headers, ...operationHeaders }), operationId: state.operationId };
-    },
-  };
+/**
+ * Step perform: the handler, behind the API's gate for expensive calls; a write is tried again while
+ * the store is busy, and a fresh key's answer is stored in the change's own transaction. A two-phase
+ * handler waits outside the database first, then its commit step runs like a synchronous handler.
+ */
+async function perform<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  context: Context,
+  call: IncomingCall,
+  caller: Caller | undefined,
+  request: ValidatedRequest,
+  fresh: IdempotentRequest | undefined,
+): Promise<Reply> {
+  const { profile, options, pauses } = pipeline;
+  const rule = operation.rules;
+  const ctx = {
+    requestId: call.requestId,
+    caller,
+    params: request.params,
+    query: request.query,
+    body: request.body,
+    headers: context.request.headers,
+    now: options.now,
+    services: profile.services,
+  } as never;
+  const handler = await operation.handler();
+  if (isTwoPhaseHandler(handler)) {
+    const commit = await handler(ctx);
+    return retryWhileBusy(fresh ? () => pipeline.idempotency.run(fresh, commit) : commit, pauses);
+  }
+  const act =
+    caller !== undefined && rule.rateLimitCost > 1 && profile.runExpensive
+      ? () => profile.runExpensive!(caller, rule, async () => handler(ctx))
+      : () => handler(ctx);
+  if (rule.method === 'get') return act();
+  return retryWhileBusy(fresh ? () => pipeline.idempotency.run(fresh, act) : act, pauses);
+}
+
+/** The profile's one error funnel, for anything a step threw. */
+function failureReply<Caller, Services>(pipeline: Pipeline<Caller, Services>, error: unknown, call: IncomingCall): Reply {
+  return pipeline.profile.errorReply(asPipelineFailure(error, pipeline.pauses), call.requestId);
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -376,20 +410,6 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
   if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
   return storeOutageFailure(error, pauses) ?? error;
-}
-
-/** What idempotency keeps of a reply: the body as the JSON text that is sent. */
-function storedAnswerOf(reply: Reply): StoredAnswer {
-  return { status: reply.status, headers: { ...reply.headers }, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
-}
-
-/** A stored answer sent again, marked as a replay. */
-function replayedReply(answer: StoredAnswer): Reply {
-  return {
-    status: answer.status,
-    headers: { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
-    body: answer.body,
-  };
 }
 
 /** Pipeline headers first; the reply's own headers win. */

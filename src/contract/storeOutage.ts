@@ -1,5 +1,4 @@
-import { asStoreUnavailable } from '../store/database.js';
-import { WRITE_RETRY_PAUSES_MS } from './databaseBusy.js';
+import { asStoreUnavailable, WRITE_RETRY_PAUSES_MS } from '../store/busyWrites.js';
 import { PipelineFailure } from './pipelineFailure.js';
 
 /**

@@ -23,7 +23,7 @@ export interface AnswerBox {
 export interface IdempotencyDependencies {
   store: IdempotencyKeyStore;
   /** The store engine's transactions: a request's change and its stored answer commit in one. */
-  transactions: Pick<StoreEngine, 'write' | 'read' | 'writesOneAtATime'>;
+  transactions: Pick<StoreEngine, 'write' | 'read'>;
   /**
    * Seals every stored answer body: some answers (a new webhook and a key rotation) carry a
    * signing secret, which must never be written in plaintext, and a replay must still return it.
@@ -63,17 +63,16 @@ export class IdempotencyKeyInUseError extends Error {}
 export class IdempotentAnswerUnreadableError extends Error {}
 
 /**
- * Runs a request under its key: the stored answer, the resource and its outbox row are written in
- * one transaction, so that a concurrent request with the same key (from any process) replays
- * instead of acting again. Only 2xx answers are stored (`answerOf` says what the action's result
- * answered); a failure rolls everything back and the key can be retried.
+ * Runs a request whose key was looked up once and found fresh (`storedAnswer`, or `claimKey` for a
+ * two-phase operation): the stored answer, the resource and its outbox row are written in one
+ * transaction. Only 2xx answers are stored (`answerOf` says what the action's result answered); a
+ * failure rolls everything back and the key can be retried.
  *
- * Where writes run one at a time (SQLite) the key is looked up inside the transaction, which holds
- * the write lock from its start: a concurrent request waits, then finds the answer. Where they run
- * at once (PostgreSQL) it is looked up before, on committed data: a look-up inside a SERIALIZABLE
- * transaction would lock the index page the key falls on, and every concurrent keyed request
- * inserting its own key there would conflict with it (80% of the serialization failures of
- * concurrent task creation, in the bench). Requests with one key that run at once may then each
+ * The key is not looked up again inside the transaction, on either engine: on PostgreSQL a look-up
+ * inside a SERIALIZABLE transaction would lock the index page the key falls on, and every
+ * concurrent keyed request inserting its own key there would conflict with it (80% of the
+ * serialization failures of concurrent task creation, in the bench); on SQLite it would be a
+ * second look-up for every fresh request. Requests with one key that run at once may then each
  * act, and only the first to commit keeps its change. Any other one fails to save its answer (the
  * key is stored), or is refused by what the first one changed (a contract already sent, a version
  * that moved on): it rolls back, looks the key up again, and replays the first one's answer.
@@ -84,23 +83,14 @@ export async function runIdempotently<T>(
   act: () => T | Promise<T>,
   answerOf: (result: T) => StoredAnswer,
 ): Promise<IdempotentOutcome<T>> {
-  const lookInside = deps.transactions.writesOneAtATime;
-  if (!lookInside) {
-    const stored = await storedAnswer(deps, request);
-    if (stored) return { replayed: true, answer: stored };
-  }
   let saved = false;
-  let outcome: IdempotentOutcome<T>;
+  let result: T;
   try {
-    outcome = await deps.transactions.write(async (): Promise<IdempotentOutcome<T>> => {
+    result = await deps.transactions.write(async (): Promise<T> => {
       saved = false;
       const now = deps.now();
-      if (lookInside) {
-        const stored = await storedAnswer(deps, request, now);
-        if (stored) return { replayed: true, answer: stored };
-      }
-      const result = await act();
-      const answer = answerOf(result);
+      const acted = await act();
+      const answer = answerOf(acted);
       if (answer.status >= 200 && answer.status < 300) {
         await deps.store.saveIdempotencyRecord({
           workspaceId: request.scope,
@@ -114,17 +104,17 @@ export async function runIdempotently<T>(
         });
         saved = true;
       }
-      return { replayed: false, result };
+      return acted;
     });
   } catch (error) {
-    if (lookInside || error instanceof IdempotencyKeyReusedError) throw error;
+    if (error instanceof IdempotencyKeyReusedError) throw error;
     const stored = await storedAnswerAfterwards(deps, request);
     if (stored) return { replayed: true, answer: stored };
     throw error;
   }
-  if (lookInside || outcome.replayed || saved) return outcome;
+  if (saved) return { replayed: false, result };
   const stored = await storedAnswerAfterwards(deps, request);
-  return stored ? { replayed: true, answer: stored } : outcome;
+  return stored ? { replayed: true, answer: stored } : { replayed: false, result };
 }
 
 /**

@@ -37,7 +37,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; mi
     checkRevisionTriggers(db);
     backfillTaskCompletions(db);
     // better-sqlite3 waits for a lock synchronously: a serving process keeps the wait short and
-    // retries without blocking (src/contract/databaseBusy.ts), so one writer elsewhere cannot freeze it.
+    // retries without blocking (src/store/busyWrites.ts), so one writer elsewhere cannot freeze it.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? MIGRATION_BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();

@@ -70,13 +70,6 @@ export interface DialectSql {
 
 export interface StoreEngine {
   readonly kind: EngineKind;
-  /**
-   * True when write transactions run one at a time (SQLite's one writer): a read inside a write sees
-   * every committed change, and no other change can commit before it ends. False on PostgreSQL,
-   * where writes run at once and every read inside a SERIALIZABLE write leaves predicate locks
-   * (whole index pages) that concurrent writes to those pages then conflict with.
-   */
-  readonly writesOneAtATime: boolean;
   /** The builder the stores write their statements with (SQLite's dialect; see the top of this file). Never runs a query itself on PostgreSQL. */
   readonly orm: AppDatabase;
   readonly dialect: DialectSql;
@@ -257,7 +250,6 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
   const transactions = sqliteWriteTransactions(db);
   return {
     kind: 'sqlite',
-    writesOneAtATime: true,
     orm: drizzleFor(db),
     dialect: sqliteDialect,
     write: (change) => failingAsStore(() => transactions.write(change)),
@@ -551,7 +543,6 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
 
   return {
     kind: 'postgres',
-    writesOneAtATime: false,
     orm: builder as unknown as AppDatabase,
     dialect: postgresDialect,
     write: (change) => failingAsStore(() => write(change)),

@@ -2,8 +2,7 @@
 // key in the same workspace gets the original 2xx answer again instead of acting twice. Only 2xx
 // answers are stored. The HTTP layer (src/idempotency/idempotentCalls.ts) runs action (resource +
 // outbox row) and save in one write transaction, so a concurrent duplicate, in this process or
-// another one on the same database, waits for the lock (SQLite) or fails to save (PostgreSQL),
-// rolls back and then finds the record.
+// another one on the same database, fails to save, rolls back and then finds the record.
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { idempotencyKeys } from '../../db/schema.js';
@@ -61,7 +60,7 @@ type StoredRow = [method: string, path: string, status: number, headers: string,
 export function createIdempotencyKeyStore(source: StoreSource): IdempotencyKeyStore {
   const engine = engineOf(source);
   const { orm } = engine;
-  // Every keyed POST looks its key up twice and stores its answer: statements read as arrays.
+  // Every keyed POST looks its key up once and stores its answer: statements read as arrays.
   const findLive = engine.statement<unknown, { workspaceId: string; key: string; now: number }, StoredRow>(
     orm
       .select({

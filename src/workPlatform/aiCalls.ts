@@ -10,7 +10,7 @@ import { nextUtcMidnight, utcDayOf } from '../ai/calendar.js';
 import { centsOf, costMillicents, MILLICENTS_PER_CENT, type AiPriceTable } from '../ai/pricing.js';
 import { AiProviderFailure, type AiProvider, type AiTokenUsage, type PreparedAiCall } from '../ai/provider.js';
 import type { Caller } from '../auth/bearerTokens.js';
-import { retryWhileBusy } from '../contract/databaseBusy.js';
+import { retryWhileBusy } from '../store/busyWrites.js';
 import type { AiSpendStore } from '../store/aiSpend.js';
 import type { ProjectOpenWorkReader } from '../store/projectOpenWork.js';
 import { effectiveLimits } from '../limits/workspaceLimits.js';

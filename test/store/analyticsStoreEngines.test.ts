@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deals, events, tasks, users, workspaces } from '../../db/schema.js';
-import { retryWhileBusy } from '../../src/contract/databaseBusy.js';
+import { retryWhileBusy } from '../../src/store/busyWrites.js';
 import { createAiSpendStore, type AiSpendReservation } from '../../src/store/aiSpend.js';
 import { bucketKey, bucketSizes, createAnalyticsStore, type AnalyticsStore, type BucketKey, type BucketSize } from '../../src/store/analytics.js';
 import { connectorNameLimit, createConnectorStore, type ConnectorStore } from '../../src/store/connectors.js';

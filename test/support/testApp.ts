@@ -98,6 +98,7 @@ export async function startTestApp(
     dns?: DnsResolver;
     analyticsWorkerUrl?: URL;
     wrapCallers?: AppDependencies['wrapCallers'];
+    wrapIdempotencyKeys?: AppDependencies['wrapIdempotencyKeys'];
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
@@ -153,6 +154,7 @@ async function startOnEngine(
     webhookResolver: options.dns ?? fakeDnsResolver(),
     analyticsWorkerUrl: options.analyticsWorkerUrl,
     wrapCallers: options.wrapCallers,
+    wrapIdempotencyKeys: options.wrapIdempotencyKeys,
   });
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
