@@ -55,7 +55,7 @@ import { createUserStore } from './store/users.js';
 import { createWebhookDeliveryStore } from './store/webhookDeliveries.js';
 import { createWorkspaceStore } from './store/workspaces.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './webhooks/worker/deliveryLoop.js';
-import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+import { loadSealingBox } from './auth/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from './webhooks/signingSecrets.js';
 import { createWebhookSubscriptions } from './webhooks/subscriptions.js';
 import { createHostResolver, systemDnsResolver, type DnsResolver } from './webhooks/hostResolver.js';
@@ -168,7 +168,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const oauthSigningKeys = loadSigningKeys(config.oauthSigningJwk, path.join(config.dataDirectory, signingKeyFileName));
   const oauthRecords = createOauthRecordStore(storeEngine, { now });
   const contracts = createContractStore(storeEngine, { now });
-  const webhookSecrets = loadWebhookSecretBox(config);
+  const webhookSecrets = loadSealingBox(config);
   const lookup = deps.webhookDelivery?.lookup;
   const webhookResolver = createHostResolver({
     now,

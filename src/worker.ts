@@ -6,7 +6,7 @@ import { checkDemoDataInProduction, checkFileModes, demoInProductionWarning, fix
 import { DELIVERY_LEASE_MS } from './store/webhookDeliveries.js';
 import { createDeliveryWorker, DEFAULT_COMMIT_POLL_MS, DEFAULT_WORKER_CONCURRENCY, targetCap } from './webhooks/worker/deliveryLoop.js';
 import { DELIVERY_TIMEOUT_MS } from './webhooks/deliveryRequest.js';
-import { loadWebhookSecretBox } from './webhooks/secretBox.js';
+import { loadSealingBox } from './auth/secretBox.js';
 import { createReadiness } from './health/readiness.js';
 import { createHealthEndpoints } from './http/healthEndpoints.js';
 import { startHealthServer, type HealthServer } from './http/healthServer.js';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const worker = createDeliveryWorker({
     // The SQLite connection itself when there is one: its commit poll wakes the worker within milliseconds.
     db: store.sqlite ?? store.engine,
-    secretBox: loadWebhookSecretBox(config),
+    secretBox: loadSealingBox(config),
     logger,
     allowLoopback: config.webhookAllowLoopback,
     leaseMs: config.webhookDeliveryLeaseMs,

@@ -16,7 +16,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { sqliteWriteTransactions } from '../../src/store/writeTransactions.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { BenchWorkspace } from './seed.js';
@@ -81,7 +81,7 @@ export async function measureWebhookDns(
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const goodUrl = `http://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
-  const secretBox = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(databasePath) });
+  const secretBox = loadSealingBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(databasePath) });
   // Created without resolution: the bad names must reach the worker (as names that change their answers after creation would).
   const subscriptions = createWebhookSubscriptions(db, { secretBox, allowLoopback: true, resolver: false });
   const tasks = createTaskStore(db);

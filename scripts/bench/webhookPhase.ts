@@ -17,7 +17,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import type { BenchWorkspace } from './seed.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
@@ -71,7 +71,7 @@ export async function measureWebhooks(
   events: number,
   options: WebhookPhaseOptions = {},
 ): Promise<WebhookFigures> {
-  const secretBox = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(databasePath) });
+  const secretBox = loadSealingBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(databasePath) });
   const received = new Map<string, number>();
   let refused = 0;
   let duplicates = 0;

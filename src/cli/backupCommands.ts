@@ -12,7 +12,7 @@ const modules = {
   database: () => import('../store/database.js'),
   journal: () => import('../store/migrationJournal.js'),
   backup: () => import('../store/sqliteBackup.js'),
-  secretBox: () => import('../webhooks/secretBox.js'),
+  secretBox: () => import('../auth/secretBox.js'),
   sealedColumns: () => import('../store/sealedColumns.js'),
   sealedValues: () => import('./sealedValues.js'),
 };
@@ -212,7 +212,7 @@ async function checkCopy(
     { default: BetterSqlite3 },
     { lastAppliedMigrationMillis, migrationsFolder },
     { migrationsAfter, newestMigrationMillis },
-    { loadWebhookSecretBox },
+    { loadSealingBox },
     { sealedColumnNames },
     { checkKeysOpenEverySealedKeyId, countSealedByKeyId, SealedValueUnopened },
   ] = await Promise.all([modules.betterSqlite3(), modules.database(), modules.journal(), modules.secretBox(), modules.sealedColumns(), modules.sealedValues()]);
@@ -243,7 +243,7 @@ async function checkCopy(
       return { pendingMigrations, sealedValuesChecked: [] };
     }
     try {
-      const checked = await checkKeysOpenEverySealedKeyId(db, loadWebhookSecretBox({ webhookSecretKey, dataDirectory: stagingKeys }), columns);
+      const checked = await checkKeysOpenEverySealedKeyId(db, loadSealingBox({ webhookSecretKey, dataDirectory: stagingKeys }), columns);
       return { pendingMigrations, sealedValuesChecked: checked.map(({ column, keyId }) => ({ column, keyId })) };
     } catch (error) {
       if (error instanceof SealedValueUnopened) throw new CliError(`The sealing key (${keySource}): ${error.message}. Nothing was replaced.`);

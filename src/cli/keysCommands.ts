@@ -11,7 +11,7 @@ import type { RotatableKeyName, RingKey } from '../auth/keyRings.js';
 const modules = {
   keyRings: () => import('../auth/keyRings.js'),
   signingKeys: () => import('../auth/oauth/signingKeys.js'),
-  secretBox: () => import('../webhooks/secretBox.js'),
+  secretBox: () => import('../auth/secretBox.js'),
   sealedColumns: () => import('../store/sealedColumns.js'),
   sealedValues: () => import('./sealedValues.js'),
   config: () => import('../config.js'),

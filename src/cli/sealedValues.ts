@@ -3,11 +3,11 @@
 // and whether a set of keys opens every key id a database uses.
 import type { SealedColumnName } from '../store/sealedColumns.js';
 import type { StoreSource } from '../store/engine.js';
-import type { SecretBox } from '../webhooks/secretBox.js';
+import type { SecretBox } from '../auth/secretBox.js';
 
 // Loaded only when a command runs, so that --help answers at once.
 const modules = {
-  secretBox: () => import('../webhooks/secretBox.js'),
+  secretBox: () => import('../auth/secretBox.js'),
   sealedColumns: () => import('../store/sealedColumns.js'),
   connectorCalls: () => import('../workPlatform/connectorCalls.js'),
   idempotentCalls: () => import('../idempotency/idempotentCalls.js'),

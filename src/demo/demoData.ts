@@ -10,7 +10,7 @@ import { issueApiKey } from '../auth/apiKeys.js';
 import { createApiKeyStore } from '../store/apiKeys.js';
 import { keyFilePath, loadKeyRing, type RingKey } from '../auth/keyRings.js';
 import { createTenantStore } from '../store/tenants.js';
-import { createSecretBox, loadWebhookSecretBox, type SecretBox } from '../webhooks/secretBox.js';
+import { createSecretBox, loadSealingBox, type SecretBox } from '../auth/secretBox.js';
 import { avaMorenoPortfolio } from './avaMoreno.js';
 import { jonasFeldPortfolio, otherTenantOnlyPostSlug, priyaRamanPortfolio } from './otherPortfolios.js';
 import { engineOf, isEngine, type StoreSource } from '../store/engine.js';
@@ -67,7 +67,7 @@ function defaultWebhookSecretBox(db: StoreSource): SecretBox {
   const inMemory = db.name === '' || db.name === ':memory:' || db.memory;
   const configured = process.env.WEBHOOK_SECRET_KEY || undefined;
   if (inMemory && !configured) return createSecretBox(new Uint8Array(randomBytes(32)));
-  return loadWebhookSecretBox({ webhookSecretKey: configured, dataDirectory: dirname(db.name) });
+  return loadSealingBox({ webhookSecretKey: configured, dataDirectory: dirname(db.name) });
 }
 
 /**

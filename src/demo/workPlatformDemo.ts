@@ -23,7 +23,7 @@ import { createTaskStore, type TaskPriority, type TaskStatus } from '../store/ta
 import { createUserStore, type WorkspaceRole } from '../store/users.js';
 import { outboxEventTypes } from '../store/outboxEvents.js';
 import { createWebhookSubscriptions } from '../webhooks/subscriptions.js';
-import type { SecretBox } from '../webhooks/secretBox.js';
+import type { SecretBox } from '../auth/secretBox.js';
 import type { RingKey } from '../auth/keyRings.js';
 import { createWorkspaceStore, type WorkspacePlan } from '../store/workspaces.js';
 import { registerOauthClient } from '../auth/oauth/clientRegistration.js';

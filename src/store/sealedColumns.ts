@@ -1,4 +1,4 @@
-// Every column that holds values sealed with the sealing key ring (src/webhooks/secretBox.ts), read
+// Every column that holds values sealed with the sealing key ring (src/auth/secretBox.ts), read
 // in batches and rewritten one batch per transaction: what `admin keys reseal` and `admin keys
 // retire` work through. A new sealed column is added here, or reseal leaves it behind.
 import { and, asc, eq, getTableColumns, gt, isNotNull, not, like, or, sql, type SQL } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 import type { WebhookDeliveryStore } from '../store/webhookDeliveries.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '../auth/secretBox.js';
 import { newSigningSecret } from './signing.js';
 
 /**

@@ -10,7 +10,7 @@ import {
 } from '../store/webhookSubscriptions.js';
 import { ValueRefusedError } from '../store/workPlatformErrors.js';
 import { checkText } from '../store/workPlatformValues.js';
-import type { SecretBox } from './secretBox.js';
+import type { SecretBox } from '../auth/secretBox.js';
 import { sealedNewSigningSecret } from './signingSecrets.js';
 import type { HostResolver } from './hostResolver.js';
 import { checkTargetUrl, isHostName, resolveAndCheck } from './targetGuard.js';

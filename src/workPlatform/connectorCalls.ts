@@ -8,7 +8,7 @@ import { GithubFailure } from '../connectors/githubClient.js';
 import type { ConnectorStore, ConnectorWithCredential } from '../store/connectors.js';
 import type { ImportedIssueStore } from '../store/importedIssues.js';
 import type { EventActor } from '../store/outboxEvents.js';
-import type { SecretBox } from '../webhooks/secretBox.js';
+import type { SecretBox } from '../auth/secretBox.js';
 import { ApiProblem } from './problems.js';
 
 /** What the connector operations use, built once at start-up. */

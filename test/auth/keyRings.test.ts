@@ -5,7 +5,7 @@ import { tempDirsRemovedAfterEach } from '../store/factories.js';
 import { fixedKeyRing, formatKeyList, loadKeyRing, newRingKey, parseKeyList, writeKeyFile, type RingKey } from '../../src/auth/keyRings.js';
 import { issueSessionToken, verifySessionToken } from '../../src/auth/sessionTokens.js';
 import { createCursorCodec } from '../../src/paging/cursor.js';
-import { createSecretBox, sealedKeyId } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, sealedKeyId } from '../../src/auth/secretBox.js';
 import { createCipheriv, hkdfSync } from 'node:crypto';
 
 const bytes = (fill: number) => new Uint8Array(32).fill(fill);

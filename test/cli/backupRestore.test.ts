@@ -9,7 +9,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/store/database.js';
 import { loadKeyRing } from '../../src/auth/keyRings.js';
 import { createConnectorStore } from '../../src/store/connectors.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox } from '../../src/auth/secretBox.js';
 import { credentialContext } from '../../src/workPlatform/connectorCalls.js';
 import { ContractClient } from '../support/contractClient.js';
 import { makeDemoDatabaseFile, runAdminCli, startServerProcess, stopServerProcesses, type DemoDatabaseFile } from '../support/serverProcess.js';

@@ -6,7 +6,7 @@ import { idempotencyKeys, users, webhookSubscriptions, workspaces } from '../../
 import { fixedKeyRing } from '../../src/auth/keyRings.js';
 import type { StoreEngine } from '../../src/store/engine.js';
 import { createSealedColumnStore } from '../../src/store/sealedColumns.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox } from '../../src/auth/secretBox.js';
 import { storeEngines, type OpenedEngine } from '../support/engines.js';
 
 const oldBox = createSecretBox(new Uint8Array(32).fill(1));

@@ -17,7 +17,7 @@ import {
 } from '../../src/store/webhookDeliveries.js';
 import { maximumWebhooksPerWorkspace } from '../../src/store/webhookSubscriptions.js';
 import { NotFoundError, VersionConflictError, WebhookLimitError } from '../../src/store/workPlatformErrors.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox } from '../../src/auth/secretBox.js';
 import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { storeEngines, type OpenedEngine } from '../support/engines.js';
 import { memoryLogger } from '../support/testApp.js';

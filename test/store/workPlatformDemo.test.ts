@@ -14,7 +14,7 @@ import { createTaskStore, type Task } from '../../src/store/tasks.js';
 import { createUserStore } from '../../src/store/users.js';
 import { outboxEventTypes } from '../../src/store/outboxEvents.js';
 import { createWebhookSubscriptionStore } from '../../src/store/webhookSubscriptions.js';
-import { createSecretBox, loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, loadSealingBox } from '../../src/auth/secretBox.js';
 import { makeClock, makeDatabase, type TempDatabase } from './factories.js';
 import { makeWorkspace } from './workPlatformFactories.js';
 
@@ -235,7 +235,7 @@ describe('Work-Platform demo data', () => {
     delete process.env.WEBHOOK_SECRET_KEY;
     try {
       const demo = (await loadDemoData(t.db, clock.now)).workPlatform;
-      const box = loadWebhookSecretBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(t.path) });
+      const box = loadSealingBox({ webhookSecretKey: undefined, dataDirectory: path.dirname(t.path) });
       const sealed = t.db.prepare('SELECT sealed_secret FROM webhook_subscriptions WHERE id = ?').pluck().get(demo.webhook.id) as string;
       expect(box.open(sealed, demo.webhook.id)).toBe(demo.webhook.secret);
     } finally {

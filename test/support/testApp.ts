@@ -10,7 +10,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { postgresEngine, postgresStatementText, sqliteEngine, type StoreEngine } from '../../src/store/engine.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { keyFilePath, loadKeyRing } from '../../src/auth/keyRings.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { afterAll, beforeAll } from 'vitest';
 import { ContractClient } from './contractClient.js';
 import { fakeDnsResolver } from './fakeDns.js';
@@ -145,7 +145,7 @@ async function startOnEngine(
   const now = options.now ?? Date.now;
   // The same secret the server will read, so the demo's session tokens (and the tests' own) verify.
   const sessionSecret = loadKeyRing(config.sessionJwtSecret, keyFilePath('session', config.dataDirectory), { name: 'SESSION_JWT_SECRET' }).newest().key;
-  const fixture = await loadDemoData(opened.sqlite ?? opened.store, now, { sessionSecret, webhookSecretBox: loadWebhookSecretBox(config) });
+  const fixture = await loadDemoData(opened.sqlite ?? opened.store, now, { sessionSecret, webhookSecretBox: loadSealingBox(config) });
   const logLines: string[] = [];
   const app = await startApp(config, {
     logger: memoryLogger(logLines),

@@ -2,7 +2,7 @@
 // against a test app whose clock the suite controls.
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { loadWebhookSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox, type SecretBox } from '../../src/auth/secretBox.js';
 import type { TestApp } from './testApp.js';
 import { eventsAbout, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from './workPlatform.js';
 import type { WorkPlatformTestApp } from './workPlatformApp.js';
@@ -17,7 +17,7 @@ type Body = Record<string, unknown>;
 
 /** The box that opens the app's stored signing secrets. */
 export function webhookSecretBoxOf(t: TestApp): SecretBox {
-  return loadWebhookSecretBox(loadConfig({ DATABASE_PATH: path.join(t.dataDir, 'app.db') }));
+  return loadSealingBox(loadConfig({ DATABASE_PATH: path.join(t.dataDir, 'app.db') }));
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { memoryLogger } from '../support/testApp.js';
 import { liftCallLimits } from '../support/workPlatform.js';
@@ -33,7 +33,7 @@ async function start(worker: 'on' | 'off', logLines: string[]) {
     WEBHOOK_ALLOW_LOOPBACK: '1',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
   });
-  const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox(config));
+  const subscription = insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadSealingBox(config));
   // No retry sweep: a delivery can only come from the wake-up.
   app = await startApp(config, { logger: memoryLogger(logLines), db: fx.db, webhookDelivery: { retrySweep: false } });
   const { token } = await makeToken(fx.db, fx.workspace, { scopes: ['tasks:write', 'webhooks:manage'] });
@@ -81,7 +81,7 @@ describe('the in-process worker', () => {
     fx = await makeDeliveryFixture();
     receiver = await startReceiver();
     const sealedWith = loadConfig({ DATABASE_PATH: fx.path, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
-    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url }, loadWebhookSecretBox(sealedWith));
+    insertSubscription(fx.db, { workspaceId: fx.workspace.workspaceId, url: receiver.url }, loadSealingBox(sealedWith));
     const config = (worker: 'on' | 'off') =>
       loadConfig({
         DATABASE_PATH: fx.path,

@@ -8,7 +8,7 @@ import { drizzleFor } from '../../src/store/drizzle.js';
 import { newId } from '../../src/store/ids.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore, type Task } from '../../src/store/tasks.js';
-import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, type SecretBox } from '../../src/auth/secretBox.js';
 import { newSigningSecret } from '../../src/webhooks/signing.js';
 import { makeDatabase, type TempDatabase } from '../store/factories.js';
 import { makeWorkspace, type WorkspaceFixture } from '../store/workPlatformFactories.js';

@@ -18,7 +18,7 @@ import { webhookHousekeeping } from '../../src/scheduledJobs.js';
 import { LEASE_MARGIN_MS, TARGET_NOT_PUBLIC_MESSAGE, TARGET_UNRESOLVABLE_MESSAGE } from '../../src/webhooks/worker/deliveryAttempt.js';
 import { createDeliveryWorker, SLOW_TARGET_MS, TARGET_BUSY_DEFER_MS, targetCap, targetKey, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/deliveryLoop.js';
 import { createDeliveryAgents, MAX_RESPONSE_BYTES, sendDeliveryRequest } from '../../src/webhooks/deliveryRequest.js';
-import { createSecretBox, type SecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox, type SecretBox } from '../../src/auth/secretBox.js';
 import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { DEFAULT_WEBHOOK_USER_AGENT } from '../../src/webhooks/signing.js';
 import type { LookupAll } from '../../src/webhooks/targetGuard.js';

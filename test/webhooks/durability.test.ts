@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startServerProcess, startWorkerProcess } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
@@ -191,7 +191,7 @@ describe('durable delivery across kill -9', () => {
     const workerEnv = { DATABASE_PATH: databasePath, WEBHOOK_ALLOW_LOOPBACK: '1', WEBHOOK_SECRET_KEY: env.WEBHOOK_SECRET_KEY };
     const db = openDatabase(databasePath);
     const workspace = await makeWorkspace(db);
-    const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
+    const secretBox = loadSealingBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(db, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     const projectId = (await createProjectStore(db).createProject(workspace.workspaceId, { name: 'Killed worker' }, workspace.actor)).id;
     const tasks = createTaskStore(db);

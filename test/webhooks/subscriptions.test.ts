@@ -12,7 +12,7 @@ import {
   WebhookDisabledError,
   WebhookLimitError,
 } from '../../src/store/workPlatformErrors.js';
-import { createSecretBox } from '../../src/webhooks/secretBox.js';
+import { createSecretBox } from '../../src/auth/secretBox.js';
 import { createWebhookSubscriptions, signingKeyOverlapMs, type WebhookSubscriptions } from '../../src/webhooks/subscriptions.js';
 import { createHostResolver } from '../../src/webhooks/hostResolver.js';
 import { fakeDnsResolver } from '../support/fakeDns.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import {
@@ -78,7 +78,7 @@ describe('npm run worker with WORKER_HEALTH_PORT', () => {
     await liftCallLimits(setup, workspace.workspaceId);
     const { token } = await makeToken(setup, workspace, { scopes: ['tasks:write'] });
     const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Probes' }, workspace.actor)).id;
-    insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir }));
+    insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, loadSealingBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir }));
     setup.close();
 
     const worker = await startWorkerProcess({ ...env, HOST: '127.0.0.1', WORKER_HEALTH_PORT: '0' });

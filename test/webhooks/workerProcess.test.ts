@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
-import { loadWebhookSecretBox } from '../../src/webhooks/secretBox.js';
+import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { runWorkerProcess, startServerProcess, startWorkerProcess, stopServerProcesses } from '../support/serverProcess.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
@@ -36,7 +36,7 @@ describe('npm run worker', () => {
     const databasePath = path.join(dir, 'wrong-key.db');
     const setup = openDatabase(databasePath);
     const workspace = await makeWorkspace(setup);
-    const sealedWith = loadWebhookSecretBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
+    const sealedWith = loadSealingBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
     insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
     setup.close();
     const result = runWorkerProcess([], { DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
@@ -62,7 +62,7 @@ describe('npm run worker', () => {
     await liftCallLimits(setup, workspace.workspaceId);
     const { token } = await makeToken(setup, workspace, { scopes: ['tasks:write'] });
     const projectId = (await createProjectStore(setup).createProject(workspace.workspaceId, { name: 'Workers' }, workspace.actor)).id;
-    const secretBox = loadWebhookSecretBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
+    const secretBox = loadSealingBox({ webhookSecretKey: env.WEBHOOK_SECRET_KEY, dataDirectory: dir });
     const subscription = insertSubscription(setup, { workspaceId: workspace.workspaceId, url: receiver.url, eventTypes: ['task.created'] }, secretBox);
     setup.close();
 

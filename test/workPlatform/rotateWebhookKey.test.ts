@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SecretBox } from '../../src/webhooks/secretBox.js';
+import type { SecretBox } from '../../src/auth/secretBox.js';
 import type { TestApp } from '../support/testApp.js';
 import { OVERLAP_MS, webhookCalls, webhookSecretBoxOf, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';

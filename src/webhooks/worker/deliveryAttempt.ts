@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.js';
 import type { AttemptError, AttemptOutcome, ClaimedDelivery } from '../../store/webhookDeliveries.js';
 import { sendDeliveryRequest, type DeliveryAgents, type DeliveryRequest } from '../deliveryRequest.js';
-import type { SecretBox } from '../secretBox.js';
+import type { SecretBox } from '../../auth/secretBox.js';
 import { deliveryHeaders } from '../signing.js';
 import { openSigningSecrets } from '../signingSecrets.js';
 import type { HostResolver } from '../hostResolver.js';

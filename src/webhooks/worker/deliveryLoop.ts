@@ -7,7 +7,7 @@ import { newId } from '../../store/ids.js';
 import { onDeliveriesQueued, onDeliveriesQueuedAnywhere } from '../../store/outboxEvents.js';
 import { createWebhookDeliveryStore, DELIVERY_LEASE_MS, type ClaimedDelivery, type WebhookDeliveryStore } from '../../store/webhookDeliveries.js';
 import { createDeliveryAgents, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, type DeliveryRequest } from '../deliveryRequest.js';
-import type { SecretBox } from '../secretBox.js';
+import type { SecretBox } from '../../auth/secretBox.js';
 import { assertWebhookSecretKeyOpensSecrets } from '../signingSecrets.js';
 import { createHostResolver, type HostResolver } from '../hostResolver.js';
 import type { LookupAll } from '../targetGuard.js';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
-import { fixedKeyRing, keyFilePath, legacyKeyId, loadKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
+import { fixedKeyRing, keyFilePath, legacyKeyId, loadKeyRing, type KeyRing, type RingKey } from './keyRings.js';
 
 /**
  * Encryption at rest for webhook signing secrets, connector credentials and stored idempotent
@@ -21,6 +21,7 @@ const FORMAT = 'v2';
 const LEGACY_FORMAT = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+// Kept as it was when only webhook secrets were sealed: the keys derive from it, so another text would open nothing stored.
 const KEY_INFO = 'contract-api-server webhook signing secrets v1';
 
 /** The id of the key a value was sealed with (k0 for the format without ids); undefined when it is no sealed value. */
@@ -79,6 +80,6 @@ export function loadSealingKeyRing(config: Pick<Config, 'webhookSecretKey' | 'da
 }
 
 /** The deployment's secret box over its sealing key ring. */
-export function loadWebhookSecretBox(config: Pick<Config, 'webhookSecretKey' | 'dataDirectory'>): SecretBox {
+export function loadSealingBox(config: Pick<Config, 'webhookSecretKey' | 'dataDirectory'>): SecretBox {
   return createSecretBox(loadSealingKeyRing(config));
 }
