@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { crmCalls } from '../support/crm.js';
 import type { TestApp } from '../support/testApp.js';
-import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
@@ -47,10 +47,5 @@ describe('POST /v1/companies', () => {
     const again = await crm.create('company', { name: 'Once' }, { 'idempotency-key': 'crm-company-once' });
     expect(expectSuccess(again, 201)).toEqual(first);
     expect(again.headers['idempotent-replayed']).toBe('true');
-  });
-
-  it('answers 403 insufficient-scope to a token with crm:read only', async () => {
-    const problem = expectProblem(await crm.create('company', { name: 'No' }, {}, await makePat(t.store, fx.workspaceId, ['crm:read'])), 403, 'insufficient-scope');
-    expect(problem.requiredScopes).toEqual(['crm:write']);
   });
 });

@@ -3,7 +3,7 @@ import { draftTasksPrompt } from '../../src/ai/prompts.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
 import type { TestApp } from '../support/testApp.js';
-import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makePat, makeTestWorkspace } from '../support/workPlatform.js';
+import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace } from '../support/workPlatform.js';
 import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server runs the default provider (offline rules) on an injected clock: Wednesday 2026-11-25, 10:00 UTC.
@@ -112,12 +112,6 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
     ]);
     expectProblem(await draft({ projectId: fx.projectId, text: '', maxDrafts: 0 }), 422, 'validation');
     expectSuccess(await draft({ projectId: fx.projectId, text: 'y'.repeat(8000), maxDrafts: 20 }), 200);
-  });
-
-  it('answers 403 insufficient-scope without ai:use, and 200 with ai:use alone', async () => {
-    const refused = expectProblem(await draft({ projectId: fx.projectId, text: 'x' }, fx.tokens.readOnly), 403, 'insufficient-scope');
-    expect(refused).toMatchObject({ requiredScopes: ['ai:use'], grantedScopes: ['tasks:read'] });
-    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, await makePat(t.store, fx.workspaceId, ['ai:use'])), 200);
   });
 });
 

@@ -40,8 +40,7 @@ describe('GET /v1/contacts', () => {
     expect(expectSuccess(await crm.list('contact', { updatedSince: '2999-01-01T00:00:00Z' }), 200).items).toEqual([]);
   });
 
-  it('answers 422 to a malformed companyId filter and 403 without crm:read', async () => {
+  it('answers 422 to a malformed companyId filter', async () => {
     expectProblem(await crm.list('contact', { companyId: 'prj_x' }), 422, 'validation');
-    expectProblem(await crm.list('contact', {}, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });
