@@ -12,16 +12,15 @@ import { createAjv2020 } from '../../src/contract/ajv.js';
 import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { runSourceFile } from '../support/serverProcess.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { loadContractDocument } from '../support/contractClient.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from '../../src/workPlatform/problems.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true });
 
 const clients: Client[] = [];
 afterAll(async () => {

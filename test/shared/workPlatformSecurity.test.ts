@@ -7,8 +7,7 @@ import { ResponseContract } from '../../src/contract/responseContract.js';
 import { loadContractDocument } from '../support/contractClient.js';
 import { authorizeAndExchange, discover, registerTestClient } from '../support/oauth.js';
 import { contractOperations, type ContractOperation } from '../support/operations.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import {
   demoUsers,
   expectProblem,
@@ -56,7 +55,7 @@ let asRole: Record<Role, { userId: string; session: string; pat: string }>;
 let changedTo: Record<Role, string>;
 /** Per scope some operation requires: the owner's OAuth access token, issued by the authorization-code flow, granting every other scope. */
 let oauthWithout: Record<string, string>;
-useWorkPlatformTestApp(async (app) => {
+useTestApp(async ({ workPlatform: app }) => {
   ({ t, client, fx } = app);
   expiredPat = await makePat(t.store, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
   ownerWithoutScopes = await makePat(t.store, fx.workspaceId, []);
@@ -81,7 +80,7 @@ useWorkPlatformTestApp(async (app) => {
     const registered = await registerTestClient(t.store, { workspaceId: fx.workspaceId, scopes: [...granted], name: `Security suite, all but ${missing}` });
     oauthWithout[missing] = (await authorizeAndExchange(authorizationServer, registered, { sessionToken: ownerSession, scope: granted.join(' ') })).access_token;
   }
-});
+}, { liftCallLimits: true });
 
 /**
  * The resource a path parameter names, read from the contract: the GET that reads one

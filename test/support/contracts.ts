@@ -3,7 +3,8 @@
 // contract suites and the cases every lifecycle move (send, sign, decline, withdraw) shares.
 import { expect, it } from 'vitest';
 import { eventsAbout, expectProblem, expectSuccess } from './workPlatform.js';
-import { ownerRequests, useWorkPlatformTestApp, type WorkPlatformTestApp } from './workPlatformApp.js';
+import { ownerRequests } from './workPlatformApp.js';
+import { useTestApp, type WorkPlatformTestApp } from './testApp.js';
 
 export type ContractMoveName = 'send' | 'sign' | 'decline' | 'withdraw';
 
@@ -62,12 +63,12 @@ export function useContractSuite(use: (app: WorkPlatformTestApp) => unknown = ()
     if (!started) throw new Error('the contract suite app starts in beforeAll');
     return started;
   };
-  useWorkPlatformTestApp(
-    (running) => {
+  useTestApp(
+    ({ workPlatform: running }) => {
       started = running;
       return use(running);
     },
-    { now: () => clock.at },
+    { liftCallLimits: true, now: () => clock.at },
   );
   return { clock, app, contracts: contractCalls(app, () => clock.at) };
 }

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { connectorCalls } from '../support/connectors.js';
-import type { WorkPlatformTestApp } from '../support/workPlatformApp.js';
-import { useWorkPlatformTestApp } from '../support/workPlatformApp.js';
+import { type WorkPlatformTestApp, useTestApp } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
 
 let app: WorkPlatformTestApp;
-useWorkPlatformTestApp((started) => (app = started));
+useTestApp(({ workPlatform: started }) => (app = started), { liftCallLimits: true });
 const calls = connectorCalls(() => app);
 
 describe('POST /v1/connectors', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayAfter, useContractSuite } from '../support/contracts.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
-import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let fx: WorkPlatformFixture;

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { draftTasksPrompt } from '../../src/ai/prompts.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server runs the default provider (offline rules) on an injected clock: Wednesday 2026-11-25, 10:00 UTC.
 const now = Date.UTC(2026, 10, 25, 10, 0, 0);
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => now });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => now });
 
 const draft = (body: unknown, token = fx.tokens.all, extra: Record<string, string> = {}) =>
   client.request('POST', '/v1/ai/task-drafts', { headers: jsonHeaders(token, extra), body: JSON.stringify(body) });

@@ -2,13 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dealStages } from '../../src/store/deals.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { analyticsWorkspace, expectedBuckets, getAnalytics, type Size } from '../support/analytics.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp } from '../support/testApp.js';
 import { expectProblem, expectSuccess, liftCallLimits } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
-useWorkPlatformTestApp((app) => ({ t, client } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client } = app), { liftCallLimits: true });
 
 const at = (iso: string) => Date.parse(iso);
 const MAX = Number.MAX_SAFE_INTEGER;

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { analyticsWorkspace, expectedBuckets, getAnalytics, type SeededTask, type Size } from '../support/analytics.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem, expectSuccess, liftCallLimits } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 const at = (iso: string) => Date.parse(iso);
 const NOW = at('2026-03-18T12:00:00Z');
@@ -11,7 +10,7 @@ const NOW = at('2026-03-18T12:00:00Z');
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => NOW });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => NOW });
 
 let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
 let secondProject: string;

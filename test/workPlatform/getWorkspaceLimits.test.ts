@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import { createUserStore } from '../../src/store/users.js';
 import type { ContractClient } from '../support/contractClient.js';
-import { bearer, type TestApp } from '../support/testApp.js';
+import { bearer, type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { demoUsers, expectProblem, expectSuccess, makePat, makeSession, makeTestWorkspace } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Rate limits and the quota in force are the shared suite's (test/shared/workPlatformLimits.test.ts); this is the report.
 const windowMs = 60_000;
@@ -13,7 +12,7 @@ let clock = Date.now();
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => Math.max(clock, Date.now()) });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => Math.max(clock, Date.now()) });
 
 /** Moves the clock 10 s into the next rate-limit window, so each test starts with full buckets. */
 function nextWindow(): void {

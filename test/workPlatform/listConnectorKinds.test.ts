@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { connectorCalls } from '../support/connectors.js';
-import { useWorkPlatformTestApp, type WorkPlatformTestApp } from '../support/workPlatformApp.js';
+import { useTestApp, type WorkPlatformTestApp } from '../support/testApp.js';
 import { expectSuccess } from '../support/workPlatform.js';
 
 let app: WorkPlatformTestApp;
-useWorkPlatformTestApp((started) => (app = started));
+useTestApp(({ workPlatform: started }) => (app = started), { liftCallLimits: true });
 const calls = connectorCalls(() => app);
 
 describe('GET /v1/connector-kinds', () => {

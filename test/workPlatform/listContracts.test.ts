@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dayAfter, useContractSuite } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type WorkPlatformFixture } from '../support/testApp.js';
 
 let fx: WorkPlatformFixture;
 const { clock, app, contracts } = useContractSuite((started) => ({ fx } = started));

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem, expectSuccess, jsonHeaders, makeTestWorkspace } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server runs the default provider (offline rules) on an injected clock, over the demo data loaded at the same time.
 const now = Date.UTC(2026, 10, 25, 10, 0, 0);
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => now });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => now });
 
 /** The demo's empty project (the contract's projectId examples name it). */
 const emptyProjectId = 'prj_nBcwBUyM7dVuD0sW71FG';

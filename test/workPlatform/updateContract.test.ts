@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dayAfter, useContractSuite } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
-import type { WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
