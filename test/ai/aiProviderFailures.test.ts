@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ANSWER_BYTES } from '../../src/ai/openAiCompatibleProvider.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { startOpenAiCompatibleServer, type ChatBehaviour, type OpenAiCompatibleServer } from '../support/openAiCompatibleServer.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, startTestApp } from '../support/testApp.js';
 import { bearer } from '../support/testApp.js';
 import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp } from '../support/workPlatformApp.js';
 
 const API_KEY = 'sk-test-never-shown-8d2e';
 const PROVIDER_WORDS = 'upstream exploded: internal-trace-7731';
@@ -22,7 +21,8 @@ let workspace: TestWorkspace;
 
 beforeAll(async () => {
   provider = await startOpenAiCompatibleServer();
-  ({ t, client } = await startWorkPlatformTestApp({
+  ({ t, client } = (await startTestApp({
+    liftCallLimits: true,
     env: {
       AI_PROVIDER: 'openai-compatible',
       AI_BASE_URL: provider.baseUrl,
@@ -30,7 +30,7 @@ beforeAll(async () => {
       AI_MODEL: 'test-model-1',
       AI_TIMEOUT_MS: String(TIMEOUT_MS),
     },
-  }));
+  })).workPlatform);
   workspace = await makeTestWorkspace(t.db, t.sessionSecret, { plan: 'pro' });
   await liftCallLimits(t.db, workspace.workspaceId);
 });

@@ -6,10 +6,9 @@ import { createAiSpendStore } from '../../src/store/aiSpend.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from '../support/openAiCompatibleServer.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, startTestApp } from '../support/testApp.js';
 import { bearer } from '../support/testApp.js';
 import { expectProblem, expectSuccess, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp } from '../support/workPlatformApp.js';
 
 const API_KEY = 'sk-test-4f1c9d0e7b2a';
 // US cents per million tokens: high, so that one call costs cents and a cap of a few cents admits a few calls.
@@ -24,7 +23,8 @@ let client: ContractClient;
 
 beforeAll(async () => {
   provider = await startOpenAiCompatibleServer();
-  ({ t, client } = await startWorkPlatformTestApp({
+  ({ t, client } = (await startTestApp({
+    liftCallLimits: true,
     now: () => clock,
     env: {
       AI_PROVIDER: 'openai-compatible',
@@ -34,7 +34,7 @@ beforeAll(async () => {
       AI_PRICE_INPUT_CENTS_PER_MILLION_TOKENS: String(INPUT_PRICE),
       AI_PRICE_OUTPUT_CENTS_PER_MILLION_TOKENS: String(OUTPUT_PRICE),
     },
-  }));
+  })).workPlatform);
 });
 afterAll(async () => {
   await t?.close();

@@ -22,12 +22,11 @@ import {
 } from '../../src/client/index.js';
 import { computeV1Signature } from '../../src/webhooks/signing.js';
 import { approve, openConsentPage, registerTestClient, TEST_REDIRECT_URI, TestBrowser } from '../support/oauth.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true });
 
 interface Recorder {
   sleeps: number[];

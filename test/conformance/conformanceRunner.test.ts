@@ -7,12 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type CheckName, type ConformanceReport } from '../../scripts/conformance/conformanceRun.js';
 import { runSourceFile } from '../support/serverProcess.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true });
 
 const noWait = async () => undefined;
 /** What the test app cannot do without GitHub (GITHUB_API_BASE_URL points where nothing listens). */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type ConformanceReport } from '../../scripts/conformance/conformanceRun.js';
 import { makeIssues, startGithubApiServer, type GithubApiServer } from '../support/githubApiServer.js';
-import { startWorkPlatformTestApp, type WorkPlatformTestApp } from '../support/workPlatformApp.js';
+import { startTestApp, type WorkPlatformTestApp } from '../support/testApp.js';
 
 /** The demo workspace's records, children first (the foreign keys' order). */
 const RECORD_TABLES = ['imported_issues', 'webhook_subscriptions', 'deal_contacts', 'contracts', 'deals', 'contacts', 'companies', 'tasks', 'projects', 'connectors'];
@@ -23,7 +23,7 @@ beforeAll(async () => {
   github = await startGithubApiServer();
   // The repository the importIssues example names.
   github.setRepository('northwind/website', makeIssues(3));
-  app = await startWorkPlatformTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl }, now: clock });
+  app = (await startTestApp({ liftCallLimits: true, env: { GITHUB_API_BASE_URL: github.baseUrl }, now: clock })).workPlatform;
   for (const table of RECORD_TABLES) await app.t.sql.run(`DELETE FROM ${table} WHERE workspace_id = ?`, app.fx.workspaceId);
   recordsBeforeTheRun = 0;
   for (const table of RECORD_TABLES) recordsBeforeTheRun += await app.t.sql.value<number>(`SELECT count(*) FROM ${table} WHERE workspace_id = ?`, app.fx.workspaceId);

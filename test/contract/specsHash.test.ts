@@ -1,12 +1,11 @@
 // npm start serves generated/ only when it was built from the specs/ that are here (src/contract/specsHash.ts).
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { hashSpecs, readRecordedSpecsHash, renderSpecsHashFile, SPECS_HASH_FILE, staleContractReason } from '../../src/contract/specsHash.js';
 import { copyProject, type ProjectCopy } from '../support/projectCopy.js';
+import { runServerProcess } from '../support/serverProcess.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const folders: string[] = [];
@@ -74,18 +73,13 @@ describe('the specs/ content hash', () => {
 });
 
 describe('npm start after a spec edit', () => {
-  it('refuses to serve the old contract, naming the command to run', () => {
+  it('refuses to serve the old contract, naming the command to run', async () => {
     const copy = copyProject('specs-hash-start-');
     copies.push(copy);
     const specFile = copy.file('specs/work-platform/openapi.yaml');
     fs.writeFileSync(specFile, fs.readFileSync(specFile, 'utf8').replace(/^( {2}title: .*)$/m, '$1 (edited)'));
-    const started = spawnSync(process.execPath, npmScriptNodeArguments('start'), {
-      cwd: copy.root,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '', PORT: '0', DATABASE_PATH: copy.file('data/app.db') },
-      timeout: 30_000,
-    });
-    expect(started.status).toBe(1);
+    const started = await runServerProcess({ DATABASE_PATH: copy.file('data/app.db') }, { cwd: copy.root, timeoutMs: 30_000 });
+    expect(started.code).toBe(1);
     expect(started.stderr).toContain('Not starting: specs/ changed since generated/ was built');
     expect(started.stderr).toContain('run npm run build:contract');
     expect(started.stdout).not.toContain('listening on');

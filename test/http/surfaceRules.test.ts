@@ -9,12 +9,11 @@ import { MAX_JSON_DEPTH, nestsDeeperThan, topLevelScalar } from '../../src/http/
 import { answerPerJsonRpc } from '../../src/mcp/mcpServer.js';
 import { componentSchemaValidator, loadContractDocument } from '../support/contractClient.js';
 import { rawExchange } from '../support/rawExchange.js';
-import { memoryLogger, type TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { memoryLogger, type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_MAX_HEADER_BYTES: '4096' } });
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true, env: { HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_MAX_HEADER_BYTES: '4096' } });
 
 const isProblem = componentSchemaValidator('work-platform', 'Problem');
 const isErrorEnvelope = componentSchemaValidator('portfolio', 'ErrorEnvelope');

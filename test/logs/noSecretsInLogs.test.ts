@@ -10,7 +10,7 @@ import { connectorCalls } from '../support/connectors.js';
 import { startGithubApiServer, type GithubApiServer } from '../support/githubApiServer.js';
 import { startOpenAiCompatibleServer, type OpenAiCompatibleServer } from '../support/openAiCompatibleServer.js';
 import { jsonHeaders, liftCallLimits, makeTestWorkspace, sessionClaims, signJwt, type TestWorkspace } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformTestApp } from '../support/workPlatformApp.js';
+import { startTestApp, type WorkPlatformTestApp } from '../support/testApp.js';
 
 const random = (bytes = 32) => randomBytes(bytes).toString('base64url');
 /** Letters and digits only, so that a value is not split by the patterns' own boundaries. */
@@ -57,7 +57,8 @@ const calls = connectorCalls(() => app);
 beforeAll(async () => {
   github = await startGithubApiServer();
   provider = await startOpenAiCompatibleServer();
-  app = await startWorkPlatformTestApp({
+  app = (await startTestApp({
+    liftCallLimits: true,
     env: {
       GITHUB_API_BASE_URL: github.baseUrl,
       CONNECTOR_TIMEOUT_MS: '2000',
@@ -67,7 +68,7 @@ beforeAll(async () => {
       AI_MODEL: 'test-model-1',
       LOG_REQUESTS: 'on',
     },
-  });
+  })).workPlatform;
   workspace = await makeTestWorkspace(app.t.db, app.t.sessionSecret, { plan: 'pro' });
   await liftCallLimits(app.t.db, workspace.workspaceId);
 });

@@ -12,10 +12,9 @@ import { createAjv2020 } from '../../src/contract/ajv.js';
 import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { runSourceFile } from '../support/serverProcess.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { loadContractDocument } from '../support/contractClient.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from '../../src/workPlatform/problems.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,7 +22,8 @@ let t: TestApp;
 let fx: WorkPlatformFixture;
 /** Every bearer-token look-up the server made, by the Authorization header it looked up. */
 const lookups: string[] = [];
-useWorkPlatformTestApp((app) => ({ t, fx } = app), {
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), {
+  liftCallLimits: true,
   wrapCallers: (callers) => ({
     resolve: (authorization) => {
       lookups.push(String(authorization));

@@ -18,10 +18,4 @@ describe('GET /api/v1/skills', () => {
     expect(skills.some((skill) => skill.category === null && skill.level === null)).toBe(true);
     expect(new Set(skills.map((skill) => skill.category).filter((category) => category !== null))).toEqual(new Set(['Design', 'Engineering', 'Tools']));
   });
-
-  it('answers 403 api_key_revoked to a revoked key', async () => {
-    const response = await get('/api/v1/skills', t.fixture.portfolio.revokedApiKey);
-    expect(response.status).toBe(403);
-    expect(response.body.error.code).toBe('api_key_revoked');
-  });
 });

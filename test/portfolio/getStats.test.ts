@@ -18,10 +18,4 @@ describe('GET /api/v1/stats', () => {
     expect(stats.map((stat) => stat.unit)).toContain(null);
     expect(stats.find((stat) => stat.id === 'sta_avaRating')).toMatchObject({ value: 4.8, unit: 'out of 5' });
   });
-
-  it('answers 403 api_key_expired to an expired key', async () => {
-    const response = await get('/api/v1/stats', t.fixture.portfolio.expiredApiKey);
-    expect(response.status).toBe(403);
-    expect(response.body.error.code).toBe('api_key_expired');
-  });
 });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/store/database.js';
 import { checkFileModes } from '../../src/startChecks.js';
-import { runAdminInProcess, runSourceFile, startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
+import { runAdminInProcess, runServerProcess, startServerProcess, stopServerProcesses, type ServerProcess } from '../support/serverProcess.js';
 
 const cleanups: (() => void | Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -102,7 +102,7 @@ describe('npm start on a world-readable data directory', () => {
     writeFileSync(path.join(dir, 'cursor.key'), 'c'.repeat(43), { mode: 0o644 });
     chmodSync(path.join(dir, 'cursor.key'), 0o644);
 
-    const refused = await runSourceFile('src/server.ts', [], { env: { DATABASE_PATH: databasePath, PORT: '0', HOST: '127.0.0.1', DEMO_DATA: 'off' } });
+    const refused = await runServerProcess({ DATABASE_PATH: databasePath, DEMO_DATA: 'off' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Configuration error: group or others may access ${dir} (mode 0775), ${path.join(dir, 'cursor.key')} (mode 0644)`);
     expect(existsSync(databasePath)).toBe(false);

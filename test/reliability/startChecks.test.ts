@@ -1,17 +1,15 @@
 // A start that cannot succeed changes nothing, and what a start prints is true: the address bound,
 // the demo data's keys (or how to get them), the settings in columns. Real server processes.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { ENVIRONMENT_VARIABLES } from '../../src/config.js';
 import { demoTenants } from '../../src/demo/demoData.js';
 import { demoOauthClient, demoWebhook, demoWorkspaces } from '../../src/demo/workPlatformDemo.js';
 import { demoRecordQueries } from '../../src/startChecks.js';
 import { copyProject, type ProjectCopy } from '../support/projectCopy.js';
-import { makeDemoDatabaseFile, runSourceFile, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, runServerProcess, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
 
 const servers: ServerProcess[] = [];
 const cleanups: (() => void)[] = [];
@@ -19,25 +17,6 @@ afterAll(async () => {
   await stopServerProcesses(servers.map((server) => server.child));
   for (const cleanup of cleanups) cleanup();
 });
-
-/** `npm start`'s node command in another project folder, to its end (a refused start) or for at most 60 s. */
-function startIn(root: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, npmScriptNodeArguments('start'), {
-      cwd: root,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'off', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 describe('a start with a handler file missing', () => {
   let copy: ProjectCopy;
@@ -49,7 +28,7 @@ describe('a start with a handler file missing', () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const databasePath = path.join(dataDir, 'data', 'app.db');
 
-    const started = await startIn(copy.root, { DATABASE_PATH: databasePath });
+    const started = await runServerProcess({ DATABASE_PATH: databasePath }, { cwd: copy.root });
     expect(started.code, started.output).toBe(1);
     expect(started.output).toContain(`Start-up failed: No handler for operation getTask: add ${copy.file('src/workPlatform/operations/getTask.ts')} exporting const getTask`);
     expect(started.output).toContain('Nothing was changed');
@@ -104,7 +83,7 @@ describe('the banner', () => {
 
 describe('npm start -- --help', () => {
   it('keeps names and descriptions in two columns, the longest name included', async () => {
-    const help = await runSourceFile('src/server.ts', ['--help']);
+    const help = await runServerProcess({}, { args: ['--help'] });
     expect(help.code).toBe(0);
     const lines = help.stdout.split('\n').filter((line) => ENVIRONMENT_VARIABLES.some((variable) => line.startsWith(`  ${variable.name} `)));
     expect(lines).toHaveLength(ENVIRONMENT_VARIABLES.length);

@@ -7,16 +7,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { rateLimitCosts } from '../../generated/work-platform/rules.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { analyticsWorkspace, getAnalytics } from '../support/analytics.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp } from '../support/testApp.js';
 import { bearer } from '../support/testApp.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 // A fixed clock: every call of a test falls in one rate-limit window.
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 10);
-useWorkPlatformTestApp((app) => ({ t, client } = app), {
+useTestApp(({ workPlatform: app }) => ({ t, client } = app), {
+  liftCallLimits: true,
   now: () => NOW,
   config: { expensiveCalls: { threads: 1, queued: 1, perWorkspace: 1, postgresConnections: 1 } },
 });

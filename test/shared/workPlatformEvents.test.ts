@@ -2,8 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { createContractStore } from '../../src/store/contracts.js';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { insertionOrderSql, jsonHeaders } from '../support/workPlatform.js';
 import { startGithubApiServer } from '../support/githubApiServer.js';
 
@@ -14,7 +13,7 @@ let fx: WorkPlatformFixture;
 // connector.connected needs a GitHub that accepts the token.
 const github = await startGithubApiServer();
 afterAll(() => github.close());
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { env: { GITHUB_API_BASE_URL: github.baseUrl } });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, env: { GITHUB_API_BASE_URL: github.baseUrl } });
 
 describe('recorded events', () => {
   it('match the webhook schema of their type, for every event type of the catalogue, and come from what x-emitted-by names', async () => {

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createIdempotencyKeyStore } from '../../src/store/idempotencyKeys.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { contractOperations } from '../support/operations.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { countRows, eventsAbout, expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
 
 const hour = 60 * 60 * 1000;
@@ -11,7 +10,7 @@ let clock = Date.now();
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => clock });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => clock });
 
 let keyCounter = 0;
 const newKey = () => `test-key-${Date.now()}-${++keyCounter}`;

@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { IdempotencyKeyStore } from '../../src/store/idempotencyKeys.js';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { useTestApp, type TestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { countRows, expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Every call the server makes to the store of Idempotency-Key answers, through the injected wrapper,
 // as `find <key>` and `save <key>`. The wrapper can also make a look-up fail.
@@ -12,7 +11,8 @@ let failLookupsOf: string | undefined;
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), {
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), {
+  liftCallLimits: true,
   wrapIdempotencyKeys: (keys): IdempotencyKeyStore => ({
     findIdempotencyRecord: (workspaceId, key, now) => {
       storeCalls.push(`find ${key}`);

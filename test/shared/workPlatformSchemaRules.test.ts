@@ -8,18 +8,18 @@ import { createAjv2020 } from '../../src/contract/ajv.js';
 import type { CheckedResponse, ContractClient } from '../support/contractClient.js';
 import { contractCalls, dayAfter } from '../support/contracts.js';
 import { crmCalls } from '../support/crm.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, startTestApp, useTestApp, type WorkPlatformFixture, type WorkPlatformTestApp } from '../support/testApp.js';
 import { expectProblem, expectSuccess, jsonHeaders } from '../support/workPlatform.js';
-import { startWorkPlatformTestApp, useWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture, type WorkPlatformTestApp } from '../support/workPlatformApp.js';
+import { workPlatformCalls } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
 let served: Served;
-useWorkPlatformTestApp(async (app) => {
+useTestApp(async ({ workPlatform: app }) => {
   ({ t, client, fx } = app);
   served = await servedDocument(app);
-});
+}, { liftCallLimits: true });
 const calls = workPlatformCalls(() => ({ t, client, fx }));
 const crm = crmCalls(() => ({ t, client, fx }));
 const contracts = contractCalls(() => ({ t, client, fx }));
@@ -245,7 +245,7 @@ describe('webhook URL', () => {
     let loopback: WorkPlatformTestApp;
     let loopbackServed: Served;
     beforeAll(async () => {
-      loopback = await startWorkPlatformTestApp({ config: { webhookAllowLoopback: true } });
+      loopback = (await startTestApp({ liftCallLimits: true, config: { webhookAllowLoopback: true } })).workPlatform;
       loopbackServed = await servedDocument(loopback);
     });
     afterAll(async () => {

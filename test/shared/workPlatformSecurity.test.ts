@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { ResponseContract } from '../../src/contract/responseContract.js';
 import { loadContractDocument } from '../support/contractClient.js';
+import { authorizeAndExchange, discover, registerTestClient } from '../support/oauth.js';
 import { contractOperations, type ContractOperation } from '../support/operations.js';
-import type { TestApp } from '../support/testApp.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import {
   demoUsers,
   expectProblem,
@@ -53,7 +53,9 @@ let ownerWithoutScopes: string;
 let asRole: Record<Role, { userId: string; session: string; pat: string }>;
 /** Per role: a PAT minted with every scope while its user was an owner, after which the user was given this role. */
 let changedTo: Record<Role, string>;
-useWorkPlatformTestApp(async (app) => {
+/** Per scope some operation requires: the owner's OAuth access token, issued by the authorization-code flow, granting every other scope. */
+let oauthWithout: Record<string, string>;
+useTestApp(async ({ workPlatform: app }) => {
   ({ t, client, fx } = app);
   expiredPat = await makePat(t.store, fx.workspaceId, scopeCatalogue, { expiresAt: Date.now() - 60_000, now: () => Date.now() - 3_600_000 });
   ownerWithoutScopes = await makePat(t.store, fx.workspaceId, []);
@@ -70,7 +72,15 @@ useWorkPlatformTestApp(async (app) => {
   );
   asRole = Object.fromEntries(entries.map(([role, held]) => [role, held])) as typeof asRole;
   changedTo = Object.fromEntries(entries.map(([role, , minted]) => [role, minted])) as typeof changedTo;
-});
+  const authorizationServer = await discover(t.app.publicBaseUrl);
+  const ownerSession = makeSession(t.sessionSecret, { userId: demoUsers.owner.id, workspaceId: fx.workspaceId });
+  oauthWithout = {};
+  for (const missing of new Set(authenticated.flatMap((operation) => operation.requiredScopes))) {
+    const granted = scopeCatalogue.filter((scope) => scope !== missing);
+    const registered = await registerTestClient(t.store, { workspaceId: fx.workspaceId, scopes: [...granted], name: `Security suite, all but ${missing}` });
+    oauthWithout[missing] = (await authorizeAndExchange(authorizationServer, registered, { sessionToken: ownerSession, scope: granted.join(' ') })).access_token;
+  }
+}, { liftCallLimits: true });
 
 /**
  * The resource a path parameter names, read from the contract: the GET that reads one
@@ -162,6 +172,18 @@ describe.each(authenticated)('$operationId ($method $template)', (operation) => 
     const problem = expectProblem(response, 403, 'insufficient-scope');
     expect(problem.requiredScopes).toEqual(operation.requiredScopes);
     expect(problem.grantedScopes).toEqual(granted);
+  });
+
+  it.each(operation.requiredScopes)('answers 403 insufficient-scope to an OAuth access token granting every scope but %s', async (missing) => {
+    const problem = expectProblem(await call(operation, bearer(oauthWithout[missing]!)), 403, 'insufficient-scope');
+    expect(problem.requiredScopes).toEqual(operation.requiredScopes);
+    expect(problem.grantedScopes).toEqual(scopeCatalogue.filter((scope) => scope !== missing));
+  });
+
+  it('admits a PAT holding exactly x-required-scopes', async () => {
+    const response = await call(operation, bearer(await makePat(t.store, fx.workspaceId, operation.requiredScopes)));
+    expect(response.status, response.text).not.toBe(401);
+    expect(response.status, response.text).not.toBe(403);
   });
 
   it('answers 403 insufficient-scope to a PAT without scopes, listing none granted', async () => {

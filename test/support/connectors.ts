@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startGithubApiServer, type GithubApiServer } from './githubApiServer.js';
 import { expectSuccess, jsonHeaders } from './workPlatform.js';
-import { startWorkPlatformTestApp, type WorkPlatformTestApp } from './workPlatformApp.js';
+import { startTestApp, type WorkPlatformTestApp } from './testApp.js';
 
 export interface ConnectorTestApp extends WorkPlatformTestApp {
   github: GithubApiServer;
@@ -18,7 +18,7 @@ export function useConnectorTestApp(use: (app: ConnectorTestApp) => void): void 
   beforeAll(async () => {
     const github = await startGithubApiServer();
     const clock = { now: Date.now() };
-    const started = await startWorkPlatformTestApp({ env: { GITHUB_API_BASE_URL: github.baseUrl, CONNECTOR_TIMEOUT_MS: '400' }, now: () => clock.now });
+    const started = (await startTestApp({ liftCallLimits: true, env: { GITHUB_API_BASE_URL: github.baseUrl, CONNECTOR_TIMEOUT_MS: '400' }, now: () => clock.now })).workPlatform;
     app = { ...started, github, clock };
     use(app);
   });

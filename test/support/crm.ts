@@ -1,7 +1,8 @@
 // CRM calls (companies, contacts, deals) of the operation suites, as the demo owner's all-scope
 // PAT unless a token is given. `app` is read at each call, so they can be made before the app starts.
 import { expectSuccess } from './workPlatform.js';
-import { ownerRequests, type WorkPlatformTestApp } from './workPlatformApp.js';
+import { ownerRequests } from './workPlatformApp.js';
+import { type WorkPlatformTestApp } from './testApp.js';
 
 export const crmCollections = { company: 'companies', contact: 'contacts', deal: 'deals' } as const;
 export type CrmKind = keyof typeof crmCollections;

@@ -33,16 +33,15 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start` as a child process (its node arguments from package.json) on the given environment; resolves with the
- * URL it prints once listening. Several may share one database file. `nodeArguments` start another way (the compiled
- * build: compiledScriptNodeArguments), from the repository root or from `cwd` (a project laid out as the Docker image).
+ * The one way the tests start the server as a child process, for what only a process has (its
+ * start-up and refusals, signals, restarts, several processes on one database): `npm start`'s node
+ * command (its arguments from package.json) on the given environment; resolves with the URL it
+ * prints once listening. `nodeArguments` start another way (the compiled build:
+ * compiledScriptNodeArguments), from the repository root or from `cwd` (a project laid out as the
+ * Docker image). Everything else starts the app in the test's own process (startTestApp).
  */
 export function startServerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('start'), cwd = repoRoot): Promise<ServerProcess> {
-  const child = spawn(process.execPath, nodeArguments, {
-    cwd,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnServer(env, nodeArguments, cwd);
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -54,6 +53,53 @@ export function startServerProcess(env: Record<string, string>, nodeArguments = 
       output += chunk.toString();
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+/** A server process that ran to its end: a refused start, or `--help`. */
+export interface ExitedServerProcess {
+  /** The exit code; null when a signal ended it (the SIGTERM after `timeoutMs`). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr as they were printed, interleaved. */
+  output: string;
+}
+
+/**
+ * startServerProcess's process run to its end (a refused start, `--help` in `args`); one that starts
+ * listening instead is stopped with SIGTERM after `timeoutMs`.
+ */
+export function runServerProcess(
+  env: Record<string, string>,
+  options: { args?: readonly string[]; cwd?: string; timeoutMs?: number } = {},
+): Promise<ExitedServerProcess> {
+  const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...npmScriptNodeArguments('start'), ...(options.args ?? [])], options.cwd ?? repoRoot);
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      output += chunk.toString();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs ?? 60_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, output });
+    });
+  });
+}
+
+function spawnServer(env: Record<string, string>, nodeArguments: string[], cwd: string): ChildProcess {
+  return spawn(process.execPath, nodeArguments, {
+    cwd,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 

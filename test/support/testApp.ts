@@ -17,6 +17,7 @@ import { fakeDnsResolver } from './fakeDns.js';
 import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
 import { sharedPostgresServer } from './postgresServer.js';
 import { startRedisServer } from './redisServer.js';
+import { liftCallLimits } from './workPlatform.js';
 
 export type TestEngineKind = 'sqlite' | 'postgres';
 
@@ -52,12 +53,42 @@ export interface TestSql {
   failInserts(table: string, when: string, message: string): Promise<() => Promise<void>>;
 }
 
+export type WorkPlatformFixture = DemoFixture['workPlatform'];
+
+/** What the Work-Platform (/v1) suites use of a test app: the app, its /v1 client and the /v1 demo data. */
+export interface WorkPlatformTestApp {
+  t: TestApp;
+  /** The contract-validating client of /v1. */
+  client: ContractClient;
+  fx: WorkPlatformFixture;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  now?: () => number;
+  config?: Partial<Config>;
+  /** The resolver of webhook host names; by default one where no name but localhost exists, so that no test asks a real DNS server. */
+  dns?: DnsResolver;
+  analyticsWorkerUrl?: URL;
+  /**
+   * Raises the /v1 call limits of both demo workspaces out of reach, for suites that make more calls
+   * than a free plan allows and do not test the limits themselves.
+   */
+  liftCallLimits?: boolean;
+  /** Wraps the caller resolver (tests that count credential look-ups). */
+  wrapCallers?: AppDependencies['wrapCallers'];
+  /** Wraps the idempotency key store (tests that count key look-ups). */
+  wrapIdempotencyKeys?: AppDependencies['wrapIdempotencyKeys'];
+}
+
 export interface TestApp {
   app: RunningApp;
   client: ContractClient;
   /** A client of the Work-Platform API (/v1) that validates every answer against its contract. */
   workPlatformClient: ContractClient;
   fixture: DemoFixture;
+  /** The app as the /v1 suites use it: `{ t, client, fx }`. */
+  workPlatform: WorkPlatformTestApp;
   /** The key the server signs and verifies session tokens with (SESSION_JWT_SECRET or the key file). */
   sessionSecret: Uint8Array;
   /** The engine the app serves from. */
@@ -83,24 +114,12 @@ export function memoryLogger(lines: string[]): Logger {
 }
 
 /**
- * The real server on port 0 over a real SQLite file in a temp directory, loaded with the demo
- * data, with response validation enforced; its client validates every response again.
+ * The one way the tests start the server in this process: the real app on port 0 over a real
+ * SQLite file in a temp directory (or PostgreSQL, see testEngineKind), loaded with the demo data,
+ * with response validation enforced; its clients validate every response again. Tests of what only
+ * a process has (its start-up, signals, restarts, several processes) use startServerProcess.
  */
-/**
- * `dns`: the resolver of webhook host names; by default one where no name but localhost exists, so
- * that no test asks a real DNS server.
- */
-export async function startTestApp(
-  options: {
-    env?: Record<string, string>;
-    now?: () => number;
-    config?: Partial<Config>;
-    dns?: DnsResolver;
-    analyticsWorkerUrl?: URL;
-    wrapCallers?: AppDependencies['wrapCallers'];
-    wrapIdempotencyKeys?: AppDependencies['wrapIdempotencyKeys'];
-  } = {},
-): Promise<TestApp> {
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
@@ -120,7 +139,7 @@ async function startOnEngine(
   dataDir: string,
   databasePath: string,
   engineKind: TestEngineKind,
-  options: Parameters<typeof startTestApp>[0] = {},
+  options: TestAppOptions,
 ): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({
@@ -156,15 +175,22 @@ async function startOnEngine(
     wrapCallers: options.wrapCallers,
     wrapIdempotencyKeys: options.wrapIdempotencyKeys,
   });
+  if (options.liftCallLimits) {
+    await liftCallLimits(opened.store, fixture.workPlatform.workspaceId);
+    await liftCallLimits(opened.store, fixture.workPlatform.otherWorkspace.workspaceId);
+  }
   const client = new ContractClient(app.url);
   let workPlatformClient: ContractClient | undefined;
-  return {
+  const testApp: TestApp = {
     app,
     client,
     // Built on first use: the portfolio suites never pay for compiling the other contract.
     get workPlatformClient() {
       workPlatformClient ??= new ContractClient(app.url, 'work-platform', 'Problem');
       return workPlatformClient;
+    },
+    get workPlatform() {
+      return { t: testApp, client: testApp.workPlatformClient, fx: fixture.workPlatform };
     },
     fixture,
     sessionSecret,
@@ -184,6 +210,7 @@ async function startOnEngine(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return testApp;
 }
 
 /** Another instance's way to the app's data: a second SQLite connection to the file, or a second PostgreSQL pool. */
@@ -289,10 +316,10 @@ async function openPostgresForTest(): Promise<OpenedTestEngine> {
 }
 
 /**
- * Starts the test app before the file's tests, hands it to `use` (which keeps what the tests
- * need; a promise it returns is awaited), and closes it after them.
+ * startTestApp before the file's tests, handing the app to `use` (which keeps what the tests need,
+ * `app.workPlatform` for the /v1 suites; a promise it returns is awaited), and closing it after them.
  */
-export function useTestApp(use: (app: TestApp) => unknown, options: Parameters<typeof startTestApp>[0] = {}): void {
+export function useTestApp(use: (app: TestApp) => unknown, options: TestAppOptions = {}): void {
   let app: TestApp | undefined;
   beforeAll(async () => {
     app = await startTestApp(options);

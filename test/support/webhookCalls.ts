@@ -3,9 +3,8 @@
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { loadSealingBox, type SecretBox } from '../../src/auth/secretBox.js';
-import type { TestApp } from './testApp.js';
+import { type TestApp, type WorkPlatformTestApp } from './testApp.js';
 import { eventsAbout, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace, type TestWorkspace } from './workPlatform.js';
-import type { WorkPlatformTestApp } from './workPlatformApp.js';
 
 /** A public HTTPS target the address guard accepts (nothing is delivered: the worker is off). */
 export const webhookUrl = 'https://hooks.example.com/work-platform';

@@ -1,39 +1,8 @@
-// The running app of the Work-Platform (/v1) operation suites and the calls they share, so each
-// test/workPlatform/<operationId>.test.ts holds its cases, not its set-up.
-import { afterAll, beforeAll } from 'vitest';
-import type { ContractClient, CheckedResponse } from './contractClient.js';
-import { startTestApp, type TestApp } from './testApp.js';
-import { expectSuccess, jsonHeaders, liftCallLimits } from './workPlatform.js';
-
-export type WorkPlatformFixture = TestApp['fixture']['workPlatform'];
-
-export interface WorkPlatformTestApp {
-  t: TestApp;
-  /** The contract-validating client of /v1. */
-  client: ContractClient;
-  fx: WorkPlatformFixture;
-}
-
-/** The test app with the /v1 call limits of both demo workspaces lifted out of reach. */
-export async function startWorkPlatformTestApp(options: Parameters<typeof startTestApp>[0] = {}): Promise<WorkPlatformTestApp> {
-  const t = await startTestApp(options);
-  const fx = t.fixture.workPlatform;
-  await liftCallLimits(t.store, fx.workspaceId);
-  await liftCallLimits(t.store, fx.otherWorkspace.workspaceId);
-  return { t, client: t.workPlatformClient, fx };
-}
-
-/** `useTestApp` for the /v1 suites: starts `startWorkPlatformTestApp` before the file's tests, closes it after them. */
-export function useWorkPlatformTestApp(use: (app: WorkPlatformTestApp) => unknown, options: Parameters<typeof startTestApp>[0] = {}): void {
-  let app: WorkPlatformTestApp | undefined;
-  beforeAll(async () => {
-    app = await startWorkPlatformTestApp(options);
-    await use(app);
-  });
-  afterAll(async () => {
-    await app?.t.close();
-  });
-}
+// The calls the Work-Platform (/v1) operation suites share, so each test/workPlatform/<operationId>.test.ts
+// holds its cases, not its set-up. The suites start their app with useTestApp(…, { liftCallLimits: true }).
+import type { CheckedResponse } from './contractClient.js';
+import type { WorkPlatformTestApp } from './testApp.js';
+import { expectSuccess, jsonHeaders } from './workPlatform.js';
 
 /**
  * Task and project calls as the demo owner's all-scope PAT. `app` is read at each call, so the

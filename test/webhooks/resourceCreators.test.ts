@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createUserStore } from '../../src/store/users.js';
 import { webhookCalls, webhookUrl } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess, makePat, makeSession } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformTestApp } from '../support/workPlatformApp.js';
-import { bearer } from '../support/testApp.js';
+import { bearer, useTestApp, type WorkPlatformTestApp } from '../support/testApp.js';
 
 // Who created a webhook subscription or a connector (createdBy), and what removing that user does (creatorRemoved).
 let app: WorkPlatformTestApp;
-useWorkPlatformTestApp((started) => (app = started));
+useTestApp(({ workPlatform: started }) => (app = started), { liftCallLimits: true });
 const webhooks = webhookCalls(() => app, Date.now);
 
 const send = (method: string, path: string, token: string, body?: unknown) =>

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp } from '../support/testApp.js';
+import { startTestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import type { TestApp } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { demoUsers, expectProblem, expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import { fakeDnsResolver } from '../support/fakeDns.js';
 import { CREATE_RESOLUTION_TIMEOUT_MS } from '../../src/webhooks/subscriptions.js';
 
@@ -22,7 +21,7 @@ const dns = fakeDnsResolver({
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock, dns });
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true, now: () => clock, dns });
 
 const { createWebhook, getWebhook, send, freshWorkspace, newWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 type Body = Record<string, unknown>;

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { draftTasksPrompt } from '../../src/ai/prompts.js';
 import { createWorkspaceStore } from '../../src/store/workspaces.js';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
-import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makePat, makeTestWorkspace } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
+import { expectProblem, expectSuccess, insertionOrderSql, jsonHeaders, liftCallLimits, makeTestWorkspace } from '../support/workPlatform.js';
 
 // The server runs the default provider (offline rules) on an injected clock: Wednesday 2026-11-25, 10:00 UTC.
 const now = Date.UTC(2026, 10, 25, 10, 0, 0);
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app), { now: () => now });
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true, now: () => now });
 
 const draft = (body: unknown, token = fx.tokens.all, extra: Record<string, string> = {}) =>
   client.request('POST', '/v1/ai/task-drafts', { headers: jsonHeaders(token, extra), body: JSON.stringify(body) });
@@ -112,12 +111,6 @@ describe('POST /v1/ai/task-drafts (offline provider)', () => {
     ]);
     expectProblem(await draft({ projectId: fx.projectId, text: '', maxDrafts: 0 }), 422, 'validation');
     expectSuccess(await draft({ projectId: fx.projectId, text: 'y'.repeat(8000), maxDrafts: 20 }), 200);
-  });
-
-  it('answers 403 insufficient-scope without ai:use, and 200 with ai:use alone', async () => {
-    const refused = expectProblem(await draft({ projectId: fx.projectId, text: 'x' }, fx.tokens.readOnly), 403, 'insufficient-scope');
-    expect(refused).toMatchObject({ requiredScopes: ['ai:use'], grantedScopes: ['tasks:read'] });
-    expectSuccess(await draft({ projectId: fx.projectId, text: 'x' }, await makePat(t.store, fx.workspaceId, ['ai:use'])), 200);
   });
 });
 

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ client, fx } = app), { liftCallLimits: true });
 
 const changelog = YAML.parse(readFileSync(new URL('../../specs/work-platform/changelog.yaml', import.meta.url), 'utf8')) as { entries: unknown[] };
 

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { operationIds } from '../../generated/work-platform/rules.js';
 import { loadContractDocument, type ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 
 describe('GET /v1/openapi.json', () => {
   it('answers 200 without a credential: the committed contract, naming this server (and its OAuth endpoints), with every operation', async () => {

@@ -2,14 +2,13 @@ import jsYaml from 'js-yaml';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 
 describe('GET /v1/openapi.yaml', () => {
   it('answers 200 without a credential, as application/yaml, the same document as openapi.json', async () => {

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { contractOperations } from '../support/operations.js';
 import type { ContractClient } from '../support/contractClient.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // Running the collection in newman against the server is the shared suite's (test/shared/postman.test.ts).
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 
 describe('GET /v1/postman.json', () => {
   it('answers 200 without a credential: a Postman v2.1 collection with one request per operation (and three setup requests), the OAuth 2.0 auth sending bearerToken, and this server as baseUrl', async () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
-import { bearer, type TestApp } from '../support/testApp.js';
+import { bearer, type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, workPlatformCalls, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { workPlatformCalls } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 
 const { getProject, createProject } = workPlatformCalls(() => ({ t, client, fx }));
 

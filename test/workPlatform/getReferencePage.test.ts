@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { PROBLEM_TYPES } from '../../src/workPlatform/problems.js';
 import type { ContractClient } from '../support/contractClient.js';
 import { operationSummaries, useReferenceBrowser } from '../support/referencePage.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { expectProblem } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 const browser = useReferenceBrowser();
 
 describe('GET /v1/docs', () => {

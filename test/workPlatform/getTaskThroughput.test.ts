@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { analyticsWorkspace, countPerBucket, expectedBuckets, getAnalytics, type Size } from '../support/analytics.js';
-import type { TestApp } from '../support/testApp.js';
-import { expectProblem, expectSuccess, liftCallLimits, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
+import { expectProblem, expectSuccess, liftCallLimits } from '../support/workPlatform.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 
 const at = (iso: string) => Date.parse(iso);
 let ws: Awaited<ReturnType<typeof analyticsWorkspace>>;
@@ -109,12 +108,5 @@ describe('GET /v1/analytics/tasks/throughput', () => {
     expectProblem(await throughput({ from: '2026-02-30', to: '2026-03-02' }), 422, 'validation');
     expectProblem(await throughput({ from: '2026-02-01', to: '2026-03-02', bucket: 'year' }), 422, 'validation');
     expectProblem(await throughput({ to: '2026-03-02' }), 422, 'validation');
-  });
-
-  it('needs analytics:read', async () => {
-    const withoutScope = await makePat(t.store, fx.workspaceId, ['tasks:read', 'crm:read']);
-    const refused = expectProblem(await throughput({ from: '2026-03-01', to: '2026-03-02' }, withoutScope), 403, 'insufficient-scope');
-    expect(refused.requiredScopes).toEqual(['analytics:read']);
-    expectSuccess(await throughput({ from: '2026-03-01', to: '2026-03-02' }, await makePat(t.store, fx.workspaceId, ['analytics:read'])), 200);
   });
 });

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { webhookCalls } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server's clock is injected, so that times in answers are exact and move only when a test moves them.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock });
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true, now: () => clock });
 
 const { getWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 type Body = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectorCalls, databaseBytes, useConnectorTestApp, type ConnectorTestApp } from '../support/connectors.js';
 import { makeIssues, type FakeIssue } from '../support/githubApiServer.js';
-import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
+import { eventsAbout, expectProblem, expectSuccess } from '../support/workPlatform.js';
 
 let app: ConnectorTestApp;
 useConnectorTestApp((started) => (app = started));
@@ -197,12 +197,6 @@ describe('POST /v1/connectors/{connectorId}/issue-imports', () => {
     expect(again.text).toBe(first.text);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(app.github.requests.length).toBe(before);
-  });
-
-  it('needs connectors:read and tasks:write', async () => {
-    const body = { repository: 'acme/anything', projectId: app.fx.projectId };
-    const problem = expectProblem(await calls.importIssues(app.fx.connectors.connected, body, await makePat(app.t.store, app.fx.workspaceId, ['connectors:read'])), 403, 'insufficient-scope');
-    expect(problem.requiredScopes).toEqual(['connectors:read', 'tasks:write']);
   });
 
   it('never stores the raw token: the SQLite file and its WAL hold it only sealed', async () => {

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractClient } from '../support/contractClient.js';
 import { crmCalls } from '../support/crm.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { eventsAbout, expectProblem, expectSuccess, makePat } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 let t: TestApp;
 let client: ContractClient;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, client, fx } = app));
+useTestApp(({ workPlatform: app }) => ({ t, client, fx } = app), { liftCallLimits: true });
 const crm = crmCalls(() => ({ t, client, fx }));
 
 describe('GET /v1/contacts', () => {
@@ -40,8 +39,7 @@ describe('GET /v1/contacts', () => {
     expect(expectSuccess(await crm.list('contact', { updatedSince: '2999-01-01T00:00:00Z' }), 200).items).toEqual([]);
   });
 
-  it('answers 422 to a malformed companyId filter and 403 without crm:read', async () => {
+  it('answers 422 to a malformed companyId filter', async () => {
     expectProblem(await crm.list('contact', { companyId: 'prj_x' }), 422, 'validation');
-    expectProblem(await crm.list('contact', {}, await makePat(t.store, fx.workspaceId, ['tasks:read'])), 403, 'insufficient-scope');
   });
 });

@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { SecretBox } from '../../src/auth/secretBox.js';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { OVERLAP_MS, webhookCalls, webhookSecretBoxOf, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 
 // The server's clock is injected, so that times in answers are exact and move only when a test moves them.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
 let box: SecretBox;
-useWorkPlatformTestApp((app) => {
+useTestApp(({ workPlatform: app }) => {
   ({ t, fx } = app);
   box = webhookSecretBoxOf(t);
-}, { now: () => clock });
+}, { liftCallLimits: true, now: () => clock });
 
 const { createWebhook, rotate, getWebhook, newWebhook } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 

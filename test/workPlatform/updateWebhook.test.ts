@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/testApp.js';
+import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { webhookCalls, webhookUrl as url } from '../support/webhookCalls.js';
 import { expectProblem, expectSuccess } from '../support/workPlatform.js';
-import { useWorkPlatformTestApp, type WorkPlatformFixture } from '../support/workPlatformApp.js';
 import { fakeDnsResolver } from '../support/fakeDns.js';
 
 const dns = fakeDnsResolver({ 'other.example.com': ['93.184.216.34'], 'internal.example.com': ['192.168.7.7'] });
@@ -11,7 +10,7 @@ const dns = fakeDnsResolver({ 'other.example.com': ['93.184.216.34'], 'internal.
 let clock = Math.max(Date.UTC(2026, 10, 23, 9, 41, 0), Date.now());
 let t: TestApp;
 let fx: WorkPlatformFixture;
-useWorkPlatformTestApp((app) => ({ t, fx } = app), { now: () => clock, dns });
+useTestApp(({ workPlatform: app }) => ({ t, fx } = app), { liftCallLimits: true, now: () => clock, dns });
 
 const { updateWebhook, getWebhook, deliveries, newWebhook, recordTaskEvent, deliveryRows } = webhookCalls(() => ({ t, client: t.workPlatformClient, fx }), () => clock);
 
