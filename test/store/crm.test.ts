@@ -47,6 +47,6 @@ describe('CRM stores', () => {
     const deal = await deals.createDeal(workspace.workspaceId, { title: 'D', amountMinor: 5, currency: 'EUR', ownerId: owner }, workspace.actor);
     await expect(createUserStore(t.db).deleteUser(owner)).rejects.toThrow(/1 deal is owned by/);
     await deals.updateDeal(workspace.workspaceId, deal.id, { ownerId: workspace.ownerId }, 1, workspace.actor);
-    expect(await createUserStore(t.db).deleteUser(owner)).toEqual({ id: owner, workspaceId: workspace.workspaceId });
+    expect(await createUserStore(t.db).deleteUser(owner)).toEqual({ id: owner, workspaceId: workspace.workspaceId, flagged: { webhooks: [], connectors: [] } });
   });
 });
