@@ -214,7 +214,7 @@ async function checkCopy(
     { migrationsAfter, newestMigrationMillis },
     { loadSealingBox },
     { sealedColumnNames },
-    { checkKeysOpenEverySealedKeyId, countSealedByKeyId, SealedValueUnopened },
+    { checkKeysOpenEverySealedKeyId, countSealedByKeyId },
   ] = await Promise.all([modules.betterSqlite3(), modules.database(), modules.journal(), modules.secretBox(), modules.sealedColumns(), modules.sealedValues()]);
   const db = new BetterSqlite3(staging, { readonly: true, fileMustExist: true });
   try {
@@ -242,13 +242,8 @@ async function checkCopy(
       }
       return { pendingMigrations, sealedValuesChecked: [] };
     }
-    try {
-      const checked = await checkKeysOpenEverySealedKeyId(db, loadSealingBox({ webhookSecretKey, dataDirectory: stagingKeys }), columns);
-      return { pendingMigrations, sealedValuesChecked: checked.map(({ column, keyId }) => ({ column, keyId })) };
-    } catch (error) {
-      if (error instanceof SealedValueUnopened) throw new CliError(`The sealing key (${keySource}): ${error.message}. Nothing was replaced.`);
-      throw error;
-    }
+    const checked = await checkKeysOpenEverySealedKeyId(db, loadSealingBox({ webhookSecretKey, dataDirectory: stagingKeys }), columns, keySource);
+    return { pendingMigrations, sealedValuesChecked: checked.map(({ column, keyId }) => ({ column, keyId })) };
   } finally {
     db.close();
   }

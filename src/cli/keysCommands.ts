@@ -59,7 +59,8 @@ async function keySource(context: CommandContext, name: KeyName): Promise<KeySou
         name,
         variable: signingKeyVariable,
         file,
-        keys: keys.map((key) => ({ id: key.kid, addedAt: undefined })),
+        // generateSigningJwk names a key after the time it was made: es256-<epoch ms, base 36>.
+        keys: keys.map((key) => ({ id: key.kid, addedAt: /^es256-([0-9a-z]{6,})$/.test(key.kid) ? parseInt(key.kid.slice(6), 36) : undefined })),
         withNewKey(now) {
           const added = newSigningKey(keys, now);
           return { id: added.kid, text: formatSigningKeys([...keys, added]) };
@@ -135,7 +136,7 @@ export const keysCommands: Command[] = [
         const newest = list.at(-1)!;
         keys[name] = { source: source.file ?? source.variable, keys: list.map((key) => keyJson(key, newest)) };
         lines.push(`${name} (${source.file ?? source.variable}):`);
-        for (const key of list) lines.push(`  ${key.id.padEnd(6)} added ${iso(key.addedAt ?? null) ?? 'before key ids'}${key === newest ? '  newest' : ''}`);
+        for (const key of list) lines.push(`  ${key.id.padEnd(6)} added ${iso(key.addedAt ?? null) ?? 'at an unknown time'}${key === newest ? '  newest' : ''}`);
       }
       const sealed = await countByKeyId(context);
       lines.push('sealed values by key id:');

@@ -1,6 +1,7 @@
 // What the admin commands need to know about sealed values (src/store/sealedColumns.ts): the
 // context (associated data) each column's values are sealed with, how many each key id sealed,
 // and whether a set of keys opens every key id a database uses.
+import { CliError } from './cliCommand.js';
 import type { SealedColumnName } from '../store/sealedColumns.js';
 import type { StoreSource } from '../store/engine.js';
 import type { SecretBox } from '../auth/secretBox.js';
@@ -68,9 +69,10 @@ export interface SealedKeyCheck {
 
 /**
  * Opens one value of every (column, key id) the database holds with `box`; answers what was opened,
- * or throws with the first value that does not open. Columns the database lacks (an older schema) are skipped.
+ * or throws a CliError naming the first value that does not open and the keys (`keysLabel`) that
+ * failed. Columns the database lacks (an older schema) are skipped.
  */
-export async function checkKeysOpenEverySealedKeyId(source: StoreSource, box: SecretBox, columns: readonly SealedColumnName[]): Promise<SealedKeyCheck[]> {
+export async function checkKeysOpenEverySealedKeyId(source: StoreSource, box: SecretBox, columns: readonly SealedColumnName[], keysLabel: string): Promise<SealedKeyCheck[]> {
   const { sealedKeyId } = await modules.secretBox();
   const checked: SealedKeyCheck[] = [];
   const seen = new Set<string>();
@@ -83,20 +85,10 @@ export async function checkKeysOpenEverySealedKeyId(source: StoreSource, box: Se
     try {
       box.open(value.sealed, contexts.get(column)!(value.recordKey));
     } catch (error) {
-      throw new SealedValueUnopened(column, keyId, value.recordKey, error);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError(`The sealing key (${keysLabel}): no key opens the value of ${column} sealed with key ${keyId} (row ${value.recordKey.join('/')}): ${reason}. Nothing was replaced.`);
     }
     checked.push({ column, keyId, record: value.recordKey });
   });
   return checked;
-}
-
-export class SealedValueUnopened extends Error {
-  constructor(
-    readonly column: SealedColumnName,
-    readonly keyId: string,
-    readonly record: string[],
-    cause: unknown,
-  ) {
-    super(`no key opens the value of ${column} sealed with key ${keyId} (row ${record.join('/')}): ${cause instanceof Error ? cause.message : String(cause)}`);
-  }
 }
