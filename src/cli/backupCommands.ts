@@ -236,8 +236,8 @@ async function checkCopy(
     const webhookSecretKey = context.env.WEBHOOK_SECRET_KEY?.trim() || undefined;
     const keySource = webhookSecretKey ? 'WEBHOOK_SECRET_KEY' : 'webhook-secrets.key of the key file';
     if (!webhookSecretKey && !existsSync(path.join(stagingKeys, 'webhook-secrets.key'))) {
-      const counts = await countSealedByKeyId(db);
-      if (columns.some((column) => Object.keys(counts[column] ?? {}).length > 0)) {
+      const counts = await countSealedByKeyId(db, columns);
+      if (columns.some((column) => Object.keys(counts[column]!).length > 0)) {
         throw new CliError('The key file holds no webhook-secrets.key and WEBHOOK_SECRET_KEY is not set: the sealed secrets of the backup cannot be opened. Nothing was replaced.');
       }
       return { pendingMigrations, sealedValuesChecked: [] };

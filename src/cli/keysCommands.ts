@@ -5,7 +5,7 @@
 // when the processes are restarted with the new value (docs/operations.md, "Key rotation").
 import { dirname, join } from 'node:path';
 import { CliError, iso, type Command, type CommandContext } from './cliCommand.js';
-import type { RotatableKeyName, RingKey } from '../auth/keyRings.js';
+import type { KeyRing, RotatableKeyName, RingKey } from '../auth/keyRings.js';
 
 // Loaded only when a command runs, so that --help answers at once.
 const modules = {
@@ -68,11 +68,9 @@ async function keySource(context: CommandContext, name: KeyName): Promise<KeySou
         without: (id) => formatSigningKeys(keys.filter((key) => key.kid !== id)),
       };
     }
-    const { rotatableKeys, keyFilePath, loadKeyRing, newRingKey, formatKeyList } = await modules.keyRings();
-    const { variable } = rotatableKeys[name];
-    const envValue = environmentValue(variable);
-    const file = envValue ? undefined : keyFilePath(name, dataDirectory);
-    const keys: readonly RingKey[] = loadKeyRing(envValue, file ?? '', { name: variable }).keys();
+    const { newRingKey, formatKeyList } = await modules.keyRings();
+    const { variable, file, ring } = await ringSource(context, name);
+    const keys: readonly RingKey[] = ring.keys();
     return {
       name,
       variable,
@@ -89,13 +87,14 @@ async function keySource(context: CommandContext, name: KeyName): Promise<KeySou
   }
 }
 
-/** The sealing key as a ring, for sealing and opening. */
-async function sealingRing(context: CommandContext) {
+/** A key ring as the server loads it: its environment variable when set, else its file beside DATABASE_PATH. */
+async function ringSource(context: CommandContext, name: RotatableKeyName): Promise<{ variable: string; file: string | undefined; ring: KeyRing }> {
   const { rotatableKeys, keyFilePath, loadKeyRing } = await modules.keyRings();
-  const { variable } = rotatableKeys.sealing;
+  const { variable } = rotatableKeys[name];
   const envValue = context.env[variable]?.trim() ? context.env[variable] : undefined;
+  const file = envValue ? undefined : keyFilePath(name, dirname(context.databasePath));
   try {
-    return loadKeyRing(envValue, envValue ? '' : keyFilePath('sealing', dirname(context.databasePath)), { name: variable });
+    return { variable, file, ring: loadKeyRing(envValue, file ?? '', { name: variable }) };
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
@@ -217,7 +216,7 @@ export const keysCommands: Command[] = [
       const batchSize = batchText === undefined ? defaultBatchSize : Number(batchText);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliError(`--batch-size must be an integer from 1 to 10000; got "${String(batchText)}".`);
       const [{ createSealedColumnStore, sealedColumnNames }, { createSecretBox }] = await Promise.all([modules.sealedColumns(), modules.secretBox()]);
-      const ring = await sealingRing(context);
+      const { ring } = await ringSource(context, 'sealing');
       const newest = ring.newest();
       const box = createSecretBox(ring);
       const store = createSealedColumnStore(await context.db());

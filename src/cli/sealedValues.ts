@@ -48,12 +48,12 @@ async function eachSealedValue(
   }
 }
 
-/** Sealed values per column and key id. */
-export async function countSealedByKeyId(source: StoreSource): Promise<Record<string, Record<string, number>>> {
+/** Sealed values per column and key id, of every sealed column or of `columns` (those an older copy has). */
+export async function countSealedByKeyId(source: StoreSource, columns?: readonly SealedColumnName[]): Promise<Record<string, Record<string, number>>> {
   const { sealedColumnNames } = await modules.sealedColumns();
   const { sealedKeyId } = await modules.secretBox();
-  const counts: Record<string, Record<string, number>> = Object.fromEntries(sealedColumnNames.map((column) => [column, {}]));
-  await eachSealedValue(source, undefined, (column, value) => {
+  const counts: Record<string, Record<string, number>> = Object.fromEntries((columns ?? sealedColumnNames).map((column) => [column, {}]));
+  await eachSealedValue(source, columns, (column, value) => {
     const id = sealedKeyId(value.sealed) ?? 'unknown';
     counts[column]![id] = (counts[column]![id] ?? 0) + 1;
   });
