@@ -1,27 +1,30 @@
-// A reference the bench measures the server against, in a process of its own: bare node:http or a
-// bare Express 5 app answering GET /api/v1/portfolio with the given bytes, without auth,
-// validation or limits, with the same content type and length headers as the server.
-//   tsx scripts/bench/referenceServer.ts http|express BODY_FILE
+// A reference the bench measures the server against, in a process of its own, without auth,
+// validation, limits, idempotency or events:
+//   http|express BODY_FILE     bare node:http or a bare Express 5 app answering GET /api/v1/portfolio
+//                              with the given bytes and the server's content type and length headers;
+//   express-insert DATABASE_PATH WORKSPACE_ID
+//                              a bare Express 5 app answering POST /v1/tasks with the same insert into
+//                              the same SQLite file through better-sqlite3 (one prepared statement),
+//                              201 and the task as JSON, as the server does.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
 import express from 'express';
 
-const [kind, bodyFile] = process.argv.slice(2);
-if ((kind !== 'http' && kind !== 'express') || !bodyFile) {
-  process.stderr.write('Usage: tsx scripts/bench/referenceServer.ts http|express BODY_FILE\n');
-  process.exit(2);
-}
-const body = readFileSync(bodyFile);
-const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
+const USAGE = 'Usage: tsx scripts/bench/referenceServer.ts http|express BODY_FILE | express-insert DATABASE_PATH WORKSPACE_ID\n';
+const [kind, first, second] = process.argv.slice(2);
 
-let listener: RequestListener;
-if (kind === 'http') {
-  listener = (_request, response) => {
-    response.writeHead(200, headers);
-    response.end(body);
-  };
-} else {
+function portfolioListener(bodyFile: string, viaExpress: boolean): RequestListener {
+  const body = readFileSync(bodyFile);
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
+  if (!viaExpress) {
+    return (_request, response) => {
+      response.writeHead(200, headers);
+      response.end(body);
+    };
+  }
   const app = express();
   app.disable('x-powered-by');
   // As the server: no ETag (Express would hash 34 KB per request, which the server does not do).
@@ -29,7 +32,41 @@ if (kind === 'http') {
   app.get('/api/v1/portfolio', (_request, response) => {
     response.set(headers).end(body);
   });
-  listener = app;
+  return app;
+}
+
+function insertListener(databasePath: string, workspaceId: string): RequestListener {
+  const db = new Database(databasePath);
+  // The server's own settings (src/store/database.ts): a commit waits for no fsync of the WAL.
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  const insert = db.prepare(
+    `INSERT INTO tasks (id, workspace_id, project_id, title, status, priority, priority_rank, due_on, assignee_id, version, created_at, updated_at, completed_at)
+     VALUES (?, ?, ?, ?, 'TODO', 'MEDIUM', 2, NULL, NULL, 1, ?, ?, NULL)`,
+  );
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.json());
+  app.post('/v1/tasks', (request, response) => {
+    const { projectId, title } = request.body as { projectId: string; title: string };
+    const at = Date.now();
+    const id = `tsk_${randomBytes(12).toString('base64url')}`;
+    insert.run(id, workspaceId, projectId, title, at, at);
+    const createdAt = new Date(at).toISOString();
+    response.status(201).json({ id, projectId, title, status: 'TODO', priority: 'MEDIUM', dueOn: null, assigneeId: null, version: 1, createdAt, updatedAt: createdAt, completedAt: null });
+  });
+  return app;
+}
+
+let listener: RequestListener;
+if ((kind === 'http' || kind === 'express') && first) listener = portfolioListener(first, kind === 'express');
+else if (kind === 'express-insert' && first && second) listener = insertListener(first, second);
+else {
+  process.stderr.write(USAGE);
+  process.exit(2);
 }
 const server = createServer(listener);
 server.listen(0, '127.0.0.1', () => {

@@ -118,6 +118,15 @@ export interface StoreEngine {
    * SQLite: never calls it.
    */
   listen(channel: string, listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * A stamp that differs once something may have been committed since it was last read (SQLite:
+   * total_changes(), which this connection's changes move at once, rollbacks too; and PRAGMA
+   * data_version, which other connections' commits move, read once per turn of the event loop, so
+   * another process's commit shows from the next turn). Read it first: what is read after it stays
+   * current for as long as the stamp stays the same. PostgreSQL has none (undefined): there, read
+   * again each time.
+   */
+  readonly changeStamp: (() => string) | undefined;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -246,6 +255,27 @@ function failingAsStoreNow<T>(work: () => T): T {
   }
 }
 
+/**
+ * PRAGMA data_version starts a read of the WAL index (about 5 µs), so it is read once per turn of
+ * the event loop; total_changes() costs nothing and is read every time, so this connection's own
+ * commits show at once and another process's from the next turn.
+ */
+function changeStampOf(db: BetterSqlite3.Database): () => string {
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
+  const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
+  let otherConnections: number | undefined;
+  const forgetOtherConnections = () => {
+    otherConnections = undefined;
+  };
+  return () => {
+    if (otherConnections === undefined) {
+      otherConnections = dataVersion.get()!;
+      setImmediate(forgetOtherConnections);
+    }
+    return `${otherConnections}.${totalChanges.get()!}`;
+  };
+}
+
 function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
   const transactions = sqliteWriteTransactions(db);
   return {
@@ -259,6 +289,7 @@ function createSqliteEngine(db: BetterSqlite3.Database): StoreEngine {
     afterCommit: (callback) => transactions.afterCommit(callback),
     announceCommit: () => undefined,
     listen: async () => async () => undefined,
+    changeStamp: changeStampOf(db),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
       // Prepared on first use, one statement per reading mode (better-sqlite3 sets the mode on the statement).
@@ -562,6 +593,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       else announce(name);
     },
     listen: (channel, listener) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000),
+    changeStamp: undefined,
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
       let prepared: { name: string; text: string } | undefined;

@@ -6,6 +6,8 @@
 // whichever process or code path wrote. The revision is read before the page: rows read after it
 // are never older than it, so a page kept under that revision is at worst rebuilt once too often,
 // never served stale, and no read transaction is needed.
+// On SQLite the revision itself is read again only when the engine's change stamp moved (a commit
+// of any connection): while the database is unchanged a kept page costs one PRAGMA read.
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
@@ -42,12 +44,28 @@ export function createListPageCache(source: StoreSource, { cache, maxPages = 512
       .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
   );
   const pages = cache.space('list pages', { maxEntries: maxPages });
+  const { changeStamp } = engine;
+  /** The revision last read per workspace and collection, and the change stamp read just before it. */
+  const revisionsRead = new Map<string, { stamp: string; revision: number }>();
+  const readRevision = async (workspaceId: string, collection: ListedCollection): Promise<number> =>
+    ((await selectRevision.value({ workspaceId, collection })) as number | undefined) ?? 0;
+  const currentRevision = async (workspaceId: string, collection: ListedCollection): Promise<number> => {
+    if (!changeStamp) return readRevision(workspaceId, collection);
+    const key = `${workspaceId}\u0000${collection}`;
+    const stamp = changeStamp();
+    const known = revisionsRead.get(key);
+    if (known?.stamp === stamp) return known.revision;
+    const revision = await readRevision(workspaceId, collection);
+    if (revisionsRead.size >= maxPages) revisionsRead.clear();
+    revisionsRead.set(key, { stamp, revision });
+    return revision;
+  };
 
   return {
     async page(workspaceId, collection, query, build) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
       // Committed only: a revision raised by a change that then rolls back would be raised again by another change.
-      const revision = ((await engine.read(() => selectRevision.value({ workspaceId, collection }))) as number | undefined) ?? 0;
+      const revision = await engine.read(() => currentRevision(workspaceId, collection));
       return pages.get(key, revision) ?? pages.keep(key, revision, await encode(build));
     },
   };
