@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerEdgeError, noteRequestLine, type EdgeErrorReplyFor } from './http/edgeErrors.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Document } from 'openapi-backend';
 import type { Config } from './config.js';
+import { createPhaseTimings } from './contract/phaseTimings.js';
 import { ResponseContract } from './contract/responseContract.js';
 import { loadServedArtifacts } from './contract/servedArtifacts.js';
 import { createHttpAdapter } from './http/httpAdapter.js';
@@ -187,6 +189,8 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
 
   const expensiveCalls = expensiveCallSetup(config, opened, deps.analyticsWorkerUrl);
   const referenceAssets = createReferenceAssets();
+  // Written at close (PHASE_TIMINGS_FILE): each operation's time per call, step by step (the bench's budget).
+  const phaseTimings = config.phaseTimingsFile ? createPhaseTimings() : undefined;
   const buildHandler = async (publicBaseUrl: string) => {
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl, { allowLoopbackWebhooks: config.webhookAllowLoopback });
     const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
@@ -261,6 +265,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     });
     const workPlatformApi = await createContractApi(workPlatform, {
       now,
+      phaseTimings,
       idempotency: {
         store: idempotencyKeys,
         transactions: storeEngine,
@@ -294,7 +299,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       now,
       logger: deps.logger,
     });
-    const portfolioApi = await createContractApi(portfolio, { now });
+    const portfolioApi = await createContractApi(portfolio, { now, phaseTimings });
     const adapter = createHttpAdapter({
       apis: [
         {
@@ -323,6 +328,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       logRequests: config.logRequests,
       now,
       isDraining: () => closing !== undefined,
+      phaseTimings,
     });
     // Errors Node's parser answers are worded as the adapter routes: by each API's declared prefix, or the handler owning the path.
     // A connection that named no path gets the neutral shape: problem+json (both specs, "Errors").
@@ -450,6 +456,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
               const lost = sqliteLimits.localQuota.unwritten(now()).reduce((sum, { calls }) => sum + calls, 0);
               if (lost > 0) deps.logger.error('quota calls counted by this process could not be written at shutdown', { calls: lost });
             }
+            if (phaseTimings && config.phaseTimingsFile) writeFileSync(config.phaseTimingsFile, `${JSON.stringify(phaseTimings.budget(), null, 2)}\n`);
             void (expensiveCalls.pool?.close() ?? Promise.resolve())
               .then(closeStore)
               .then(closeRedis)

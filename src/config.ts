@@ -55,6 +55,8 @@ export interface Config {
   answerCacheMaxBytes: number;
   /** Encoded /v1 list pages kept per process (within answerCacheMaxBytes), served again while their collection is unchanged; 0 keeps none. */
   listPageCachePages: number;
+  /** Where the server writes, when it closes, each operation's time per call step by step (PHASE_TIMINGS_FILE); unset keeps none. */
+  phaseTimingsFile: string | undefined;
   /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
   databaseBusyTimeoutMs: number;
   /** Expensive calls (x-ratelimit-cost above 1, the analytics): how many run at once, wait, and are in flight per workspace. */
@@ -597,6 +599,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portfolioRateLimit: positiveInteger('PORTFOLIO_RATE_LIMIT', env.PORTFOLIO_RATE_LIMIT, 120),
     answerCacheMaxBytes: positiveInteger('ANSWER_CACHE_MAX_BYTES', env.ANSWER_CACHE_MAX_BYTES, 32 * 1024 * 1024, true),
     listPageCachePages: positiveInteger('LIST_PAGE_CACHE_PAGES', env.LIST_PAGE_CACHE_PAGES, 512, true),
+    phaseTimingsFile: env.PHASE_TIMINGS_FILE || undefined,
     databaseBusyTimeoutMs: positiveInteger('DATABASE_BUSY_TIMEOUT_MS', env.DATABASE_BUSY_TIMEOUT_MS, 20, true),
     expensiveCalls: {
       threads: positiveInteger('EXPENSIVE_CALL_THREADS', env.EXPENSIVE_CALL_THREADS, defaultExpensiveCallThreads(), true),

@@ -18,6 +18,7 @@ import { measureRouting, type RouterFigures } from './routerPhase.js';
 import { measureWebhooks, type WebhookFigures } from './webhookPhase.js';
 import { measureWebhookDns } from './webhookDnsPhase.js';
 import { measureStartup, type StartupFigures } from './startupPhase.js';
+import { pipelinePhases, type OperationBudget } from '../../src/contract/phaseTimings.js';
 import { measureScaleOut, scaleOutReport, type ScaleOutFigures } from './scaleOutPhase.js';
 
 const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only http|startup|scale-out|webhook-dns|noisy-neighbour] [--json-out FILE]
@@ -425,6 +426,33 @@ function httpTable(results: Measured[]): string[] {
   ];
 }
 
+interface PhaseBudgets {
+  kept: OperationBudget[];
+  notKept: OperationBudget[];
+}
+
+/** What each server wrote at its graceful stop (PHASE_TIMINGS_FILE). */
+function phaseBudgets(dataDir: string): PhaseBudgets {
+  const read = (name: string) => JSON.parse(readFileSync(path.join(dataDir, name), 'utf8')) as OperationBudget[];
+  return { kept: read('phases-kept.json'), notKept: read('phases-not-kept.json') };
+}
+
+/** Microseconds per call in each step, server-side, for the operations the HTTP scenarios load (timed by the servers themselves, PHASE_TIMINGS_FILE). */
+function budgetTable({ kept, notKept }: PhaseBudgets): string[] {
+  const loaded = new Set(['getPortfolio', 'getPosts', 'getPagesBySlug', 'listTasks', 'createTask']);
+  const rows = [
+    ...kept.filter(({ operationId }) => loaded.has(operationId)).map((budget) => ({ name: budget.operationId === 'listTasks' ? 'listTasks (page kept)' : budget.operationId, budget })),
+    ...notKept.filter(({ operationId }) => operationId === 'listTasks').map((budget) => ({ name: `listTasks (${NOT_KEPT})`, budget })),
+  ];
+  return [
+    'Per-request budget: microseconds per call in each step of the pipeline, measured by the server itself (wall time, so a step that waits counts its wait; "other" is the adapter and what lies between steps).',
+    '',
+    `| Operation | calls | ${pipelinePhases.join(' | ')} | other | total |`,
+    `|---|---:|${pipelinePhases.map(() => '---:|').join('')}---:|---:|`,
+    ...rows.map(({ name, budget }) => `| ${name} | ${budget.calls} | ${pipelinePhases.map((phase) => budget.microsecondsPerCall[phase]).join(' | ')} | ${budget.microsecondsPerCall.other} | ${budget.microsecondsPerCall.total} |`),
+  ];
+}
+
 /** Issue 27: one instance on PostgreSQL + Redis against one on SQLite, per scenario (portfolio, task list, POST). */
 function scaleOutGoals(figures: ScaleOutFigures): Goal[] {
   if ('skipped' in figures) return [];
@@ -437,10 +465,10 @@ function scaleOutGoals(figures: ScaleOutFigures): Goal[] {
 }
 
 /** --only http: the references and the HTTP scenarios, their table and goals (the quick A/B of the request path). */
-function reportHttpOnly(results: Measured[], serverRssMb: number, settings: Settings): void {
+function reportHttpOnly(results: Measured[], serverRssMb: number, budgets: PhaseBudgets, settings: Settings): void {
   const goals = httpGoals(results, serverRssMb);
-  process.stdout.write(['', ...httpTable(results), '', `Server RSS after the run: ${serverRssMb} MB`, '', ...goalTable(goals), ''].join('\n') + '\n');
-  writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, results, serverRssMb, goals }, null, 2) + '\n');
+  process.stdout.write(['', ...httpTable(results), '', ...budgetTable(budgets), '', `Server RSS after the run: ${serverRssMb} MB`, '', ...goalTable(goals), ''].join('\n') + '\n');
+  writeFileSync(settings.jsonOut, JSON.stringify({ settings: { ...settings, jsonOut: undefined }, results, phaseBudgets: budgets, serverRssMb, goals }, null, 2) + '\n');
   process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
 }
 
@@ -526,16 +554,18 @@ async function main(): Promise<void> {
     }
 
     const startAndMeasureHttp = async () => {
-      const server = await startServer(databasePath, children, settings.cpuProfileDir);
+      const server = await startServer(databasePath, children, settings.cpuProfileDir, { PHASE_TIMINGS_FILE: path.join(dataDir, 'phases-kept.json') });
       // The same server with no list pages kept: what a page costs to build, and the keyset growth.
-      const uncached = await startServer(databasePath, children, undefined, { LIST_PAGE_CACHE_PAGES: '0' });
+      const uncached = await startServer(databasePath, children, undefined, { LIST_PAGE_CACHE_PAGES: '0', PHASE_TIMINGS_FILE: path.join(dataDir, 'phases-not-kept.json') });
       const setting = { server, uncached, databasePath, dataDir, bench, firstPage: demo.portfolio.published.pages[0]!, settings };
       return { server, uncached, results: await measureHttpScenarios(setting, referenceProcesses) };
     };
     if (settings.only === 'http') {
-      const { server, results } = await startAndMeasureHttp();
-      reportHttpOnly(results, rssMegabytes(server.child.pid!), settings);
-      if (settings.cpuProfileDir) await server.stop();
+      const { server, uncached, results } = await startAndMeasureHttp();
+      const serverRssMb = rssMegabytes(server.child.pid!);
+      // A graceful stop, so that each server writes its phase timings (and node its profile).
+      await Promise.all([server.stop(), uncached.stop()]);
+      reportHttpOnly(results, serverRssMb, phaseBudgets(dataDir), settings);
       return;
     }
 
@@ -566,11 +596,10 @@ async function main(): Promise<void> {
     const analytics = await measureAnalytics(server.url, uncached.url, analyticsWorkspace, settings);
     const serverRssMb = rssMegabytes(server.child.pid!);
     const neighbour = await noisyNeighbour();
-    if (settings.cpuProfileDir) {
-      // A graceful stop, so that node writes the profile.
-      await server.stop();
-      process.stdout.write(`  server CPU profile written to ${settings.cpuProfileDir}\n`);
-    }
+    // A graceful stop, so that each server writes its phase timings (and node its profile).
+    await Promise.all([server.stop(), uncached.stop()]);
+    if (settings.cpuProfileDir) process.stdout.write(`  server CPU profile written to ${settings.cpuProfileDir}\n`);
+    const budgets = phaseBudgets(dataDir);
 
     process.stdout.write('  routing cost as the API grows (no HTTP)...\n');
     const routing: RouterFigures[] = await measureRouting(settings.quick ? [4, 40, 100] : [4, 8, 40, 100], settings.quick ? 300 : 1000);
@@ -592,6 +621,8 @@ async function main(): Promise<void> {
       `Machine: ${machine}; ${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s warm-up; load generator: ${results[0]?.generator ?? "none"} in its own process, each reference and server in its own.`,
       '',
       ...httpTable(results),
+      '',
+      ...budgetTable(budgets),
       '',
       `Growth: the server with ${NOT_KEPT}, so that every page is read from SQLite.`,
       '',
@@ -649,7 +680,7 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n') + '\n');
     writeFileSync(
       settings.jsonOut,
-      JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, growth, analytics, serverRssMb, routing, webhooks, startup, noisyNeighbour: neighbour, goals, scaleOut: scaleOutFigures }, null, 2) + '\n',
+      JSON.stringify({ machine, settings: { ...settings, jsonOut: undefined }, results, phaseBudgets: budgets, growth, analytics, serverRssMb, routing, webhooks, startup, noisyNeighbour: neighbour, goals, scaleOut: scaleOutFigures }, null, 2) + '\n',
     );
     process.stdout.write(`Figures as JSON: ${settings.jsonOut}\n`);
   } finally {

@@ -11,6 +11,7 @@ import { PipelineFailure } from './pipelineFailure.js';
 import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
 import type { IdempotencyDependencies, IdempotentRequest } from '../idempotency/idempotentCalls.js';
 import { idempotencyStep, type IdempotencyStep } from './idempotencyStep.js';
+import type { PhaseTimings, PipelinePhase } from './phaseTimings.js';
 
 type Headers = IncomingCall['headers'];
 
@@ -65,6 +66,8 @@ export interface PipelineOptions {
   idempotency?: IdempotencyDependencies;
   /** Pauses between attempts of a write that found the database locked (tests shorten them). */
   writeRetryPausesMs?: readonly number[];
+  /** Where each step's time is added, when asked for (PHASE_TIMINGS_FILE). */
+  phaseTimings?: PhaseTimings;
 }
 
 interface CompiledOperation {
@@ -89,7 +92,12 @@ interface CallState<Caller> {
   operationId?: string;
   /** Its caller, looked up by the first security scheme that asks (or proved by the request that carries the call). */
   caller?: Promise<Caller>;
+  /** When the pipeline took the call (process.hrtime.bigint()), kept only while phases are timed. */
+  startedAt?: bigint;
 }
+
+/** Ends the phase under way and starts the next; undefined while phases are not timed. */
+type Lap = ((phase: PipelinePhase) => void) | undefined;
 
 /** What every step reads: made once, when the API is built. */
 interface Pipeline<Caller, Services> {
@@ -210,7 +218,7 @@ function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): 
 
 /** The whole call: screen, then route and the operation's steps (openapi-backend), then the headers every answer carries. */
 async function handle<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Promise<HandledCall> {
-  const state: CallState<Caller> = { call };
+  const state: CallState<Caller> = { call, startedAt: pipeline.options.phaseTimings ? process.hrtime.bigint() : undefined };
   const screening = screen(pipeline, call);
   let reply: Reply;
   try {
@@ -260,17 +268,28 @@ async function runOperation<Caller, Services>(
   context: Context,
   state: CallState<Caller>,
 ): Promise<Reply> {
+  const lap = phaseLap(pipeline.options.phaseTimings, operation.rules.operationId, state.startedAt);
+  lap?.('route');
   const caller = operation.rules.isPublic ? undefined : callerOf<Caller>(context);
   const admitting = admit(pipeline, operation, caller);
   const admission: Admission = admitting instanceof Promise ? await admitting : admitting;
+  lap?.('admit');
   try {
     if (admission.refusal !== undefined) throw admission.refusal;
-    return withHeaders(await runAdmitted(pipeline, operation, context, state.call, caller), admission.headers);
+    return withHeaders(await runAdmitted(pipeline, operation, context, state.call, caller, lap), admission.headers);
   } catch (error) {
     // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
     if (error instanceof ClientClosedError) throw error;
     return withHeaders(failureReply(pipeline, error, state.call), admission.headers);
   }
+}
+
+function phaseLap(timings: PhaseTimings | undefined, operationId: string, startedAt: bigint | undefined): Lap {
+  if (!timings || startedAt === undefined) return undefined;
+  let mark = startedAt;
+  return (phase) => {
+    mark = timings.add(operationId, phase, mark);
+  };
 }
 
 const publicAdmission: Admission = { headers: {} };
@@ -287,15 +306,20 @@ async function runAdmitted<Caller, Services>(
   context: Context,
   call: IncomingCall,
   caller: Caller | undefined,
+  lap: Lap,
 ): Promise<Reply> {
   const { idempotency } = pipeline;
   const keyed = idempotency.keyOf(operation.rules, context, caller);
   // Matching is on the key, not the body: a repeat gets the stored answer even when its body would not validate now.
   const lookup = keyed && (await idempotency.lookUp(keyed, isTwoPhaseHandler(await operation.handler())));
+  lap?.('idempotency');
   if (lookup && 'replay' in lookup) return lookup.replay;
   try {
     const request = await validate(pipeline, operation, context, call);
-    return await perform(pipeline, operation, context, call, caller, request, lookup ? lookup.fresh : undefined);
+    lap?.('validate');
+    const reply = await perform(pipeline, operation, context, call, caller, request, lookup ? lookup.fresh : undefined);
+    lap?.('handler');
+    return reply;
   } finally {
     if (lookup?.claim) await idempotency.release(lookup.fresh, lookup.claim);
   }

@@ -5,6 +5,7 @@ import { PipelineFailure } from '../contract/pipelineFailure.js';
 import { storeOutageFailure } from '../contract/storeOutage.js';
 import { ClientClosedError, PayloadTooLargeError, type ContractApi, type IncomingCall, type Reply } from '../contract/reply.js';
 import type { ResponseContract } from '../contract/responseContract.js';
+import type { PhaseTimings } from '../contract/phaseTimings.js';
 import type { Logger } from '../logger.js';
 import { isJsonMediaType, MAX_JSON_DEPTH, nestsDeeperThan } from './jsonNesting.js';
 
@@ -51,6 +52,8 @@ export interface HttpAdapterOptions {
   now?: () => number;
   /** True once the server is shutting down: every answer then closes its connection. */
   isDraining?: () => boolean;
+  /** Where the encode and write phases and each call's whole time are added, when asked for (PHASE_TIMINGS_FILE). */
+  phaseTimings?: PhaseTimings;
 }
 
 /** The largest request body the APIs read (the contract's 413 `payload-too-large` says 1 MiB). */
@@ -184,7 +187,17 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     }
     try {
       reply = checkAgainstContract(reply, operationId, requestId, mounted, options);
-      writeReply(res, reply, requestId, method, options.isDraining?.() ?? false);
+      const timings = operationId === undefined ? undefined : options.phaseTimings;
+      if (timings) {
+        let mark = process.hrtime.bigint();
+        const encoded = encodeReply(reply, requestId, options.isDraining?.() ?? false);
+        mark = timings.add(operationId!, 'encode', mark);
+        sendReply(res, reply.status, encoded, method);
+        timings.add(operationId!, 'write', mark);
+        timings.call(operationId!, startedAt);
+      } else {
+        writeReply(res, reply, requestId, method, options.isDraining?.() ?? false);
+      }
     } catch (error) {
       // Nothing left to answer with: the reply could not be written (the client went away, or headers were sent).
       options.logger.error('reply not written', { requestId, operationId, error: error instanceof Error ? error.message : String(error) });
@@ -338,12 +351,25 @@ function serialize(reply: Reply, requestId: string): { headers: Record<string, s
 
 /** Writes a reply (also for the mounted handlers that answer in the API's own shape). */
 export function writeReply(res: ServerResponse, reply: Reply, requestId: string, method: string, closeConnection: boolean): void {
+  sendReply(res, reply.status, encodeReply(reply, requestId, closeConnection), method);
+}
+
+interface EncodedReply {
+  headers: Record<string, string>;
+  bytes: Buffer | undefined;
+}
+
+function encodeReply(reply: Reply, requestId: string, closeConnection: boolean): EncodedReply {
   const { headers, body } = serialize(reply, requestId);
   // While shutting down, a kept-alive connection must not take another request: the client would see it reset.
   if (closeConnection) headers.connection = 'close';
   const bytes = body === undefined || Buffer.isBuffer(body) ? body : Buffer.from(body);
   if (bytes) headers['content-length'] = String(bytes.length);
-  res.writeHead(reply.status, headers);
+  return { headers, bytes };
+}
+
+function sendReply(res: ServerResponse, status: number, { headers, bytes }: EncodedReply, method: string): void {
+  res.writeHead(status, headers);
   res.end(method === 'HEAD' ? undefined : bytes);
 }
 
