@@ -102,8 +102,8 @@ export class ContractBackend extends OpenAPIBackend {
     const validateRequest = this.validator.validateRequest.bind(this.validator);
     this.validator.validateRequest = (req, operation) => {
       const declared = declaredQueryNames.get((operation as Operation).operationId ?? '') ?? new Set<string>();
-      const { text, values } = declaredQuery(req, declared);
-      return withSingleValuedQueryRule(validateRequest({ ...req, query: text }, operation), values, operation as Operation);
+      const { query, values } = declaredQuery(req, declared);
+      return withSingleValuedQueryRule(validateRequest({ ...req, query }, operation), values, operation as Operation);
     };
     return this;
   }
@@ -132,22 +132,23 @@ class ContractValidator extends OpenAPIValidator {
 /**
  * openapi-backend refuses query parameters an operation does not declare; the contracts here
  * ignore them (the seed's operations declare no 400 for them), so they are dropped before
- * validation and never reach a handler. Returns the declared parameters as a query string and
- * each one's raw values, from one parse.
+ * validation and never reach a handler. Returns the declared parameters as openapi-backend's
+ * parser gives them (a value per name, a list for a name given more than once) and each one's
+ * raw values, from one parse.
  */
-function declaredQuery(req: { query?: unknown; path: string }, declared: Set<string>): { text: string; values: Map<string, string[]> } {
+function declaredQuery(req: { query?: unknown; path: string }, declared: Set<string>): { query: Record<string, string | string[]>; values: Map<string, string[]> } {
   const values = new Map<string, string[]>();
+  const query: Record<string, string | string[]> = {};
   const rawQuery = rawQueryOf(req);
-  if (rawQuery === '') return { text: '', values };
-  const kept = new URLSearchParams();
+  if (rawQuery === '') return { query, values };
   for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (!declared.has(name)) continue;
-    kept.append(name, value);
     const list = values.get(name);
     if (list) list.push(value);
     else values.set(name, [value]);
   }
-  return { text: kept.toString(), values };
+  for (const [name, list] of values) query[name] = list.length === 1 ? list[0]! : [...list];
+  return { query, values };
 }
 
 /**
