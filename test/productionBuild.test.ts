@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIntoScratchFolder, type ScratchBuild } from '../scripts/compiledBuild.js';
 import { compiledScriptNodeArguments, npmScriptNodeArguments } from '../scripts/npmScriptArguments.js';
 import { ContractClient } from './support/contractClient.js';
-import { makeDemoDatabaseFile, startServerProcess, startWorkerProcess, stopServerProcesses, type DemoDatabaseFile } from './support/serverProcess.js';
+import { makeDemoDatabaseFile, runServerProcess, startServerProcess, startWorkerProcess, stopServerProcesses, type DemoDatabaseFile } from './support/serverProcess.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -24,9 +24,9 @@ afterAll(() => {
   database?.remove();
 });
 
-/** A compiled script run to its end from the repository root, as npm runs it. */
-function runCompiled(script: 'start:production' | 'admin:production', outDir: string, args: string[] = []) {
-  const result = spawnSync(process.execPath, [...compiledScriptNodeArguments(script, outDir), ...args], {
+/** The compiled admin CLI run to its end from the repository root, as npm runs it. */
+function runCompiledAdmin(outDir: string, args: string[]) {
+  const result = spawnSync(process.execPath, [...compiledScriptNodeArguments('admin:production', outDir), ...args], {
     cwd: repoRoot,
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '', DATABASE_PATH: database.databasePath },
@@ -35,6 +35,10 @@ function runCompiled(script: 'start:production' | 'admin:production', outDir: st
   if (result.error) throw result.error;
   return result;
 }
+
+/** The compiled server run to its end (a start it refuses), started as every server process of the tests is. */
+const runCompiledServer = (outDir: string) =>
+  runServerProcess({ DATABASE_PATH: database.databasePath }, { nodeArguments: compiledScriptNodeArguments('start:production', outDir), timeoutMs: 30_000 });
 
 describe('npm run start:production (the compiled build)', () => {
   it('runs with plain node, no TypeScript loader, and answers from an existing database', async () => {
@@ -69,21 +73,21 @@ describe('npm run start:production (the compiled build)', () => {
   it('has a compiled worker and admin CLI', async () => {
     const worker = await startWorkerProcess({ DATABASE_PATH: database.databasePath }, compiledScriptNodeArguments('worker:production', build.outDir));
     expect(await stopServerProcesses([worker.child])).toEqual([0]);
-    const tenants = runCompiled('admin:production', build.outDir, ['tenant', 'list', '--json']);
+    const tenants = runCompiledAdmin(build.outDir, ['tenant', 'list', '--json']);
     expect(tenants.status).toBe(0);
     expect((JSON.parse(tenants.stdout) as { tenants: { id: string }[] }).tenants.map((tenant) => tenant.id)).toContain(database.fixture.portfolio.tenantId);
   });
 
-  it('refuses a missing build, and one older than the sources, with what to do', () => {
-    const missing = runCompiled('start:production', path.join(build.outDir, 'not-built'));
-    expect(missing.status).toBe(1);
+  it('refuses a missing build, and one older than the sources, with what to do', async () => {
+    const missing = await runCompiledServer(path.join(build.outDir, 'not-built'));
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^No compiled build at .*not-built\/src\/server\.js: run npm run build first\.\n$/);
 
     const entry = path.join(build.outDir, 'src/server.js');
     const longAgo = new Date('2001-01-01T00:00:00Z');
     utimesSync(entry, longAgo, longAgo);
-    const stale = runCompiled('start:production', build.outDir);
-    expect(stale.status).toBe(1);
+    const stale = await runCompiledServer(build.outDir);
+    expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/is older than the sources \(\S+ changed after it was built\): run npm run build first\.\n$/);
   });
 });

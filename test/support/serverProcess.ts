@@ -72,9 +72,10 @@ export interface ExitedServerProcess {
  */
 export function runServerProcess(
   env: Record<string, string>,
-  options: { args?: readonly string[]; cwd?: string; timeoutMs?: number } = {},
+  options: { args?: readonly string[]; cwd?: string; timeoutMs?: number; nodeArguments?: readonly string[] } = {},
 ): Promise<ExitedServerProcess> {
-  const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...npmScriptNodeArguments('start'), ...(options.args ?? [])], options.cwd ?? repoRoot);
+  const nodeArguments = options.nodeArguments ?? npmScriptNodeArguments('start');
+  const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...nodeArguments, ...(options.args ?? [])], options.cwd ?? repoRoot);
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
