@@ -1,6 +1,7 @@
 import type { components } from '../../generated/portfolio/types.js';
 import type { Reply } from '../contract/reply.js';
 import type { Logger } from '../logger.js';
+import { ServiceError } from '../serviceError.js';
 
 type ErrorBody = components['schemas']['ErrorEnvelope']['error'];
 
@@ -26,7 +27,8 @@ const STATUS_OF: Record<PortfolioErrorCode, number> = {
 };
 
 /** Thrown anywhere in the portfolio pipeline; `toErrorReply` turns it into an ErrorEnvelope. */
-export class PortfolioError extends Error {
+export class PortfolioError extends ServiceError {
+  readonly kind = 'error-envelope';
   readonly status: number;
 
   constructor(

@@ -1,4 +1,6 @@
-// Typed refusals of the Work-Platform stores. The HTTP layer maps each kind to one problem type:
+import { ServiceError } from '../serviceError.js';
+
+// Typed refusals of the Work-Platform stores. The API's funnel (src/workPlatform/problemFunnel.ts) words each kind as one problem type:
 //   not-found               → 404 not-found, code `<entity>-not-found`
 //   version-conflict        → 409 conflict, code `version-conflict`
 //   project-has-tasks       → 409 conflict, code `project-has-tasks`
@@ -30,8 +32,8 @@ export type WorkPlatformStoreErrorKind =
   | 'webhook-disabled'
   | 'contract-state';
 
-export abstract class WorkPlatformStoreError extends Error {
-  abstract readonly kind: WorkPlatformStoreErrorKind;
+export abstract class WorkPlatformStoreError extends ServiceError {
+  abstract override readonly kind: WorkPlatformStoreErrorKind;
 }
 
 /** Missing, or in another workspace: the two are deliberately indistinguishable. */
