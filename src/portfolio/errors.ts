@@ -79,7 +79,10 @@ const REFUSALS: Record<RefusalReason, () => PortfolioError> = {
 };
 
 /** Undefined: not the API's to word (its 500). */
-const ENVELOPE_WORDING: ErrorWording<PortfolioError | undefined, PortfolioError | PipelineFailure | CredentialRefusedError> = {
+/** The errors the portfolio API answers in an ErrorEnvelope of their own; any other is its 500. */
+export type PortfolioErrors = PortfolioError | PipelineFailure | CredentialRefusedError;
+
+const ENVELOPE_WORDING: ErrorWording<PortfolioError | undefined, PortfolioErrors> = {
   'error-envelope': (error) => error,
   'credential-refused': (error) => REFUSALS[error.reason](),
   'pipeline-failure': ({ failure }) => {

@@ -23,7 +23,7 @@ import { ApiProblem, cursorProblem, EXTENSION_MEMBERS, INTERNAL_DETAIL, PROBLEM_
 import { malformedIfMatch } from './versions.js';
 
 /** The errors the Work-Platform API answers with a problem of their own; any other is its 500. */
-type WorkPlatformErrors =
+export type WorkPlatformErrors =
   | ApiProblem
   | PipelineFailure
   | CredentialRefusedError
