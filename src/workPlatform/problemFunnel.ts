@@ -1,5 +1,6 @@
 import type { Reply } from '../contract/reply.js';
 import type { PipelineFailure } from '../contract/pipelineFailure.js';
+import type { AiProviderFailure } from '../ai/provider.js';
 import type { CredentialRefusedError } from '../auth/credentialRefused.js';
 import type { AnalyticsPoolClosedError } from '../expensiveCalls/analyticsWorkerPool.js';
 import type { ConcurrencyCapError } from '../expensiveCalls/expensiveCallGate.js';
@@ -33,6 +34,7 @@ export type WorkPlatformErrors =
   | IdempotencyKeyInUseError
   | IdempotentAnswerUnreadableError
   | CursorError
+  | AiProviderFailure
   | NotFoundError
   | VersionConflictError
   | ProjectHasTasksError
@@ -86,6 +88,13 @@ const UNAUTHENTICATED_DETAIL = 'Send Authorization: Bearer <token> with a valid 
 /** The store's refusals: its message is the detail, and the error stays the problem's cause, for the log. */
 const storeConflict = (error: Error, code: string) => new ApiProblem('conflict', { detail: error.message, code, cause: error });
 
+/** What a failed AI provider call was charged, in words for its problem's detail. */
+const CHARGE_WORDS: Record<AiProviderFailure['charge']['kind'], string> = {
+  none: 'Nothing was charged.',
+  usage: 'The provider ran it, so it is charged at the usage the provider reported.',
+  bound: 'The request had gone out and may have been billed, so it is charged at its upper bound.',
+};
+
 const PROBLEM_WORDING: ErrorWording<ApiProblem, WorkPlatformErrors> = {
   problem: (problem) => problem,
   'pipeline-failure': (error) => pipelineProblem(error.failure),
@@ -134,6 +143,7 @@ const PROBLEM_WORDING: ErrorWording<ApiProblem, WorkPlatformErrors> = {
       cause: error,
     }),
   'invalid-cursor': (error) => cursorProblem(error),
+  'ai-provider-failure': (error) => providerProblem(error),
   'not-found': (error) => new ApiProblem('not-found', { detail: error.message, code: error.code, cause: error }),
   'version-conflict': (error) => storeConflict(error, 'version-conflict'),
   'project-has-tasks': (error) => storeConflict(error, 'project-has-tasks'),
@@ -151,6 +161,29 @@ const PROBLEM_WORDING: ErrorWording<ApiProblem, WorkPlatformErrors> = {
       extensions: { errors: error.refused.map(({ path, code, message }) => ({ path, code, message })) },
     }),
 };
+
+/** The provider's failure in the contract's words; its own message (address, status, body) goes only to the log, as the cause. */
+function providerProblem(failure: AiProviderFailure): ApiProblem {
+  const charge = CHARGE_WORDS[failure.charge.kind];
+  switch (failure.reason) {
+    case 'timeout':
+      return new ApiProblem('ai-provider-timeout', { detail: `The AI provider did not answer in time. ${charge} Retry later.`, code: 'provider-timeout', cause: failure });
+    case 'status':
+      return new ApiProblem('ai-provider-error', {
+        detail: `The AI provider answered with an error. ${charge} Retry later, quoting the request id if it persists.`,
+        code: 'provider-status',
+        cause: failure,
+      });
+    case 'malformed-answer':
+      return new ApiProblem('ai-provider-error', {
+        detail: `The AI provider's answer could not be used. ${charge} Retry later, quoting the request id if it persists.`,
+        code: 'provider-malformed-answer',
+        cause: failure,
+      });
+    case 'unreachable':
+      return new ApiProblem('ai-provider-error', { detail: `The AI provider could not be reached. ${charge} Retry later.`, code: 'provider-unreachable', cause: failure });
+  }
+}
 
 function pipelineProblem(failure: PipelineFailure['failure']): ApiProblem {
   switch (failure.kind) {

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { AiProviderFailure } from '../../src/ai/provider.js';
 import { CredentialRefusedError, type RefusalReason } from '../../src/auth/credentialRefused.js';
 import { PipelineFailure, type Failure } from '../../src/contract/pipelineFailure.js';
 import { PayloadTooLargeError } from '../../src/contract/reply.js';
@@ -66,6 +67,7 @@ const workPlatformMembers: { [Kind in WorkPlatformErrors['kind']]: Extract<WorkP
   'idempotency-key-in-use': [new IdempotencyKeyInUseError()],
   'idempotent-answer-unreadable': [new IdempotentAnswerUnreadableError()],
   'invalid-cursor': [new CursorError('unreadable', 'x'), new CursorError('mismatch', 'x')],
+  'ai-provider-failure': (['timeout', 'status', 'malformed-answer', 'unreachable'] as const).map((reason) => new AiProviderFailure(reason, 'at http://10.0.0.7/v1', { charge: { kind: 'bound' } })),
   'not-found': [new NotFoundError('task', 'tsk_1')],
   'version-conflict': [new VersionConflictError('task', 'tsk_1', 1, 2)],
   'project-has-tasks': [new ProjectHasTasksError('prj_1', 3)],
@@ -154,7 +156,6 @@ const OUTSIDE_THE_FAMILY: Record<string, string> = {
   TransactionOpenElsewhereError: 'caught by the rate limiter and the busy-write retries',
   AnalyticsWorkerCrashedError: 'a thread that died: the 500',
   AnalyticsWorkerError: "a thread's error with its SQLite code: busy is the outage step's 503, anything else the 500",
-  AiProviderFailure: "worded by the AI routes (aiCalls.ts) where its charge is settled",
   GithubFailure: "worded by the connector operations, with the connector's id and, for a 401, the credential marked expired",
   ClientClosedError: 'the client went away: nobody to answer',
   WebhookVerificationError: "the receivers' verifier, for code that receives our webhooks",
