@@ -78,10 +78,10 @@ const REFUSALS: Record<RefusalReason, () => PortfolioError> = {
   'session-revoked': () => REFUSALS.unauthenticated(),
 };
 
-/** Undefined: not the API's to word (its 500). */
 /** The errors the portfolio API answers in an ErrorEnvelope of their own; any other is its 500. */
 export type PortfolioErrors = PortfolioError | PipelineFailure | CredentialRefusedError;
 
+/** Undefined: a failure that is not the API's to word (its 500). */
 const ENVELOPE_WORDING: ErrorWording<PortfolioError | undefined, PortfolioErrors> = {
   'error-envelope': (error) => error,
   'credential-refused': (error) => REFUSALS[error.reason](),

@@ -8,18 +8,7 @@ import type { IdempotencyKeyInUseError, IdempotencyKeyReusedError, IdempotentAns
 import type { Logger } from '../logger.js';
 import { CursorError } from '../paging/cursor.js';
 import { wordError, type ErrorWording } from '../serviceError.js';
-import type {
-  ContractStateError,
-  InUseError,
-  InvalidValueError,
-  NotFoundError,
-  ProjectHasTasksError,
-  StorageLimitError,
-  ValueRefusedError,
-  VersionConflictError,
-  WebhookDisabledError,
-  WebhookLimitError,
-} from '../store/workPlatformErrors.js';
+import type { WorkPlatformStoreRefusal } from '../store/workPlatformErrors.js';
 import { ApiProblem, cursorProblem, EXTENSION_MEMBERS, INTERNAL_DETAIL, PROBLEM_CONTENT_TYPE, tooLongIssue, validationProblem } from './problems.js';
 import { malformedIfMatch } from './versions.js';
 
@@ -35,16 +24,7 @@ export type WorkPlatformErrors =
   | IdempotentAnswerUnreadableError
   | CursorError
   | AiProviderFailure
-  | NotFoundError
-  | VersionConflictError
-  | ProjectHasTasksError
-  | InUseError
-  | ContractStateError
-  | StorageLimitError
-  | InvalidValueError
-  | ValueRefusedError
-  | WebhookLimitError
-  | WebhookDisabledError;
+  | WorkPlatformStoreRefusal;
 
 /**
  * The Work-Platform API's one error funnel: every error of the family becomes its problem document
@@ -151,8 +131,10 @@ const PROBLEM_WORDING: ErrorWording<ApiProblem, WorkPlatformErrors> = {
   'contract-state': (error) => storeConflict(error, error.code),
   'webhook-limit-reached': (error) => storeConflict(error, 'webhook-limit-reached'),
   'webhook-disabled': (error) => storeConflict(error, 'webhook-disabled'),
+  // A value a storage constraint rejects: 400, as the seed answers it.
   'storage-limit-exceeded': (error) =>
     new ApiProblem('bad-request', { detail: error.message, code: 'value-too-long', cause: error, extensions: { errors: [tooLongIssue(error.field, error.limit)] } }),
+  // A value the store cannot persist; the contract's validation normally answers 422 before the store is reached.
   'invalid-value': (error) => new ApiProblem('bad-request', { detail: error.message, code: 'invalid-value', cause: error }),
   'value-refused': (error) =>
     new ApiProblem('validation', {

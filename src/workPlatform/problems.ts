@@ -121,7 +121,7 @@ export function validationProblem(ajvErrors: readonly ErrorObject[], options: Va
  * A cursor the codec refused: 422 `validation` with code `invalid-cursor` (unreadable, altered,
  * or signed with a retired secret) or `cursor-mismatch` (issued for another listing).
  */
-export function cursorProblem(error: CursorError, options: { headers?: Record<string, string> } = {}): ApiProblem {
+export function cursorProblem(error: CursorError): ApiProblem {
   const mismatch = error.reason === 'mismatch';
   const message = mismatch
     ? 'belongs to a listing with another sort, order or scope; send the same sort and order as the request that returned it, or restart without a cursor'
@@ -129,7 +129,6 @@ export function cursorProblem(error: CursorError, options: { headers?: Record<st
   return new ApiProblem('validation', {
     code: mismatch ? 'cursor-mismatch' : 'invalid-cursor',
     detail: `The cursor ${message}.`,
-    headers: options.headers,
     extensions: { errors: [{ path: '?cursor', message, code: 'invalid_cursor' }] },
   });
 }
