@@ -2,6 +2,7 @@
 // project), so that a provider may be a hosted model, a local server or rules (the offline one).
 import type { components } from '../../generated/work-platform/types.js';
 import type { ProjectOpenWork } from '../store/projectOpenWork.js';
+import { ServiceError } from '../serviceError.js';
 
 export type TaskDraft = components['schemas']['AiTaskDraft'];
 
@@ -54,7 +55,7 @@ export interface AiProvider {
   summarizeProject(input: ProjectSummaryInput): PreparedAiCall<ProjectSummaryResult>;
 }
 
-export type AiProviderFailureKind = 'timeout' | 'status' | 'malformed-answer' | 'unreachable';
+export type AiProviderFailureReason = 'timeout' | 'status' | 'malformed-answer' | 'unreachable';
 
 /**
  * What a failed call may have cost at the provider: nothing (it was never sent, or the provider
@@ -68,11 +69,12 @@ export type AiFailureCharge = { kind: 'none' } | { kind: 'usage'; usage: AiToken
  * A provider call that failed. `message` and `cause` are for the log only: they may hold the
  * provider's own words and address, never sent to a client.
  */
-export class AiProviderFailure extends Error {
+export class AiProviderFailure extends ServiceError {
   override readonly name = 'AiProviderFailure';
+  readonly kind = 'ai-provider-failure';
   readonly charge: AiFailureCharge;
   constructor(
-    readonly kind: AiProviderFailureKind,
+    readonly reason: AiProviderFailureReason,
     message: string,
     options?: { cause?: unknown; charge?: AiFailureCharge },
   ) {
@@ -82,6 +84,6 @@ export class AiProviderFailure extends Error {
 
   /** The same failure, charged as `charge`. */
   chargedAs(charge: AiFailureCharge): AiProviderFailure {
-    return new AiProviderFailure(this.kind, this.message, { cause: this.cause, charge });
+    return new AiProviderFailure(this.reason, this.message, { cause: this.cause, charge });
   }
 }

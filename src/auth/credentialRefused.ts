@@ -1,3 +1,5 @@
+import { ServiceError } from '../serviceError.js';
+
 /**
  * Why a presented credential proves no caller. Each API words it in its own vocabulary: the
  * portfolio API as an ErrorEnvelope (401, or 403 for a revoked or expired key), the Work-Platform
@@ -13,7 +15,8 @@ export type RefusalReason =
   /** A session token issued before its user's sessions were revoked. */
   | 'session-revoked';
 
-export class CredentialRefusedError extends Error {
+export class CredentialRefusedError extends ServiceError {
+  readonly kind = 'credential-refused';
   constructor(readonly reason: RefusalReason) {
     super(`credential refused: ${reason}`);
   }

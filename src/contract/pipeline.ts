@@ -8,7 +8,7 @@ import { isTwoPhaseHandler, type AnyOperationHandler } from './operationContext.
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
-import { ClientClosedError, PayloadTooLargeError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
+import { ClientClosedError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
 import type { IdempotencyDependencies, IdempotentRequest } from '../idempotency/idempotentCalls.js';
 import { idempotencyStep, type IdempotencyStep } from './idempotencyStep.js';
 import type { PhaseTimings, PipelinePhase } from './phaseTimings.js';
@@ -432,7 +432,6 @@ function callerOf<Caller>(context: Context): Caller {
 function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   // A path segment that is not valid percent-encoding names nothing.
   if (error instanceof URIError) return new PipelineFailure({ kind: 'not-found', path: '' });
-  if (error instanceof PayloadTooLargeError) return new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes });
   return storeOutageFailure(error, pauses) ?? error;
 }
 

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { ServiceError } from '../serviceError.js';
 
 /**
  * What the pipeline itself refuses, before or around a handler. Each API's profile words these in
@@ -23,7 +24,8 @@ export type Failure =
   | { kind: 'headers-too-large'; limitBytes: number }
   | { kind: 'request-timeout'; timeoutMs: number };
 
-export class PipelineFailure extends Error {
+export class PipelineFailure extends ServiceError {
+  readonly kind = 'pipeline-failure';
   constructor(readonly failure: Failure) {
     super(failure.kind);
   }

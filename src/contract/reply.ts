@@ -1,3 +1,5 @@
+import { PipelineFailure } from './pipelineFailure.js';
+
 /** What an operation handler returns; the HTTP adapter turns it into a response. */
 export interface Reply {
   status: number;
@@ -60,10 +62,10 @@ export interface ContractApi<Caller = unknown> {
   identify(call: IncomingCall): Promise<{ caller: Caller } | { reply: Reply }>;
 }
 
-/** Thrown while reading a body larger than the limit; each API's error funnel says how to answer it. */
-export class PayloadTooLargeError extends Error {
+/** Thrown while reading a body larger than the limit: the pipeline's `payload-too-large`. */
+export class PayloadTooLargeError extends PipelineFailure {
   constructor(readonly limitBytes: number) {
-    super(`request body larger than ${limitBytes} bytes`);
+    super({ kind: 'payload-too-large', limitBytes });
   }
 }
 

@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AnalyticsStore } from '../store/analytics.js';
 import type { AnalyticsMethod, AnalyticsRequest, AnalyticsResponse, AnalyticsWorkerData } from './analyticsWorker.js';
+import { ServiceError } from '../serviceError.js';
 
 export interface AnalyticsWorkerPoolOptions {
   databasePath: string;
@@ -55,7 +56,8 @@ export class AnalyticsWorkerError extends Error {
   }
 }
 
-export class AnalyticsPoolClosedError extends Error {
+export class AnalyticsPoolClosedError extends ServiceError {
+  readonly kind = 'analytics-pool-closed';
   constructor() {
     super('the analytics worker pool is closed');
   }

@@ -1,3 +1,5 @@
+import { ServiceError } from '../serviceError.js';
+
 // The door in front of expensive calls (operations whose x-ratelimit-cost is above 1, the
 // analytics): at most `running` of them run at once in the process (SQLite: one per worker thread;
 // PostgreSQL: a share of the connection pool), at most `queued` more wait in arrival order, and one
@@ -8,7 +10,8 @@
 export type ConcurrencyCap = 'workspace' | 'queue';
 
 /** A call refused by the gate: its workspace's calls in flight, or the process's queue, were full. */
-export class ConcurrencyCapError extends Error {
+export class ConcurrencyCapError extends ServiceError {
+  readonly kind = 'concurrency-cap';
   constructor(
     readonly cap: ConcurrencyCap,
     readonly limit: number,

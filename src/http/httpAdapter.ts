@@ -234,8 +234,7 @@ async function handOver(
       res.destroy();
       return 'client-closed';
     }
-    const refused = error instanceof PayloadTooLargeError ? new PipelineFailure({ kind: 'payload-too-large', limitBytes: error.limitBytes }) : error;
-    const reply = errorReply(refused, requestId, refused instanceof JsonTooDeepError ? refused.body : undefined);
+    const reply = errorReply(error, requestId, error instanceof JsonTooDeepError ? error.body : undefined);
     writeReply(res, reply, requestId, req.method ?? 'GET', draining);
     return 'answered';
   }

@@ -1,6 +1,7 @@
 import type { IdempotencyClaimStore } from '../store/idempotencyClaims.js';
 import type { IdempotencyKeyStore } from '../store/idempotencyKeys.js';
 import type { StoreEngine } from '../store/engine.js';
+import { ServiceError } from '../serviceError.js';
 
 /** An answer as it is kept under a key and sent again on a replay. */
 export interface StoredAnswer {
@@ -47,7 +48,8 @@ export interface IdempotentRequest {
 }
 
 /** The key was first used for another request; the API words it in its own vocabulary. */
-export class IdempotencyKeyReusedError extends Error {
+export class IdempotencyKeyReusedError extends ServiceError {
+  readonly kind = 'idempotency-key-reused';
   constructor(
     readonly firstMethod: string,
     readonly firstPath: string,
@@ -57,10 +59,14 @@ export class IdempotencyKeyReusedError extends Error {
 }
 
 /** The first request with the key is still running (a two-phase operation); the API words it in its own vocabulary. */
-export class IdempotencyKeyInUseError extends Error {}
+export class IdempotencyKeyInUseError extends ServiceError {
+  readonly kind = 'idempotency-key-in-use';
+}
 
 /** The stored answer cannot be opened any more (the server's sealing key was replaced). */
-export class IdempotentAnswerUnreadableError extends Error {}
+export class IdempotentAnswerUnreadableError extends ServiceError {
+  readonly kind = 'idempotent-answer-unreadable';
+}
 
 /**
  * Runs a request whose key was looked up once and found fresh (`storedAnswer`, or `claimKey` for a

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Caller } from '../auth/bearerTokens.js';
 import type { ResponseValidationMode } from '../config.js';
-import { writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
+import { JsonTooDeepError, writeReply, type MountedApi, type MountedHandler } from '../http/httpAdapter.js';
 import { isJsonMediaType, MAX_JSON_DEPTH, topLevelScalar } from '../http/jsonNesting.js';
 import { PipelineFailure } from '../contract/pipelineFailure.js';
 import type { IncomingCall, Reply } from '../contract/reply.js';
@@ -132,7 +132,7 @@ function firstIssue(error: { issues: SchemaIssue[] }): string {
  * SDK answers its own -32602), or with a null id and 400 when no id can be read.
  */
 export function mcpErrorReply(api: MountedApi, error: unknown, requestId: string, body?: Buffer): Reply {
-  if (!(error instanceof PipelineFailure) || error.failure.kind !== 'malformed-request' || error.failure.code !== 'json-too-deep') return api.errorReply(error, requestId);
+  if (!(error instanceof JsonTooDeepError)) return api.errorReply(error, requestId);
   const id = body === undefined ? undefined : topLevelScalar(body.toString('utf8'), 'id');
   const message = `Invalid params: the message nests deeper than ${MAX_JSON_DEPTH} levels (tool arguments included).`;
   return {

@@ -11,27 +11,25 @@ import { BODY_MEMBER, type OperationTool } from './toolCatalogue.js';
 /** Response headers an agent needs for its next call (the version to send as If-Match, where a new resource is). */
 const HEADERS_FOR_THE_AGENT = ['etag', 'location', 'retry-after'] as const;
 
-export class ToolInputError extends Error {}
-
 function text(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The HTTP request the arguments describe; an argument of the wrong kind is the agent's error, answered before any call. */
-export function callOf(tool: OperationTool, args: Record<string, unknown>, caller: unknown, requestId: string): IncomingCall {
+/** The HTTP request the arguments describe; or, for an argument of the wrong kind (the agent's error, answered before any call), why not. */
+function callOf(tool: OperationTool, args: Record<string, unknown>, caller: unknown, requestId: string): IncomingCall | { refused: string } {
   const known = new Set([...tool.parameters.map((parameter) => parameter.name), ...(tool.body === 'none' ? [] : [BODY_MEMBER])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
-  if (unknown.length > 0) throw new ToolInputError(`${tool.name} takes no argument ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${[...known].join(', ') || 'no arguments'}.`);
+  if (unknown.length > 0) return { refused: `${tool.name} takes no argument ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${[...known].join(', ') || 'no arguments'}.` };
   let path = tool.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   for (const parameter of tool.parameters) {
     const value = args[parameter.name];
     if (value === undefined || value === null) {
-      if (parameter.in === 'path' || parameter.required) throw new ToolInputError(`${tool.name} needs "${parameter.name}".`);
+      if (parameter.in === 'path' || parameter.required) return { refused: `${tool.name} needs "${parameter.name}".` };
       continue;
     }
-    if (typeof value === 'object') throw new ToolInputError(`"${parameter.name}" must be a string, number or boolean.`);
+    if (typeof value === 'object') return { refused: `"${parameter.name}" must be a string, number or boolean.` };
     if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
     else if (parameter.in === 'query') query.append(parameter.name, String(value));
     else headers[parameter.name.toLowerCase()] = String(value);
@@ -93,13 +91,8 @@ export async function callTool<Caller>(
   requestId: string,
   checks: Pick<HttpAdapterOptions, 'responseValidation' | 'logger'>,
 ): Promise<CallToolResult> {
-  let call: IncomingCall;
-  try {
-    call = callOf(tool, args, caller, requestId);
-  } catch (error) {
-    if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
-    throw error;
-  }
+  const call = callOf(tool, args, caller, requestId);
+  if ('refused' in call) return { isError: true, content: [{ type: 'text', text: call.refused }] };
   let handled: HandledCall;
   try {
     handled = await api.api.handle(call);

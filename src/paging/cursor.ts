@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { acceptedKeys, fixedKeyRing, type KeyRing, type RingKey } from '../auth/keyRings.js';
+import { ServiceError } from '../serviceError.js';
 
 /** Where a list stopped: the listing it belongs to and the last row's sort key and id. */
 export interface CursorPayload {
@@ -29,8 +30,9 @@ export interface CursorCodec {
  */
 export type CursorErrorReason = 'unreadable' | 'mismatch';
 
-export class CursorError extends Error {
+export class CursorError extends ServiceError {
   override readonly name = 'CursorError';
+  readonly kind = 'invalid-cursor';
 
   constructor(
     readonly reason: CursorErrorReason,

@@ -1,38 +1,26 @@
-// Typed refusals of the Work-Platform stores. The HTTP layer maps each kind to one problem type:
-//   not-found               → 404 not-found, code `<entity>-not-found`
-//   version-conflict        → 409 conflict, code `version-conflict`
-//   project-has-tasks       → 409 conflict, code `project-has-tasks`
-//   in-use                  → 409 conflict, code `company-has-deals` / `contact-has-deals` /
-//                             `company-has-contracts` / `deal-has-contracts`
-//   contract-state          → 409 conflict, the code the contract lifecycle gives (ContractStateError)
-//   storage-limit-exceeded  → 400 bad-request (the seed: a value a storage constraint rejects)
-//   invalid-value           → 400 bad-request (a value the store cannot persist; the contract's
-//                             validation normally answers 422 before the store is reached)
-//   value-refused           → 422 validation, one `errors` entry per refused field (a value of
-//                             the right shape that the rules refuse: a private webhook URL, …)
-//   webhook-limit-reached   → 409 conflict, code `webhook-limit-reached`
-//   webhook-disabled        → 409 conflict, code `webhook-disabled`
+import { ServiceError } from '../serviceError.js';
+
+// Typed refusals of the Work-Platform stores; the API's funnel (src/workPlatform/problemFunnel.ts) words each kind as a problem.
 
 export type WorkPlatformEntity = 'workspace' | 'user' | 'personal-access-token' | 'project' | 'task' | 'webhook' | 'event' | 'oauth-client' | 'company' | 'contact' | 'deal' | 'contract' | 'connector' | 'repository';
 
 /** What carries a `version` and answers `If-Match`. */
 export type VersionedEntity = 'project' | 'task' | 'webhook' | 'company' | 'contact' | 'deal' | 'contract' | 'connector';
 
-export type WorkPlatformStoreErrorKind =
-  | 'not-found'
-  | 'version-conflict'
-  | 'project-has-tasks'
-  | 'in-use'
-  | 'storage-limit-exceeded'
-  | 'invalid-value'
-  | 'value-refused'
-  | 'webhook-limit-reached'
-  | 'webhook-disabled'
-  | 'contract-state';
+/** Every refusal of the Work-Platform stores, each with its own `kind`. */
+export type WorkPlatformStoreRefusal =
+  | NotFoundError
+  | VersionConflictError
+  | ProjectHasTasksError
+  | InUseError
+  | ContractStateError
+  | StorageLimitError
+  | InvalidValueError
+  | ValueRefusedError
+  | WebhookLimitError
+  | WebhookDisabledError;
 
-export abstract class WorkPlatformStoreError extends Error {
-  abstract readonly kind: WorkPlatformStoreErrorKind;
-}
+export abstract class WorkPlatformStoreError extends ServiceError {}
 
 /** Missing, or in another workspace: the two are deliberately indistinguishable. */
 export class NotFoundError extends WorkPlatformStoreError {

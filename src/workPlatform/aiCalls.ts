@@ -73,8 +73,7 @@ export async function chargedAiCall<Result>(ctx: AiCallContext, operation: strin
   try {
     answer = await call.run();
   } catch (error) {
-    const failure = error instanceof AiProviderFailure ? error : undefined;
-    const charge = failure?.charge ?? { kind: 'none' as const };
+    const charge = error instanceof AiProviderFailure ? error.charge : { kind: 'none' as const };
     // Should this write fail, the reservation counts at its bound until the day ends.
     await retryWhileBusy(async () => {
       if (charge.kind === 'none') await spend.release(reservation.entryId);
@@ -83,7 +82,7 @@ export async function chargedAiCall<Result>(ctx: AiCallContext, operation: strin
         await spend.settle(reservation.entryId, { actualMillicents: charge.kind === 'usage' ? charged(usage) : estimateMillicents, ...usage });
       }
     }).catch(() => undefined);
-    throw failure ? providerProblem(failure) : error;
+    throw error;
   }
   const actualMillicents = charged(answer.usage);
   return {
@@ -101,34 +100,4 @@ function spendCapProblem(capCents: number, spentMillicents: number, estimateMill
     headers: { 'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) },
     extensions: { aiSpend: { limitCents: capCents, usedCents: centsOf(spentMillicents), resetAt: new Date(resetAt).toISOString() } },
   });
-}
-
-/** What a failed call was charged, in words for its problem's detail. */
-const CHARGE_WORDS: Record<AiProviderFailure['charge']['kind'], string> = {
-  none: 'Nothing was charged.',
-  usage: 'The provider ran it, so it is charged at the usage the provider reported.',
-  bound: 'The request had gone out and may have been billed, so it is charged at its upper bound.',
-};
-
-/** The provider's failure in the contract's words; its own message (address, status, body) goes only to the log, as the cause. */
-function providerProblem(failure: AiProviderFailure): ApiProblem {
-  const charge = CHARGE_WORDS[failure.charge.kind];
-  switch (failure.kind) {
-    case 'timeout':
-      return new ApiProblem('ai-provider-timeout', { detail: `The AI provider did not answer in time. ${charge} Retry later.`, code: 'provider-timeout', cause: failure });
-    case 'status':
-      return new ApiProblem('ai-provider-error', {
-        detail: `The AI provider answered with an error. ${charge} Retry later, quoting the request id if it persists.`,
-        code: 'provider-status',
-        cause: failure,
-      });
-    case 'malformed-answer':
-      return new ApiProblem('ai-provider-error', {
-        detail: `The AI provider's answer could not be used. ${charge} Retry later, quoting the request id if it persists.`,
-        code: 'provider-malformed-answer',
-        cause: failure,
-      });
-    case 'unreachable':
-      return new ApiProblem('ai-provider-error', { detail: `The AI provider could not be reached. ${charge} Retry later.`, code: 'provider-unreachable', cause: failure });
-  }
 }

@@ -2,9 +2,8 @@ import type { ErrorObject } from 'ajv';
 import type { components } from '../../generated/work-platform/types.js';
 import { problemTypes } from '../../generated/work-platform/rules.js';
 import { isUnparseableBody, validationIssues, type ValidationIssue } from '../contract/validationIssues.js';
-import type { Reply } from '../contract/reply.js';
-import type { Logger } from '../logger.js';
 import type { CursorError } from '../paging/cursor.js';
+import { ServiceError } from '../serviceError.js';
 
 /**
  * The closed catalogue of problem types, from the contract (`x-problem-types` of the Problem
@@ -23,7 +22,7 @@ export const DEFAULT_PROBLEM_TYPE_BASE = 'https://errors.work-platform.example/p
 /** What an unexpected error says: the cause stays in the log, under the request id. */
 export const INTERNAL_DETAIL = 'An unexpected error occurred. Quote the request id when reporting it.';
 
-const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'requiredRoles', 'heldRoles', 'rateLimit', 'quota', 'aiSpend', 'connectorId'] as const;
+export const EXTENSION_MEMBERS = ['errors', 'requiredScopes', 'grantedScopes', 'requiredRoles', 'heldRoles', 'rateLimit', 'quota', 'aiSpend', 'connectorId'] as const;
 
 /** The extension members the contract's Problem schema declares, and only those. */
 export type ProblemExtensions = Pick<components['schemas']['Problem'], (typeof EXTENSION_MEMBERS)[number]>;
@@ -41,8 +40,9 @@ export interface ApiProblemOptions {
 }
 
 /** Thrown (or returned) anywhere in the Work-Platform pipeline; `toProblemReply` renders it. */
-export class ApiProblem extends Error {
+export class ApiProblem extends ServiceError {
   override readonly name = 'ApiProblem';
+  readonly kind = 'problem';
   readonly status: number;
   readonly title: string;
   readonly detail: string;
@@ -65,40 +65,6 @@ export class ApiProblem extends Error {
     this.extensions = { ...options.extensions };
   }
 }
-
-/**
- * The one error funnel: an `ApiProblem` becomes its problem document; anything else becomes a
- * generic 500 `internal`, and the error itself (stack included) goes to the log with the request
- * id, never to the client. 5xx problems are logged too.
- */
-export function toProblemReply(error: unknown, requestId: string, typeBase: string, logger: Logger): Reply {
-  const problem = error instanceof ApiProblem ? error : new ApiProblem('internal', { detail: INTERNAL_DETAIL });
-  if (!(error instanceof ApiProblem)) {
-    logger.error('unhandled error', { requestId, error });
-  } else if (problem.status >= 500) {
-    logger.error('server problem', { requestId, slug: problem.slug, code: problem.code, detail: problem.detail, error: problem.cause });
-  }
-
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(problem.headers)) {
-    if (name.toLowerCase() !== 'content-type') headers[name] = value;
-  }
-  headers['content-type'] = PROBLEM_CONTENT_TYPE;
-
-  const body: Record<string, unknown> = {
-    type: `${typeBase.replace(/\/+$/, '')}/${problem.slug}`,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    requestId,
-  };
-  if (problem.code !== undefined) body.code = problem.code;
-  for (const member of EXTENSION_MEMBERS) {
-    if (problem.extensions[member] !== undefined) body[member] = problem.extensions[member];
-  }
-  return { status: problem.status, headers, body };
-}
-
 
 export interface ValidationProblemOptions {
   /**
@@ -155,7 +121,7 @@ export function validationProblem(ajvErrors: readonly ErrorObject[], options: Va
  * A cursor the codec refused: 422 `validation` with code `invalid-cursor` (unreadable, altered,
  * or signed with a retired secret) or `cursor-mismatch` (issued for another listing).
  */
-export function cursorProblem(error: CursorError, options: { headers?: Record<string, string> } = {}): ApiProblem {
+export function cursorProblem(error: CursorError): ApiProblem {
   const mismatch = error.reason === 'mismatch';
   const message = mismatch
     ? 'belongs to a listing with another sort, order or scope; send the same sort and order as the request that returned it, or restart without a cursor'
@@ -163,7 +129,6 @@ export function cursorProblem(error: CursorError, options: { headers?: Record<st
   return new ApiProblem('validation', {
     code: mismatch ? 'cursor-mismatch' : 'invalid-cursor',
     detail: `The cursor ${message}.`,
-    headers: options.headers,
     extensions: { errors: [{ path: '?cursor', message, code: 'invalid_cursor' }] },
   });
 }

@@ -12,10 +12,10 @@ import {
   DEFAULT_PROBLEM_TYPE_BASE,
   INTERNAL_DETAIL,
   PROBLEM_TYPES,
-  toProblemReply,
   validationProblem,
   type ProblemSlug,
 } from '../../src/workPlatform/problems.js';
+import { toProblemReply } from '../../src/workPlatform/problemFunnel.js';
 import { validationIssues, type ValidationIssue } from '../../src/contract/validationIssues.js';
 
 const BASE = DEFAULT_PROBLEM_TYPE_BASE;

@@ -486,13 +486,15 @@ const STATUS_OF_FAILURE: Partial<Record<Failure['kind'], number>> = {
  * else is the server's fault.
  */
 export function oauthErrorReply(error: unknown, requestId: string, problemTypeBase: string): Reply {
-  if (error instanceof PipelineFailure && error.failure.kind === 'unavailable') {
-    return { status: 503, headers: { ...outageHeaders(error), 'content-type': 'application/problem+json' }, body: outageProblem(error, requestId, problemTypeBase) };
+  // Of the family, the OAuth surface meets only the adapter's refusals: anything else is its 500.
+  const refused = error instanceof PipelineFailure ? error : undefined;
+  if (refused?.failure.kind === 'unavailable') {
+    return { status: 503, headers: { ...outageHeaders(refused), 'content-type': 'application/problem+json' }, body: outageProblem(refused, requestId, problemTypeBase) };
   }
   const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-  const status = error instanceof PipelineFailure ? STATUS_OF_FAILURE[error.failure.kind] : undefined;
-  if (error instanceof PipelineFailure && status !== undefined) {
-    return { status, headers, body: { error: 'invalid_request', error_description: describeFailure(error.failure) } };
+  const status = refused && STATUS_OF_FAILURE[refused.failure.kind];
+  if (refused && status !== undefined) {
+    return { status, headers, body: { error: 'invalid_request', error_description: describeFailure(refused.failure) } };
   }
   return { status: 500, headers, body: { error: 'server_error', error_description: `unexpected error; quote ${requestId}` } };
 }
