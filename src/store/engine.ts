@@ -114,10 +114,11 @@ export interface StoreEngine {
   /**
    * Calls `listener` whenever any process announces a commit on `channel`, and once more after the
    * listening connection (PostgreSQL: one of its own, outside the pool) was lost and made again, as
-   * announcements may have been missed meanwhile. Resolves to a function that stops listening.
-   * SQLite: never calls it.
+   * announcements may have been missed meanwhile (the payload is then empty). `onLost` is called
+   * when the listening connection is lost (or could not be made), before any announcement may
+   * have been missed. Resolves to a function that stops listening. SQLite: never calls either.
    */
-  listen(channel: string, listener: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, listener: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -379,7 +380,13 @@ function channelName(channel: string): string {
  * held for ever. A lost connection is made again after `relistenDelayMs` (meanwhile, listeners rely
  * on their own sweeps), and the listener is called once when it is back.
  */
-async function listenOn(pool: pg.Pool, channel: string, listener: () => void, relistenDelayMs: number): Promise<() => Promise<void>> {
+async function listenOn(
+  pool: pg.Pool,
+  channel: string,
+  listener: (payload: string) => void,
+  relistenDelayMs: number,
+  onLost: (() => void) | undefined,
+): Promise<() => Promise<void>> {
   const Client = (pool as unknown as { Client: typeof pg.Client }).Client;
   let stopped = false;
   let client: pg.Client | undefined;
@@ -400,11 +407,12 @@ async function listenOn(pool: pg.Pool, channel: string, listener: () => void, re
       if (lost) return;
       lost = true;
       if (client === made) client = undefined;
+      if (!stopped) onLost?.();
       void made.end().catch(() => undefined);
       listenLater();
     };
     made.on('notification', (message) => {
-      if (message.channel === channel) listener();
+      if (message.channel === channel) listener(message.payload ?? '');
     });
     made.on('error', onLost);
     made.on('end', onLost);
@@ -421,7 +429,7 @@ async function listenOn(pool: pg.Pool, channel: string, listener: () => void, re
       return;
     }
     client = made;
-    if (again) listener();
+    if (again) listener('');
   };
   await connect(false);
   return async () => {
@@ -561,7 +569,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       if (frame && !frame.transaction.ended) frame.transaction.announced.add(name);
       else announce(name);
     },
-    listen: (channel, listener) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000),
+    listen: (channel, listener, onLost) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000, onLost),
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
       let prepared: { name: string; text: string } | undefined;
