@@ -385,7 +385,7 @@ async function listenOn(
   channel: string,
   listener: (payload: string) => void,
   relistenDelayMs: number,
-  onLost: (() => void) | undefined,
+  whenLost: (() => void) | undefined,
 ): Promise<() => Promise<void>> {
   const Client = (pool as unknown as { Client: typeof pg.Client }).Client;
   let stopped = false;
@@ -407,7 +407,7 @@ async function listenOn(
       if (lost) return;
       lost = true;
       if (client === made) client = undefined;
-      if (!stopped) onLost?.();
+      if (!stopped) whenLost?.();
       void made.end().catch(() => undefined);
       listenLater();
     };
