@@ -51,6 +51,9 @@ import { createAuthorizationServer, oauthResourceFor } from './auth/oauth/author
 import { createOauthClientStore } from './store/oauthClients.js';
 import { createOauthRecordStore } from './store/oauthRecords.js';
 import { createBoundedCache } from './store/boundedCache.js';
+import { createCachedRows, listenForCachedRowChanges } from './store/cachedRows.js';
+import type { PatCaller } from './store/personalAccessTokens.js';
+import type { ApiKeyRecord } from './store/apiKeys.js';
 import { createListPageCache } from './store/listPageCache.js';
 import { createTaskStore } from './store/tasks.js';
 import { createUserStore } from './store/users.js';
@@ -77,6 +80,9 @@ import type { AnalyticsStore } from './store/analytics.js';
 
 /** How long the claim on an Idempotency-Key of an AI call lasts when its process dies mid-call. */
 const IDEMPOTENCY_CLAIM_LEASE_MS = 5 * 60_000;
+
+/** Credentials (and the caller each names) kept in memory on PostgreSQL, at most (src/store/cachedRows.ts). */
+const CACHED_CREDENTIALS = 10_000;
 
 /** How long the last write of the quota counts at shutdown waits for another process's write lock. */
 const SHUTDOWN_BUSY_TIMEOUT_MS = 1_000;
@@ -142,6 +148,10 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const db = opened.sqlite;
   const storeEngine = opened.engine;
   const apiKeys = createApiKeyStore(storeEngine, { now });
+  // On PostgreSQL, credentials and portfolio revisions are kept in memory until a change is announced (at most 1 s).
+  const cachedRowChanges = await listenForCachedRowChanges(storeEngine);
+  const cachedApiKeys = createCachedRows<ApiKeyRecord>(cachedRowChanges, ['api_keys'], { now, maxEntries: CACHED_CREDENTIALS });
+  const cachedPatCallers = createCachedRows<PatCaller>(cachedRowChanges, ['personal_access_tokens', 'users', 'workspaces'], { now, maxEntries: CACHED_CREDENTIALS });
   // REDIS_URL: the rate-limit buckets and the monthly quota are counted in Redis. Without it on
   // PostgreSQL: in the database, every call. On SQLite: by rateLimiter, quota and localQuota, synchronously.
   const redis = config.redis ? await openRedisConnection(config.redis, deps.logger) : undefined;
@@ -195,8 +205,9 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const workPlatformArtifacts = loadServedArtifacts('work-platform', publicBaseUrl, { allowLoopbackWebhooks: config.webhookAllowLoopback });
     const corsPolicy = createCorsPolicy(config.corsAllowedOrigins);
     const planTable = workPlatformPlanTable();
+    const pats = createPersonalAccessTokenStore(storeEngine, { now });
     const tokenCallers = createCallerResolver({
-      pats: createPersonalAccessTokenStore(storeEngine, { now }),
+      pats: { findPatCaller: (tokenHash) => cachedPatCallers.get(tokenHash, () => pats.findPatCaller(tokenHash)) },
       users,
       sessionKeys,
       sessionKeyGraceMs: config.previousKeyGraceMs,
@@ -291,8 +302,11 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const portfolioArtifacts = loadServedArtifacts('portfolio', publicBaseUrl);
     const portfolio = portfolioProfile({
       document: portfolioArtifacts.document as Document,
-      findApiKeyByHash: (hash) => apiKeys.findApiKeyByHash(hash),
-      services: { content: createPortfolioReader(storeEngine, { cache: answerCache }), downloads: portfolioArtifacts },
+      findApiKeyByHash: (hash) => cachedApiKeys.get(hash, () => apiKeys.findApiKeyByHash(hash)),
+      services: {
+        content: createPortfolioReader(storeEngine, { cache: answerCache, revisions: createCachedRows<number>(cachedRowChanges, ['portfolios'], { now, maxEntries: CACHED_CREDENTIALS }) }),
+        downloads: portfolioArtifacts,
+      },
       rateLimiter: sqliteLimits?.rateLimiter,
       callCounter,
       rateLimit: { requestsPerWindow: config.portfolioRateLimit, windowSeconds: config.portfolioRateWindowSeconds },
@@ -458,6 +472,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
             }
             if (phaseTimings && config.phaseTimingsFile) writeFileSync(config.phaseTimingsFile, `${JSON.stringify(phaseTimings.budget(), null, 2)}\n`);
             void (expensiveCalls.pool?.close() ?? Promise.resolve())
+              .then(() => cachedRowChanges.stop())
               .then(closeStore)
               .then(closeRedis)
               .then(resolve);

@@ -49,7 +49,7 @@ export function scopesInForce(tokenScopes: readonly string[], role: WorkspaceRol
  * a session token that has only expired: `token-expired`.
  */
 export function createCallerResolver(deps: {
-  pats: PersonalAccessTokenStore;
+  pats: Pick<PersonalAccessTokenStore, 'findPatCaller'>;
   users: UserStore;
   /** The session-token keys: the newest and, for `sessionKeyGraceMs` after each rotation, the one it replaced. */
   sessionKeys: KeyRing;
@@ -60,7 +60,7 @@ export function createCallerResolver(deps: {
   now: () => number;
 }): CallerResolver {
   /**
-   * Revoked tokens and whole revoked families are deleted rows; a deleted client or a user no
+   * Not kept in memory (src/store/cachedRows.ts), unlike PATs: revoked tokens and whole revoked families are deleted rows; a deleted client or a user no
    * longer in the client's workspace leaves the join empty: every case is one 401.
    */
   async function oauthCaller(token: string, now: number): Promise<Caller> {

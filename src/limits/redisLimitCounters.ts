@@ -1,11 +1,20 @@
 // Rate-limit buckets and monthly quota counts in Redis (REDIS_URL), the same fixed windows aligned
 // to the epoch and the same UTC months as in SQLite. One Lua script counts a call's bucket and, when
 // the bucket admits it, its quota: one atomic round trip, so N calls are admitted per window across
-// every process, exactly. Each key expires on its own once its window or month is over (no purge).
+// every process, exactly (with a lease, below: never more than N). Each key expires on its own once
+// its window or month is over (no purge).
 //
 // No counting in this process alone here (src/limits/localCounting.ts): it exists to spare SQLite a
-// write transaction per call, while a Redis count is one round trip of about a tenth of a
-// millisecond that also keeps every count exact (measured in docs/operations.md, "Redis").
+// write transaction per call. What spares the round trip here is a lease: a bucket whose limit is
+// 2,000 units a window or more takes LEASE_FRACTION of its limit (a thousandth) at once from Redis,
+// one INCRBY counted like calls, and admits its calls from it in this process until it is used up.
+// The units of a lease are counted before they are used, so no bucket ever admits more than its
+// limit across every process; what leasing costs is that a lease not used up when its window ends
+// was counted for nothing: each process holds at most a thousandth of the limit so, and the bucket
+// may refuse (and X-RateLimit-Remaining show) up to that much per process too early. Exact, one round
+// trip per call as before: the ai class (`exact`), a limit under 2,000, and any call counted against
+// a capped monthly quota. An uncapped quota's calls admitted from a lease are counted here and
+// added to Redis by the job that writes unwritten quota calls every second.
 //
 // When Redis cannot be reached (an error, or no answer within REDIS_COMMAND_TIMEOUT_MS) both limits
 // fail open on this process's own estimate: the last count it read plus the calls it admitted
@@ -49,6 +58,25 @@ return used
 const MONTH_KEY_GRACE_MS = 24 * 60 * 60 * 1000;
 /** Buckets and workspaces whose last count this process remembers for its estimates. */
 const MAX_KNOWN = 10_000;
+/** A lease's share of its bucket's limit: what one process may hold counted and unused. */
+export const LEASE_FRACTION = 0.001;
+/** A lease of fewer units than this is not taken: the call is counted in Redis alone. */
+const MIN_LEASE_UNITS = 2;
+
+/** The units of a lease for `limit`, or 0 when the bucket is counted call by call. */
+export function leaseUnits(limit: number): number {
+  const units = Math.floor(limit * LEASE_FRACTION);
+  return units >= MIN_LEASE_UNITS ? units : 0;
+}
+
+/** Units of a bucket's window counted in Redis ahead of use by this process. */
+interface Lease {
+  windowStart: number;
+  /** Units of the lease not used yet. */
+  left: number;
+  /** The bucket's shared count as Redis answered the lease (this lease included). */
+  sharedCount: number;
+}
 
 type ScriptCommand = (numberOfKeys: number, ...keysAndArguments: (string | number)[]) => Promise<unknown>;
 
@@ -77,6 +105,9 @@ export class RedisLimitCounters implements SharedCallCounter {
   private readonly addQuotaCallsScript: ScriptCommand;
   private readonly knownWindows = new Map<string, KnownWindow>();
   private readonly knownMonths = new Map<string, KnownMonth>();
+  private readonly leases = new Map<string, Lease>();
+  /** A lease on its way per bucket: calls meanwhile wait for it rather than take one each. */
+  private readonly leasing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly connection: RedisConnection,
@@ -92,6 +123,88 @@ export class RedisLimitCounters implements SharedCallCounter {
   }
 
   async countCall(call: CountedCall): Promise<CallCount> {
+    const units = leaseUnits(call.limit);
+    if (units > 0 && !call.exact && (!call.quota || call.quota.limit === null) && (call.units ?? 1) <= units && this.connection.usable()) {
+      const leased = await this.countFromLease(call, units);
+      if (leased) return leased;
+    }
+    return this.countInRedis(call);
+  }
+
+  /** The call admitted from this process's lease of its window (taken first when there is none left); undefined: count it in Redis. */
+  private async countFromLease(call: CountedCall, leaseSize: number): Promise<CallCount | undefined> {
+    // Each turn admits the call, waits for a lease another call is taking, or takes one and ends.
+    for (;;) {
+      const now = this.options.now();
+      const windowStart = now - (now % call.windowMs);
+      const units = call.units ?? 1;
+      const lease = this.leases.get(call.bucket);
+      if (lease && lease.windowStart === windowStart && lease.left >= units) {
+        lease.left -= units;
+        const decision = rateLimitDecision(lease.sharedCount - lease.left, call.limit, windowStart + call.windowMs, now);
+        return { decision, ...(call.quota ? { quota: this.countUncappedQuotaHere(call.quota.workspaceId, now) } : {}) };
+      }
+      const pending = this.leasing.get(call.bucket);
+      if (pending) {
+        await pending;
+        continue;
+      }
+      if (!this.connection.usable()) return undefined;
+      const taking = this.takeLease(call, windowStart, leaseSize);
+      this.leasing.set(call.bucket, taking.then(() => undefined));
+      let spentAt: number | undefined;
+      try {
+        spentAt = await taking;
+      } finally {
+        this.leasing.delete(call.bucket);
+      }
+      // A spent bucket: the lease counted there like a refused call, and this call is refused.
+      if (spentAt !== undefined) return { decision: rateLimitDecision(spentAt, call.limit, windowStart + call.windowMs, this.options.now()) };
+      if (!this.leases.has(call.bucket)) return undefined;
+    }
+  }
+
+  /**
+   * Counts `size` units of the window in Redis for this process. Of a lease that passes the limit
+   * only the units within it are this process's; none when the bucket is spent: then resolves to
+   * the bucket's count. Nothing on an error: the call is counted as without a lease.
+   */
+  private async takeLease(call: CountedCall, windowStart: number, size: number): Promise<number | undefined> {
+    this.leases.delete(call.bucket);
+    try {
+      const now = this.options.now();
+      const windowEnd = windowStart + call.windowMs;
+      const reply = (await this.countCallScript(1, this.windowKey(call, windowStart), call.limit, windowEnd - now + call.windowMs, size)) as number[];
+      this.connection.answered();
+      const count = reply[0]!;
+      this.remember(this.knownWindows, call.bucket, { windowStart, count, unwritten: 0 });
+      const within = Math.min(size, call.limit - (count - size));
+      if (within < (call.units ?? 1)) return count;
+      this.leases.set(call.bucket, { windowStart, left: within, sharedCount: count - size + within });
+    } catch (error) {
+      this.connection.failed(error);
+    }
+    return undefined;
+  }
+
+  /** An uncapped quota's call admitted from a lease: counted here, written by writeUnwrittenQuotaCalls. */
+  private countUncappedQuotaHere(workspaceId: string, now: number): QuotaDecision {
+    const month = quotaPeriod(now);
+    const key = monthOf(workspaceId, month.period);
+    let known = this.knownMonths.get(key);
+    if (!known) {
+      known = { workspaceId, ...month, used: 0, unwritten: 0, unanswered: 0 };
+      this.remember(this.knownMonths, key, known);
+    }
+    known.unwritten += 1;
+    return { ...month, allowed: true, used: known.used + known.unwritten, limit: null, remaining: null };
+  }
+
+  private windowKey(call: CountedCall, windowStart: number): string {
+    return `${this.options.keyPrefix}{${call.owner}}:rate:${call.bucket}:${windowStart}`;
+  }
+
+  private async countInRedis(call: CountedCall): Promise<CallCount> {
     const now = this.options.now();
     const windowStart = now - (now % call.windowMs);
     const windowEnd = windowStart + call.windowMs;
@@ -99,7 +212,7 @@ export class RedisLimitCounters implements SharedCallCounter {
     if (this.connection.usable()) {
       try {
         sent = true;
-        const windowKey = `${this.options.keyPrefix}{${call.owner}}:rate:${call.bucket}:${windowStart}`;
+        const windowKey = this.windowKey(call, windowStart);
         // The window's key outlives it by a window: a process whose clock is behind still counts in it.
         const windowTtl = windowEnd - now + call.windowMs;
         let reply: number[];

@@ -10,6 +10,8 @@ export interface CountedCall {
   windowMs: number;
   /** Units the call counts in the bucket: its operation's x-ratelimit-cost (default 1). The quota counts calls, 1 each. */
   units?: number;
+  /** Counted in the shared store call by call, never from a lease taken ahead (the ai class). */
+  exact?: boolean;
   /** Counted only when the rate limit admits the call; `limit` null counts without a cap. */
   quota?: { workspaceId: string; limit: number | null };
 }
@@ -22,7 +24,7 @@ export interface CallCount {
 
 /**
  * Rate-limit buckets and monthly quota counts kept outside the process, shared exactly by every
- * server process: in Redis (each call one atomic step) or in PostgreSQL's tables (each count one
+ * server process: in Redis (each call one atomic step, or taken from a lease counted ahead, never beyond the limit: src/limits/redisLimitCounters.ts) or in PostgreSQL's tables (each count one
  * atomic statement). When the shared count cannot be had (Redis unreachable, the database busy),
  * the call is decided on this process's own estimate; Redis never rejects, the database rejects
  * on its other errors as SQLite's limiter does.

@@ -114,10 +114,11 @@ export interface StoreEngine {
   /**
    * Calls `listener` whenever any process announces a commit on `channel`, and once more after the
    * listening connection (PostgreSQL: one of its own, outside the pool) was lost and made again, as
-   * announcements may have been missed meanwhile. Resolves to a function that stops listening.
-   * SQLite: never calls it.
+   * announcements may have been missed meanwhile (the payload is then empty). `onLost` is called
+   * when the listening connection is lost (or could not be made), before any announcement may
+   * have been missed. Resolves to a function that stops listening. SQLite: never calls either.
    */
-  listen(channel: string, listener: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, listener: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /**
    * A stamp that differs once something may have been committed since it was last read (SQLite:
    * total_changes(), which this connection's changes move at once, rollbacks too; and PRAGMA
@@ -359,6 +360,11 @@ interface PostgresTransaction {
   committed: (() => void)[];
   /** The channels to NOTIFY once it has committed. */
   announced: Set<string>;
+  /**
+   * Its BEGIN, SAVEPOINTs and RELEASEs not sent yet: they go with the next statement's round trip
+   * before it (one simple query), or with the COMMIT. A savepoint no statement ran in is never sent.
+   */
+  pending: string[];
 }
 
 interface PostgresFrame {
@@ -410,7 +416,13 @@ function channelName(channel: string): string {
  * held for ever. A lost connection is made again after `relistenDelayMs` (meanwhile, listeners rely
  * on their own sweeps), and the listener is called once when it is back.
  */
-async function listenOn(pool: pg.Pool, channel: string, listener: () => void, relistenDelayMs: number): Promise<() => Promise<void>> {
+async function listenOn(
+  pool: pg.Pool,
+  channel: string,
+  listener: (payload: string) => void,
+  relistenDelayMs: number,
+  whenLost: (() => void) | undefined,
+): Promise<() => Promise<void>> {
   const Client = (pool as unknown as { Client: typeof pg.Client }).Client;
   let stopped = false;
   let client: pg.Client | undefined;
@@ -431,11 +443,12 @@ async function listenOn(pool: pg.Pool, channel: string, listener: () => void, re
       if (lost) return;
       lost = true;
       if (client === made) client = undefined;
+      if (!stopped) whenLost?.();
       void made.end().catch(() => undefined);
       listenLater();
     };
     made.on('notification', (message) => {
-      if (message.channel === channel) listener();
+      if (message.channel === channel) listener(message.payload ?? '');
     });
     made.on('error', onLost);
     made.on('end', onLost);
@@ -452,7 +465,7 @@ async function listenOn(pool: pg.Pool, channel: string, listener: () => void, re
       return;
     }
     client = made;
-    if (again) listener();
+    if (again) listener('');
   };
   await connect(false);
   return async () => {
@@ -469,12 +482,27 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => 1 + Math.random() * Math.min(5 * 2 ** attempt, 200));
   const builder = drizzle.mock({ schema });
 
-  /** The connection a statement runs on: the open transaction's, else any of the pool's. */
-  function connection(): pg.Pool | pg.PoolClient {
+  /** Runs a statement on the open transaction's connection (after what it holds pending), else on any of the pool's. */
+  async function runStatement(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult> {
     const frame = context.getStore();
-    if (!frame) return pool;
-    if (frame.transaction.ended) throw new Error('the write transaction this statement belongs to has already ended');
-    return frame.transaction.client;
+    if (!frame) return pool.query(config);
+    const { transaction } = frame;
+    const refuseEnded = () => {
+      if (transaction.ended) throw new Error('the write transaction this statement belongs to has already ended');
+    };
+    refuseEnded();
+    if (transaction.pending.length > 0) {
+      await sendPending(transaction);
+      // It may have ended meanwhile (a change beside this one failed): the statement must not run after its ROLLBACK.
+      refuseEnded();
+    }
+    return transaction.client.query(config);
+  }
+
+  async function sendPending(transaction: PostgresTransaction, last?: string): Promise<void> {
+    const statements = transaction.pending.splice(0);
+    if (last) statements.push(last);
+    if (statements.length > 0) await transaction.client.query(statements.join('; '));
   }
 
   /**
@@ -516,7 +544,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
-      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Set() };
+      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Set(), pending: [begin] };
       let broken: Error | undefined;
       // The server may end the connection between two statements (a restart, a failover: 57P01). pg reports that as
       // an 'error' event on the client, which the pool no longer listens to while the client is checked out: without
@@ -524,18 +552,23 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       const onLost = (error: Error) => (broken ??= error);
       client.on('error', onLost);
       try {
-        await client.query(begin);
         try {
           const result = await context.run({ transaction, savepoint: undefined }, change);
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
-          await client.query('COMMIT');
+          // A transaction that ran no statement was never begun.
+          if (transaction.pending[0] === begin) transaction.pending.length = 0;
+          else await sendPending(transaction, 'COMMIT');
           for (const channel of transaction.announced) announce(channel);
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
           transaction.ended = true;
-          await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+          if (transaction.pending[0] === begin) transaction.pending.length = 0;
+          else {
+            transaction.pending.length = 0;
+            await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+          }
           if (!runAgain(error, attempt, maxAttempts)) throw error;
         }
       } finally {
@@ -555,17 +588,27 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     const savepoint = `nested_change_${(transaction.made += 1)}`;
     // Pushed before the await, so that a second change started meanwhile is refused above.
     transaction.savepoints.push(savepoint);
-    let made = false;
+    const opening = `SAVEPOINT ${savepoint}`;
+    transaction.pending.push(opening);
     try {
-      await transaction.client.query(`SAVEPOINT ${savepoint}`);
-      made = true;
       const result = await context.run({ transaction, savepoint }, change);
       if (transaction.ended) throw new Error('the write transaction this change joined has already ended');
-      await transaction.client.query(`RELEASE SAVEPOINT ${savepoint}`);
+      // No statement ran inside: the savepoint was never sent.
+      if (transaction.pending.at(-1) === opening) transaction.pending.pop();
+      else transaction.pending.push(`RELEASE SAVEPOINT ${savepoint}`);
       return result;
     } catch (error) {
-      // The change's own error reaches the caller, not a failure of undoing it.
-      if (made && !transaction.ended) await transaction.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`).catch(() => undefined);
+      if (!transaction.ended) {
+        const unsent = transaction.pending.indexOf(opening);
+        // Not sent: nothing ran inside it (a statement sends what is pending first), nothing to undo.
+        if (unsent >= 0) transaction.pending.length = unsent;
+        else {
+          // What is pending lies inside this savepoint (releases of inner ones), undone with it.
+          transaction.pending.length = 0;
+          // The change's own error reaches the caller, not a failure of undoing it.
+          await transaction.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`).catch(() => undefined);
+        }
+      }
       throw error;
     } finally {
       if (!transaction.ended) transaction.savepoints.pop();
@@ -592,7 +635,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       if (frame && !frame.transaction.ended) frame.transaction.announced.add(name);
       else announce(name);
     },
-    listen: (channel, listener) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000),
+    listen: (channel, listener, onLost) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000, onLost),
     changeStamp: undefined,
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
@@ -609,7 +652,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       };
       const query_ = async (args: Args) => {
         const config: pg.QueryArrayConfig = { ...preparedStatement(), values: compiled().bind(args), rowMode: 'array' };
-        const result = await failingAsStore(() => connection().query(config));
+        const result = await failingAsStore(() => runStatement(config));
         return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
       };
       return {

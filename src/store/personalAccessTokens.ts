@@ -75,7 +75,8 @@ export interface PersonalAccessTokenStore {
   createPat(input: CreatePatInput): Promise<{ id: string }>;
   /**
    * The hot path of every PAT-authenticated request: the token, its user's role and its workspace
-   * in one statement, read anew on every call (a revocation by any process counts at once).
+   * in one statement, read anew on every call (a revocation by any process counts at once; on
+   * PostgreSQL the server keeps the answer for at most a second, src/store/cachedRows.ts).
    */
   findPatCaller(tokenHash: string): Promise<PatCaller | undefined>;
   /** Revokes a token; revoking a revoked token is a no-op that returns the original time. */

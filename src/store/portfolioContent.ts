@@ -9,6 +9,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { portfolioItems, portfolios } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
+import type { CachedRows } from './cachedRows.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type {
   ListedItemByKind,
@@ -49,13 +50,15 @@ export interface PortfolioReader {
 export interface PortfolioReaderOptions {
   /** The process's cache of encoded answers; the reader keeps its answers in a space of its own. */
   cache: BoundedCache;
+  /** Revisions kept in memory until a change of `portfolios` is announced (PostgreSQL; src/store/cachedRows.ts). */
+  revisions?: CachedRows<number>;
 }
 
 type TenantArgs = { tenantId: string };
 type ItemArgs = TenantArgs & { kind: PortfolioItemKind };
 
 /** The reader of an engine, its statements compiled once; create one per engine, at start-up. */
-export function createPortfolioReader(source: StoreSource, { cache }: PortfolioReaderOptions): PortfolioReader {
+export function createPortfolioReader(source: StoreSource, { cache, revisions }: PortfolioReaderOptions): PortfolioReader {
   const engine = engineOf(source);
   const { orm } = engine;
   const forTenant = sql.placeholder('tenantId');
@@ -93,7 +96,8 @@ export function createPortfolioReader(source: StoreSource, { cache }: PortfolioR
       .where(and(itemFilter, eq(portfolioItems.slug, sql.placeholder('slug')))),
   );
   const revisionOf = async (id: string) => (await selectRevision.value({ tenantId: id })) as number | undefined;
-  const committedRevisionOf = (id: string) => engine.read(() => revisionOf(id));
+  const readCommittedRevision = (id: string) => engine.read(() => revisionOf(id));
+  const committedRevisionOf = revisions ? (id: string) => revisions.get(id, () => readCommittedRevision(id)) : readCommittedRevision;
 
   // A list is a revision read, a count and a select: one snapshot gives them one view, so a
   // concurrent import never shows a total that disagrees with the items, and the page is kept

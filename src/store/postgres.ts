@@ -6,6 +6,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import * as schema from '../../db/postgres/schema.js';
 import { revisionTriggers } from './revisionTriggers.js';
+import { cachedRowNoticeTriggers } from './cachedRows.js';
 import { migrationsAfter } from './migrationJournal.js';
 
 /** The committed drizzle-kit migrations of PostgreSQL, found from this file rather than from the working directory. */
@@ -133,11 +134,11 @@ async function checkPostgresRevisionTriggers(pool: pg.Pool): Promise<void> {
     "SELECT t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace",
   );
   const present = new Set(rows.map((row) => row.name));
-  const missing = revisionTriggers.filter((name) => !present.has(name));
+  const missing = [...revisionTriggers, ...cachedRowNoticeTriggers].filter((name) => !present.has(name));
   if (missing.length > 0) {
     throw new Error(
       `The database lacks the triggers ${missing.join(', ')}: a migration dropped them (drizzle-kit does not track triggers). ` +
-        'Add a migration that creates them again (see db/postgres/migrations/0001_revision_triggers.sql and 0002_collection_revision_slots.sql).',
+        'Add a migration that creates them again (see db/postgres/migrations/0001_revision_triggers.sql, 0002_collection_revision_slots.sql and 0005_cached_row_notices.sql).',
     );
   }
 }

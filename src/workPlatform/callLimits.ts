@@ -69,6 +69,8 @@ export async function enforceSharedCallLimits(
     limit,
     windowMs: deps.table.windowMs,
     units,
+    // The ai class is counted call by call: its figures guard spend, not load.
+    exact: rateClass === 'ai',
     quota: countsQuota ? { workspaceId: workspace.id, limit: quotaLimit } : undefined,
   });
   return limitAdmission(deps.table, caller, rateClass, limit, decision, quota, deps.now);

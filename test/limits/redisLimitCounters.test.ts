@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openRedisConnection, type RedisConnection } from '../../src/limits/redisConnection.js';
-import { RedisLimitCounters } from '../../src/limits/redisLimitCounters.js';
+import { leaseUnits, RedisLimitCounters } from '../../src/limits/redisLimitCounters.js';
 import type { CountedCall } from '../../src/limits/sharedCallCounter.js';
 import { memoryLogger } from '../support/testApp.js';
 import { startRedisServer, type RedisServer } from '../support/redisServer.js';
@@ -200,5 +200,59 @@ describe('RedisLimitCounters: while Redis does not answer', () => {
     expect(await sharedQuota()).toBe('2');
     expect(logged(/Redis unreachable/)).toHaveLength(1);
     expect(logLines.join('\n')).toContain(`redis://127.0.0.1:${server.port}`);
+  });
+});
+
+describe('RedisLimitCounters: leases of large limits', () => {
+  /** Scripts Redis ran (each one round trip of a count), from its own statistics. */
+  const countsRun = async () => {
+    const stats = await connections[0]!.redis.info('commandstats');
+    return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  };
+
+  it('takes a thousandth of the limit at once: never more than the limit across two processes, at most a lease per process short of it', async () => {
+    const [first, second] = [await counters(), await counters()];
+    const before = await countsRun();
+    const limit = 10_000;
+    const decisions = [];
+    // Concurrent batches from both processes, past the limit.
+    for (let batch = 0; batch < 60; batch += 1) {
+      decisions.push(...(await Promise.all(Array.from({ length: 200 }, (_, index) => (index % 2 === 0 ? first! : second!).countCall(call(limit))))));
+    }
+    const admitted = decisions.filter(({ decision }) => decision.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(limit);
+    expect(admitted).toBeGreaterThanOrEqual(limit - 2 * leaseUnits(limit));
+    // 12,000 calls: about one round trip per 10 admitted calls, then one per refused call.
+    const roundTrips = (await countsRun()) - before;
+    expect(roundTrips).toBeLessThan(admitted / leaseUnits(limit) + (decisions.length - admitted) + 10);
+    expect(roundTrips).toBeLessThan(decisions.length / 3);
+    // X-RateLimit-Remaining counts down through a lease and is never more than what is left.
+    const remaining = decisions.filter(({ decision }) => decision.allowed).map(({ decision }) => decision.remaining);
+    expect(Math.min(...remaining)).toBeLessThanOrEqual(2 * leaseUnits(limit));
+    expect(leaseUnits(limit)).toBe(10);
+  });
+
+  it('stays exact, one round trip a call, for the ai class, a limit under 2,000, and a capped quota', async () => {
+    const limiter = await counters();
+    for (const [counted, times] of [
+      [call(100_000, { bucket: 'wp:wrk_1:ai', exact: true }), 30],
+      [call(1_999, { bucket: 'wp:wrk_1:write' }), 30],
+      [call(100_000, { bucket: 'wp:wrk_1:read', quota: { workspaceId: 'wrk_1', limit: 1_000_000 } }), 30],
+    ] as const) {
+      const before = await countsRun();
+      const decisions = [];
+      for (let index = 0; index < times; index += 1) decisions.push(await limiter.countCall(counted));
+      expect((await countsRun()) - before).toBe(times);
+      expect(decisions.map(({ decision }) => counted.limit - decision.remaining)).toEqual(Array.from({ length: times }, (_, index) => index + 1));
+    }
+    expect((await limiter.quotaUsage('wrk_1', clock)).used).toBe(30);
+  });
+
+  it("counts an uncapped quota's leased calls here and writes them to Redis within the second's job", async () => {
+    const [first, second] = [await counters(), await counters()];
+    for (let index = 0; index < 100; index += 1) await first!.countCall(call(100_000, { quota: { workspaceId: 'wrk_1', limit: null } }));
+    expect((await first!.quotaUsage('wrk_1', clock)).used).toBe(100);
+    expect(await first!.writeUnwrittenQuotaCalls()).toBeGreaterThan(90);
+    expect((await second!.quotaUsage('wrk_1', clock)).used).toBe(100);
   });
 });

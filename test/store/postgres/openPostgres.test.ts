@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import * as postgresSchema from '../../../db/postgres/schema.js';
 import { openPostgres } from '../../../src/store/postgres.js';
 import { revisionTriggers } from '../../../src/store/revisionTriggers.js';
+import { cachedRowNoticeTriggers } from '../../../src/store/cachedRows.js';
 import { databaseUrl, sharedPostgresServer, withClient } from '../../support/postgresServer.js';
 import { runScriptProcess, sourceUrl } from '../../support/serverProcess.js';
 
-const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots', '0003_collection_revision_slot_numbers', '0004_resource_creators'];
+const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots', '0003_collection_revision_slot_numbers', '0004_resource_creators', '0005_cached_row_notices'];
 const schemaTables = (Object.values(postgresSchema) as unknown[])
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableConfig(table));
@@ -39,7 +40,7 @@ describe('openPostgres', () => {
         for (const constraint of table.uniqueConstraints) expect(indexNames, `unique ${constraint.getName()}`).toContain(constraint.getName());
       }
       const triggers = await database.pool.query<{ name: string }>('SELECT tgname AS name FROM pg_trigger WHERE NOT tgisinternal');
-      expect(triggers.rows.map((row) => row.name).sort()).toEqual([...revisionTriggers].sort());
+      expect(triggers.rows.map((row) => row.name).sort()).toEqual([...revisionTriggers, ...cachedRowNoticeTriggers].sort());
     } finally {
       await database.close();
     }
