@@ -148,7 +148,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const db = opened.sqlite;
   const storeEngine = opened.engine;
   const apiKeys = createApiKeyStore(storeEngine, { now });
-  // On PostgreSQL, credentials and portfolio revisions are kept in memory until a change is announced (at most 1 s).
+  // Credentials and portfolio revisions are kept in memory until a change is announced (PostgreSQL, at most 1 s) or the SQLite file changed.
   const cachedRowChanges = await listenForCachedRowChanges(storeEngine);
   const cachedApiKeys = createCachedRows<ApiKeyRecord>(cachedRowChanges, ['api_keys'], { now, maxEntries: CACHED_CREDENTIALS });
   const cachedPatCallers = createCachedRows<PatCaller>(cachedRowChanges, ['personal_access_tokens', 'users', 'workspaces'], { now, maxEntries: CACHED_CREDENTIALS });

@@ -10,7 +10,11 @@
 // milliseconds. While the listening connection is down nothing is kept or served from memory: every
 // request reads the database, as without a cache, until the connection is back (which drops
 // everything kept before). A read that started before a change and ends after its announcement
-// is not kept. On SQLite nothing is kept (there is no announcement to listen to).
+// is not kept.
+// On SQLite there is no announcement: the engine's change stamp stands for it (total_changes() for
+// this process's writes, at once; PRAGMA data_version for other processes', read once per turn of
+// the event loop). Any commit to the file drops every kept row, so a revocation by the admin CLI
+// or another server on the same file shows from this server's next turn of the event loop.
 import type { StoreEngine } from './engine.js';
 
 /** The channel of migration 0005's triggers. */
@@ -40,7 +44,7 @@ export async function listenForCachedRowChanges(engine: StoreEngine): Promise<Ca
     if (table === '') everything += 1;
     else generations.set(table, (generations.get(table) ?? 0) + 1);
   };
-  if (engine.kind !== 'postgres') return { live: () => false, generation: () => 0, stop: async () => undefined };
+  if (engine.kind !== 'postgres') return changesOfStamp(engine.changeStamp);
   let lostMeanwhile = false;
   const stop = await engine.listen(
     cachedRowsChannel,
@@ -60,6 +64,25 @@ export async function listenForCachedRowChanges(engine: StoreEngine): Promise<Ca
     live: () => live,
     generation: (tables) => tables.reduce((sum, table) => sum + (generations.get(table) ?? 0), everything),
     stop,
+  };
+}
+
+/** SQLite: a generation raised whenever the change stamp moved since it was last asked for; never live without a stamp. */
+function changesOfStamp(changeStamp: StoreEngine['changeStamp']): CachedRowChanges {
+  if (!changeStamp) return { live: () => false, generation: () => 0, stop: async () => undefined };
+  let lastStamp = changeStamp();
+  let generation = 0;
+  return {
+    live: () => true,
+    generation: () => {
+      const stamp = changeStamp();
+      if (stamp !== lastStamp) {
+        lastStamp = stamp;
+        generation += 1;
+      }
+      return generation;
+    },
+    stop: async () => undefined,
   };
 }
 
