@@ -8,7 +8,7 @@ import type { components } from '../../generated/work-platform/types.js';
 import { maxLengths, sortFields } from '../../generated/work-platform/rules.js';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import { connectorKinds, connectors, type ConnectorKind, type ConnectorStatus } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './filteredLists.js';
 import { placeholdersFor } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';

@@ -11,7 +11,7 @@ import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { companies, contracts, contractStorageLimits, deals, type ContractStatus } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './filteredLists.js';
 import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type DialectSql, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';

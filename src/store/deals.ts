@@ -5,7 +5,7 @@ import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import { and, count, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
+import { engineFilteredKeysetList, type FilteredListOptions } from './filteredLists.js';
 import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';

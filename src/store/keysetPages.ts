@@ -93,11 +93,11 @@ export function toPage<R extends { id: string; sortKey: string | number }, T>(ro
   };
 }
 
-/** toPage for the array rows of engineKeysetList. */
-export function toPageOfKeysetRows<R extends KeysetRow, T>(rows: R[], limit: number, toItem: (row: R) => T): KeysetPage<T> {
+/** toPage for the array rows of engineKeysetList; `at` is passed on to toItem (the instant the items are shown at). */
+export function toPageOfKeysetRows<R extends KeysetRow, T>(rows: R[], limit: number, toItem: (row: R, at: number) => T, at = 0): KeysetPage<T> {
   const count = Math.min(rows.length, limit);
   const items = new Array<T>(count);
-  for (let index = 0; index < count; index += 1) items[index] = toItem(rows[index]!);
+  for (let index = 0; index < count; index += 1) items[index] = toItem(rows[index]!, at);
   const last = rows[count - 1];
   return {
     items,

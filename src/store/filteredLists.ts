@@ -1,4 +1,4 @@
-// The lists of the CRM stores: keyset pages (see keysetPages.ts) narrowed by optional filters.
+// The lists of the versioned resources: keyset pages (see keysetPages.ts) narrowed by optional filters.
 // Each combination of sort, order, page position and given filters is one statement, made on
 // first use; a filter is a condition on its own placeholder, so its value is bound, never spliced.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
@@ -26,7 +26,8 @@ export interface FilteredListDefinition<S extends string, F extends string, R ex
   sortKeys: Record<S, SortKeyDefinition>;
   /** Each filter's condition, written with `sql.placeholder(<filter name>)`. */
   filters: Record<F, SQL>;
-  toItem: (row: R) => T;
+  /** The item of a row, as shown at the instant the list is read at. */
+  toItem: (row: R, at: number) => T;
 }
 
 export type FilteredListOptions<S extends string, F extends string> = KeysetListOptions<S> &
@@ -74,18 +75,18 @@ function filteredListCall<S extends string, F extends string, R extends KeysetRo
   return { statement, args };
 }
 
-/** A filtered keyset list on an engine: each page read as committed data. */
+/** A filtered keyset list on an engine: each page read as committed data, its items shown as at `at`. */
 export function engineFilteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
   engine: StoreEngine,
   definition: FilteredListDefinition<S, F, R, T>,
-): (workspaceId: string, options: FilteredListOptions<S, F>) => Promise<KeysetPage<T>> {
+): (workspaceId: string, options: FilteredListOptions<S, F>, at?: number) => Promise<KeysetPage<T>> {
   const statements = statementCache<EngineStatement<Record<string, unknown>, R, unknown>>();
   const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) =>
     engine.statement<unknown, Record<string, unknown>, R>(filteredListQuery(engine.orm, definition, sortKey, order, afterPosition, given));
 
-  return async (workspaceId, options) => {
+  return async (workspaceId, options, at = 0) => {
     const { statement, args } = filteredListCall(definition, statements, prepare, workspaceId, options);
     const rows = await engine.read(() => statement.rows(args));
-    return toPageOfKeysetRows(rows, options.limit, definition.toItem);
+    return toPageOfKeysetRows(rows, options.limit, definition.toItem, at);
   };
 }
