@@ -83,8 +83,8 @@ export interface VersionedResource<Row extends VersionedRow, Item extends EventO
   readonly outbox: OutboxRecorder;
   /** Runs a change in one write transaction (joining the caller's), wording a failed length CHECK as its field. */
   write<T>(change: () => T | Promise<T>): Promise<T>;
-  /** The stored row, or undefined: inside a write, or for a read that needs columns the item does not show. */
-  row(workspaceId: string, id: string): Promise<Row | undefined>;
+  /** The stored row as committed, or undefined: for a read that needs columns the item does not show. */
+  read(workspaceId: string, id: string): Promise<Row | undefined>;
   /** The item as of now; undefined when missing or in another workspace. */
   get(workspaceId: string, id: string): Promise<Item | undefined>;
   /** Inside a write: the row a change applies to, which must exist and, when a version is expected, be at it. */
@@ -192,7 +192,7 @@ export function versionedResource<T extends VersionedTable, Item extends EventOb
     outbox,
     write,
 
-    row: (workspaceId, id) => selectOne.object({ workspaceId, id }),
+    read: (workspaceId, id) => engine.read(() => selectOne.object({ workspaceId, id })),
 
     async get(workspaceId, id) {
       const row = await engine.read(() => selectOne.object({ workspaceId, id }));
