@@ -53,6 +53,7 @@ export interface ConnectorStore {
   getConnector(workspaceId: string, id: string): Promise<Connector | undefined>;
   /** The connector with its sealed credential, or undefined when missing. */
   getConnectorWithCredential(workspaceId: string, id: string): Promise<ConnectorWithCredential | undefined>;
+  /** As of now, and until a connector listed connected is shown expired (`shownUntil`). */
   listConnectors(workspaceId: string, options: ConnectorListOptions): Promise<KeysetPage<Connector>>;
   /** Stores the credential (replacing any), `connected`. Records connector.connected. */
   connect(workspaceId: string, id: string, credential: SealedCredential, actor: EventActor): Promise<Connector>;
@@ -101,6 +102,17 @@ const sortKeys: Record<ConnectorSort, SortKeyDefinition> = {
 const constraintFields: ConstraintFields = {
   connectors_name_length: { field: 'name', limit: connectorNameLimit },
 };
+
+/** When the first of these connectors, shown connected, is shown expired: its credential's expiry. */
+function firstLapse(items: readonly Connector[]): number | undefined {
+  let first: number | undefined;
+  for (const connector of items) {
+    if (connector.status !== 'connected' || connector.credentialExpiresAt === null) continue;
+    const lapse = Date.parse(connector.credentialExpiresAt);
+    if (first === undefined || lapse < first) first = lapse;
+  }
+  return first;
+}
 
 export function createConnectorStore(source: StoreSource, options: ConnectorStoreOptions = {}): ConnectorStore {
   const resource = versionedResource(
@@ -158,7 +170,11 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
       return row ? { connector: toConnector(row, now()), sealedCredential: row.sealedCredential } : undefined;
     },
 
-    listConnectors: resource.list,
+    async listConnectors(workspaceId, listOptions) {
+      const page = await resource.list(workspaceId, listOptions);
+      const shownUntil = firstLapse(page.items);
+      return shownUntil === undefined ? page : { ...page, shownUntil };
+    },
 
     connect(workspaceId, id, credential, actor) {
       return write(async () => {

@@ -9,7 +9,7 @@
 // readers saw never changes when it is recorded.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
 import { companies, contracts, contractStorageLimits, deals, type ContractStatus } from '../../db/schema.js';
 import { workspaceRowStatement } from './drizzle.js';
 import { engineOf, type DialectSql, type StoreSource } from './engine.js';
@@ -52,7 +52,7 @@ export interface ContractStore {
   moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
   /** Deletes a draft, declined or expired contract. Returns the contract as it was. */
   deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
-  /** As of now; `updatedSince` in milliseconds since the epoch. */
+  /** As of now, and until the next expiry of a sent contract (`shownUntil`); `updatedSince` in milliseconds since the epoch. */
   listContracts(workspaceId: string, options: ContractListOptions): Promise<KeysetPage<Contract>>;
   /** Records the expiry of every sent contract past its date (contract.expired each); returns how many. */
   expireOverdueContracts(): Promise<number>;
@@ -209,6 +209,13 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
       .select({ companyId: deals.companyId })
       .from(deals)
       .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')))),
+  );
+  // The first instant after `asOf` at which a sent contract of the workspace expires: until then a list reads the same.
+  const nextExpiry = engine.statement<unknown, { workspaceId: string; asOf: number }>(
+    orm
+      .select({ expiresAt: sql<number | null>`min(${contracts.expiresAt})` })
+      .from(contracts)
+      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.status, 'sent'), gt(contracts.expiresAt, sql.placeholder('asOf')))),
   );
   const overdueRows = engine.statement<ContractRow>(
     orm
@@ -377,7 +384,10 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
     },
 
     async listContracts(workspaceId, listOptions) {
-      return resource.list(workspaceId, { ...listOptions, bindings: { asOf: now() } });
+      const asOf = now();
+      const page = await resource.list(workspaceId, { ...listOptions, bindings: { asOf } });
+      const expiresAt = (await engine.read(() => nextExpiry.value({ workspaceId, asOf }))) as number | null | undefined;
+      return expiresAt === null || expiresAt === undefined ? page : { ...page, shownUntil: expiresAt };
     },
 
     async expireOverdueContracts() {

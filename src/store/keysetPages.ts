@@ -21,6 +21,8 @@ export interface KeysetPage<T> {
   items: T[];
   /** Null on the last page. */
   nextAfter: KeysetAfter | null;
+  /** For a page shown as of the instant it was read: the first instant from which it may read otherwise, though nothing is written. */
+  shownUntil?: number;
 }
 
 export interface KeysetListOptions<S extends string> {
