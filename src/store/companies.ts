@@ -2,15 +2,14 @@
 // contracts name cannot be deleted; its contacts are detached.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, deals, storageLimits } from '../../db/schema.js';
 import { toContact } from './contacts.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type { FilteredListOptions } from './filteredLists.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import type { EventActor } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import type { SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InUseError, InvalidValueError } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
@@ -25,20 +24,8 @@ export type CompanyListOptions = FilteredListOptions<CompanySort, 'updatedSince'
 
 export type CompanyStoreOptions = VersionedResourceOptions;
 
-export interface CompanyStore {
-  createCompany(workspaceId: string, input: CreateCompanyInput, actor: EventActor): Promise<Company>;
-  /** Undefined when missing or in another workspace. */
-  getCompany(workspaceId: string, id: string): Promise<Company | undefined>;
-  /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateCompany(workspaceId: string, id: string, patch: UpdateCompanyInput, expectedVersion: number, actor: EventActor): Promise<Company>;
-  /**
-   * Deletes a company that no deal or contract names (else InUseError `company-has-deals`, `company-has-contracts`); its contacts lose
-   * their companyId, each with a new version and a contact.updated event. Returns the company as it was.
-   */
-  deleteCompany(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Company>;
-  /** `updatedSince` in milliseconds since the epoch. */
-  listCompanies(workspaceId: string, options: CompanyListOptions): Promise<KeysetPage<Company>>;
-}
+/** Deleting a company that a deal or contract names is an InUseError (`company-has-deals`, `company-has-contracts`); its contacts lose their companyId, each with a new version and a contact.updated event. */
+export type CompanyStore = VersionedStore<'Company', 'Companies', Company, CreateCompanyInput, UpdateCompanyInput, CompanyListOptions>;
 
 type CompanyRow = typeof companies.$inferSelect;
 
@@ -93,18 +80,8 @@ export function createCompanyStore(source: StoreSource, options: CompanyStoreOpt
   );
   const { now, outbox } = resource;
 
-  const countDeals = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(deals)
-      .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.companyId, sql.placeholder('id')))),
-  );
-  const countContracts = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(contracts)
-      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.companyId, sql.placeholder('id')))),
-  );
+  const countDeals = referenceCounter(engine, deals, deals.companyId);
+  const countContracts = referenceCounter(engine, contracts, contracts.companyId);
   const contactsOf = engine.statement<typeof contacts.$inferSelect>(
     orm
       .select()
@@ -157,9 +134,9 @@ export function createCompanyStore(source: StoreSource, options: CompanyStoreOpt
     async deleteCompany(workspaceId, id, expectedVersion, actor) {
       return resource.delete(workspaceId, id, expectedVersion, actor, {
         async check() {
-          const dealCount = (await countDeals.object({ workspaceId, id }))?.count ?? 0;
+          const dealCount = await countDeals(workspaceId, id);
           if (dealCount > 0) throw new InUseError('company-has-deals', id, dealCount);
-          const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
+          const contractCount = await countContracts(workspaceId, id);
           if (contractCount > 0) throw new InUseError('company-has-contracts', id, contractCount);
         },
         async cascade(_company, at) {

@@ -6,7 +6,7 @@
 // expiry has passed is shown as `expired` at once.
 import type { components } from '../../generated/work-platform/types.js';
 import { maxLengths, sortFields } from '../../generated/work-platform/rules.js';
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { eq, gte, sql } from 'drizzle-orm';
 import { connectorKinds, connectors, type ConnectorKind, type ConnectorStatus } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type { FilteredListOptions } from './filteredLists.js';

@@ -2,15 +2,14 @@
 // of its workspace; a contact that a deal lists cannot be deleted.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, dealContacts, storageLimits } from '../../db/schema.js';
 import { workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type { FilteredListOptions } from './filteredLists.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import type { EventActor } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import type { SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
@@ -25,17 +24,8 @@ export type ContactListOptions = FilteredListOptions<ContactSort, 'companyId' | 
 
 export type ContactStoreOptions = VersionedResourceOptions;
 
-export interface ContactStore {
-  createContact(workspaceId: string, input: CreateContactInput, actor: EventActor): Promise<Contact>;
-  /** Undefined when missing or in another workspace. */
-  getContact(workspaceId: string, id: string): Promise<Contact | undefined>;
-  /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateContact(workspaceId: string, id: string, patch: UpdateContactInput, expectedVersion: number, actor: EventActor): Promise<Contact>;
-  /** Deletes a contact that no deal lists (else InUseError `contact-has-deals`). Returns the contact as it was. */
-  deleteContact(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contact>;
-  /** `updatedSince` in milliseconds since the epoch. */
-  listContacts(workspaceId: string, options: ContactListOptions): Promise<KeysetPage<Contact>>;
-}
+/** Deleting a contact that a deal lists is an InUseError (`contact-has-deals`). */
+export type ContactStore = VersionedStore<'Contact', 'Contacts', Contact, CreateContactInput, UpdateContactInput, ContactListOptions>;
 
 type ContactRow = typeof contacts.$inferSelect;
 
@@ -93,12 +83,7 @@ export function createContactStore(source: StoreSource, options: ContactStoreOpt
     options,
   );
   const companyExists = workspaceRowStatement(engine, companies);
-  const countDeals = engine.statement<{ count: number }>(
-    engine.orm
-      .select({ count: count() })
-      .from(dealContacts)
-      .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.contactId, sql.placeholder('id')))),
-  );
+  const countDeals = referenceCounter(engine, dealContacts, dealContacts.contactId);
 
   async function checkCompany(workspaceId: string, companyId: string | null, previous?: string | null): Promise<void> {
     if (companyId !== null && companyId !== previous && !(await companyExists.row({ workspaceId, id: companyId }))) {
@@ -149,7 +134,7 @@ export function createContactStore(source: StoreSource, options: ContactStoreOpt
     async deleteContact(workspaceId, id, expectedVersion, actor) {
       return resource.delete(workspaceId, id, expectedVersion, actor, {
         async check() {
-          const dealCount = (await countDeals.object({ workspaceId, id }))?.count ?? 0;
+          const dealCount = await countDeals(workspaceId, id);
           if (dealCount > 0) throw new InUseError('contact-has-deals', id, dealCount);
         },
       });

@@ -15,9 +15,9 @@ import { workspaceRowStatement } from './drizzle.js';
 import { engineOf, type DialectSql, type StoreSource } from './engine.js';
 import type { FilteredListOptions } from './filteredLists.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetPage, KeysetRow, SortKeyDefinition } from './keysetPages.js';
+import type { KeysetRow, SortKeyDefinition } from './keysetPages.js';
 import type { EventActor, OutboxEventType } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import { versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { ContractStateError, InvalidValueError, NotFoundError, ValueRefusedError, type RefusedValue } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
@@ -42,21 +42,16 @@ const msPerDay = 86_400_000;
 
 export type ContractStoreOptions = VersionedResourceOptions;
 
-export interface ContractStore {
-  createContract(workspaceId: string, input: CreateContractInput, actor: EventActor): Promise<Contract>;
-  /** As of now; undefined when missing or in another workspace. */
-  getContract(workspaceId: string, id: string): Promise<Contract | undefined>;
-  /** Changes a draft when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateContract(workspaceId: string, id: string, patch: UpdateContractInput, expectedVersion: number, actor: EventActor): Promise<Contract>;
+/**
+ * Reads show contracts as of now (a list until the next expiry of a sent contract, `shownUntil`). Only a draft
+ * can be updated; only a draft, declined or expired contract can be deleted.
+ */
+export type ContractStore = VersionedStore<'Contract', 'Contracts', Contract, CreateContractInput, UpdateContractInput, ContractListOptions> & {
   /** One move of the lifecycle; a move the status does not allow is a ContractStateError. */
   moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
-  /** Deletes a draft, declined or expired contract. Returns the contract as it was. */
-  deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
-  /** As of now, and until the next expiry of a sent contract (`shownUntil`); `updatedSince` in milliseconds since the epoch. */
-  listContracts(workspaceId: string, options: ContractListOptions): Promise<KeysetPage<Contract>>;
   /** Records the expiry of every sent contract past its date (contract.expired each); returns how many. */
   expireOverdueContracts(): Promise<number>;
-}
+};
 
 type ContractRow = typeof contracts.$inferSelect;
 

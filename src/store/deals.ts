@@ -3,15 +3,14 @@
 // stage moves; a deal that a contract names cannot be deleted.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { and, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
 import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import type { FilteredListOptions } from './filteredLists.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import type { EventActor } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import type { SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, utcDayStart, type ConstraintFields } from './workPlatformValues.js';
 
@@ -28,20 +27,11 @@ export type DealListOptions = FilteredListOptions<DealSort, 'stage' | 'ownerId' 
 
 export type DealStoreOptions = VersionedResourceOptions;
 
-export interface DealStore {
-  createDeal(workspaceId: string, input: CreateDealInput, actor: EventActor): Promise<Deal>;
-  /** Undefined when missing or in another workspace. */
-  getDeal(workspaceId: string, id: string): Promise<Deal | undefined>;
-  /**
-   * Applies the given members when `expectedVersion` is current (`contactIds` replaces the list).
-   * Records deal.updated, and deal.stage_changed when the stage changes. A patch that changes nothing writes nothing.
-   */
-  updateDeal(workspaceId: string, id: string, patch: UpdateDealInput, expectedVersion: number, actor: EventActor): Promise<Deal>;
-  /** Deletes a deal that no contract names (else InUseError `deal-has-contracts`); its company and contacts stay. Returns the deal as it was. */
-  deleteDeal(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Deal>;
-  /** `updatedSince` in milliseconds since the epoch. */
-  listDeals(workspaceId: string, options: DealListOptions): Promise<KeysetPage<Deal>>;
-}
+/**
+ * An update's `contactIds` replaces the list; it records deal.updated, and deal.stage_changed when the stage changes.
+ * Deleting a deal that a contract names is an InUseError (`deal-has-contracts`); its company and contacts stay.
+ */
+export type DealStore = VersionedStore<'Deal', 'Deals', Deal, CreateDealInput, UpdateDealInput, DealListOptions>;
 
 type DealRow = typeof deals.$inferSelect;
 
@@ -117,12 +107,7 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
   const userExists = workspaceRowStatement(engine, users);
   const companyExists = workspaceRowStatement(engine, companies);
   const contactExists = workspaceRowStatement(engine, contacts);
-  const countContracts = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(contracts)
-      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.dealId, sql.placeholder('id')))),
-  );
+  const countContracts = referenceCounter(engine, contracts, contracts.dealId);
   const insertContact = engine.statement(orm.insert(dealContacts).values(placeholdersFor(dealContacts)));
   const removeContacts = engine.statement(
     orm
@@ -202,7 +187,7 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
       // deal_contacts rows go with the deal (foreign key cascade).
       return resource.delete(workspaceId, id, expectedVersion, actor, {
         async check() {
-          const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
+          const contractCount = await countContracts(workspaceId, id);
           if (contractCount > 0) throw new InUseError('deal-has-contracts', id, contractCount);
         },
       });

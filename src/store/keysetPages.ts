@@ -4,8 +4,6 @@
 // row appear twice or be skipped. Each sort key has an index (workspace_id, key, id).
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { BuiltQuery } from './drizzle.js';
-import type { StoreEngine } from './engine.js';
 import { StoreError } from './errors.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
@@ -114,15 +112,6 @@ export interface KeysetListArguments {
   limit: number;
   afterKey?: string | number;
   afterId?: string;
-}
-
-/**
- * A list query compiled once: it selects the id, the sort key and then the listed columns, in that
- * order, and each call reads the rows as arrays, on whichever engine the store runs on.
- */
-export function engineKeysetList<R extends KeysetRow>(engine: StoreEngine, query: BuiltQuery): (args: KeysetListArguments) => Promise<R[]> {
-  const statement = engine.statement<unknown, KeysetListArguments, R>(query);
-  return (args) => statement.rows(args);
 }
 
 /** Prepared list statements, one per (sort, order, first page or not), each made on first use. */

@@ -2,13 +2,11 @@
 // has tasks cannot be deleted.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, count, eq, sql } from 'drizzle-orm';
 import { projects, projectStatuses, storageLimits, tasks, type ProjectStatus } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetListOptions, KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import type { EventActor } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import type { KeysetListOptions, SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { checkText, formatTimestamp, type ConstraintFields } from './workPlatformValues.js';
 import { InvalidValueError, ProjectHasTasksError } from './workPlatformErrors.js';
 
@@ -25,19 +23,8 @@ export type ProjectSort = (typeof projectSorts)[number];
 
 export type ProjectStoreOptions = VersionedResourceOptions;
 
-export interface ProjectStore {
-  createProject(workspaceId: string, input: CreateProjectInput, actor: EventActor): Promise<Project>;
-  /** Undefined when missing or in another workspace. */
-  getProject(workspaceId: string, id: string): Promise<Project | undefined>;
-  /**
-   * Applies the given members when `expectedVersion` is the current version. A patch that changes
-   * nothing writes nothing: version, updatedAt and events stay as they are.
-   */
-  updateProject(workspaceId: string, id: string, patch: UpdateProjectInput, expectedVersion: number, actor: EventActor): Promise<Project>;
-  /** Deletes a project without tasks; `expectedVersion`, when given, must be the current version. */
-  deleteProject(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Project>;
-  listProjects(workspaceId: string, options: KeysetListOptions<ProjectSort>): Promise<KeysetPage<Project>>;
-}
+/** Deleting a project that has tasks is a ProjectHasTasksError. */
+export type ProjectStore = VersionedStore<'Project', 'Projects', Project, CreateProjectInput, UpdateProjectInput, KeysetListOptions<ProjectSort>>;
 
 type ProjectRow = typeof projects.$inferSelect;
 /** The columns a Project is made of. */
@@ -84,12 +71,7 @@ function checkProjectValues(input: UpdateProjectInput): void {
 export function createProjectStore(source: StoreSource, options: ProjectStoreOptions = {}): ProjectStore {
   const engine = engineOf(source);
   const resource = versionedResource(engine, { table: projects, entity: 'project', constraintFields, toItem: toProject, sortKeys, filters: {} }, options);
-  const countTasks = engine.statement<{ taskCount: number }>(
-    engine.orm
-      .select({ taskCount: count() })
-      .from(tasks)
-      .where(and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.projectId, sql.placeholder('id')))),
-  );
+  const countTasks = referenceCounter(engine, tasks, tasks.projectId);
 
   return {
     async createProject(workspaceId, input, actor) {
@@ -129,7 +111,7 @@ export function createProjectStore(source: StoreSource, options: ProjectStoreOpt
     async deleteProject(workspaceId, id, expectedVersion, actor) {
       return resource.delete(workspaceId, id, expectedVersion, actor, {
         async check() {
-          const { taskCount } = (await countTasks.object({ workspaceId, id }))!;
+          const taskCount = await countTasks(workspaceId, id);
           if (taskCount > 0) throw new ProjectHasTasksError(id, taskCount);
         },
       });

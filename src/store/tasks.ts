@@ -4,7 +4,7 @@
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import {
   dueOnSortExpressionText,
   projects,
@@ -19,9 +19,8 @@ import {
 import { drizzleFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
 import { defaultRandomBytes, newId } from './ids.js';
-import type { KeysetListOptions, KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import type { EventActor } from './outboxEvents.js';
-import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
+import type { KeysetListOptions, SortKeyDefinition } from './keysetPages.js';
+import { versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
 import { checkText, formatTimestamp, parseTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
@@ -38,20 +37,8 @@ export type TaskSort = (typeof taskSorts)[number];
 
 export type TaskStoreOptions = VersionedResourceOptions;
 
-export interface TaskStore {
-  createTask(workspaceId: string, input: CreateTaskInput, actor: EventActor): Promise<Task>;
-  /** Undefined when missing or in another workspace. */
-  getTask(workspaceId: string, id: string): Promise<Task | undefined>;
-  /**
-   * Applies the given members when `expectedVersion` is the current version. Records
-   * task.updated, and task.completed as well when the status becomes DONE. A patch that changes
-   * nothing writes nothing: version, updatedAt and events stay as they are.
-   */
-  updateTask(workspaceId: string, id: string, patch: UpdateTaskInput, expectedVersion: number, actor: EventActor): Promise<Task>;
-  /** Deletes a task; `expectedVersion`, when given, must be the current version. Returns the task as it was. */
-  deleteTask(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Task>;
-  listTasks(workspaceId: string, options: KeysetListOptions<TaskSort>): Promise<KeysetPage<Task>>;
-}
+/** An update records task.updated, and task.completed as well when the status becomes DONE. */
+export type TaskStore = VersionedStore<'Task', 'Tasks', Task, CreateTaskInput, UpdateTaskInput, KeysetListOptions<TaskSort>>;
 
 type TaskRow = typeof tasks.$inferSelect;
 /** The columns a Task is made of. */

@@ -5,7 +5,7 @@
 // event(s) in the same transaction, and a failed length CHECK is worded as the field it guards.
 // Each store declares only what is its own: its table, the item the API shows, its sorts and
 // filters, and its rules, given to create, update and delete as checks and consequences.
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { placeholdersFor } from './drizzle.js';
 import type { StoreEngine } from './engine.js';
@@ -115,6 +115,25 @@ export interface VersionedResource<Row extends VersionedRow, Item extends EventO
   /** The item of a row read as a list reads it (id, sort key, then the listed columns). */
   fromListedRow(row: KeysetRow, at: number): Item;
 }
+
+type Named<Name extends string, Member> = { [Key in Name]: Member };
+
+/**
+ * The methods of a versioned resource's store, named after it (`createTask`, `getTask`,
+ * `updateTask`, `deleteTask`, `listTasks`). A get answers undefined for a row missing or of another
+ * workspace; an update applies the given members when `expectedVersion` is current, and a patch that
+ * changes nothing writes nothing; a delete (`expectedVersion` checked when given) answers the item
+ * as it was; a list's `updatedSince` is in milliseconds since the epoch. Each store's own rules are
+ * told where it declares them.
+ */
+export type VersionedStore<Name extends string, Plural extends string, Item, Create, Update, ListOptions> = Named<
+  `create${Name}`,
+  (workspaceId: string, input: Create, actor: EventActor) => Promise<Item>
+> &
+  Named<`get${Name}`, (workspaceId: string, id: string) => Promise<Item | undefined>> &
+  Named<`update${Name}`, (workspaceId: string, id: string, patch: Update, expectedVersion: number, actor: EventActor) => Promise<Item>> &
+  Named<`delete${Name}`, (workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor) => Promise<Item>> &
+  Named<`list${Plural}`, (workspaceId: string, options: ListOptions) => Promise<KeysetPage<Item>>>;
 
 /**
  * `(row) => ({ id: row[0], <name>: row[2], … })` for a row read as (id, sort key, columns…),
@@ -247,4 +266,22 @@ export function versionedResource<T extends VersionedTable, Item extends EventOb
 
     fromListedRow,
   };
+}
+
+/**
+ * How many rows of `table` in a workspace name the given id in `column`: what a delete rule checks
+ * (a company that deals name, a project that has tasks).
+ */
+export function referenceCounter(
+  engine: StoreEngine,
+  table: SQLiteTable & { workspaceId: SQLiteColumn },
+  column: SQLiteColumn,
+): (workspaceId: string, id: string) => Promise<number> {
+  const statement = engine.statement<unknown, { workspaceId: string; id: string }>(
+    engine.orm
+      .select({ count: count() })
+      .from(table)
+      .where(and(eq(table.workspaceId, sql.placeholder('workspaceId')), eq(column, sql.placeholder('id')))),
+  );
+  return async (workspaceId, id) => Number((await statement.value({ workspaceId, id })) ?? 0);
 }
