@@ -136,12 +136,12 @@ export type VersionedStore<Name extends string, Plural extends string, Item, Cre
   Named<`list${Plural}`, (workspaceId: string, options: ListOptions) => Promise<KeysetPage<Item>>>;
 
 /**
- * `(row) => ({ id: row[0], <name>: row[2], … })` for a row read as (id, sort key, columns…),
- * written out once: a listed row then costs one object literal, as a hand-written one would.
+ * `(row, at) => toItem({ id: row[0], <name>: row[2], … }, at)` for a row read as (id, sort key,
+ * columns…), written out once: a listed row then costs one object literal, as a hand-written one would.
  */
-function listedRowReader<Row>(names: readonly string[]): (row: KeysetRow) => Row {
+function listedRowReader<Row, Item>(names: readonly string[], toItem: (row: Row, at: number) => Item): (row: KeysetRow, at: number) => Item {
   const members = names.map((name, index) => `${JSON.stringify(name)}: row[${index + 2}]`);
-  return new Function('row', `return { id: row[0], ${members.join(', ')} };`) as (row: KeysetRow) => Row;
+  return new Function('toItem', `return (row, at) => toItem({ id: row[0], ${members.join(', ')} }, at);`)(toItem) as (row: KeysetRow, at: number) => Item;
 }
 
 export function versionedResource<T extends VersionedTable, Item extends EventObject, S extends string, F extends string>(
@@ -174,8 +174,7 @@ export function versionedResource<T extends VersionedTable, Item extends EventOb
   const unlisted = new Set(['id', 'workspaceId', ...(definition.unlisted ?? [])]);
   const listedColumns =
     definition.listedColumns ?? Object.fromEntries(Object.entries(columns).filter(([name]) => !unlisted.has(name)));
-  const readListed = listedRowReader<Row>(Object.keys(listedColumns));
-  const fromListedRow = (row: KeysetRow, at: number): Item => toItem(readListed(row), at);
+  const fromListedRow = listedRowReader(Object.keys(listedColumns), toItem);
   const list = engineFilteredKeysetList(engine, {
     table,
     idColumn: table.id,
