@@ -14,14 +14,18 @@ export interface BoundedCacheOptions {
 
 /** One user's keys in the cache. */
 export interface CacheSpace {
-  /** The answer kept under `key` if it was built at `revision`; an entry built at another revision is dropped. */
-  get(key: string, revision: number): Buffer | undefined;
+  /**
+   * The answer kept under `key` if it was built at `revision` and still holds at the instant `at`;
+   * an entry built at another revision, or kept until `at` or earlier, is dropped.
+   */
+  get(key: string, revision: number, at?: number): Buffer | undefined;
   /**
    * Keeps `answer` under `key` as built at `revision`, dropping least recently used entries (of
    * this space first when it is over its own entry cap) until the cache is within its byte cap.
-   * Returns the bytes to send: the kept copy, or `answer` itself when it is not kept.
+   * Returns the bytes to send: the kept copy, or `answer` itself when it is not kept. An answer
+   * that reads otherwise from an instant on, without a new revision, holds `until` then.
    */
-  keep(key: string, revision: number, answer: Buffer): Buffer;
+  keep(key: string, revision: number, answer: Buffer, until?: number): Buffer;
 }
 
 export interface BoundedCache {
@@ -41,6 +45,7 @@ interface SpaceState {
 interface Entry {
   space: SpaceState;
   revision: number;
+  until: number;
   answer: Buffer;
   size: number;
 }
@@ -70,11 +75,11 @@ export function createBoundedCache({ maxBytes }: BoundedCacheOptions): BoundedCa
       const state: SpaceState = { entries: 0, maxEntries };
       const prefix = `${name}\u0000`;
       return {
-        get(key, revision) {
+        get(key, revision, at = Number.NEGATIVE_INFINITY) {
           const fullKey = prefix + key;
           const entry = entries.get(fullKey);
           if (entry === undefined) return undefined;
-          if (entry.revision !== revision) {
+          if (entry.revision !== revision || at >= entry.until) {
             drop(fullKey, entry);
             return undefined;
           }
@@ -82,14 +87,14 @@ export function createBoundedCache({ maxBytes }: BoundedCacheOptions): BoundedCa
           entries.set(fullKey, entry);
           return entry.answer;
         },
-        keep(key, revision, answer) {
+        keep(key, revision, answer, until = Number.POSITIVE_INFINITY) {
           const fullKey = prefix + key;
           const existing = entries.get(fullKey);
           if (existing !== undefined) drop(fullKey, existing);
           const size = answer.length + 2 * fullKey.length + ENTRY_OVERHEAD_BYTES;
           if (size > maxBytes || state.maxEntries === 0) return answer;
           const kept = ownAllocation(answer);
-          entries.set(fullKey, { space: state, revision, answer: kept, size });
+          entries.set(fullKey, { space: state, revision, until, answer: kept, size });
           bytes += size;
           state.entries += 1;
           if (state.entries > state.maxEntries) dropLeastRecentlyUsed(state);

@@ -1,19 +1,17 @@
-// Companies of the CRM. Every read and write is scoped by workspace (another workspace's company
-// is "not found"), every change bumps `version` by one and records its outbox event(s) in the
-// same transaction. A company that deals name cannot be deleted; its contacts are detached.
+// Companies of the CRM, a versioned resource (versionedResources.ts). A company that deals or
+// contracts name cannot be deleted; its contacts are detached.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, deals, storageLimits } from '../../db/schema.js';
 import { toContact } from './contacts.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { placeholdersFor } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
+import type { FilteredListOptions } from './filteredLists.js';
+import { defaultRandomBytes, newId } from './ids.js';
+import type { SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InUseError, InvalidValueError } from './workPlatformErrors.js';
-import { changeWriter, checkText, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
 export type Company = components['schemas']['Company'];
 export type CreateCompanyInput = components['schemas']['CompanyCreate'];
@@ -24,25 +22,10 @@ export const companySorts = sortFields.CompanySort;
 export type CompanySort = (typeof companySorts)[number];
 export type CompanyListOptions = FilteredListOptions<CompanySort, 'updatedSince'>;
 
-export interface CompanyStoreOptions {
-  now?: () => number;
-  randomBytes?: RandomBytes;
-}
+export type CompanyStoreOptions = VersionedResourceOptions;
 
-export interface CompanyStore {
-  createCompany(workspaceId: string, input: CreateCompanyInput, actor: EventActor): Promise<Company>;
-  /** Undefined when missing or in another workspace. */
-  getCompany(workspaceId: string, id: string): Promise<Company | undefined>;
-  /** Applies the given members when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateCompany(workspaceId: string, id: string, patch: UpdateCompanyInput, expectedVersion: number, actor: EventActor): Promise<Company>;
-  /**
-   * Deletes a company that no deal or contract names (else InUseError `company-has-deals`, `company-has-contracts`); its contacts lose
-   * their companyId, each with a new version and a contact.updated event. Returns the company as it was.
-   */
-  deleteCompany(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Company>;
-  /** `updatedSince` in milliseconds since the epoch. */
-  listCompanies(workspaceId: string, options: CompanyListOptions): Promise<KeysetPage<Company>>;
-}
+/** Deleting a company that a deal or contract names is an InUseError (`company-has-deals`, `company-has-contracts`); its contacts lose their companyId, each with a new version and a contact.updated event. */
+export type CompanyStore = VersionedStore<'Company', 'Companies', Company, CreateCompanyInput, UpdateCompanyInput, CompanyListOptions>;
 
 type CompanyRow = typeof companies.$inferSelect;
 
@@ -58,17 +41,6 @@ export function toCompany(row: Omit<CompanyRow, 'workspaceId'>): Company {
     updatedAt: row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt),
   };
 }
-
-type ListedCompanyRow = [
-  id: string,
-  sortKey: string | number,
-  name: string,
-  domain: string | null,
-  description: string | null,
-  version: number,
-  createdAt: number,
-  updatedAt: number,
-];
 
 const sortKeys: Record<CompanySort, SortKeyDefinition> = {
   createdAt: { expression: companies.createdAt, keyType: 'number' },
@@ -92,40 +64,24 @@ function checkCompanyValues(input: UpdateCompanyInput): void {
 }
 
 export function createCompanyStore(source: StoreSource, options: CompanyStoreOptions = {}): CompanyStore {
-  const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const engine = engineOf(source);
   const { orm } = engine;
-  const outbox = createOutboxRecorder(engine, randomBytes);
+  const resource = versionedResource(
+    engine,
+    {
+      table: companies,
+      entity: 'company',
+      constraintFields: companyConstraintFields,
+      toItem: toCompany,
+      sortKeys,
+      filters: { updatedSince: gte(companies.updatedAt, sql.placeholder('updatedSince')) },
+    },
+    options,
+  );
+  const { now, outbox } = resource;
 
-  const inWorkspace = and(eq(companies.workspaceId, sql.placeholder('workspaceId')), eq(companies.id, sql.placeholder('id')));
-  const selectOne = engine.statement<CompanyRow>(orm.select().from(companies).where(inWorkspace));
-  const insert = engine.statement(orm.insert(companies).values(placeholdersFor(companies)));
-  const update = engine.statement(
-    orm
-      .update(companies)
-      .set({
-        name: sql`${sql.placeholder('name')}`,
-        domain: sql`${sql.placeholder('domain')}`,
-        description: sql`${sql.placeholder('description')}`,
-        version: sql`${sql.placeholder('version')}`,
-        updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      })
-      .where(inWorkspace),
-  );
-  const remove = engine.statement(orm.delete(companies).where(inWorkspace));
-  const countDeals = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(deals)
-      .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.companyId, sql.placeholder('id')))),
-  );
-  const countContracts = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(contracts)
-      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.companyId, sql.placeholder('id')))),
-  );
+  const countDeals = referenceCounter(engine, deals, deals.companyId);
+  const countContracts = referenceCounter(engine, contracts, contracts.companyId);
   const contactsOf = engine.statement<typeof contacts.$inferSelect>(
     orm
       .select()
@@ -140,97 +96,59 @@ export function createCompanyStore(source: StoreSource, options: CompanyStoreOpt
       .where(and(eq(contacts.workspaceId, sql.placeholder('workspaceId')), eq(contacts.id, sql.placeholder('id')))),
   );
 
-  const list = engineFilteredKeysetList(engine, {
-    table: companies,
-    idColumn: companies.id,
-    workspaceColumn: companies.workspaceId,
-    columns: {
-      name: companies.name,
-      domain: companies.domain,
-      description: companies.description,
-      version: companies.version,
-      createdAt: companies.createdAt,
-      updatedAt: companies.updatedAt,
-    },
-    sortKeys,
-    filters: { updatedSince: gte(companies.updatedAt, sql.placeholder('updatedSince')) },
-    toItem: ([id, , name, domain, description, version, createdAt, updatedAt]: ListedCompanyRow) =>
-      toCompany({ id, name, domain, description, version, createdAt, updatedAt }),
-  });
-
-  const write = changeWriter(engine, companyConstraintFields);
-  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null): Promise<CompanyRow> =>
-    versionedRow('company', id, await selectOne.object({ workspaceId, id }), expectedVersion);
-
   return {
     async createCompany(workspaceId, input, actor) {
       if (input.name === undefined) throw new InvalidValueError('name', 'is required.');
       checkCompanyValues(input);
       const at = now();
-      const row: CompanyRow = {
-        id: newId('cmp', randomBytes),
-        workspaceId,
-        name: input.name,
-        domain: input.domain ?? null,
-        description: input.description ?? null,
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-      };
-      return write(async () => {
-        await insert.run(row);
-        const company = toCompany(row);
-        await outbox.record(workspaceId, 'company.created', actor, at, company);
-        return company;
-      });
+      return resource.create(
+        {
+          id: newId('cmp', options.randomBytes ?? defaultRandomBytes),
+          workspaceId,
+          name: input.name,
+          domain: input.domain ?? null,
+          description: input.description ?? null,
+          version: 1,
+          createdAt: at,
+          updatedAt: at,
+        },
+        actor,
+      );
     },
 
-    async getCompany(workspaceId, id) {
-      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
-      return row ? toCompany(row) : undefined;
-    },
+    getCompany: resource.get,
 
     async updateCompany(workspaceId, id, patch, expectedVersion, actor) {
       checkCompanyValues(patch);
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        const next: CompanyRow = {
+      return resource.update(workspaceId, id, expectedVersion, actor, {
+        apply: (current) => ({
           ...current,
           name: patch.name ?? current.name,
           domain: patch.domain === undefined ? current.domain : patch.domain,
           description: patch.description === undefined ? current.description : patch.description,
-        };
-        const changed = (['name', 'domain', 'description'] as const).some((name) => next[name] !== current[name]);
-        if (!changed) return toCompany(current);
-        next.version = current.version + 1;
-        next.updatedAt = now();
-        await update.run(next);
-        const company = toCompany(next);
-        await outbox.record(workspaceId, 'company.updated', actor, next.updatedAt, company);
-        return company;
+        }),
+        fields: ['name', 'domain', 'description'],
       });
     },
 
     async deleteCompany(workspaceId, id, expectedVersion, actor) {
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        const dealCount = (await countDeals.object({ workspaceId, id }))?.count ?? 0;
-        if (dealCount > 0) throw new InUseError('company-has-deals', id, dealCount);
-        const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
-        if (contractCount > 0) throw new InUseError('company-has-contracts', id, contractCount);
-        const at = now();
-        for (const contact of await contactsOf.objects({ workspaceId, id })) {
-          await detachContact.run({ workspaceId, id: contact.id, updatedAt: at });
-          const detached = toContact({ ...contact, companyId: null, version: contact.version + 1, updatedAt: at });
-          await outbox.record(workspaceId, 'contact.updated', actor, at, detached);
-        }
-        await remove.run({ workspaceId, id });
-        const company = toCompany(current);
-        await outbox.record(workspaceId, 'company.deleted', actor, at, company);
-        return company;
+      return resource.delete(workspaceId, id, expectedVersion, actor, {
+        async check() {
+          const dealCount = await countDeals(workspaceId, id);
+          if (dealCount > 0) throw new InUseError('company-has-deals', id, dealCount);
+          const contractCount = await countContracts(workspaceId, id);
+          if (contractCount > 0) throw new InUseError('company-has-contracts', id, contractCount);
+        },
+        async cascade(_company, at) {
+          for (const contact of await contactsOf.objects({ workspaceId, id })) {
+            await detachContact.run({ workspaceId, id: contact.id, updatedAt: at });
+            const detached = toContact({ ...contact, companyId: null, version: contact.version + 1, updatedAt: at });
+            await outbox.record(workspaceId, 'contact.updated', actor, at, detached);
+          }
+        },
       });
     },
 
-    listCompanies: list,
+    listCompanies: resource.list,
   };
 }

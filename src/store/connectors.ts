@@ -6,16 +6,16 @@
 // expiry has passed is shown as `expired` at once.
 import type { components } from '../../generated/work-platform/types.js';
 import { maxLengths, sortFields } from '../../generated/work-platform/rules.js';
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { eq, gte, sql } from 'drizzle-orm';
 import { connectorKinds, connectors, type ConnectorKind, type ConnectorStatus } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { placeholdersFor } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
+import type { FilteredListOptions } from './filteredLists.js';
+import { defaultRandomBytes, newId } from './ids.js';
 import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
+import type { EventActor } from './outboxEvents.js';
+import { versionedResource, type VersionedResourceOptions } from './versionedResources.js';
 import { InvalidValueError } from './workPlatformErrors.js';
-import { changeWriter, checkText, creatorRemovedCondition, formatTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, creatorRemovedCondition, formatTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
 export { connectorKinds, type ConnectorKind, type ConnectorStatus };
 
@@ -44,10 +44,7 @@ export interface ConnectorWithCredential {
   sealedCredential: string | null;
 }
 
-export interface ConnectorStoreOptions {
-  now?: () => number;
-  randomBytes?: RandomBytes;
-}
+export type ConnectorStoreOptions = VersionedResourceOptions;
 
 export interface ConnectorStore {
   /** A new connector, `not_connected`; `id` only for seed data. */
@@ -56,6 +53,7 @@ export interface ConnectorStore {
   getConnector(workspaceId: string, id: string): Promise<Connector | undefined>;
   /** The connector with its sealed credential, or undefined when missing. */
   getConnectorWithCredential(workspaceId: string, id: string): Promise<ConnectorWithCredential | undefined>;
+  /** As of now, and until a connector listed connected is shown expired (`shownUntil`). */
   listConnectors(workspaceId: string, options: ConnectorListOptions): Promise<KeysetPage<Connector>>;
   /** Stores the credential (replacing any), `connected`. Records connector.connected. */
   connect(workspaceId: string, id: string, credential: SealedCredential, actor: EventActor): Promise<Connector>;
@@ -95,25 +93,6 @@ export function toConnector(row: Omit<ConnectorRow, 'workspaceId' | 'sealedCrede
   };
 }
 
-type ListedConnectorRow = [
-  id: string,
-  sortKey: string | number,
-  kind: ConnectorKind,
-  name: string,
-  status: ConnectorStatus,
-  credentialHint: string | null,
-  credentialExpiresAt: number | null,
-  accountLogin: string | null,
-  connectedAt: number | null,
-  disconnectedAt: number | null,
-  expiredAt: number | null,
-  version: number,
-  createdAt: number,
-  updatedAt: number,
-  createdBy: string | null,
-  creatorRemovedAt: number | null,
-];
-
 const sortKeys: Record<ConnectorSort, SortKeyDefinition> = {
   createdAt: { expression: connectors.createdAt, keyType: 'number' },
   updatedAt: { expression: connectors.updatedAt, keyType: 'number' },
@@ -124,84 +103,38 @@ const constraintFields: ConstraintFields = {
   connectors_name_length: { field: 'name', limit: connectorNameLimit },
 };
 
-export function createConnectorStore(source: StoreSource, options: ConnectorStoreOptions = {}): ConnectorStore {
-  const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const engine = engineOf(source);
-  const { orm } = engine;
-  const outbox = createOutboxRecorder(engine, randomBytes);
-
-  const inWorkspace = and(eq(connectors.workspaceId, sql.placeholder('workspaceId')), eq(connectors.id, sql.placeholder('id')));
-  const selectOne = engine.statement<ConnectorRow>(orm.select().from(connectors).where(inWorkspace));
-  const insert = engine.statement(orm.insert(connectors).values(placeholdersFor(connectors)));
-  const update = engine.statement(
-    orm
-      .update(connectors)
-      .set({
-        status: sql`${sql.placeholder('status')}`,
-        sealedCredential: sql`${sql.placeholder('sealedCredential')}`,
-        credentialHint: sql`${sql.placeholder('credentialHint')}`,
-        credentialExpiresAt: sql`${sql.placeholder('credentialExpiresAt')}`,
-        accountLogin: sql`${sql.placeholder('accountLogin')}`,
-        connectedAt: sql`${sql.placeholder('connectedAt')}`,
-        disconnectedAt: sql`${sql.placeholder('disconnectedAt')}`,
-        expiredAt: sql`${sql.placeholder('expiredAt')}`,
-        version: sql`${sql.placeholder('version')}`,
-        updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      })
-      .where(inWorkspace),
-  );
-  const remove = engine.statement(orm.delete(connectors).where(inWorkspace));
-
-  const list = engineFilteredKeysetList(engine, {
-    table: connectors,
-    idColumn: connectors.id,
-    workspaceColumn: connectors.workspaceId,
-    columns: {
-      kind: connectors.kind,
-      name: connectors.name,
-      status: connectors.status,
-      credentialHint: connectors.credentialHint,
-      credentialExpiresAt: connectors.credentialExpiresAt,
-      accountLogin: connectors.accountLogin,
-      connectedAt: connectors.connectedAt,
-      disconnectedAt: connectors.disconnectedAt,
-      expiredAt: connectors.expiredAt,
-      version: connectors.version,
-      createdAt: connectors.createdAt,
-      updatedAt: connectors.updatedAt,
-      createdBy: connectors.createdBy,
-      creatorRemovedAt: connectors.creatorRemovedAt,
-    },
-    sortKeys,
-    filters: {
-      kind: eq(connectors.kind, sql.placeholder('kind')),
-      creatorRemoved: creatorRemovedCondition(connectors.creatorRemovedAt),
-      updatedSince: gte(connectors.updatedAt, sql.placeholder('updatedSince')),
-    },
-    toItem: ([id, , kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt, createdBy, creatorRemovedAt]: ListedConnectorRow) =>
-      toConnector({ id, kind, name, status, credentialHint, credentialExpiresAt, accountLogin, connectedAt, disconnectedAt, expiredAt, version, createdAt, updatedAt, createdBy, creatorRemovedAt }, now()),
-  });
-
-  const write = changeWriter(engine, constraintFields);
-  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null = null): Promise<ConnectorRow> =>
-    versionedRow('connector', id, await selectOne.object({ workspaceId, id }), expectedVersion);
-
-  /** Writes `next` as the row's new version and records `type` about it. */
-  async function change(
-    workspaceId: string,
-    current: ConnectorRow,
-    next: ConnectorRow,
-    type: 'connector.connected' | 'connector.disconnected' | 'connector.expired',
-    actor: EventActor,
-  ): Promise<Connector> {
-    next.version = current.version + 1;
-    next.updatedAt = now();
-    await update.run(next);
-    const connector = toConnector(next, next.updatedAt);
-    await outbox.record(workspaceId, type, actor, next.updatedAt, connector);
-    return connector;
+/** When the first of these connectors, shown connected, is shown expired: its credential's expiry. */
+function firstLapse(items: readonly Connector[]): number | undefined {
+  let first: number | undefined;
+  for (const connector of items) {
+    if (connector.status !== 'connected' || connector.credentialExpiresAt === null) continue;
+    const lapse = Date.parse(connector.credentialExpiresAt);
+    if (first === undefined || lapse < first) first = lapse;
   }
+  return first;
+}
+
+export function createConnectorStore(source: StoreSource, options: ConnectorStoreOptions = {}): ConnectorStore {
+  const resource = versionedResource(
+    engineOf(source),
+    {
+      table: connectors,
+      entity: 'connector',
+      constraintFields,
+      toItem: toConnector,
+      shownAsOf: true,
+      sortKeys,
+      filters: {
+        kind: eq(connectors.kind, sql.placeholder('kind')),
+        creatorRemoved: creatorRemovedCondition(connectors.creatorRemovedAt),
+        updatedSince: gte(connectors.updatedAt, sql.placeholder('updatedSince')),
+      },
+      unlisted: ['sealedCredential'],
+    },
+    options,
+  );
+  const { now, write } = resource;
+  const currentRow = (workspaceId: string, id: string) => resource.current(workspaceId, id, null);
 
   return {
     async createConnector(workspaceId, input, actor, createOptions = {}) {
@@ -209,7 +142,7 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
       if (!(connectorKinds as readonly unknown[]).includes(input.kind)) throw new InvalidValueError('kind', `must be one of ${connectorKinds.join(', ')}.`);
       const at = now();
       const row: ConnectorRow = {
-        id: createOptions.id ?? newId('con', randomBytes),
+        id: createOptions.id ?? newId('con', options.randomBytes ?? defaultRandomBytes),
         workspaceId,
         kind: input.kind,
         name: input.name,
@@ -227,31 +160,26 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
         createdBy: actor.kind === 'USER' ? actor.id : null,
         creatorRemovedAt: null,
       };
-      return write(async () => {
-        await insert.run(row);
-        const connector = toConnector(row, at);
-        await outbox.record(workspaceId, 'connector.created', actor, at, connector);
-        return connector;
-      });
+      return resource.create(row, actor);
     },
 
-    async getConnector(workspaceId, id) {
-      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
-      return row ? toConnector(row, now()) : undefined;
-    },
+    getConnector: resource.get,
 
     async getConnectorWithCredential(workspaceId, id) {
-      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
+      const row = await resource.read(workspaceId, id);
       return row ? { connector: toConnector(row, now()), sealedCredential: row.sealedCredential } : undefined;
     },
 
-    listConnectors: list,
+    async listConnectors(workspaceId, listOptions) {
+      const page = await resource.list(workspaceId, listOptions);
+      const shownUntil = firstLapse(page.items);
+      return shownUntil === undefined ? page : { ...page, shownUntil };
+    },
 
     connect(workspaceId, id, credential, actor) {
       return write(async () => {
         const current = await currentRow(workspaceId, id);
-        return change(
-          workspaceId,
+        return resource.save(
           current,
           {
             ...current,
@@ -264,8 +192,8 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
             disconnectedAt: null,
             expiredAt: null,
           },
-          'connector.connected',
           actor,
+          ['connector.connected'],
         );
       });
     },
@@ -274,12 +202,11 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
       return write(async () => {
         const current = await currentRow(workspaceId, id);
         if (current.status === 'not_connected' || current.status === 'disconnected') return toConnector(current, now());
-        return change(
-          workspaceId,
+        return resource.save(
           current,
           { ...current, status: 'disconnected', sealedCredential: null, credentialHint: null, credentialExpiresAt: null, accountLogin: null, disconnectedAt: now(), expiredAt: null },
-          'connector.disconnected',
           actor,
+          ['connector.disconnected'],
         );
       });
     },
@@ -290,19 +217,10 @@ export function createConnectorStore(source: StoreSource, options: ConnectorStor
         if (current.sealedCredential !== sealedCredential) return toConnector(current, now());
         const at = now();
         const expiredAt = current.credentialExpiresAt !== null && current.credentialExpiresAt <= at ? current.credentialExpiresAt : at;
-        return change(workspaceId, current, { ...current, status: 'expired', sealedCredential: null, expiredAt }, 'connector.expired', actor);
+        return resource.save(current, { ...current, status: 'expired', sealedCredential: null, expiredAt }, actor, ['connector.expired']);
       });
     },
 
-    deleteConnector(workspaceId, id, expectedVersion, actor) {
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        await remove.run({ workspaceId, id });
-        const at = now();
-        const connector = toConnector(current, at);
-        await outbox.record(workspaceId, 'connector.deleted', actor, at, connector);
-        return connector;
-      });
-    },
+    deleteConnector: (workspaceId, id, expectedVersion, actor) => resource.delete(workspaceId, id, expectedVersion, actor),
   };
 }

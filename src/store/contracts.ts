@@ -9,16 +9,17 @@
 // readers saw never changes when it is recorded.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
 import { companies, contracts, contractStorageLimits, deals, type ContractStatus } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
-import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { workspaceRowStatement } from './drizzle.js';
 import { engineOf, type DialectSql, type StoreSource } from './engine.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxRecorder, type EventActor, type OutboxEventType } from './outboxEvents.js';
+import type { FilteredListOptions } from './filteredLists.js';
+import { defaultRandomBytes, newId } from './ids.js';
+import type { KeysetRow, SortKeyDefinition } from './keysetPages.js';
+import type { EventActor, OutboxEventType } from './outboxEvents.js';
+import { versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { ContractStateError, InvalidValueError, NotFoundError, ValueRefusedError, type RefusedValue } from './workPlatformErrors.js';
-import { changeWriter, checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
 
 export type Contract = components['schemas']['Contract'];
 export type CreateContractInput = components['schemas']['ContractCreate'];
@@ -39,26 +40,18 @@ export const contractExpiryActor: EventActor = { id: 'contract-expiry', kind: 'S
 const expiryBatchSize = 500;
 const msPerDay = 86_400_000;
 
-export interface ContractStoreOptions {
-  now?: () => number;
-  randomBytes?: RandomBytes;
-}
+export type ContractStoreOptions = VersionedResourceOptions;
 
-export interface ContractStore {
-  createContract(workspaceId: string, input: CreateContractInput, actor: EventActor): Promise<Contract>;
-  /** As of now; undefined when missing or in another workspace. */
-  getContract(workspaceId: string, id: string): Promise<Contract | undefined>;
-  /** Changes a draft when `expectedVersion` is current; a patch that changes nothing writes nothing. */
-  updateContract(workspaceId: string, id: string, patch: UpdateContractInput, expectedVersion: number, actor: EventActor): Promise<Contract>;
+/**
+ * Reads show contracts as of now (a list until the next expiry of a sent contract, `shownUntil`). Only a draft
+ * can be updated; only a draft, declined or expired contract can be deleted.
+ */
+export type ContractStore = VersionedStore<'Contract', 'Contracts', Contract, CreateContractInput, UpdateContractInput, ContractListOptions> & {
   /** One move of the lifecycle; a move the status does not allow is a ContractStateError. */
   moveContract(workspaceId: string, id: string, move: ContractMove, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
-  /** Deletes a draft, declined or expired contract. Returns the contract as it was. */
-  deleteContract(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Contract>;
-  /** As of now; `updatedSince` in milliseconds since the epoch. */
-  listContracts(workspaceId: string, options: ContractListOptions): Promise<KeysetPage<Contract>>;
   /** Records the expiry of every sent contract past its date (contract.expired each); returns how many. */
   expireOverdueContracts(): Promise<number>;
-}
+};
 
 type ContractRow = typeof contracts.$inferSelect;
 
@@ -133,30 +126,6 @@ function contractViewOf(dialect: DialectSql) {
   return { statusAsOf, updatedAtAsOf, columns, sortKeys };
 }
 
-type ViewedContractRow = [
-  id: string,
-  sortKey: string | number,
-  title: string,
-  status: ContractStatus,
-  companyId: string | null,
-  dealId: string | null,
-  amountMinor: number | null,
-  currency: string | null,
-  body: string | null,
-  expiresOn: string,
-  sentAt: number | null,
-  signedAt: number | null,
-  declinedAt: number | null,
-  expiredAt: number | null,
-  version: number,
-  createdAt: number,
-  updatedAt: number,
-];
-
-function viewed([id, , title, status, companyId, dealId, amountMinor, currency, body, expiresOn, sentAt, signedAt, declinedAt, expiredAt, version, createdAt, updatedAt]: ViewedContractRow): Contract {
-  return toContract({ id, title, status, companyId, dealId, amountMinor, currency, body, expiresOn, sentAt, signedAt, declinedAt, expiredAt, version, createdAt, updatedAt });
-}
-
 /** The length CHECKs of the table, by constraint name (the same names on both engines). */
 export const contractConstraintFields: ConstraintFields = {
   contracts_title_length: { field: 'title', limit: contractStorageLimits.title },
@@ -197,17 +166,33 @@ const moveEvents: Record<ContractMove, OutboxEventType> = {
 };
 
 export function createContractStore(source: StoreSource, options: ContractStoreOptions = {}): ContractStore {
-  const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const engine = engineOf(source);
   const { orm } = engine;
-  const outbox = createOutboxRecorder(engine, randomBytes);
   const view = contractViewOf(engine.dialect);
+  const resource = versionedResource(
+    engine,
+    {
+      table: contracts,
+      entity: 'contract',
+      constraintFields: contractConstraintFields,
+      toItem: toContract,
+      // What is shown depends on the instant, but in SQL: reads bind it as `asOf`.
+      listedColumns: view.columns,
+      sortKeys: view.sortKeys,
+      filters: {
+        status: sql`${view.statusAsOf} = ${sql.placeholder('status')}`,
+        companyId: eq(contracts.companyId, sql.placeholder('companyId')),
+        dealId: eq(contracts.dealId, sql.placeholder('dealId')),
+        updatedSince: sql`${view.updatedAtAsOf} >= ${sql.placeholder('updatedSince')}`,
+      },
+    },
+    options,
+  );
+  const { now, outbox, write } = resource;
 
   const inWorkspace = and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.id, sql.placeholder('id')));
-  const selectOne = engine.statement<ContractRow>(orm.select().from(contracts).where(inWorkspace));
   // Read as a list row is (id, sort key, columns), so that one mapping serves both.
-  const viewOne = engine.statement<unknown, { workspaceId: string; id: string; asOf: number }, ViewedContractRow>(
+  const viewOne = engine.statement<unknown, { workspaceId: string; id: string; asOf: number }, KeysetRow>(
     orm
       .select({ id: contracts.id, sortKey: contracts.createdAt, ...view.columns })
       .from(contracts)
@@ -220,30 +205,13 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
       .from(deals)
       .where(and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')))),
   );
-  const insert = engine.statement(orm.insert(contracts).values(placeholdersFor(contracts)));
-  const update = engine.statement(
+  // The first instant after `asOf` at which a sent contract of the workspace expires: until then a list reads the same.
+  const nextExpiry = engine.statement<unknown, { workspaceId: string; asOf: number }>(
     orm
-      .update(contracts)
-      .set({
-        title: sql`${sql.placeholder('title')}`,
-        status: sql`${sql.placeholder('status')}`,
-        companyId: sql`${sql.placeholder('companyId')}`,
-        dealId: sql`${sql.placeholder('dealId')}`,
-        amountMinor: sql`${sql.placeholder('amountMinor')}`,
-        currency: sql`${sql.placeholder('currency')}`,
-        body: sql`${sql.placeholder('body')}`,
-        expiresOn: sql`${sql.placeholder('expiresOn')}`,
-        expiresAt: sql`${sql.placeholder('expiresAt')}`,
-        sentAt: sql`${sql.placeholder('sentAt')}`,
-        signedAt: sql`${sql.placeholder('signedAt')}`,
-        declinedAt: sql`${sql.placeholder('declinedAt')}`,
-        expiredAt: sql`${sql.placeholder('expiredAt')}`,
-        version: sql`${sql.placeholder('version')}`,
-        updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      })
-      .where(inWorkspace),
+      .select({ expiresAt: sql<number | null>`min(${contracts.expiresAt})` })
+      .from(contracts)
+      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.status, 'sent'), gt(contracts.expiresAt, sql.placeholder('asOf')))),
   );
-  const remove = engine.statement(orm.delete(contracts).where(inWorkspace));
   const overdueRows = engine.statement<ContractRow>(
     orm
       .select()
@@ -253,35 +221,18 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
       .limit(sql.placeholder('limit')),
   );
 
-  const list = engineFilteredKeysetList(engine, {
-    table: contracts,
-    idColumn: contracts.id,
-    workspaceColumn: contracts.workspaceId,
-    columns: view.columns,
-    sortKeys: view.sortKeys,
-    filters: {
-      status: sql`${view.statusAsOf} = ${sql.placeholder('status')}`,
-      companyId: eq(contracts.companyId, sql.placeholder('companyId')),
-      dealId: eq(contracts.dealId, sql.placeholder('dealId')),
-      updatedSince: sql`${view.updatedAtAsOf} >= ${sql.placeholder('updatedSince')}`,
-    },
-    toItem: viewed,
-  });
-
-  const write = changeWriter(engine, contractConstraintFields);
-
   /** Records the expiry of an overdue sent row (contract.expired); any other row as it is. */
   async function caughtUp(workspaceId: string, row: ContractRow, at: number): Promise<ContractRow> {
     if (row.status !== 'sent' || row.expiresAt > at) return row;
     const next = expiredRow(row);
-    await update.run(next);
+    await resource.rewrite(next);
     await outbox.record(workspaceId, 'contract.expired', contractExpiryActor, at, toContract(next));
     return next;
   }
 
   /** The row a change applies to, its expiry recorded first, at the version expected (when one is). */
   async function currentRow(workspaceId: string, id: string, expectedVersion: number | null, at: number): Promise<ContractRow> {
-    const row = versionedRow('contract', id, await selectOne.object({ workspaceId, id }), null);
+    const row = await resource.current(workspaceId, id, null);
     return versionedRow('contract', id, await caughtUp(workspaceId, row, at), expectedVersion);
   }
 
@@ -333,7 +284,7 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
       checkContractValues(input);
       const at = now();
       const row: ContractRow = {
-        id: newId('ctr', randomBytes),
+        id: newId('ctr', options.randomBytes ?? defaultRandomBytes),
         workspaceId,
         title: input.title,
         status: 'draft',
@@ -353,18 +304,12 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
         updatedAt: at,
       };
       checkValue(row);
-      return write(async () => {
-        await resolveParties(workspaceId, row, input.companyId !== undefined && input.companyId !== null);
-        await insert.run(row);
-        const contract = toContract(row);
-        await outbox.record(workspaceId, 'contract.created', actor, at, contract);
-        return contract;
-      });
+      return resource.create(row, actor, { check: () => resolveParties(workspaceId, row, input.companyId !== undefined && input.companyId !== null) });
     },
 
     async getContract(workspaceId, id) {
       const row = await engine.read(() => viewOne.row({ workspaceId, id, asOf: now() }));
-      return row ? viewed(row) : undefined;
+      return row ? resource.fromListedRow(row, 0) : undefined;
     },
 
     async updateContract(workspaceId, id, patch, expectedVersion, actor) {
@@ -392,12 +337,7 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
         }
         const fields = ['title', 'companyId', 'dealId', 'amountMinor', 'currency', 'body', 'expiresOn'] as const;
         if (!fields.some((name) => next[name] !== current[name])) return toContract(current);
-        next.version = current.version + 1;
-        next.updatedAt = at;
-        await update.run(next);
-        const contract = toContract(next);
-        await outbox.record(workspaceId, 'contract.updated', actor, at, contract);
-        return contract;
+        return resource.save(current, next, actor, ['contract.updated'], at);
       });
     },
 
@@ -413,15 +353,12 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
             `The contract's expiresOn (${current.expiresOn}) is before today (UTC); change it before sending.`,
           );
         }
-        const next: ContractRow = { ...current, version: current.version + 1, updatedAt: at };
+        const next: ContractRow = { ...current };
         if (move === 'send') Object.assign(next, { status: 'sent', sentAt: at });
         if (move === 'sign') Object.assign(next, { status: 'signed', signedAt: at });
         if (move === 'decline') Object.assign(next, { status: 'declined', declinedAt: at });
         if (move === 'withdraw') Object.assign(next, { status: 'draft', sentAt: null });
-        await update.run(next);
-        const contract = toContract(next);
-        await outbox.record(workspaceId, moveEvents[move], actor, at, contract);
-        return contract;
+        return resource.save(current, next, actor, [moveEvents[move]], at);
       });
     },
 
@@ -437,15 +374,15 @@ export function createContractStore(source: StoreSource, options: ContractStoreO
               : 'The contract has been signed; a signed contract is kept as the record of the agreement.',
           );
         }
-        await remove.run({ workspaceId, id });
-        const contract = toContract(current);
-        await outbox.record(workspaceId, 'contract.deleted', actor, at, contract);
-        return contract;
+        return resource.remove(current, actor, at);
       });
     },
 
     async listContracts(workspaceId, listOptions) {
-      return list(workspaceId, { ...listOptions, bindings: { asOf: now() } });
+      const asOf = now();
+      const page = await resource.list(workspaceId, { ...listOptions, bindings: { asOf } });
+      const expiresAt = (await engine.read(() => nextExpiry.value({ workspaceId, asOf }))) as number | null | undefined;
+      return expiresAt === null || expiresAt === undefined ? page : { ...page, shownUntil: expiresAt };
     },
 
     async expireOverdueContracts() {

@@ -1,18 +1,18 @@
-// Deals of the CRM. Every read and write is scoped by workspace (another workspace's deal, user,
-// company or contact is "not found"), every change bumps `version` by one and records its outbox
-// events in the same transaction: deal.updated, and deal.stage_changed after it when the stage moves.
+// Deals of the CRM, a versioned resource (versionedResources.ts). Its owner, company and contacts
+// must be of its workspace; a change records deal.updated, and deal.stage_changed after it when the
+// stage moves; a deal that a contract names cannot be deleted.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
-import { and, count, eq, gte, sql } from 'drizzle-orm';
+import { and, eq, gte, sql } from 'drizzle-orm';
 import { companies, contacts, contracts, dealContacts, dealStages, deals, storageLimits, users, type DealStage } from '../../db/schema.js';
-import { engineFilteredKeysetList, type FilteredListOptions } from './crmLists.js';
 import { placeholdersFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
-import type { KeysetPage, SortKeyDefinition } from './keysetPages.js';
-import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
+import type { FilteredListOptions } from './filteredLists.js';
+import { defaultRandomBytes, newId } from './ids.js';
+import type { SortKeyDefinition } from './keysetPages.js';
+import { referenceCounter, versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InUseError, InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { changeWriter, checkText, formatTimestamp, utcDayStart, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, utcDayStart, type ConstraintFields } from './workPlatformValues.js';
 
 export { dealStages, type DealStage };
 
@@ -25,25 +25,13 @@ export const dealSorts = sortFields.DealSort;
 export type DealSort = (typeof dealSorts)[number];
 export type DealListOptions = FilteredListOptions<DealSort, 'stage' | 'ownerId' | 'companyId' | 'updatedSince'>;
 
-export interface DealStoreOptions {
-  now?: () => number;
-  randomBytes?: RandomBytes;
-}
+export type DealStoreOptions = VersionedResourceOptions;
 
-export interface DealStore {
-  createDeal(workspaceId: string, input: CreateDealInput, actor: EventActor): Promise<Deal>;
-  /** Undefined when missing or in another workspace. */
-  getDeal(workspaceId: string, id: string): Promise<Deal | undefined>;
-  /**
-   * Applies the given members when `expectedVersion` is current (`contactIds` replaces the list).
-   * Records deal.updated, and deal.stage_changed when the stage changes. A patch that changes nothing writes nothing.
-   */
-  updateDeal(workspaceId: string, id: string, patch: UpdateDealInput, expectedVersion: number, actor: EventActor): Promise<Deal>;
-  /** Deletes a deal that no contract names (else InUseError `deal-has-contracts`); its company and contacts stay. Returns the deal as it was. */
-  deleteDeal(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Deal>;
-  /** `updatedSince` in milliseconds since the epoch. */
-  listDeals(workspaceId: string, options: DealListOptions): Promise<KeysetPage<Deal>>;
-}
+/**
+ * An update's `contactIds` replaces the list; it records deal.updated, and deal.stage_changed when the stage changes.
+ * Deleting a deal that a contract names is an InUseError (`deal-has-contracts`); its company and contacts stay.
+ */
+export type DealStore = VersionedStore<'Deal', 'Deals', Deal, CreateDealInput, UpdateDealInput, DealListOptions>;
 
 type DealRow = typeof deals.$inferSelect;
 
@@ -64,22 +52,6 @@ export function toDeal(row: Omit<DealRow, 'workspaceId'>): Deal {
     updatedAt: row.updatedAt === row.createdAt ? createdAt : formatTimestamp(row.updatedAt),
   };
 }
-
-type ListedDealRow = [
-  id: string,
-  sortKey: string | number,
-  title: string,
-  stage: DealStage,
-  amountMinor: number,
-  currency: string,
-  ownerId: string,
-  companyId: string | null,
-  contactIds: string,
-  expectedCloseOn: string | null,
-  version: number,
-  createdAt: number,
-  updatedAt: number,
-];
 
 const sortKeys: Record<DealSort, SortKeyDefinition> = {
   createdAt: { expression: deals.createdAt, keyType: 'number' },
@@ -113,42 +85,29 @@ function checkDealValues(input: UpdateDealInput): void {
 }
 
 export function createDealStore(source: StoreSource, options: DealStoreOptions = {}): DealStore {
-  const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const engine = engineOf(source);
   const { orm } = engine;
-  const outbox = createOutboxRecorder(engine, randomBytes);
-
-  const inWorkspace = and(eq(deals.workspaceId, sql.placeholder('workspaceId')), eq(deals.id, sql.placeholder('id')));
-  const selectOne = engine.statement<DealRow>(orm.select().from(deals).where(inWorkspace));
+  const resource = versionedResource(
+    engine,
+    {
+      table: deals,
+      entity: 'deal',
+      constraintFields: dealConstraintFields,
+      toItem: toDeal,
+      sortKeys,
+      filters: {
+        stage: eq(deals.stage, sql.placeholder('stage')),
+        ownerId: eq(deals.ownerId, sql.placeholder('ownerId')),
+        companyId: eq(deals.companyId, sql.placeholder('companyId')),
+        updatedSince: gte(deals.updatedAt, sql.placeholder('updatedSince')),
+      },
+    },
+    options,
+  );
   const userExists = workspaceRowStatement(engine, users);
   const companyExists = workspaceRowStatement(engine, companies);
   const contactExists = workspaceRowStatement(engine, contacts);
-  const insert = engine.statement(orm.insert(deals).values(placeholdersFor(deals)));
-  const update = engine.statement(
-    orm
-      .update(deals)
-      .set({
-        title: sql`${sql.placeholder('title')}`,
-        stage: sql`${sql.placeholder('stage')}`,
-        amountMinor: sql`${sql.placeholder('amountMinor')}`,
-        currency: sql`${sql.placeholder('currency')}`,
-        ownerId: sql`${sql.placeholder('ownerId')}`,
-        companyId: sql`${sql.placeholder('companyId')}`,
-        contactIds: sql`${sql.placeholder('contactIds')}`,
-        expectedCloseOn: sql`${sql.placeholder('expectedCloseOn')}`,
-        version: sql`${sql.placeholder('version')}`,
-        updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      })
-      .where(inWorkspace),
-  );
-  const remove = engine.statement(orm.delete(deals).where(inWorkspace));
-  const countContracts = engine.statement<{ count: number }>(
-    orm
-      .select({ count: count() })
-      .from(contracts)
-      .where(and(eq(contracts.workspaceId, sql.placeholder('workspaceId')), eq(contracts.dealId, sql.placeholder('id')))),
-  );
+  const countContracts = referenceCounter(engine, contracts, contracts.dealId);
   const insertContact = engine.statement(orm.insert(dealContacts).values(placeholdersFor(dealContacts)));
   const removeContacts = engine.statement(
     orm
@@ -156,39 +115,8 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
       .where(and(eq(dealContacts.workspaceId, sql.placeholder('workspaceId')), eq(dealContacts.dealId, sql.placeholder('dealId')))),
   );
 
-  const list = engineFilteredKeysetList(engine, {
-    table: deals,
-    idColumn: deals.id,
-    workspaceColumn: deals.workspaceId,
-    columns: {
-      title: deals.title,
-      stage: deals.stage,
-      amountMinor: deals.amountMinor,
-      currency: deals.currency,
-      ownerId: deals.ownerId,
-      companyId: deals.companyId,
-      contactIds: deals.contactIds,
-      expectedCloseOn: deals.expectedCloseOn,
-      version: deals.version,
-      createdAt: deals.createdAt,
-      updatedAt: deals.updatedAt,
-    },
-    sortKeys,
-    filters: {
-      stage: eq(deals.stage, sql.placeholder('stage')),
-      ownerId: eq(deals.ownerId, sql.placeholder('ownerId')),
-      companyId: eq(deals.companyId, sql.placeholder('companyId')),
-      updatedSince: gte(deals.updatedAt, sql.placeholder('updatedSince')),
-    },
-    toItem: ([id, , title, stage, amountMinor, currency, ownerId, companyId, contactIds, expectedCloseOn, version, createdAt, updatedAt]: ListedDealRow) =>
-      toDeal({ id, title, stage, amountMinor, currency, ownerId, companyId, contactIds, expectedCloseOn, version, createdAt, updatedAt }),
-  });
-
-  const write = changeWriter(engine, dealConstraintFields);
-  const currentRow = async (workspaceId: string, id: string, expectedVersion: number | null): Promise<DealRow> =>
-    versionedRow('deal', id, await selectOne.object({ workspaceId, id }), expectedVersion);
-
-  async function checkReferences(workspaceId: string, row: DealRow, previous?: DealRow): Promise<void> {
+  async function checkReferences(row: DealRow, previous?: DealRow): Promise<void> {
+    const { workspaceId } = row;
     if (row.ownerId !== previous?.ownerId && !(await userExists.row({ workspaceId, id: row.ownerId }))) throw new NotFoundError('user', row.ownerId);
     if (row.companyId !== null && row.companyId !== previous?.companyId && !(await companyExists.row({ workspaceId, id: row.companyId }))) {
       throw new NotFoundError('company', row.companyId);
@@ -199,7 +127,8 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
     }
   }
 
-  async function linkContacts(workspaceId: string, row: DealRow): Promise<void> {
+  async function linkContacts(row: DealRow): Promise<void> {
+    const { workspaceId } = row;
     await removeContacts.run({ workspaceId, dealId: row.id });
     for (const contactId of JSON.parse(row.contactIds) as string[]) await insertContact.run({ workspaceId, dealId: row.id, contactId });
   }
@@ -210,9 +139,9 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
         if (input[name] === undefined) throw new InvalidValueError(name, 'is required.');
       }
       checkDealValues(input);
-      const at = now();
+      const at = resource.now();
       const row: DealRow = {
-        id: newId('del', randomBytes),
+        id: newId('del', options.randomBytes ?? defaultRandomBytes),
         workspaceId,
         title: input.title,
         stage: input.stage ?? 'lead',
@@ -226,26 +155,15 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
         createdAt: at,
         updatedAt: at,
       };
-      return write(async () => {
-        await checkReferences(workspaceId, row);
-        await insert.run(row);
-        await linkContacts(workspaceId, row);
-        const deal = toDeal(row);
-        await outbox.record(workspaceId, 'deal.created', actor, at, deal);
-        return deal;
-      });
+      return resource.create(row, actor, { check: () => checkReferences(row), settle: () => linkContacts(row) });
     },
 
-    async getDeal(workspaceId, id) {
-      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
-      return row ? toDeal(row) : undefined;
-    },
+    getDeal: resource.get,
 
     async updateDeal(workspaceId, id, patch, expectedVersion, actor) {
       checkDealValues(patch);
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        const next: DealRow = {
+      return resource.update(workspaceId, id, expectedVersion, actor, {
+        apply: (current) => ({
           ...current,
           title: patch.title ?? current.title,
           stage: patch.stage ?? current.stage,
@@ -255,34 +173,26 @@ export function createDealStore(source: StoreSource, options: DealStoreOptions =
           companyId: patch.companyId === undefined ? current.companyId : patch.companyId,
           contactIds: patch.contactIds === undefined ? current.contactIds : JSON.stringify(patch.contactIds),
           expectedCloseOn: patch.expectedCloseOn === undefined ? current.expectedCloseOn : patch.expectedCloseOn,
-        };
-        const fields = ['title', 'stage', 'amountMinor', 'currency', 'ownerId', 'companyId', 'contactIds', 'expectedCloseOn'] as const;
-        if (!fields.some((name) => next[name] !== current[name])) return toDeal(current);
-        await checkReferences(workspaceId, next, current);
-        next.version = current.version + 1;
-        next.updatedAt = now();
-        await update.run(next);
-        if (next.contactIds !== current.contactIds) await linkContacts(workspaceId, next);
-        const deal = toDeal(next);
-        await outbox.record(workspaceId, 'deal.updated', actor, next.updatedAt, deal);
-        if (next.stage !== current.stage) await outbox.record(workspaceId, 'deal.stage_changed', actor, next.updatedAt, deal);
-        return deal;
+        }),
+        fields: ['title', 'stage', 'amountMinor', 'currency', 'ownerId', 'companyId', 'contactIds', 'expectedCloseOn'],
+        check: checkReferences,
+        settle: async (next, current) => {
+          if (next.contactIds !== current.contactIds) await linkContacts(next);
+        },
+        moreEvents: (next, current) => (next.stage !== current.stage ? ['deal.stage_changed'] : []),
       });
     },
 
     async deleteDeal(workspaceId, id, expectedVersion, actor) {
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        const contractCount = (await countContracts.object({ workspaceId, id }))?.count ?? 0;
-        if (contractCount > 0) throw new InUseError('deal-has-contracts', id, contractCount);
-        // deal_contacts rows go with the deal (foreign key cascade).
-        await remove.run({ workspaceId, id });
-        const deal = toDeal(current);
-        await outbox.record(workspaceId, 'deal.deleted', actor, now(), deal);
-        return deal;
+      // deal_contacts rows go with the deal (foreign key cascade).
+      return resource.delete(workspaceId, id, expectedVersion, actor, {
+        async check() {
+          const contractCount = await countContracts(workspaceId, id);
+          if (contractCount > 0) throw new InUseError('deal-has-contracts', id, contractCount);
+        },
       });
     },
 
-    listDeals: list,
+    listDeals: resource.list,
   };
 }

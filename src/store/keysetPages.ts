@@ -4,8 +4,6 @@
 // row appear twice or be skipped. Each sort key has an index (workspace_id, key, id).
 import { and, asc, desc, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { BuiltQuery } from './drizzle.js';
-import type { StoreEngine } from './engine.js';
 import { StoreError } from './errors.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
@@ -21,6 +19,8 @@ export interface KeysetPage<T> {
   items: T[];
   /** Null on the last page. */
   nextAfter: KeysetAfter | null;
+  /** For a page shown as of the instant it was read: the first instant from which it may read otherwise, though nothing is written. */
+  shownUntil?: number;
 }
 
 export interface KeysetListOptions<S extends string> {
@@ -93,11 +93,11 @@ export function toPage<R extends { id: string; sortKey: string | number }, T>(ro
   };
 }
 
-/** toPage for the array rows of engineKeysetList. */
-export function toPageOfKeysetRows<R extends KeysetRow, T>(rows: R[], limit: number, toItem: (row: R) => T): KeysetPage<T> {
+/** toPage for the array rows of engineKeysetList; `at` is passed on to toItem (the instant the items are shown at). */
+export function toPageOfKeysetRows<R extends KeysetRow, T>(rows: R[], limit: number, toItem: (row: R, at: number) => T, at = 0): KeysetPage<T> {
   const count = Math.min(rows.length, limit);
   const items = new Array<T>(count);
-  for (let index = 0; index < count; index += 1) items[index] = toItem(rows[index]!);
+  for (let index = 0; index < count; index += 1) items[index] = toItem(rows[index]!, at);
   const last = rows[count - 1];
   return {
     items,
@@ -112,15 +112,6 @@ export interface KeysetListArguments {
   limit: number;
   afterKey?: string | number;
   afterId?: string;
-}
-
-/**
- * A list query compiled once: it selects the id, the sort key and then the listed columns, in that
- * order, and each call reads the rows as arrays, on whichever engine the store runs on.
- */
-export function engineKeysetList<R extends KeysetRow>(engine: StoreEngine, query: BuiltQuery): (args: KeysetListArguments) => Promise<R[]> {
-  const statement = engine.statement<unknown, KeysetListArguments, R>(query);
-  return (args) => statement.rows(args);
 }
 
 /** Prepared list statements, one per (sort, order, first page or not), each made on first use. */

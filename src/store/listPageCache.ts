@@ -1,19 +1,27 @@
 // Encoded list pages kept in the process's bounded cache and served again while the listed
 // collection is unchanged.
-// Triggers raise a slot of `collection_revisions` in the transaction of every write to tasks or
-// projects (migrations 0004 and 0013; PostgreSQL 0002), and a collection's revision is the sum of its
+// Triggers raise a slot of `collection_revisions` in the transaction of every write to a versioned
+// resource's table (migrations 0013 and 0015; PostgreSQL 0002 and 0005), and a collection's revision is the sum of its
 // slots: every commit raises it. So one indexed read per request tells whether a kept page still holds,
 // whichever process or code path wrote. The revision is read before the page: rows read after it
 // are never older than it, so a page kept under that revision is at worst rebuilt once too often,
-// never served stale, and no read transaction is needed.
+// never served stale, and no read transaction is needed. A page that shows its rows as of the
+// instant it is read (contracts past their expiry, connectors past their credential's) is kept
+// only until the first instant it would read otherwise.
 // On SQLite the revision itself is read again only when the engine's change stamp moved (a commit
-// of any connection): while the database is unchanged a kept page costs one PRAGMA read.
+// of any connection; other processes' seen from the next turn of the event loop).
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
 import { engineOf, type StoreSource } from './engine.js';
 
-export type ListedCollection = 'tasks' | 'projects';
+export type ListedCollection = 'tasks' | 'projects' | 'companies' | 'contacts' | 'deals' | 'contracts' | 'connectors';
+
+/** A page to keep: what to encode, and the first instant it may read otherwise without any write (none: never). */
+export interface PageToKeep {
+  body: unknown;
+  shownUntil?: number;
+}
 
 export interface ListPageCacheOptions {
   /** The process's cache of encoded answers; the pages are kept in a space of their own. */
@@ -25,16 +33,16 @@ export interface ListPageCacheOptions {
 export interface ListPageCache {
   /**
    * The encoded page for `query` (a key naming every parameter that shapes the page): the kept
-   * bytes while the collection's revision is the one they were built at, else `build()`'s answer,
-   * encoded and kept. `build` throws (or rejects) to refuse the request.
+   * bytes while the collection's revision is the one they were built at (and, given the instant
+   * `at`, while they still hold then), else `build()`'s page, encoded and kept. `build` throws (or
+   * rejects) to refuse the request.
    */
-  page(workspaceId: string, collection: ListedCollection, query: string, build: () => unknown): Promise<Buffer>;
+  page(workspaceId: string, collection: ListedCollection, query: string, build: () => PageToKeep | Promise<PageToKeep>, at?: number): Promise<Buffer>;
 }
 
 export function createListPageCache(source: StoreSource, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
-  const encode = async (build: () => unknown) => Buffer.from(JSON.stringify(await build()));
   // Keeping nothing, a page needs no revision either.
-  if (maxPages === 0) return { page: (_workspaceId, _collection, _query, build) => encode(build) };
+  if (maxPages === 0) return { page: async (_workspaceId, _collection, _query, build) => Buffer.from(JSON.stringify((await build()).body)) };
   const engine = engineOf(source);
   const selectRevision = engine.statement<unknown, { workspaceId: string; collection: ListedCollection }, [number]>(
     engine.orm
@@ -62,11 +70,14 @@ export function createListPageCache(source: StoreSource, { cache, maxPages = 512
   };
 
   return {
-    async page(workspaceId, collection, query, build) {
+    async page(workspaceId, collection, query, build, at) {
       const key = `${workspaceId}\u0000${collection}\u0000${query}`;
       // Committed only: a revision raised by a change that then rolls back would be raised again by another change.
       const revision = await engine.read(() => currentRevision(workspaceId, collection));
-      return pages.get(key, revision) ?? pages.keep(key, revision, await encode(build));
+      const kept = pages.get(key, revision, at);
+      if (kept !== undefined) return kept;
+      const { body, shownUntil } = await build();
+      return pages.keep(key, revision, Buffer.from(JSON.stringify(body)), shownUntil);
     },
   };
 }

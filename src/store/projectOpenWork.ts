@@ -3,7 +3,7 @@
 import { and, asc, count, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import { dueOnSortExpressionText, tasks } from '../../db/schema.js';
 import { engineOf, type StoreSource } from './engine.js';
-import { listedTaskColumns, toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
+import { toTask, type Task, type TaskPriority, type TaskStatus } from './tasks.js';
 
 export type OpenTaskStatus = Exclude<TaskStatus, 'DONE'>;
 
@@ -36,9 +36,9 @@ export function createProjectOpenWorkReader(source: StoreSource): ProjectOpenWor
       .where(openTasksOfProject)
       .groupBy(tasks.status, tasks.priority),
   );
-  const mostUrgent = engine.statement<Parameters<typeof toTask>[0]>(
+  const mostUrgent = engine.statement<typeof tasks.$inferSelect>(
     orm
-      .select({ id: tasks.id, ...listedTaskColumns })
+      .select()
       .from(tasks)
       .where(openTasksOfProject)
       .orderBy(desc(tasks.priorityRank), asc(sql.raw(dueOnSortExpressionText)), asc(tasks.id))
@@ -62,7 +62,7 @@ export function createProjectOpenWorkReader(source: StoreSource): ProjectOpenWor
           work.countsByStatus[row.status as OpenTaskStatus] += row.tasks;
           work.countsByPriority[row.priority] += row.tasks;
         }
-        work.mostUrgent = (await mostUrgent.objects({ workspaceId, projectId, limit })).map(toTask);
+        work.mostUrgent = (await mostUrgent.objects({ workspaceId, projectId, limit })).map((row) => toTask(row));
         return work;
       }),
   };

@@ -1,9 +1,9 @@
 /**
- * The triggers that raise the revisions readers keep encoded answers by (SQLite: migrations 0004, 0005 and 0013; PostgreSQL: 0001 and 0002).
+ * The triggers that raise the revisions readers keep encoded answers by (SQLite: migrations 0004, 0005, 0013 and 0015; PostgreSQL: 0001, 0002 and 0005).
  * drizzle-kit does not know them: a generated migration that rebuilds one of these tables would
  * drop them silently and leave kept answers stale, so start-up refuses a database without them.
  */
 export const revisionTriggers = [
-  ...['tasks', 'projects', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
+  ...['tasks', 'projects', 'companies', 'contacts', 'deals', 'contracts', 'connectors', 'portfolio_items', 'assets'].flatMap((table) => ['insert', 'update', 'delete'].map((event) => `${table}_${event}_revision`)),
   'portfolios_update_revision',
 ];

@@ -1,10 +1,10 @@
-// Tasks of the Work-Platform API. Every read and write is scoped by workspace (another
-// workspace's task, project or user is "not found"), every change bumps `version` by one and
-// records its outbox event(s) in the same transaction.
+// Tasks of the Work-Platform API, a versioned resource (versionedResources.ts). A task's project
+// and assignee must be of its workspace; a change records task.updated, and task.completed after
+// it when the status becomes DONE.
 import type { components } from '../../generated/work-platform/types.js';
 import { sortFields } from '../../generated/work-platform/rules.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import {
   dueOnSortExpressionText,
   projects,
@@ -16,24 +16,13 @@ import {
   type TaskPriority,
   type TaskStatus,
 } from '../../db/schema.js';
-import { drizzleFor, placeholdersFor, workspaceRowStatement } from './drizzle.js';
+import { drizzleFor, workspaceRowStatement } from './drizzle.js';
 import { engineOf, type StoreSource } from './engine.js';
-import { defaultRandomBytes, newId, type RandomBytes } from './ids.js';
-import {
-  checkListOptions,
-  keysetCondition,
-  keysetOrderBy,
-  engineKeysetList,
-  statementCache,
-  toPageOfKeysetRows,
-  type KeysetListOptions,
-  type KeysetPage,
-  type SortKeyDefinition,
-  type SortOrder,
-} from './keysetPages.js';
-import { createOutboxRecorder, type EventActor } from './outboxEvents.js';
+import { defaultRandomBytes, newId } from './ids.js';
+import type { KeysetListOptions, SortKeyDefinition } from './keysetPages.js';
+import { versionedResource, type VersionedResourceOptions, type VersionedStore } from './versionedResources.js';
 import { InvalidValueError, NotFoundError } from './workPlatformErrors.js';
-import { changeWriter, checkText, formatTimestamp, parseTimestamp, versionedRow, type ConstraintFields } from './workPlatformValues.js';
+import { checkText, formatTimestamp, parseTimestamp, type ConstraintFields } from './workPlatformValues.js';
 
 export { taskPriorities, taskStatuses, type TaskPriority, type TaskStatus };
 
@@ -46,25 +35,10 @@ export type UpdateTaskInput = components['schemas']['TaskUpdate'];
 export const taskSorts = sortFields.TaskSort;
 export type TaskSort = (typeof taskSorts)[number];
 
-export interface TaskStoreOptions {
-  now?: () => number;
-  randomBytes?: RandomBytes;
-}
+export type TaskStoreOptions = VersionedResourceOptions;
 
-export interface TaskStore {
-  createTask(workspaceId: string, input: CreateTaskInput, actor: EventActor): Promise<Task>;
-  /** Undefined when missing or in another workspace. */
-  getTask(workspaceId: string, id: string): Promise<Task | undefined>;
-  /**
-   * Applies the given members when `expectedVersion` is the current version. Records
-   * task.updated, and task.completed as well when the status becomes DONE. A patch that changes
-   * nothing writes nothing: version, updatedAt and events stay as they are.
-   */
-  updateTask(workspaceId: string, id: string, patch: UpdateTaskInput, expectedVersion: number, actor: EventActor): Promise<Task>;
-  /** Deletes a task; `expectedVersion`, when given, must be the current version. Returns the task as it was. */
-  deleteTask(workspaceId: string, id: string, expectedVersion: number | null, actor: EventActor): Promise<Task>;
-  listTasks(workspaceId: string, options: KeysetListOptions<TaskSort>): Promise<KeysetPage<Task>>;
-}
+/** An update records task.updated, and task.completed as well when the status becomes DONE. */
+export type TaskStore = VersionedStore<'Task', 'Tasks', Task, CreateTaskInput, UpdateTaskInput, KeysetListOptions<TaskSort>>;
 
 type TaskRow = typeof tasks.$inferSelect;
 /** The columns a Task is made of. */
@@ -87,38 +61,6 @@ export function toTask(row: TaskFields): Task {
     updatedAt,
     completedAt: row.completedAt === null ? null : row.completedAt === row.updatedAt ? updatedAt : formatTimestamp(row.completedAt),
   };
-}
-
-/** The columns of a Task besides its id (what a list reads after the id and the sort key, in the order of ListedTaskRow). */
-export const listedTaskColumns = {
-  projectId: tasks.projectId,
-  title: tasks.title,
-  status: tasks.status,
-  priority: tasks.priority,
-  dueOn: tasks.dueOn,
-  assigneeId: tasks.assigneeId,
-  version: tasks.version,
-  createdAt: tasks.createdAt,
-  updatedAt: tasks.updatedAt,
-  completedAt: tasks.completedAt,
-};
-type ListedTaskRow = [
-  id: string,
-  sortKey: string | number,
-  projectId: string,
-  title: string,
-  status: TaskStatus,
-  priority: TaskPriority,
-  dueOn: number | null,
-  assigneeId: string | null,
-  version: number,
-  createdAt: number,
-  updatedAt: number,
-  completedAt: number | null,
-];
-
-function listedTask([id, , projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt, completedAt]: ListedTaskRow): Task {
-  return toTask({ id, projectId, title, status, priority, dueOn, assigneeId, version, createdAt, updatedAt, completedAt });
 }
 
 /** LOW = 1, MEDIUM = 2, HIGH = 3: what the priority sort orders by. */
@@ -156,51 +98,17 @@ function checkTaskValues(input: UpdateTaskInput): { dueOn?: number | null } {
 }
 
 export function createTaskStore(source: StoreSource, options: TaskStoreOptions = {}): TaskStore {
-  const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const engine = engineOf(source);
-  const { orm } = engine;
-  const outbox = createOutboxRecorder(engine, randomBytes);
-
-  const inWorkspace = and(eq(tasks.workspaceId, sql.placeholder('workspaceId')), eq(tasks.id, sql.placeholder('id')));
-  const selectOne = engine.statement<TaskRow>(orm.select().from(tasks).where(inWorkspace));
+  const resource = versionedResource(
+    engine,
+    { table: tasks, entity: 'task', constraintFields, toItem: toTask, sortKeys, filters: {}, unlisted: ['priorityRank'] },
+    options,
+  );
   const projectExists = workspaceRowStatement(engine, projects);
   const userExists = workspaceRowStatement(engine, users);
-  const insert = engine.statement(orm.insert(tasks).values(placeholdersFor(tasks)));
-  const update = engine.statement(
-    orm
-      .update(tasks)
-      .set({
-        projectId: sql`${sql.placeholder('projectId')}`,
-        title: sql`${sql.placeholder('title')}`,
-        status: sql`${sql.placeholder('status')}`,
-        priority: sql`${sql.placeholder('priority')}`,
-        priorityRank: sql`${sql.placeholder('priorityRank')}`,
-        dueOn: sql`${sql.placeholder('dueOn')}`,
-        assigneeId: sql`${sql.placeholder('assigneeId')}`,
-        version: sql`${sql.placeholder('version')}`,
-        updatedAt: sql`${sql.placeholder('updatedAt')}`,
-        completedAt: sql`${sql.placeholder('completedAt')}`,
-      })
-      .where(inWorkspace),
-  );
-  const remove = engine.statement(orm.delete(tasks).where(inWorkspace));
-  const listStatement = statementCache<ReturnType<typeof prepareList>>();
 
-  function prepareList(definition: SortKeyDefinition, order: SortOrder, afterPosition: boolean) {
-    const inThisWorkspace = eq(tasks.workspaceId, sql.placeholder('workspaceId'));
-    const query = orm
-      .select({ id: tasks.id, sortKey: sql`${definition.expression}`, ...listedTaskColumns })
-      .from(tasks)
-      .where(afterPosition ? and(inThisWorkspace, keysetCondition(definition, tasks.id, order)) : inThisWorkspace)
-      .orderBy(...keysetOrderBy(definition, tasks.id, order))
-      .limit(sql.placeholder('limit'));
-    return engineKeysetList<ListedTaskRow>(engine, query);
-  }
-
-  const write = changeWriter(engine, constraintFields);
-
-  async function checkReferences(workspaceId: string, row: Pick<TaskRow, 'projectId' | 'assigneeId'>, previous?: TaskRow): Promise<void> {
+  async function checkReferences(row: TaskRow, previous?: TaskRow): Promise<void> {
+    const { workspaceId } = row;
     if (row.projectId !== previous?.projectId && !(await projectExists.row({ workspaceId, id: row.projectId }))) {
       throw new NotFoundError('project', row.projectId);
     }
@@ -209,19 +117,15 @@ export function createTaskStore(source: StoreSource, options: TaskStoreOptions =
     }
   }
 
-  async function currentRow(workspaceId: string, id: string, expectedVersion: number | null): Promise<TaskRow> {
-    return versionedRow('task', id, await selectOne.object({ workspaceId, id }), expectedVersion);
-  }
-
   return {
     async createTask(workspaceId, input, actor) {
       if (input.projectId === undefined) throw new InvalidValueError('projectId', 'is required.');
       if (input.title === undefined) throw new InvalidValueError('title', 'is required.');
       const { dueOn = null } = checkTaskValues(input);
-      const at = now();
+      const at = resource.now();
       const priority = input.priority ?? 'MEDIUM';
       const row: TaskRow = {
-        id: newId('tsk', randomBytes),
+        id: newId('tsk', options.randomBytes ?? defaultRandomBytes),
         workspaceId,
         projectId: input.projectId,
         title: input.title,
@@ -235,69 +139,40 @@ export function createTaskStore(source: StoreSource, options: TaskStoreOptions =
         updatedAt: at,
         completedAt: input.status === 'DONE' ? at : null,
       };
-      return write(async () => {
-        await checkReferences(workspaceId, row);
-        await insert.run(row);
-        const task = toTask(row);
-        await outbox.record(workspaceId, 'task.created', actor, at, task);
-        return task;
-      });
+      return resource.create(row, actor, { check: () => checkReferences(row) });
     },
 
-    async getTask(workspaceId, id) {
-      const row = await engine.read(() => selectOne.object({ workspaceId, id }));
-      return row ? toTask(row) : undefined;
-    },
+    getTask: resource.get,
 
     async updateTask(workspaceId, id, patch, expectedVersion, actor) {
       const checked = checkTaskValues(patch);
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        const priority = patch.priority ?? current.priority;
-        const next: TaskRow = {
-          ...current,
-          projectId: patch.projectId ?? current.projectId,
-          title: patch.title ?? current.title,
-          status: patch.status ?? current.status,
-          priority,
-          priorityRank: priorityRank(priority),
-          dueOn: checked.dueOn === undefined ? current.dueOn : checked.dueOn,
-          assigneeId: patch.assigneeId === undefined ? current.assigneeId : patch.assigneeId,
-        };
-        const changed = (['projectId', 'title', 'status', 'priority', 'dueOn', 'assigneeId'] as const).some((name) => next[name] !== current[name]);
-        if (!changed) return toTask(current);
-        await checkReferences(workspaceId, next, current);
-        next.version = current.version + 1;
-        next.updatedAt = now();
-        // Moving to DONE stamps the completion; leaving DONE clears it; staying DONE keeps it.
-        next.completedAt = next.status !== 'DONE' ? null : current.status === 'DONE' ? current.completedAt : next.updatedAt;
-        await update.run(next);
-        const task = toTask(next);
-        await outbox.record(workspaceId, 'task.updated', actor, next.updatedAt, task);
-        if (next.status === 'DONE' && current.status !== 'DONE') await outbox.record(workspaceId, 'task.completed', actor, next.updatedAt, task);
-        return task;
+      return resource.update(workspaceId, id, expectedVersion, actor, {
+        apply(current) {
+          const priority = patch.priority ?? current.priority;
+          return {
+            ...current,
+            projectId: patch.projectId ?? current.projectId,
+            title: patch.title ?? current.title,
+            status: patch.status ?? current.status,
+            priority,
+            priorityRank: priorityRank(priority),
+            dueOn: checked.dueOn === undefined ? current.dueOn : checked.dueOn,
+            assigneeId: patch.assigneeId === undefined ? current.assigneeId : patch.assigneeId,
+          };
+        },
+        fields: ['projectId', 'title', 'status', 'priority', 'dueOn', 'assigneeId'],
+        check: checkReferences,
+        settle(next, current) {
+          // Moving to DONE stamps the completion; leaving DONE clears it; staying DONE keeps it.
+          next.completedAt = next.status !== 'DONE' ? null : current.status === 'DONE' ? current.completedAt : next.updatedAt;
+        },
+        moreEvents: (next, current) => (next.status === 'DONE' && current.status !== 'DONE' ? ['task.completed'] : []),
       });
     },
 
-    async deleteTask(workspaceId, id, expectedVersion, actor) {
-      return write(async () => {
-        const current = await currentRow(workspaceId, id, expectedVersion);
-        await remove.run({ workspaceId, id });
-        const task = toTask(current);
-        await outbox.record(workspaceId, 'task.deleted', actor, now(), task);
-        return task;
-      });
-    },
+    deleteTask: (workspaceId, id, expectedVersion, actor) => resource.delete(workspaceId, id, expectedVersion, actor),
 
-    async listTasks(workspaceId, options) {
-      const definition = checkListOptions(options, sortKeys);
-      const after = options.after ?? null;
-      const statement = listStatement(`${options.sort}:${options.order}:${after ? 'after' : 'first'}`, () =>
-        prepareList(definition, options.order, after !== null),
-      );
-      const rows = await engine.read(() => statement({ workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id }));
-      return toPageOfKeysetRows(rows, options.limit, listedTask);
-    },
+    listTasks: resource.list,
   };
 }
 

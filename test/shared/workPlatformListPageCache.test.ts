@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { createListPageCache } from '../../src/store/listPageCache.js';
+import { createCompanyStore } from '../../src/store/companies.js';
+import { createContactStore } from '../../src/store/contacts.js';
+import { createDealStore } from '../../src/store/deals.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { createTaskStore } from '../../src/store/tasks.js';
 import { startTestApp, type OtherInstance, type TestApp } from '../support/testApp.js';
@@ -118,6 +121,53 @@ describe('collection revisions', () => {
   });
 });
 
+describe('kept list pages of every versioned resource', () => {
+  const listOf = async (resource: string, query = 'limit=100') => {
+    const response = await t.workPlatformClient.get(`/v1/${resource}?${query}`, { authorization: `Bearer ${t.fixture.workPlatform.tokens.all}` });
+    expect(response.status).toBe(200);
+    return response.body as { items: ({ id: string } & Record<string, unknown>)[]; nextCursor: string | null };
+  };
+
+  it('show companies, contacts and deals written through another connection, and a filtered page too, on the next request', async () => {
+    const workspaceId = t.fixture.workPlatform.workspaceId;
+    const stores = {
+      companies: createCompanyStore(otherConnection),
+      contacts: createContactStore(otherConnection),
+      deals: createDealStore(otherConnection),
+    };
+    const dealsBefore = await listOf('deals');
+    expect(await listOf('deals')).toEqual(dealsBefore);
+    const company = await stores.companies.createCompany(workspaceId, { name: 'Kept Co' }, owner);
+    const contactsOfCompany = `limit=100&companyId=${company.id}`;
+    expect((await listOf('contacts', contactsOfCompany)).items).toEqual([]);
+    const contact = await stores.contacts.createContact(workspaceId, { name: 'Kept Contact', companyId: company.id }, owner);
+    expect((await listOf('contacts', contactsOfCompany)).items.map((item) => item.id)).toEqual([contact.id]);
+
+    const deal = await stores.deals.createDeal(workspaceId, { title: 'Kept deal', amountMinor: 100, currency: 'EUR', ownerId: owner.id, companyId: company.id }, owner);
+    expect((await listOf('deals')).items.map((item) => item.id)).toContain(deal.id);
+    const byStage = 'limit=100&stage=won';
+    expect((await listOf('deals', byStage)).items.map((item) => item.id)).not.toContain(deal.id);
+    await stores.deals.updateDeal(workspaceId, deal.id, { stage: 'won' }, deal.version, owner);
+    expect((await listOf('deals', byStage)).items.map((item) => item.id)).toContain(deal.id);
+    await stores.deals.deleteDeal(workspaceId, deal.id, null, owner);
+    expect(await listOf('deals')).toEqual(dealsBefore);
+
+    // Deleting the company detaches its contact: the contacts' page shows it at once.
+    await stores.companies.deleteCompany(workspaceId, company.id, null, owner);
+    expect((await listOf('contacts', contactsOfCompany)).items).toEqual([]);
+    expect((await listOf('companies')).items.map((item) => item.id)).not.toContain(company.id);
+  });
+
+  it('show a raw SQL change of a contract or a connector too', async () => {
+    const contract = (await listOf('contracts', 'limit=1&sort=createdAt&order=asc')).items[0]!;
+    await other.sql.run('UPDATE contracts SET title = ? WHERE id = ?', 'Retitled by hand', contract.id);
+    expect((await listOf('contracts', 'limit=1&sort=createdAt&order=asc')).items[0]).toMatchObject({ id: contract.id, title: 'Retitled by hand' });
+    const connector = (await listOf('connectors', 'limit=1&sort=createdAt&order=asc')).items[0]!;
+    await other.sql.run('UPDATE connectors SET name = ? WHERE id = ?', 'Renamed by hand', connector.id);
+    expect((await listOf('connectors', 'limit=1&sort=createdAt&order=asc')).items[0]).toMatchObject({ id: connector.id, name: 'Renamed by hand' });
+  });
+});
+
 describe('createListPageCache bounds', () => {
   const answerCache = () => createBoundedCache({ maxBytes: 1024 * 1024 });
 
@@ -128,7 +178,7 @@ describe('createListPageCache bounds', () => {
     const page = (query: string, body: unknown = { query }) =>
       cache.page(workspaceId, 'tasks', query, () => {
         builds.push(query);
-        return body;
+        return { body };
       });
     await page('a');
     await page('b');
@@ -143,7 +193,7 @@ describe('createListPageCache bounds', () => {
     const cache = createListPageCache(otherConnection, { cache: answerCache() });
     const workspace = await makeWorkspace(otherConnection);
     let builds = 0;
-    const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ builds: ++builds }));
+    const page = () => cache.page(workspace.workspaceId, 'projects', 'q', () => ({ body: { builds: ++builds } }));
     await page();
     await page();
     await createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'P' }, workspace.actor);
@@ -161,7 +211,7 @@ describe('createListPageCache bounds', () => {
           const read = await names();
           // Another process commits after this page's rows were read.
           await during?.();
-          return read;
+          return { body: read };
         })).toString(),
       ) as string[];
     expect(await page(() => createProjectStore(otherConnection).createProject(workspace.workspaceId, { name: 'late' }, workspace.actor))).toEqual([]);
@@ -176,8 +226,8 @@ describe('LIST_PAGE_CACHE_PAGES=0', () => {
     const cache = createListPageCache(otherConnection, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }), maxPages: 0 });
     const workspaceId = (await makeWorkspace(otherConnection)).workspaceId;
     let builds = 0;
-    await cache.page(workspaceId, 'tasks', 'q', () => ++builds);
-    await cache.page(workspaceId, 'tasks', 'q', () => ++builds);
+    await cache.page(workspaceId, 'tasks', 'q', () => ({ body: ++builds }));
+    await cache.page(workspaceId, 'tasks', 'q', () => ({ body: ++builds }));
     expect(builds).toBe(2);
   });
 });

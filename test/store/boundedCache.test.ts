@@ -121,7 +121,7 @@ describe('one cap over the portfolio answers and the /v1 list pages', () => {
     const listPage = async (query: string) => {
       const bytes = await listPages.page(workspace.workspaceId, 'tasks', query, () => {
         builds.push(query);
-        return { query, filler: 'x'.repeat(3000), build: builds.length };
+        return { body: { query, filler: 'x'.repeat(3000), build: builds.length } };
       });
       sizes.push(cache.bytes);
       return bytes;

@@ -34,6 +34,17 @@ describe('PUT /v1/connectors/{connectorId}/connection', () => {
     expect(reconnected).toMatchObject({ status: 'connected', credentialExpiresAt: expiresAt, credentialHint: '…0099', expiredAt: null });
   });
 
+  it('shows a connector expired in its list once its credential lapses, though the list was read (and kept) before', async () => {
+    const expiresAt = new Date(app.clock.now + 60_000).toISOString();
+    const { id } = await newConnector();
+    expectSuccess(await calls.connect(id, { token: 'ghp_lapsingTokenForTheKeptListPage000077', expiresAt }), 200);
+    const statusInList = async () => (expectSuccess(await calls.send('GET', '/v1/connectors?limit=100'), 200).items as { id: string; status: string }[]).find((item) => item.id === id)!.status;
+    expect(await statusInList()).toBe('connected');
+    expect(await statusInList()).toBe('connected');
+    app.clock.now += 60_000;
+    expect(await statusInList()).toBe('expired');
+  });
+
   it('answers 422 credential-refused when GitHub refuses the token, and stores nothing', async () => {
     const token = 'ghp_refusedByGithub000000000000000000000001';
     app.github.revokeToken(token);

@@ -1,12 +1,8 @@
-import { crmListRequest, updatedSinceOf } from '../crmLists.js';
-import { listEnvelope, startAfter } from '../listPages.js';
+import { listReply, updatedSinceOf } from '../listPages.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const listContacts: WorkPlatformHandler<'listContacts'> = async (ctx) => {
-  const { workspace } = ctx.caller;
-  const { sort, order, limit, cursor } = ctx.query;
+export const listContacts: WorkPlatformHandler<'listContacts'> = (ctx) => {
+  const workspaceId = ctx.caller.workspace.id;
   const filters = { companyId: ctx.query.companyId || undefined, updatedSince: updatedSinceOf(ctx.query.updatedSince) };
-  const request = crmListRequest('contacts', workspace.id, filters, sort, order, cursor);
-  const page = await ctx.services.crm.contacts.listContacts(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
-  return { status: 200, body: listEnvelope(ctx.services.cursors, request, page) };
+  return listReply(ctx, workspaceId, 'contacts', ctx.query, filters, (options) => ctx.services.crm.contacts.listContacts(workspaceId, options));
 };

@@ -1,17 +1,13 @@
-import { crmListRequest, updatedSinceOf } from '../crmLists.js';
-import { listEnvelope, startAfter } from '../listPages.js';
+import { listReply, updatedSinceOf } from '../listPages.js';
 import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const listContracts: WorkPlatformHandler<'listContracts'> = async (ctx) => {
-  const { workspace } = ctx.caller;
-  const { sort, order, limit, cursor } = ctx.query;
+export const listContracts: WorkPlatformHandler<'listContracts'> = (ctx) => {
+  const workspaceId = ctx.caller.workspace.id;
   const filters = {
     status: ctx.query.status || undefined,
     companyId: ctx.query.companyId || undefined,
     dealId: ctx.query.dealId || undefined,
     updatedSince: updatedSinceOf(ctx.query.updatedSince),
   };
-  const request = crmListRequest('contracts', workspace.id, filters, sort, order, cursor);
-  const page = await ctx.services.contracts.listContracts(workspace.id, { sort, order, limit, ...filters, after: startAfter(ctx.services.cursors, request) });
-  return { status: 200, body: listEnvelope(ctx.services.cursors, request, page) };
+  return listReply(ctx, workspaceId, 'contracts', ctx.query, filters, (options) => ctx.services.contracts.listContracts(workspaceId, options), true);
 };

@@ -1,13 +1,5 @@
-import { listEnvelope, startAfter } from '../listPages.js';
-import { JSON_CONTENT, type WorkPlatformHandler } from '../operationContext.js';
+import { listReply } from '../listPages.js';
+import type { WorkPlatformHandler } from '../operationContext.js';
 
-export const listProjects: WorkPlatformHandler<'listProjects'> = async (ctx) => {
-  const { workspace } = ctx.caller;
-  const { sort, order, limit, cursor } = ctx.query;
-  const request = { resource: 'projects', workspaceId: workspace.id, sort, order, cursor: cursor || undefined };
-  const body = await ctx.services.listPages.page(workspace.id, 'projects', JSON.stringify([sort, order, limit, request.cursor]), async () => {
-    const page = await ctx.services.projects.listProjects(workspace.id, { sort, order, limit, after: startAfter(ctx.services.cursors, request) });
-    return listEnvelope(ctx.services.cursors, request, page);
-  });
-  return { status: 200, headers: JSON_CONTENT, body };
-};
+export const listProjects: WorkPlatformHandler<'listProjects'> = (ctx) =>
+  listReply(ctx, ctx.caller.workspace.id, 'projects', ctx.query, null, (options) => ctx.services.projects.listProjects(ctx.caller.workspace.id, options));

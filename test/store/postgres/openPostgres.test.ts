@@ -9,7 +9,7 @@ import { cachedRowNoticeTriggers } from '../../../src/store/cachedRows.js';
 import { databaseUrl, sharedPostgresServer, withClient } from '../../support/postgresServer.js';
 import { runScriptProcess, sourceUrl } from '../../support/serverProcess.js';
 
-const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots', '0003_collection_revision_slot_numbers', '0004_resource_creators', '0005_cached_row_notices'];
+const allMigrations = ['0000_initial', '0001_revision_triggers', '0002_collection_revision_slots', '0003_collection_revision_slot_numbers', '0004_resource_creators', '0005_cached_row_notices', '0006_versioned_resource_revisions'];
 const schemaTables = (Object.values(postgresSchema) as unknown[])
   .filter((value): value is PgTable => is(value, PgTable))
   .map((table) => getTableConfig(table));

@@ -1,4 +1,4 @@
-// The lists of the CRM stores: keyset pages (see keysetPages.ts) narrowed by optional filters.
+// The lists of the versioned resources: keyset pages (see keysetPages.ts) narrowed by optional filters.
 // Each combination of sort, order, page position and given filters is one statement, made on
 // first use; a filter is a condition on its own placeholder, so its value is bound, never spliced.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
@@ -26,7 +26,8 @@ export interface FilteredListDefinition<S extends string, F extends string, R ex
   sortKeys: Record<S, SortKeyDefinition>;
   /** Each filter's condition, written with `sql.placeholder(<filter name>)`. */
   filters: Record<F, SQL>;
-  toItem: (row: R) => T;
+  /** The item of a row, as shown at the instant the list is read at. */
+  toItem: (row: R, at: number) => T;
 }
 
 export type FilteredListOptions<S extends string, F extends string> = KeysetListOptions<S> &
@@ -42,7 +43,7 @@ function filteredListQuery<S extends string, F extends string, R extends KeysetR
   sortKey: SortKeyDefinition,
   order: 'asc' | 'desc',
   afterPosition: boolean,
-  given: F[],
+  given: readonly F[],
 ): BuiltQuery {
   const conditions: SQL[] = [eq(definition.workspaceColumn, sql.placeholder('workspaceId'))];
   for (const name of given) conditions.push(definition.filters[name]);
@@ -58,34 +59,37 @@ function filteredListQuery<S extends string, F extends string, R extends KeysetR
 /** Checks the options and picks the statement of their shape; answers it with the arguments to run it with. */
 function filteredListCall<S extends string, F extends string, R extends KeysetRow, T, Statement>(
   definition: FilteredListDefinition<S, F, R, T>,
+  filterNames: readonly F[],
   statements: (cacheKey: string, prepare: () => Statement) => Statement,
-  prepare: (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) => Statement,
+  prepare: (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: readonly F[]) => Statement,
   workspaceId: string,
   options: FilteredListOptions<S, F>,
 ): { statement: Statement; args: Record<string, unknown> } {
   const sortKey = checkListOptions(options, definition.sortKeys);
   const after = options.after ?? null;
-  const given = (Object.keys(definition.filters) as F[]).filter((name) => options[name] !== undefined);
-  const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}:${given.join(',')}`, () =>
+  const given = filterNames.length === 0 ? filterNames : filterNames.filter((name) => options[name] !== undefined);
+  const statement = statements(`${options.sort}:${options.order}:${after ? 'after' : 'first'}${given.length === 0 ? '' : `:${given.join(',')}`}`, () =>
     prepare(sortKey, options.order, after !== null, given),
   );
-  const args: Record<string, unknown> = { ...options.bindings, workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+  const args: Record<string, unknown> = { workspaceId, limit: options.limit + 1, afterKey: after?.key, afterId: after?.id };
+  if (options.bindings) Object.assign(args, options.bindings);
   for (const name of given) args[name] = options[name];
   return { statement, args };
 }
 
-/** A filtered keyset list on an engine: each page read as committed data. */
+/** A filtered keyset list on an engine: each page read as committed data, its items shown as at `at`. */
 export function engineFilteredKeysetList<S extends string, F extends string, R extends KeysetRow, T>(
   engine: StoreEngine,
   definition: FilteredListDefinition<S, F, R, T>,
-): (workspaceId: string, options: FilteredListOptions<S, F>) => Promise<KeysetPage<T>> {
+): (workspaceId: string, options: FilteredListOptions<S, F>, at?: number) => Promise<KeysetPage<T>> {
   const statements = statementCache<EngineStatement<Record<string, unknown>, R, unknown>>();
-  const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: F[]) =>
+  const filterNames = Object.keys(definition.filters) as F[];
+  const prepare = (sortKey: SortKeyDefinition, order: 'asc' | 'desc', afterPosition: boolean, given: readonly F[]) =>
     engine.statement<unknown, Record<string, unknown>, R>(filteredListQuery(engine.orm, definition, sortKey, order, afterPosition, given));
 
-  return async (workspaceId, options) => {
-    const { statement, args } = filteredListCall(definition, statements, prepare, workspaceId, options);
+  return async (workspaceId, options, at = 0) => {
+    const { statement, args } = filteredListCall(definition, filterNames, statements, prepare, workspaceId, options);
     const rows = await engine.read(() => statement.rows(args));
-    return toPageOfKeysetRows(rows, options.limit, definition.toItem);
+    return toPageOfKeysetRows(rows, options.limit, definition.toItem, at);
   };
 }
