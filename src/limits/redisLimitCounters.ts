@@ -187,15 +187,21 @@ export class RedisLimitCounters implements SharedCallCounter {
     return undefined;
   }
 
-  /** An uncapped quota's call admitted from a lease: counted here, written by writeUnwrittenQuotaCalls. */
-  private countUncappedQuotaHere(workspaceId: string, now: number): QuotaDecision {
-    const month = quotaPeriod(now);
+  /** What this process knows of a workspace's month, remembered from its first call. */
+  private knownMonth(workspaceId: string, month: ReturnType<typeof quotaPeriod>) {
     const key = monthOf(workspaceId, month.period);
     let known = this.knownMonths.get(key);
     if (!known) {
       known = { workspaceId, ...month, used: 0, unwritten: 0, unanswered: 0 };
       this.remember(this.knownMonths, key, known);
     }
+    return known;
+  }
+
+  /** An uncapped quota's call admitted from a lease: counted here, written by writeUnwrittenQuotaCalls. */
+  private countUncappedQuotaHere(workspaceId: string, now: number): QuotaDecision {
+    const month = quotaPeriod(now);
+    const known = this.knownMonth(workspaceId, month);
     known.unwritten += 1;
     return { ...month, allowed: true, used: known.used + known.unwritten, limit: null, remaining: null };
   }
@@ -321,12 +327,7 @@ export class RedisLimitCounters implements SharedCallCounter {
     if (!decision.allowed || !call.quota) return { decision };
     const { workspaceId, limit } = call.quota;
     const month = quotaPeriod(now);
-    const key = monthOf(workspaceId, month.period);
-    let known = this.knownMonths.get(key);
-    if (!known) {
-      known = { workspaceId, ...month, used: 0, unwritten: 0, unanswered: 0 };
-      this.remember(this.knownMonths, key, known);
-    }
+    const known = this.knownMonth(workspaceId, month);
     const counted = known.used + known.unwritten + known.unanswered;
     if (limit !== null && counted >= limit) return { decision, quota: { ...month, allowed: false, used: counted, limit, remaining: 0 } };
     if (sent) known.unanswered += 1;

@@ -10,7 +10,7 @@ import { PayloadTooLargeError } from '../../src/contract/reply.js';
 import { AnalyticsPoolClosedError } from '../../src/expensiveCalls/analyticsWorkerPool.js';
 import { ConcurrencyCapError } from '../../src/expensiveCalls/expensiveCallGate.js';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, IdempotentAnswerUnreadableError } from '../../src/idempotency/idempotentCalls.js';
-import type { LogFields, Logger } from '../../src/logger.js';
+import { recordingLogger } from '../support/recordingLogger.js';
 import { CursorError } from '../../src/paging/cursor.js';
 import { PortfolioError, toErrorReply, type PortfolioErrors } from '../../src/portfolio/errors.js';
 import {
@@ -28,16 +28,6 @@ import {
 import { toProblemReply, type WorkPlatformErrors } from '../../src/workPlatform/problemFunnel.js';
 import { ApiProblem, DEFAULT_PROBLEM_TYPE_BASE } from '../../src/workPlatform/problems.js';
 import { componentSchemaValidator, loadContractDocument } from '../support/contractClient.js';
-
-function makeLogger(): Logger & { lines: { level: string; message: string; fields?: LogFields }[] } {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  return {
-    lines,
-    info: (message, fields) => lines.push({ level: 'info', message, fields }),
-    warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
-    error: (message, fields) => lines.push({ level: 'error', message, fields }),
-  };
-}
 
 const missingQuery: ErrorObject = { keyword: 'required', instancePath: '/query', schemaPath: '#/required', params: { missingProperty: 'limit' }, message: "must have required property 'limit'" };
 
@@ -98,7 +88,7 @@ describe('the Work-Platform funnel', () => {
   it.each(Object.values(workPlatformMembers).flat().map((error) => [`${error.kind} (${error.constructor.name}: ${error.message})`, error] as const))(
     'answers %s with a problem type the spec declares, at its status',
     (_, error) => {
-      const logger = makeLogger();
+      const logger = recordingLogger();
       const reply = toProblemReply(error, 'req_1', DEFAULT_PROBLEM_TYPE_BASE, logger);
       expect(isProblem(reply.body), JSON.stringify(isProblem.errors)).toBe(true);
       const slug = (reply.body as { type: string }).type.slice(DEFAULT_PROBLEM_TYPE_BASE.length + 1);
@@ -111,7 +101,7 @@ describe('the Work-Platform funnel', () => {
 
   it('answers an error of another API, or of none, with the logged 500', () => {
     for (const error of [new PortfolioError('not_found', 'Not found.'), new Error('SELECT * FROM tasks failed at /srv/app.db')]) {
-      const logger = makeLogger();
+      const logger = recordingLogger();
       const reply = toProblemReply(error, 'req_2', DEFAULT_PROBLEM_TYPE_BASE, logger);
       expect(reply.status).toBe(500);
       expect(JSON.stringify(reply.body)).not.toMatch(/SELECT|\/srv|Not found/);
@@ -122,7 +112,7 @@ describe('the Work-Platform funnel', () => {
 
 describe('the portfolio funnel', () => {
   it.each(Object.values(portfolioMembers).flat().map((error) => [`${error.kind} (${error.message})`, error] as const))('answers %s with an ErrorEnvelope the spec declares', (_, error) => {
-    const logger = makeLogger();
+    const logger = recordingLogger();
     const reply = toErrorReply(error, 'req_3', logger);
     expect(isErrorEnvelope(reply.body), JSON.stringify(isErrorEnvelope.errors)).toBe(true);
     expect((reply.body as { error: { code: string } }).error.code).not.toBe('internal_error');
@@ -131,7 +121,7 @@ describe('the portfolio funnel', () => {
 
   it('answers an error of another API, or a request body it never reads, with the logged 500', () => {
     for (const error of [new ApiProblem('conflict', { detail: 'd' }), new PayloadTooLargeError(10), new Error('boom')]) {
-      const logger = makeLogger();
+      const logger = recordingLogger();
       const reply = toErrorReply(error, 'req_4', logger);
       expect(reply.status).toBe(500);
       expect(logger.lines).toHaveLength(1);

@@ -4,7 +4,7 @@ import type { Document } from 'openapi-backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { ContractBackend } from '../../src/contract/contractBackend.js';
-import type { LogFields, Logger } from '../../src/logger.js';
+import { recordingLogger } from '../support/recordingLogger.js';
 import { CursorError } from '../../src/paging/cursor.js';
 import {
   ApiProblem,
@@ -19,16 +19,6 @@ import { toProblemReply } from '../../src/workPlatform/problemFunnel.js';
 import { validationIssues, type ValidationIssue } from '../../src/contract/validationIssues.js';
 
 const BASE = DEFAULT_PROBLEM_TYPE_BASE;
-
-function makeLogger(): Logger & { lines: { level: string; message: string; fields?: LogFields }[] } {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  return {
-    lines,
-    info: (message, fields) => lines.push({ level: 'info', message, fields }),
-    warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
-    error: (message, fields) => lines.push({ level: 'error', message, fields }),
-  };
-}
 
 describe('PROBLEM_TYPES', () => {
   it('is the closed catalogue of the contract (x-problem-types of its Problem schema), with fixed titles', () => {
@@ -58,7 +48,7 @@ describe('PROBLEM_TYPES', () => {
 
 describe('toProblemReply', () => {
   it.each(Object.keys(PROBLEM_TYPES) as ProblemSlug[])('renders %s', (slug) => {
-    const reply = toProblemReply(new ApiProblem(slug, { detail: 'Because.' }), 'req_1', BASE, makeLogger());
+    const reply = toProblemReply(new ApiProblem(slug, { detail: 'Because.' }), 'req_1', BASE, recordingLogger());
     expect(reply).toEqual({
       status: PROBLEM_TYPES[slug].status,
       headers: { 'content-type': 'application/problem+json' },
@@ -79,7 +69,7 @@ describe('toProblemReply', () => {
       headers: { 'Retry-After': '12', 'X-RateLimit-Class': 'write' },
       extensions: { rateLimit: { class: 'write', limit: 60, windowMs: 60_000, retryAfterSec: 12, tier: 'free' } },
     });
-    const reply = toProblemReply(problem, 'req_2', BASE, makeLogger());
+    const reply = toProblemReply(problem, 'req_2', BASE, recordingLogger());
     expect(reply.headers).toEqual({ 'Retry-After': '12', 'X-RateLimit-Class': 'write', 'content-type': 'application/problem+json' });
     expect(Object.keys(reply.body as object)).toEqual(['type', 'title', 'status', 'detail', 'requestId', 'code', 'rateLimit']);
     expect(reply.body).toMatchObject({ code: 'write-limit', rateLimit: { class: 'write', retryAfterSec: 12 } });
@@ -93,7 +83,7 @@ describe('toProblemReply', () => {
       rateLimit: { class: 'read' as const, limit: 300, windowMs: 60_000, retryAfterSec: 1, tier: 'free' as const },
       quota: { period: 'month' as const, limit: 10_000, used: 10_000, resetAt: '2026-12-01T00:00:00.000Z' },
     };
-    const reply = toProblemReply(new ApiProblem('forbidden', { detail: 'd', extensions }), 'r', BASE, makeLogger());
+    const reply = toProblemReply(new ApiProblem('forbidden', { detail: 'd', extensions }), 'r', BASE, recordingLogger());
     expect(reply.body).toMatchObject(extensions);
   });
 
@@ -104,7 +94,7 @@ describe('toProblemReply', () => {
       headers: { 'Content-Type': 'text/html' },
       extensions: { status: 200, type: 'about:blank', stack: 'x' } as never,
     });
-    const reply = toProblemReply(problem, 'req_3', BASE, makeLogger());
+    const reply = toProblemReply(problem, 'req_3', BASE, recordingLogger());
     expect(reply.status).toBe(404);
     expect(reply.headers).toEqual({ 'content-type': 'application/problem+json' });
     expect(reply.body).toEqual({
@@ -118,12 +108,12 @@ describe('toProblemReply', () => {
   });
 
   it('joins the type base without a doubled slash', () => {
-    const reply = toProblemReply(new ApiProblem('conflict', { detail: 'd' }), 'r', 'https://example.test/p/', makeLogger());
+    const reply = toProblemReply(new ApiProblem('conflict', { detail: 'd' }), 'r', 'https://example.test/p/', recordingLogger());
     expect((reply.body as { type: string }).type).toBe('https://example.test/p/conflict');
   });
 
   it('turns an unknown error into a generic 500, logging it with the request id and never showing it', () => {
-    const logger = makeLogger();
+    const logger = recordingLogger();
     const error = new Error('SQLITE_CORRUPT: database disk image is malformed at /var/data/app.db');
     const reply = toProblemReply(error, 'req_4', BASE, logger);
     expect(reply).toEqual({
@@ -143,14 +133,14 @@ describe('toProblemReply', () => {
     ['null', null],
     ['a plain object', { status: 404, message: 'looks like a problem' }],
   ])('treats a thrown %s as unknown', (_, thrown) => {
-    const logger = makeLogger();
+    const logger = recordingLogger();
     const reply = toProblemReply(thrown, 'req_5', BASE, logger);
     expect(reply.status).toBe(500);
     expect(logger.lines).toHaveLength(1);
   });
 
   it('logs a deliberate 500 problem with its cause, and does not log client problems', () => {
-    const logger = makeLogger();
+    const logger = recordingLogger();
     const cause = new Error('disk full');
     toProblemReply(new ApiProblem('internal', { detail: INTERNAL_DETAIL, cause }), 'req_6', BASE, logger);
     toProblemReply(new ApiProblem('not-found', { detail: 'd' }), 'req_7', BASE, logger);
@@ -378,7 +368,7 @@ describe('validationProblem over openapi-backend request errors', () => {
     const problem = validationProblem(requestErrors({ path: '/projects/prj_1/tasks', body: { projectId: 'prj_1', title: '' } }), {
       headers: { 'X-RateLimit-Class': 'write' },
     });
-    expect(toProblemReply(problem, 'req_9', BASE, makeLogger())).toEqual({
+    expect(toProblemReply(problem, 'req_9', BASE, recordingLogger())).toEqual({
       status: 422,
       headers: { 'X-RateLimit-Class': 'write', 'content-type': 'application/problem+json' },
       body: {
@@ -406,7 +396,7 @@ describe('validationProblem over openapi-backend request errors', () => {
 describe('cursorProblem', () => {
   it('an unreadable cursor: 422 validation, code invalid-cursor', () => {
     const problem = cursorProblem(new CursorError('unreadable', 'the cursor signature does not match'));
-    const reply = toProblemReply(problem, 'req_c', BASE, makeLogger());
+    const reply = toProblemReply(problem, 'req_c', BASE, recordingLogger());
     expect(reply.status).toBe(422);
     expect(reply.body).toEqual({
       type: `${BASE}/validation`,
