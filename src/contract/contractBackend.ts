@@ -1,7 +1,7 @@
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationContext, type ValidationResult } from 'openapi-backend';
 import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
 import { ajv2020Customizer } from './ajv.js';
-import { PrecompiledRouter } from './precompiledRouter.js';
+import { parsedQueryOf, PrecompiledRouter, queryValues } from './precompiledRouter.js';
 
 export type ParameterObject = { name: string; in: 'query' | 'path' | 'header' | 'cookie'; schema?: Record<string, unknown> };
 
@@ -137,18 +137,8 @@ class ContractValidator extends OpenAPIValidator {
  * raw values, from one parse.
  */
 function declaredQuery(req: { query?: unknown; path: string }, declared: Set<string>): { query: Record<string, string | string[]>; values: Map<string, string[]> } {
-  const values = new Map<string, string[]>();
-  const query: Record<string, string | string[]> = {};
-  const rawQuery = rawQueryOf(req);
-  if (rawQuery === '') return { query, values };
-  for (const [name, value] of new URLSearchParams(rawQuery)) {
-    if (!declared.has(name)) continue;
-    const list = values.get(name);
-    if (list) list.push(value);
-    else values.set(name, [value]);
-  }
-  for (const [name, list] of values) query[name] = list.length === 1 ? list[0]! : [...list];
-  return { query, values };
+  const values = queryValues(rawQueryOf(req), (name) => declared.has(name));
+  return { query: parsedQueryOf(values), values };
 }
 
 /**

@@ -209,19 +209,31 @@ function lowerCasedHeaders(headers: Request['headers']): Record<string, string |
 
 /** The query as openapi-backend's parser gives it for flat names: a value per name, a list for a name given more than once. */
 function flatQuery(req: Request): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
   if (req.query !== undefined && typeof req.query === 'object') {
+    const query: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.query)) query[name] = Array.isArray(value) ? [...(value as string[])] : (value as string);
     return query;
   }
-  const text = typeof req.query === 'string' ? req.query.replace('?', '') : (req.path.split('?')[1] ?? '');
-  if (text === '') return query;
+  return parsedQueryOf(queryValues(typeof req.query === 'string' ? req.query.replace('?', '') : (req.path.split('?')[1] ?? '')));
+}
+
+/** Each name's values in a query string, in order (only the names `keep` takes). */
+export function queryValues(text: string, keep: (name: string) => boolean = () => true): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  if (text === '') return values;
   for (const [name, value] of new URLSearchParams(text)) {
-    const given = query[name];
-    if (given === undefined) query[name] = value;
-    else if (Array.isArray(given)) given.push(value);
-    else query[name] = [given, value];
+    if (!keep(name)) continue;
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
   }
+  return values;
+}
+
+/** Values by name as openapi-backend's parser gives them: the value of a name given once, the list of one given more often. */
+export function parsedQueryOf(values: Map<string, string[]>): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, list] of values) query[name] = list.length === 1 ? list[0]! : [...list];
   return query;
 }
 
