@@ -5,6 +5,7 @@
 // never waits on a connection timeout. Shutting down is read afresh at every probe: it must show
 // at once. Only the name of a failed check is ever answered; what failed is logged, once per
 // change of state.
+import { answeredWithin } from '../answeredWithin.js';
 import type { Logger } from '../logger.js';
 import type { DatabaseReadiness } from '../store/readiness.js';
 
@@ -42,19 +43,6 @@ export interface ReadinessOptions {
   checkTimeoutMs?: number;
 }
 
-class CheckTimeout extends Error {}
-
-function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckTimeout(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
-  });
-  // A late answer (or failure) of the abandoned work is dropped.
-  work.catch(() => undefined);
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 export function createReadiness(options: ReadinessOptions): Readiness {
   const cacheMs = options.cacheMs ?? READINESS_CACHE_MS;
   const timeoutMs = options.checkTimeoutMs ?? READINESS_CHECK_TIMEOUT_MS;
@@ -83,7 +71,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     let oldestDueDeliveryAgeSeconds: number | null = null;
     const database = (async () => {
       try {
-        const current = await withTimeout(options.database.migrationsCurrent(), timeoutMs);
+        const current = await answeredWithin(options.database.migrationsCurrent(), timeoutMs);
         checks.database = 'ok';
         recovered('database');
         checks.migrations = current ? 'ok' : 'fail';
@@ -96,7 +84,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
         return;
       }
       try {
-        const oldest = await withTimeout(options.database.oldestDueDeliveryAt(at), timeoutMs);
+        const oldest = await answeredWithin(options.database.oldestDueDeliveryAt(at), timeoutMs);
         oldestDueDeliveryAgeSeconds = oldest === null ? null : Math.max(0, Math.floor((at - oldest) / 1000));
       } catch (error) {
         // The database answered a moment ago; a failure now is the database's.
@@ -107,7 +95,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     const redis = options.redis
       ? (async () => {
           try {
-            await withTimeout(options.redis!.ping(), timeoutMs);
+            await answeredWithin(options.redis!.ping(), timeoutMs);
             checks.redis = 'ok';
             recovered('redis');
           } catch (error) {

@@ -3,6 +3,7 @@
 // decide without Redis and try it again at most every RETRY_AFTER_FAILURE_MS, so that a Redis
 // that hangs costs one request the command timeout per interval, not every request.
 import type { Redis } from 'ioredis';
+import { answeredWithin } from '../answeredWithin.js';
 import { redactedRedisUrl, type RedisConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 
@@ -18,6 +19,12 @@ export interface RedisConnection {
    * its retry time: decide without Redis.
    */
   usable(): boolean;
+  /**
+   * `command`'s answer, or NoAnswerInTime when none came within the command timeout
+   * (REDIS_COMMAND_TIMEOUT_MS). An answer that arrived while this process was busy past the timeout
+   * counts as in time: only Redis's own slowness makes it count as unreachable.
+   */
+  answer<T>(command: Promise<T>): Promise<T>;
   /** A command failed or timed out: Redis counts as unreachable (logged once per outage). */
   failed(error: unknown): void;
   /** A command was answered: an outage, if any, is over (logged once). */
@@ -35,7 +42,7 @@ export async function openRedisConnection(config: RedisConfig, logger: Logger, c
   const redis = new Redis(config.url, {
     lazyConnect: true,
     connectTimeout: config.connectTimeoutMs,
-    commandTimeout: config.commandTimeoutMs,
+    // No commandTimeout: ioredis's timer would fire before an answer that arrived while this process was busy is read (see answer()).
     // A command is sent at once or fails at once: nothing waits in a queue for a connection.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -56,6 +63,7 @@ export async function openRedisConnection(config: RedisConfig, logger: Logger, c
       retryAt = clock() + RETRY_AFTER_FAILURE_MS;
       return true;
     },
+    answer: (command) => answeredWithin(command, config.commandTimeoutMs),
     failed(error) {
       retryAt = clock() + RETRY_AFTER_FAILURE_MS;
       if (!reachable || closed) return;

@@ -118,8 +118,10 @@ export class RedisLimitCounters implements SharedCallCounter {
     redis.defineCommand('limitsCountCall', { lua: COUNT_CALL_SCRIPT });
     redis.defineCommand('limitsAddQuotaCalls', { lua: ADD_QUOTA_CALLS_SCRIPT });
     const commands = redis as unknown as Record<string, ScriptCommand>;
-    this.countCallScript = commands.limitsCountCall!.bind(redis);
-    this.addQuotaCallsScript = commands.limitsAddQuotaCalls!.bind(redis);
+    const countCall = commands.limitsCountCall!.bind(redis);
+    const addQuotaCalls = commands.limitsAddQuotaCalls!.bind(redis);
+    this.countCallScript = (...args) => connection.answer(countCall(...args));
+    this.addQuotaCallsScript = (...args) => connection.answer(addQuotaCalls(...args));
   }
 
   async countCall(call: CountedCall): Promise<CallCount> {
@@ -249,7 +251,7 @@ export class RedisLimitCounters implements SharedCallCounter {
     const unwritten = known?.unwritten ?? 0;
     if (this.connection.usable()) {
       try {
-        const used = Number((await this.connection.redis.get(this.monthKey(workspaceId, month.period))) ?? 0);
+        const used = Number((await this.connection.answer(this.connection.redis.get(this.monthKey(workspaceId, month.period)))) ?? 0);
         this.connection.answered();
         return { ...month, used: used + unwritten };
       } catch (error) {

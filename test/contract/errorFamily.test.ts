@@ -150,7 +150,7 @@ const OUTSIDE_THE_FAMILY: Record<string, string> = {
   ClientClosedError: 'the client went away: nobody to answer',
   WebhookVerificationError: "the receivers' verifier, for code that receives our webhooks",
   DeliveryTimeout: 'caught by the webhook delivery attempt',
-  CheckTimeout: 'caught by the readiness check',
+  NoAnswerInTime: 'caught by the readiness check, and by the Redis counters (Redis counts as unreachable)',
 };
 
 describe('the error family', () => {
