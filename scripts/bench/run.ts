@@ -518,6 +518,7 @@ function scaleOutGoals(figures: ScaleOutFigures): Goal[] {
   return figures.scenarios.map((scenario, index) => ({
     goal: `${scenario.name}: one instance on PostgreSQL + Redis ≥ ${targets[index]} × SQLite`,
     value: scenario.postgresOverSqlite,
+    spread: [Math.min(...scenario.postgresOverSqliteRounds), Math.max(...scenario.postgresOverSqliteRounds)] as [number, number],
     target: targets[index] ?? 0.7,
   }));
 }
@@ -549,7 +550,7 @@ async function main(): Promise<void> {
   }
   const scaleOut = () =>
     measureScaleOut(
-      { dataDir, taskRows: settings.quick ? 20_000 : 100_000, connections: settings.connections, duration: settings.duration, warmup: settings.warmup },
+      { dataDir, taskRows: settings.quick ? 20_000 : 100_000, connections: settings.connections, duration: settings.duration, warmup: settings.warmup, rounds: settings.quick ? 3 : 5 },
       (line) => process.stdout.write(`  ${line}\n`),
     );
   try {
