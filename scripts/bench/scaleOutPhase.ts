@@ -111,6 +111,12 @@ export interface ScaleOutScenarioFigures {
   postgresOverSqlite: number;
   /** (b) ÷ (a) in each round: the first run above, then (a) and (b) again, one right after the other. */
   postgresOverSqliteRounds: number[];
+  /**
+   * A write scenario: (b') ÷ (a), one instance on PostgreSQL + Redis whose commits do not wait for
+   * the WAL flush (synchronous_commit=off), the durability SQLite has at synchronous=NORMAL: a crash
+   * of the machine may lose the last commits, never corrupts. The median of its rounds.
+   */
+  atSqliteDurability?: { overSqlite: number; rounds: number[] };
   /** (c) ÷ (b) requests per second. */
   twoOverOne: number;
 }
@@ -474,17 +480,25 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
 
     const secrets = Object.fromEntries(sharedSecretNames.map((name) => [name, name === 'OAUTH_SIGNING_JWK' ? generateSigningJwk() : generateSecret()]));
     const postgresEnvironment = { ...secrets, DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}` };
-    progress('starting one server on SQLite and two on PostgreSQL + Redis...');
+    // The same database through sessions whose commits do not wait for the WAL flush: SQLite's durability (see atSqliteDurability).
+    const relaxedUrl = new URL(databaseUrl);
+    relaxedUrl.searchParams.set('options', '-c synchronous_commit=off');
+    progress('starting one server on SQLite and three on PostgreSQL + Redis (the third at SQLite\'s durability)...');
     const starting = [
       startApiServer({ environment: { DATABASE_PATH: sqlitePath }, name: 'the SQLite server' }),
       startApiServer({ environment: postgresEnvironment, name: 'PostgreSQL server 1' }),
       startApiServer({ environment: postgresEnvironment, name: 'PostgreSQL server 2' }),
+      startApiServer({ environment: { ...postgresEnvironment, DATABASE_URL: relaxedUrl.toString() }, name: "PostgreSQL server at SQLite's durability" }),
     ];
     // Each started server is kept for the finally below, even when another fails to start.
     const settled = await Promise.allSettled(starting);
     for (const result of settled) if (result.status === 'fulfilled') servers.push(result.value);
     for (const result of settled) if (result.status === 'rejected') throw result.reason;
-    const [sqliteServer, firstServer, secondServer] = servers as [ApiServerProcess, ApiServerProcess, ApiServerProcess];
+    const [sqliteServer, firstServer, secondServer, relaxedServer] = servers as [ApiServerProcess, ApiServerProcess, ApiServerProcess, ApiServerProcess];
+    const relaxed = new pg.Client({ connectionString: relaxedUrl.toString() });
+    await relaxed.connect();
+    const setting = await relaxed.query<{ synchronous_commit: string }>('SHOW synchronous_commit').finally(() => relaxed.end());
+    if (setting.rows[0]?.synchronous_commit !== 'off') throw new Error(`the session options of ${relaxedUrl.pathname} did not apply: synchronous_commit is ${setting.rows[0]?.synchronous_commit}`);
 
     const scenarios = [
       {
@@ -500,6 +514,7 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
       {
         name: 'POST /v1/tasks (new Idempotency-Key each)',
         status: 201,
+        writes: true,
         target: (server: ApiServerProcess, data: BenchData): Target => ({
           url: `${server.url}/v1/tasks`,
           createTasks: { token: data.workspaces[0]!.token, projectId: data.workspaces[0]!.projectId },
@@ -538,21 +553,28 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
         for (const generator of setups.flat()) generator.stop();
       }
       generator = onTwo.perInstance?.[0]?.generator ?? generator;
-      // One pair of runs moves by ±0.2 on shared cores: (a) and (b) again, round after round, in the opposite order every other round.
+      // One pair of runs moves by ±0.2 on shared cores: (a) and (b) again, round after round, in the
+      // opposite order every other round. A write scenario also runs (b') on the server whose commits
+      // have SQLite's durability (synchronous_commit=off), from the first round on.
+      const sqliteRun = { server: sqliteServer, data: sqlite.data, watched: { servers: [sqliteServer.child.pid!], postmaster: undefined, redis: undefined } };
+      const postgresRun = { server: firstServer, data: postgresData, watched };
+      const relaxedRun = { server: relaxedServer, data: postgresData, watched: { ...watched, servers: [relaxedServer.child.pid!] } };
       const rounds = [ratio(onPostgres.requestsPerSecond, onSqlite.requestsPerSecond)];
-      for (let round = 1; round < settings.rounds; round += 1) {
+      const relaxedRounds: number[] = [];
+      for (let round = 0; round < settings.rounds; round += 1) {
+        const runs = round === 0 ? (scenario.writes ? [relaxedRun] : []) : [sqliteRun, postgresRun, ...(scenario.writes ? [relaxedRun] : [])];
+        if (runs.length === 0) continue;
         progress(`${scenario.name}: one instance on each engine again, round ${round + 1} of ${settings.rounds}...`);
-        const pair = [
-          { setup: startGenerators([scenario.target(sqliteServer, sqlite.data)], settings.connections, settings, scenario.name), watched: { servers: [sqliteServer.child.pid!], postmaster: undefined, redis: undefined } },
-          { setup: startGenerators([scenario.target(firstServer, postgresData)], settings.connections, settings, scenario.name), watched },
-        ];
+        const setups = runs.map((run) => startGenerators([scenario.target(run.server, run.data)], settings.connections, settings, scenario.name));
         try {
-          await Promise.all(pair.flatMap(({ setup }) => setup.map((generator) => generator.ready)));
-          const rates: number[] = [0, 0];
-          for (const index of round % 2 === 1 ? [1, 0] : [0, 1]) rates[index] = (await loadTogether(pair[index]!.setup, pair[index]!.watched)).requestsPerSecond;
-          rounds.push(ratio(rates[1]!, rates[0]!));
+          await Promise.all(setups.flat().map((generator) => generator.ready));
+          const rates = new Map<object, number>(round === 0 ? [[sqliteRun, onSqlite.requestsPerSecond]] : []);
+          const order = runs.map((_, index) => index);
+          for (const index of round % 2 === 1 ? order.reverse() : order) rates.set(runs[index]!, (await loadTogether(setups[index]!, runs[index]!.watched)).requestsPerSecond);
+          if (round > 0) rounds.push(ratio(rates.get(postgresRun)!, rates.get(sqliteRun)!));
+          if (scenario.writes) relaxedRounds.push(ratio(rates.get(relaxedRun)!, rates.get(sqliteRun)!));
         } finally {
-          for (const { setup } of pair) for (const generator of setup) generator.stop();
+          for (const generator of setups.flat()) generator.stop();
         }
       }
       figures.push({
@@ -564,6 +586,7 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
         twoInstances: onTwo,
         postgresOverSqlite: median(rounds),
         postgresOverSqliteRounds: rounds,
+        ...(scenario.writes ? { atSqliteDurability: { overSqlite: median(relaxedRounds), rounds: relaxedRounds } } : {}),
         twoOverOne: ratio(onTwo.requestsPerSecond, onPostgres.requestsPerSecond),
       });
     }
@@ -591,6 +614,7 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
+const spreadOf = (value: number, rounds: number[]) => `${value.toFixed(2)} (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -620,7 +644,8 @@ export function scaleOutReport(figures: ScaleOutFigures): string[] {
     `Scale-out on ${figures.cores} cores (load average ${figures.loadAverageBefore.join(', ')} before the phase, ${figures.loadAverageAfter.join(', ')} after): ` +
       `one server on SQLite (the reference of this run), one on PostgreSQL + Redis, two on that same PostgreSQL + Redis loaded at once by two ${figures.generator} processes ` +
       `(${first} + ${second} connections; the sum is the ${figures.connections} of the one-server runs). ${figures.duration} s per run after ${figures.warmup} s warm-up. ` +
-      `PostgreSQL runs with its defaults (each commit waits for its WAL flush; SQLite runs WAL with synchronous=NORMAL, no flush per commit). ` +
+      `PostgreSQL runs with its defaults (each commit waits for its WAL flush; SQLite runs WAL with synchronous=NORMAL, no flush per commit); ` +
+      `a write scenario also runs on a third PostgreSQL instance whose sessions set synchronous_commit=off, SQLite's durability (the last commits may be lost in a crash of the machine, nothing is corrupted). ` +
       `Every process (servers, generators, PostgreSQL, Redis) shares these ${figures.cores} cores: two instances can only add what the cores left idle by one.`,
     `Seeded ${figures.taskRows.toLocaleString('en')} tasks and the demo portfolio into each: SQLite ${figures.seeding.sqliteSeconds} s; PostgreSQL migrate ${figures.seeding.postgresMigrateSeconds} s, seed ${figures.seeding.postgresSeedSeconds} s.`,
     '',
@@ -636,7 +661,7 @@ export function scaleOutReport(figures: ScaleOutFigures): string[] {
     '|---|---:|---:|---:|---:|---:|',
     ...figures.scenarios.map(
       (scenario) =>
-        `| ${scenario.name} | ${scenario.postgresOverSqlite.toFixed(2)} (${Math.min(...scenario.postgresOverSqliteRounds).toFixed(2)}–${Math.max(...scenario.postgresOverSqliteRounds).toFixed(2)}) | ${scenario.twoOverOne.toFixed(2)} | ${scenario.twoInstances.windowSkewMs} ms | ${scenario.postgresStatementsPerRequest} | ${scenario.redisCommandsPerRequest} |`,
+        `| ${scenario.name} | ${spreadOf(scenario.postgresOverSqlite, scenario.postgresOverSqliteRounds)}${scenario.atSqliteDurability ? `; at SQLite's durability ${spreadOf(scenario.atSqliteDurability.overSqlite, scenario.atSqliteDurability.rounds)}` : ''} | ${scenario.twoOverOne.toFixed(2)} | ${scenario.twoInstances.windowSkewMs} ms | ${scenario.postgresStatementsPerRequest} | ${scenario.redisCommandsPerRequest} |`,
     ),
     '',
     ...figures.scenarios.flatMap((scenario) =>
