@@ -14,7 +14,7 @@ import { secretsCommand } from '../../src/cli/secretsCommand.js';
 import type { DemoFixture } from '../../src/demo/demoData.js';
 import { startPostgresServer, type OwnPostgresServer } from '../support/postgresServer.js';
 import { componentSchemaValidator } from '../support/contractClient.js';
-import { makeDemoDatabaseFile, runAdminInProcess, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
+import { makeDemoDatabaseFile, runAdminCli, startServerProcess, stopServerProcesses, type DemoDatabaseFile, type ServerProcess } from '../support/serverProcess.js';
 
 const servers: ServerProcess[] = [];
 let postgres: OwnPostgresServer | undefined;
@@ -166,7 +166,7 @@ describe('PostgreSQL stopped and started again mid-traffic', () => {
     const databaseUrl = await postgres.createDatabase();
     const { json: secrets } = await secretsCommand.run({ db: () => Promise.reject(new Error('unused')), databasePath: '', env: {}, now: Date.now, values: {}, positionals: [] });
     const env = { DATABASE_URL: databaseUrl, ...(secrets as Record<(typeof sharedSecretNames)[number], string>) };
-    const demo = await runAdminInProcess(['demo', '--json'], { env });
+    const demo = await runAdminCli(['demo', '--json'], { env });
     expect(demo.stderr).toBe('');
     const fixture = JSON.parse(demo.stdout) as DemoFixture;
     const server = await startServerProcess({ ...env, WEBHOOK_WORKER: 'off', DATABASE_CONNECT_TIMEOUT_MS: '1000' });
