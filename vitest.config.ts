@@ -1,4 +1,42 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * What a test file does beyond the test's own process, read from its text: it starts a child process (the server,
+ * the worker, the CLI, tsc, npm), PostgreSQL, Redis or a browser. Such files take seconds to a minute or two each;
+ * npm run test:quick (vitest.quick.config.ts) leaves them out, and a fresh run starts them first.
+ */
+export const NEEDS_MORE_THAN_THIS_PROCESS = new RegExp(
+  [
+    'node:child_process',
+    String.raw`\b(startServerProcess|runServerProcess|startWorkerProcess|runWorkerProcess|runAdminCli|runSourceFile|runScriptProcess)\b`,
+    String.raw`\b(copyProject|buildIntoScratchFolder)\b`,
+    String.raw`support/(postgresServer|redisServer|engines|referencePage)\.js`,
+    'chromium',
+  ].join('|'),
+);
+
+export const needsMoreThanThisProcess = (file: string) => NEEDS_MORE_THAN_THIS_PROCESS.test(readFileSync(file, 'utf8'));
+
+/**
+ * vitest's order (project by project; the slowest first when it has timed the files before, else the largest), but
+ * on a run with no timings (CI's fresh clone) a project's files that need more than the test's process first: a slow
+ * file started last would run on alone after the rest (test/scaleOut.test.ts, two minutes, is one of the smaller files).
+ */
+class SlowKindsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const timed = (spec: TestSpecification) => this.ctx.cache.getFileTestResults(`${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId)}`);
+    if (sorted.every(timed)) return sorted;
+    const projectOrder = [...new Set(sorted.map((spec) => spec.project.name))];
+    const slowKind = new Map(sorted.map((spec) => [spec, needsMoreThanThisProcess(spec.moduleId)]));
+    return sorted.sort(
+      (a, b) => projectOrder.indexOf(a.project.name) - projectOrder.indexOf(b.project.name) || Number(slowKind.get(b)) - Number(slowKind.get(a)),
+    );
+  }
+}
 
 // The API suites (one file per operation, and the shared suites) each start the app; run without
 // isolation they share one module graph per worker instead of importing the server again per file.
@@ -21,6 +59,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Starts nothing: hands the test processes where to find the run's one PostgreSQL server, started by the first test that needs it.
     globalSetup: ['test/support/postgresGlobalSetup.ts'],
+    sequence: { sequencer: SlowKindsFirst },
     projects: [
       { extends: true, test: { name: 'api', include: apiSuites, exclude: moduleTestsBesideOperations, isolate: false } },
       // The same API suites again with the app on PostgreSQL and its limits in Redis (test/support/testApp.ts, TEST_ENGINE).

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sharedSecretNames } from '../src/config.js';
 import { secretsCommand } from '../src/cli/secretsCommand.js';
 import { sharedPostgresServer } from './support/postgresServer.js';
-import { runAdminCli, startServerProcess, startWorkerProcess, stopServerProcesses } from './support/serverProcess.js';
+import { runAdminInProcess, startServerProcess, startWorkerProcess, stopServerProcesses } from './support/serverProcess.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-postgres-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -61,8 +61,9 @@ describe('npm start on PostgreSQL', () => {
   it('serves the Work-Platform API from the database the admin CLI set up, and a worker starts beside it', async () => {
     const url = await (await sharedPostgresServer()).createDatabase();
     const env = { DATABASE_URL: url, ...(await newSecrets()) };
+    // The CLI's commands in this process (runAdminInProcess): the CLI as a process is test/cli/migrate.test.ts's.
     const admin = async (...args: string[]) => {
-      const result = await runAdminCli([...args, '--json'], { env });
+      const result = await runAdminInProcess([...args, '--json'], { env });
       expect(result.stderr).toBe('');
       return JSON.parse(result.stdout) as Record<string, string>;
     };
