@@ -104,6 +104,8 @@ interface CallState<Caller> {
   caller?: Promise<Caller>;
   /** When the pipeline took the call (process.hrtime.bigint()), kept only while phases are timed. */
   startedAt?: bigint;
+  /** Set once the call was admitted or refused: what the admission puts on every answer, refusals and failures included. */
+  admissionHeaders?: Record<string, string>;
 }
 
 /** Ends the phase under way and starts the next; undefined while phases are not timed. */
@@ -248,7 +250,7 @@ async function handle<Caller, Services>(pipeline: Pipeline<Caller, Services>, ca
     reply = failureReply(pipeline, error, call);
   }
   const operationHeaders = state.operationId ? pipeline.operations.get(state.operationId)?.headers : undefined;
-  return { reply: withHeaders(reply, operationHeaders ? { ...screening.headers, ...operationHeaders } : screening.headers), operationId: state.operationId };
+  return { reply: withHeaders(reply, screening.headers, operationHeaders, state.admissionHeaders), operationId: state.operationId };
 }
 
 /**
@@ -340,7 +342,7 @@ async function identifyOrAnswer<Caller, Services>(pipeline: Pipeline<Caller, Ser
   }
 }
 
-/** The steps after authentication: admit, then the admitted call's; the admission's headers go on every answer, refusals and failures included. */
+/** The steps after authentication: admit, then the admitted call's; the admission's headers (put on by `handle`) go on every answer, refusals and failures included. */
 async function runOperation<Caller, Services>(
   pipeline: Pipeline<Caller, Services>,
   operation: CompiledOperation,
@@ -355,11 +357,13 @@ async function runOperation<Caller, Services>(
   lap?.('admit');
   try {
     if (admission.refusal !== undefined) throw admission.refusal;
-    return withHeaders(await runAdmitted(pipeline, operation, context, state.call, caller, lap), admission.headers);
+    return await runAdmitted(pipeline, operation, context, state.call, caller, lap);
   } catch (error) {
     // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
     if (error instanceof ClientClosedError) throw error;
-    return withHeaders(failureReply(pipeline, error, state.call), admission.headers);
+    return failureReply(pipeline, error, state.call);
+  } finally {
+    state.admissionHeaders = admission.headers;
   }
 }
 
@@ -528,10 +532,17 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   return storeOutageFailure(error, pauses) ?? error;
 }
 
-/** Pipeline headers first; the reply's own headers win. */
-function withHeaders(reply: Reply, headers: Record<string, string> | undefined): Reply {
-  if (!headers || Object.keys(headers).length === 0) return reply;
-  return { ...reply, headers: { ...headers, ...reply.headers } };
+/** The pipeline's headers in the order given, each set winning over the ones before it; the reply's own headers win over all. */
+function withHeaders(reply: Reply, ...sets: (Record<string, string> | undefined)[]): Reply {
+  let merged: Record<string, string> | undefined;
+  for (const set of sets) {
+    for (const name in set) {
+      merged ??= {};
+      merged[name] = set[name]!;
+    }
+  }
+  if (!merged) return reply;
+  return { ...reply, headers: Object.assign(merged, reply.headers) };
 }
 
 /**
