@@ -1,7 +1,7 @@
 // npx tsx scripts/bench/readPathAb.ts <other checkout> [--cpu-prof DIR]: the read path of this checkout
 // against another one (a commit exported with git archive, its node_modules linked), each server as
 // `npm start` runs it in a process of its own on one database, loaded by wrk (or autocannon) in a
-// process of its own in alternating rounds (A, B, A, B, …), so that a machine whose load changes
+// process of its own in alternating rounds (A, B, B, A, …), so that a machine whose load changes
 // during the run weighs on both alike. Prints per scenario the median req/s of each server and its
 // CPU time per request (from /proc, Linux), which a busy machine disturbs far less, then each
 // server's per-request budget (PHASE_TIMINGS_FILE) for the loaded operations.
@@ -114,7 +114,8 @@ try {
     const cpuPerRequest = new Map<string, number[]>(servers.map((server) => [server.name, []]));
     for (const server of servers) await load(`${server.url}${scenario.path}`, scenario.headers); // warm-up
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const server of servers) {
+      // A, B, then B, A: neither server is always the one loaded right after the other.
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         const cpuBefore = cpuMs(server.child.pid!);
         const result = await load(`${server.url}${scenario.path}`, scenario.headers);
         if (result.non2xx > 0) throw new Error(`${server.name} ${scenario.path}: ${result.non2xx} non-2xx answers`);

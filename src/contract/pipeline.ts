@@ -127,9 +127,10 @@ interface Pipeline<Caller, Services> {
  *
  *   screen ─► route ─► identify ─► authenticate ─► admit ─► idempotency ─► validate ─► perform ─► reply
  *
- * screen (CORS, the profile's own checks), route (precompiled router), identify (the caller, looked
- * up once) and authenticate (each security scheme's check) run inside openapi-backend's
- * handleRequest; admit (scopes, roles, limits), idempotency (one look-up of the key: replay or run
+ * screen (CORS, the profile's own checks), route (the precompiled router; the request parsed once),
+ * identify (the caller, looked up once) and authenticate (each security scheme's check) run as
+ * openapi-backend's handleRequest ran them (`routeDirectly`; options.routing keeps handleRequest as the
+ * reference), then the operation's handler registered with openapi-backend runs: admit (scopes, roles, limits), idempotency (one look-up of the key: replay or run
  * fresh), validate (read the body, validate and coerce the request), perform (the handler, behind
  * the expensive-call gate, retried while the store is busy, its answer stored under its key) and
  * reply (the steps' headers) in `runOperation`. Every step returns values; anything thrown goes to
@@ -190,7 +191,7 @@ async function compileOperations<Caller, Services>(
   return operations;
 }
 
-/** Hands openapi-backend the steps it runs: route's outcomes, identify and authenticate per scheme, then the operation's own. */
+/** Registers the operations' steps with openapi-backend, and for its handleRequest (routing 'openapi-backend') route's outcomes and a security handler per scheme. */
 function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): void {
   const { profile, backend } = pipeline;
   for (const scheme of Object.keys(backend.definition.components?.securitySchemes ?? {})) {
