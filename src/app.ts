@@ -277,6 +277,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     const workPlatformApi = await createContractApi(workPlatform, {
       now,
       phaseTimings,
+      routing: config.routing,
       idempotency: {
         store: idempotencyKeys,
         transactions: storeEngine,
@@ -313,7 +314,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       now,
       logger: deps.logger,
     });
-    const portfolioApi = await createContractApi(portfolio, { now, phaseTimings });
+    const portfolioApi = await createContractApi(portfolio, { now, phaseTimings, routing: config.routing });
     const adapter = createHttpAdapter({
       apis: [
         {

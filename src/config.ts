@@ -57,6 +57,12 @@ export interface Config {
   listPageCachePages: number;
   /** Where the server writes, when it closes, each operation's time per call step by step (PHASE_TIMINGS_FILE); unset keeps none. */
   phaseTimingsFile: string | undefined;
+  /**
+   * Who runs route, identify and authenticate: the pipeline itself (`direct`, unset), or openapi-backend's
+   * handleRequest (`openapi-backend`), the reference test/http/directRouting.test.ts holds the direct steps to.
+   * Not read from the environment.
+   */
+  routing?: 'direct' | 'openapi-backend';
   /** How long a statement of a serving process waits for another connection's write lock before retrying without blocking. */
   databaseBusyTimeoutMs: number;
   /** Expensive calls (x-ratelimit-cost above 1, the analytics): how many run at once, wait, and are in flight per workspace. */

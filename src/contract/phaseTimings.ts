@@ -1,7 +1,7 @@
 // Where a request's time goes, phase by phase and per operation: kept only when asked for
 // (PHASE_TIMINGS_FILE; the bench's per-request budget). Not asked for, a phase costs one branch.
 
-/** The pipeline's steps as timed: route covers screen, route, identify and authenticate (inside openapi-backend). */
+/** The pipeline's steps as timed: route covers screen, route, identify and authenticate (up to the operation's own steps). */
 export const pipelinePhases = ['route', 'admit', 'idempotency', 'validate', 'handler', 'encode', 'write'] as const;
 export type PipelinePhase = (typeof pipelinePhases)[number];
 

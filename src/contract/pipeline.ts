@@ -68,13 +68,23 @@ export interface PipelineOptions {
   writeRetryPausesMs?: readonly number[];
   /** Where each step's time is added, when asked for (PHASE_TIMINGS_FILE). */
   phaseTimings?: PhaseTimings;
+  /**
+   * `direct` (the default): route, identify and authenticate are the pipeline's own calls of the precompiled
+   * router and the profile. `openapi-backend`: its handleRequest runs them, the reference the direct steps are
+   * proven against (test/contract/directRouting.test.ts).
+   */
+  routing?: 'direct' | 'openapi-backend';
 }
 
 interface CompiledOperation {
   rules: OperationRules;
-  /** The handler, imported on the operation's first call. */
-  handler(): Promise<AnyOperationHandler>;
+  /** The handler, imported on the operation's first call; itself, without a promise, once imported. */
+  handler(): AnyOperationHandler | Promise<AnyOperationHandler>;
   headers: Record<string, string>;
+  /** The security requirements (the document's when the operation has none): one of them, every scheme of it, must accept the caller. */
+  securityRequirements: string[][];
+  /** Every scheme of those requirements, once each, in order: each one's check runs. */
+  securitySchemes: string[];
   /** Declares parameters or a body: the request is validated and coerced. */
   takesInput: boolean;
 }
@@ -94,6 +104,8 @@ interface CallState<Caller> {
   caller?: Promise<Caller>;
   /** When the pipeline took the call (process.hrtime.bigint()), kept only while phases are timed. */
   startedAt?: bigint;
+  /** Set once the call was admitted or refused: what the admission puts on every answer, refusals and failures included. */
+  admissionHeaders?: Record<string, string>;
 }
 
 /** Ends the phase under way and starts the next; undefined while phases are not timed. */
@@ -115,9 +127,10 @@ interface Pipeline<Caller, Services> {
  *
  *   screen ─► route ─► identify ─► authenticate ─► admit ─► idempotency ─► validate ─► perform ─► reply
  *
- * screen (CORS, the profile's own checks), route (precompiled router), identify (the caller, looked
- * up once) and authenticate (each security scheme's check) run inside openapi-backend's
- * handleRequest; admit (scopes, roles, limits), idempotency (one look-up of the key: replay or run
+ * screen (CORS, the profile's own checks), route (the precompiled router; the request parsed once),
+ * identify (the caller, looked up once) and authenticate (each security scheme's check) run as
+ * openapi-backend's handleRequest ran them (`routeDirectly`; options.routing keeps handleRequest as the
+ * reference), then the operation's handler registered with openapi-backend runs: admit (scopes, roles, limits), idempotency (one look-up of the key: replay or run
  * fresh), validate (read the body, validate and coerce the request), perform (the handler, behind
  * the expensive-call gate, retried while the store is busy, its answer stored under its key) and
  * reply (the steps' headers) in `runOperation`. Every step returns values; anything thrown goes to
@@ -165,17 +178,20 @@ async function compileOperations<Caller, Services>(
     if (rule.idempotent && !options.idempotency?.claims && isTwoPhaseHandler(await handler())) {
       throw new Error(`${profile.name}: ${rule.operationId} is a two-phase idempotent operation, but the API has no idempotency claim store`);
     }
+    const securityRequirements = (matched.security ?? []).map((requirement) => Object.keys(requirement));
     operations.set(rule.operationId, {
       rules: rule,
       handler,
       headers: profile.operationHeaders?.(rule) ?? {},
+      securityRequirements,
+      securitySchemes: [...new Set(securityRequirements.flat())],
       takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
     });
   }
   return operations;
 }
 
-/** Hands openapi-backend the steps it runs: route's outcomes, identify and authenticate per scheme, then the operation's own. */
+/** Registers the operations' steps with openapi-backend, and for its handleRequest (routing 'openapi-backend') route's outcomes and a security handler per scheme. */
 function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): void {
   const { profile, backend } = pipeline;
   for (const scheme of Object.keys(backend.definition.components?.securitySchemes ?? {})) {
@@ -202,9 +218,7 @@ function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): 
       throw new PipelineFailure({ kind: 'method-not-allowed', method: state.call.method, path: state.call.path, allowed });
     },
     unauthorizedHandler: (context: Context) => {
-      // The first scheme's refusal says best what was wrong with the credential.
-      const refusals = Object.values(context.security ?? {}).map((result) => (result as { error?: unknown } | undefined)?.error);
-      throw refusals.find((error) => error !== undefined) ?? new Error('no security handler answered');
+      throw firstRefusal(context.security ?? {});
     },
     notImplemented: (context: Context) => {
       throw new Error(`operation ${context.operation?.operationId} has no handler`);
@@ -216,7 +230,7 @@ function registerSteps<Caller, Services>(pipeline: Pipeline<Caller, Services>): 
   }
 }
 
-/** The whole call: screen, then route and the operation's steps (openapi-backend), then the headers every answer carries. */
+/** The whole call: screen, then route and the operation's steps, then the headers every answer carries. */
 async function handle<Caller, Services>(pipeline: Pipeline<Caller, Services>, call: IncomingCall): Promise<HandledCall> {
   const state: CallState<Caller> = { call, startedAt: pipeline.options.phaseTimings ? process.hrtime.bigint() : undefined };
   const screening = screen(pipeline, call);
@@ -224,18 +238,86 @@ async function handle<Caller, Services>(pipeline: Pipeline<Caller, Services>, ca
   try {
     if (screening.reply) {
       reply = screening.reply;
-    } else {
+    } else if (pipeline.options.routing === 'openapi-backend') {
       reply = (await pipeline.backend.handleRequest(
         { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> },
         state,
       )) as Reply;
+    } else {
+      reply = await routeDirectly(pipeline, state);
     }
   } catch (error) {
     if (error instanceof ClientClosedError) throw error;
     reply = failureReply(pipeline, error, call);
   }
   const operationHeaders = state.operationId ? pipeline.operations.get(state.operationId)?.headers : undefined;
-  return { reply: withHeaders(reply, { ...screening.headers, ...operationHeaders }), operationId: state.operationId };
+  return { reply: withHeaders(reply, screening.headers, operationHeaders, state.admissionHeaders), operationId: state.operationId };
+}
+
+/**
+ * Steps route, identify and authenticate as openapi-backend's handleRequest runs them, without what it does
+ * for hooks these APIs do not have: the request is parsed once (after routing, not also before), and the
+ * caller is looked up and each scheme checked without a promise per scheme. Then the operation's handler
+ * as registered with openapi-backend.
+ */
+async function routeDirectly<Caller, Services>(pipeline: Pipeline<Caller, Services>, state: CallState<Caller>): Promise<Reply> {
+  const { backend } = pipeline;
+  const { call } = state;
+  const match = backend.router.route(call.method, call.path);
+  if (!match) throw new PipelineFailure({ kind: 'not-found', path: call.path });
+  if (!match.operation) throw new PipelineFailure({ kind: 'method-not-allowed', method: call.method, path: call.path, allowed: match.allowedMethods });
+  const request = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string> };
+  // A path parameter that is not valid percent-encoding throws here, before the call counts as routed to its operation.
+  const parsed = backend.router.parseRequest(request, match.operation);
+  const operationId = match.operation.operationId!;
+  state.operationId = operationId;
+  const operation = pipeline.operations.get(operationId)!;
+  const security = operation.securitySchemes.length === 0 ? { authorized: false } : await authenticate(pipeline, operation, call);
+  if (!security.authorized && operation.securityRequirements.length > 0) throw firstRefusal(security);
+  const context: Partial<Context> = { api: backend, operation: match.operation, request: parsed, security };
+  return backend.handlers[operationId]!(context as Context, state) as Promise<Reply>;
+}
+
+/**
+ * Steps identify and authenticate: each scheme's result as openapi-backend's security handlers give it
+ * (`{ caller }`, or `{ error }` with the refusal), and whether one requirement has every scheme satisfied.
+ */
+async function authenticate<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  call: IncomingCall,
+): Promise<NonNullable<Context['security']>> {
+  const results: Record<string, { caller: Caller } | { error: unknown } | boolean> = {};
+  let caller: Caller | undefined;
+  let refusal: { error: unknown } | undefined;
+  try {
+    caller = call.provenCaller !== undefined ? (call.provenCaller as Caller) : await pipeline.profile.identify(call.headers);
+  } catch (error) {
+    refusal = { error };
+  }
+  for (const scheme of operation.securitySchemes) {
+    if (refusal) {
+      results[scheme] = refusal;
+      continue;
+    }
+    try {
+      results[scheme] = { caller: pipeline.profile.authenticate[scheme]!(caller!) };
+    } catch (error) {
+      results[scheme] = { error };
+    }
+  }
+  const satisfied = (scheme: string) => {
+    const result = results[scheme] as { error?: unknown } | undefined;
+    return Boolean(result) && !result!.error;
+  };
+  results.authorized = operation.securityRequirements.some((requirement) => requirement.every(satisfied));
+  return results as NonNullable<Context['security']>;
+}
+
+/** What an unauthorized call is refused with: the first scheme's refusal says best what was wrong with the credential. */
+function firstRefusal(security: NonNullable<Context['security']>): unknown {
+  const refusals = Object.values(security).map((result) => (result as { error?: unknown } | undefined)?.error);
+  return refusals.find((error) => error !== undefined) ?? new Error('no security handler answered');
 }
 
 /** Step screen: what the API checks before routing (CORS); its refusal is the answer. */
@@ -261,7 +343,7 @@ async function identifyOrAnswer<Caller, Services>(pipeline: Pipeline<Caller, Ser
   }
 }
 
-/** The steps after authentication: admit, then the admitted call's; the admission's headers go on every answer, refusals and failures included. */
+/** The steps after authentication: admit, then the admitted call's; the admission's headers (put on by `handle`) go on every answer, refusals and failures included. */
 async function runOperation<Caller, Services>(
   pipeline: Pipeline<Caller, Services>,
   operation: CompiledOperation,
@@ -276,11 +358,13 @@ async function runOperation<Caller, Services>(
   lap?.('admit');
   try {
     if (admission.refusal !== undefined) throw admission.refusal;
-    return withHeaders(await runAdmitted(pipeline, operation, context, state.call, caller, lap), admission.headers);
+    return await runAdmitted(pipeline, operation, context, state.call, caller, lap);
   } catch (error) {
     // Nobody is left to answer: the adapter logs it as the client's doing, not as a failure.
     if (error instanceof ClientClosedError) throw error;
-    return withHeaders(failureReply(pipeline, error, state.call), admission.headers);
+    return failureReply(pipeline, error, state.call);
+  } finally {
+    state.admissionHeaders = admission.headers;
   }
 }
 
@@ -315,7 +399,8 @@ async function runAdmitted<Caller, Services>(
   lap?.('idempotency');
   if (lookup && 'replay' in lookup) return lookup.replay;
   try {
-    const request = await validate(pipeline, operation, context, call);
+    const validating = validate(pipeline, operation, context, call);
+    const request = validating instanceof Promise ? await validating : validating;
     lap?.('validate');
     const reply = await perform(pipeline, operation, context, call, caller, request, lookup ? lookup.fresh : undefined);
     lap?.('handler');
@@ -325,26 +410,38 @@ async function runAdmitted<Caller, Services>(
   }
 }
 
-/** Step validate: reads the body only now, after the caller was authenticated and admitted, and validates the whole request. */
-async function validate<Caller, Services>(
+/** Step validate: reads the body only now, after the caller was authenticated and admitted, and validates the whole request (a promise only when there is a body to read). */
+function validate<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  operation: CompiledOperation,
+  context: Context,
+  call: IncomingCall,
+): ValidatedRequest | Promise<ValidatedRequest> {
+  // An operation that declares nothing to validate has nothing to coerce either.
+  if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
+  if (operation.rules.bodyMediaTypes.length > 0) return readBodyAndValidate(pipeline, operation, context, call);
+  return validateRequest(pipeline, context, call, undefined);
+}
+
+async function readBodyAndValidate<Caller, Services>(
   pipeline: Pipeline<Caller, Services>,
   operation: CompiledOperation,
   context: Context,
   call: IncomingCall,
 ): Promise<ValidatedRequest> {
-  // An operation that declares nothing to validate has nothing to coerce either.
-  if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
   let body: string | undefined;
-  if (operation.rules.bodyMediaTypes.length > 0) {
-    const bytes = await call.readBody();
-    if (bytes !== undefined && bytes.length > 0) {
-      const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!operation.rules.bodyMediaTypes.includes(contentType)) {
-        throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
-      }
-      body = decodeBody(bytes);
+  const bytes = await call.readBody();
+  if (bytes !== undefined && bytes.length > 0) {
+    const contentType = String(call.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!operation.rules.bodyMediaTypes.includes(contentType)) {
+      throw new PipelineFailure({ kind: 'unsupported-media-type', contentType, accepted: operation.rules.bodyMediaTypes });
     }
+    body = decodeBody(bytes);
   }
+  return validateRequest(pipeline, context, call, body);
+}
+
+function validateRequest<Caller, Services>(pipeline: Pipeline<Caller, Services>, context: Context, call: IncomingCall, body: string | undefined): ValidatedRequest {
   const raw = { method: call.method, path: call.path, query: call.rawQuery, headers: call.headers as Record<string, string>, body };
   const validation = pipeline.backend.validator.validateRequest(raw, context.operation);
   if (validation.errors && validation.errors.length > 0) throw new PipelineFailure({ kind: 'invalid-request', errors: validation.errors });
@@ -379,7 +476,8 @@ async function perform<Caller, Services>(
     now: options.now,
     services: profile.services,
   } as never;
-  const handler = await operation.handler();
+  const loading = operation.handler();
+  const handler = loading instanceof Promise ? await loading : loading;
   if (isTwoPhaseHandler(handler)) {
     const commit = await handler(ctx);
     return retryWhileBusy(fresh ? () => pipeline.idempotency.run(fresh, commit) : commit, pauses);
@@ -435,10 +533,17 @@ function asPipelineFailure(error: unknown, pauses: readonly number[]): unknown {
   return storeOutageFailure(error, pauses) ?? error;
 }
 
-/** Pipeline headers first; the reply's own headers win. */
-function withHeaders(reply: Reply, headers: Record<string, string> | undefined): Reply {
-  if (!headers || Object.keys(headers).length === 0) return reply;
-  return { ...reply, headers: { ...headers, ...reply.headers } };
+/** The pipeline's headers in the order given, each set winning over the ones before it; the reply's own headers win over all. */
+function withHeaders(reply: Reply, ...sets: (Record<string, string> | undefined)[]): Reply {
+  let merged: Record<string, string> | undefined;
+  for (const set of sets) {
+    for (const name in set) {
+      merged ??= {};
+      merged[name] = set[name]!;
+    }
+  }
+  if (!merged) return reply;
+  return { ...reply, headers: Object.assign(merged, reply.headers) };
 }
 
 /**
@@ -446,11 +551,17 @@ function withHeaders(reply: Reply, headers: Record<string, string> | undefined):
  * 0.1 s of CPU at each start. That the file is there is checked now (compiled `.js`, or `.ts` under tsx); that it exports
  * the handler is checked by npm run check:contract (scripts/contract/handlerFiles.ts), and again by the import.
  */
-function handlerOnFirstCall(directory: URL, operationId: string): () => Promise<AnyOperationHandler> {
+function handlerOnFirstCall(directory: URL, operationId: string): () => AnyOperationHandler | Promise<AnyOperationHandler> {
   const [missing] = missingHandlerFiles(directory, [operationId]);
   if (missing) throw new Error(missing);
-  let handler: Promise<AnyOperationHandler> | undefined;
-  return () => (handler ??= loadHandler(directory, operationId));
+  let loading: Promise<AnyOperationHandler> | undefined;
+  let loaded: AnyOperationHandler | undefined;
+  return () =>
+    loaded ??
+    (loading ??= loadHandler(directory, operationId).then((handler) => {
+      loaded = handler;
+      return handler;
+    }));
 }
 
 /** What to add for each operation whose handler file is not in `directory` (compiled `.js`, or `.ts` under tsx); start-up asks before it changes anything. */

@@ -54,6 +54,7 @@ export class PrecompiledRouter extends OpenAPIRouter {
   private exactRoutes?: Map<string, Map<string, Operation>>;
   private templateBuckets?: TemplateBuckets;
   private readonly pathParamParsers = new Map<string, (path: string) => Record<string, string> | null>();
+  private readonly styledQueryOperations = new WeakMap<Operation, boolean>();
 
   override getOperations(): Operation[] {
     this.operationTable ??= super.getOperations();
@@ -117,19 +118,35 @@ export class PrecompiledRouter extends OpenAPIRouter {
    * through the stock parser, which handles them.
    */
   override parseRequest(req: Request, operation?: Operation): ParsedRequest {
-    if ((operation && hasStyledQueryParameters(operation)) || headerValue(req.headers, 'cookie') !== undefined) {
+    const headers = lowerCasedHeaders(req.headers);
+    if ((operation && this.hasStyledQueryParameters(operation)) || headers.cookie !== undefined) {
       const parsed = super.parseRequest(req, operation);
       return operation ? { ...parsed, params: this.pathParams(operation, parsed.path) } : parsed;
     }
-    const normalized = this.normalizeRequest(req);
+    // As normalizeRequest: the path without its query, with a leading slash; the method in lower case.
+    let path = req.path?.trim() || '';
+    if (!path.startsWith('/')) path = `/${path}`;
+    const queryStart = path.indexOf('?');
+    if (queryStart >= 0) path = path.slice(0, queryStart);
     return {
-      ...normalized,
-      headers: lowerCasedHeaders(req.headers),
+      ...req,
+      path,
+      method: req.method.trim().toLowerCase(),
+      headers,
       cookies: {},
       query: flatQuery(req),
       requestBody: parsedBody(req.body),
-      params: operation ? this.pathParams(operation, normalized.path) : {},
+      params: operation ? this.pathParams(operation, path) : {},
     };
+  }
+
+  private hasStyledQueryParameters(operation: Operation): boolean {
+    let styled = this.styledQueryOperations.get(operation);
+    if (styled === undefined) {
+      styled = hasStyledQueryParameters(operation);
+      this.styledQueryOperations.set(operation, styled);
+    }
+    return styled;
   }
 
   private pathParams(operation: Operation, path: string): Record<string, string> {
@@ -194,11 +211,6 @@ export class PrecompiledRouter extends OpenAPIRouter {
     this.templateBuckets = templateBuckets;
     return { exactRoutes, templateBuckets };
   }
-}
-
-function headerValue(headers: Request['headers'], name: string): unknown {
-  for (const header in headers) if (header.toLowerCase() === name) return headers[header];
-  return undefined;
 }
 
 function lowerCasedHeaders(headers: Request['headers']): Record<string, string | string[]> {
