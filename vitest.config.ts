@@ -8,8 +8,9 @@ const apiSuites = ['test/workPlatform/**/*.test.ts', 'test/portfolio/**/*.test.t
 const moduleTestsBesideOperations = ['test/portfolio/import.test.ts', 'test/portfolio/sanitizer.test.ts'];
 // Tests of the SQLite limiter's own transaction (its counters are rows of the app's SQLite file); the
 // limits counted in Redis and in PostgreSQL are proven by test/limits/limitCounterEngines.test.ts and
-// test/scaleOut.test.ts, and every API suite below counts its calls in Redis.
-const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts'];
+// test/scaleOut.test.ts, and every API suite below counts its calls in Redis. The *AcrossProcesses suites start
+// server processes on one SQLite file whatever TEST_ENGINE says.
+const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts', 'test/shared/*AcrossProcesses.test.ts'];
 // The documents each API serves (its contract, Postman files, changelog, reference page): public,
 // built from the committed contract in memory, uncounted; no store, limit or credential is read,
 // so the engines cannot change their answers (the security suite proves every public operation is uncounted).
