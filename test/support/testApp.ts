@@ -11,7 +11,7 @@ import { postgresEngine, postgresStatementText, sqliteEngine, type StoreEngine }
 import { openPostgres } from '../../src/store/postgres.js';
 import { keyFilePath, loadKeyRing } from '../../src/auth/keyRings.js';
 import { loadSealingBox } from '../../src/auth/secretBox.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { ContractClient } from './contractClient.js';
 import { fakeDnsResolver } from './fakeDns.js';
 import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
@@ -200,8 +200,8 @@ async function demoSeed(engineKind: TestEngineKind, options: TestAppOptions): Pr
 }
 
 async function makeDemoSeed(engineKind: TestEngineKind, options: TestAppOptions): Promise<DemoSeed> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-demo-seed-'));
-  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  // In the run's rendezvous folder, which the global teardown deletes (a worker process may end without its exit event).
+  const dataDir = mkdtempSync(path.join(inject('postgresRendezvous'), 'demo-seed-'));
   const databasePath = path.join(dataDir, 'app.db');
   const madeAt = Date.now();
   const postgresUrl = engineKind === 'postgres' ? await (await sharedPostgresServer()).createDatabase({ migrated: true }) : undefined;
