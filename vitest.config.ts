@@ -46,8 +46,18 @@ const apiSuites = ['test/workPlatform/**/*.test.ts', 'test/portfolio/**/*.test.t
 const moduleTestsBesideOperations = ['test/portfolio/import.test.ts', 'test/portfolio/sanitizer.test.ts'];
 // Tests of the SQLite limiter's own transaction (its counters are rows of the app's SQLite file); the
 // limits counted in Redis and in PostgreSQL are proven by test/limits/limitCounterEngines.test.ts and
-// test/scaleOut.test.ts, and every API suite below counts its calls in Redis.
-const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts'];
+// test/scaleOut.test.ts, and every API suite below counts its calls in Redis. The *AcrossProcesses suites start
+// server processes on one SQLite file whatever TEST_ENGINE says.
+const sqliteOnlyApiSuites = ['test/shared/workPlatformCallLimits.test.ts', 'test/shared/*AcrossProcesses.test.ts'];
+// The documents each API serves (its contract, Postman files, changelog, reference page): public,
+// built from the committed contract in memory, uncounted; no store, limit or credential is read,
+// so the engines cannot change their answers (the security suite proves every public operation is uncounted).
+// operationTests.test.ts reads only the test folders.
+const documentSuites = [
+  'test/shared/operationTests.test.ts',
+  'test/workPlatform/{getOpenapiJson,getOpenapiYaml,getPostmanCollection,getPostmanEnvironment,getChangelogJson,getReferencePage}.test.ts',
+  'test/portfolio/{getOpenapiJson,getOpenapiYaml,getPostmanJson,getChangelogJson,getReferencePage}.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -65,7 +75,7 @@ export default defineConfig({
       // The same API suites again with the app on PostgreSQL and its limits in Redis (test/support/testApp.ts, TEST_ENGINE).
       {
         extends: true,
-        test: { name: 'api-postgres', include: apiSuites, exclude: [...moduleTestsBesideOperations, ...sqliteOnlyApiSuites], isolate: false, env: { TEST_ENGINE: 'postgres' } },
+        test: { name: 'api-postgres', include: apiSuites, exclude: [...moduleTestsBesideOperations, ...sqliteOnlyApiSuites, ...documentSuites], isolate: false, env: { TEST_ENGINE: 'postgres' } },
       },
       // Without isolation too: a worker imports the sources once for all the module files it runs, not once per file.
       // The files restore what they change of process.env and stop what they start.

@@ -29,12 +29,41 @@ export function componentSchemaValidator(api: string, name: string) {
   return ajv.compile({ $ref: `${api}#/components/schemas/${name}` });
 }
 
+/** What a client checks answers with, compiled once per API and error schema for every client of the process. */
+interface CompiledContract {
+  document: Record<string, unknown>;
+  router: PrecompiledRouter;
+  contract: ResponseContract;
+  validateError: (body: unknown) => boolean;
+}
+
+const compiledContracts = new Map<string, CompiledContract>();
+
+function compiledContract(api: string, errorSchemaName: string): CompiledContract {
+  const key = `${api} ${errorSchemaName}`;
+  let compiled = compiledContracts.get(key);
+  if (!compiled) {
+    const document = loadContractDocument(api);
+    const ajv = createAjv2020({ validateSchema: false });
+    ajv.addSchema(document, 'client-contract');
+    compiled = {
+      document,
+      router: new PrecompiledRouter({ definition: document as unknown as Document }),
+      contract: new ResponseContract(document),
+      validateError: ajv.compile({ $ref: `client-contract#/components/schemas/${errorSchemaName}` }),
+    };
+    compiledContracts.set(key, compiled);
+  }
+  return compiled;
+}
+
 /**
  * An HTTP client for tests that validates every response it receives against the contract:
  * the operation's declared status, headers and body, and for requests that match no operation
  * (404, 405) the API's error schema. A mismatch throws, so it fails the test that made the call.
  */
 export class ContractClient {
+  /** The committed contract, shared by every client of the API in the process: read it, never change it. */
   readonly document: Record<string, unknown>;
   private readonly router: PrecompiledRouter;
   private readonly contract: ResponseContract;
@@ -45,12 +74,7 @@ export class ContractClient {
     api = 'portfolio',
     errorSchemaName = 'ErrorEnvelope',
   ) {
-    this.document = loadContractDocument(api);
-    this.router = new PrecompiledRouter({ definition: this.document as unknown as Document });
-    this.contract = new ResponseContract(this.document);
-    const ajv = createAjv2020({ validateSchema: false });
-    ajv.addSchema(this.document, 'client-contract');
-    this.validateError = ajv.compile({ $ref: `client-contract#/components/schemas/${errorSchemaName}` });
+    ({ document: this.document, router: this.router, contract: this.contract, validateError: this.validateError } = compiledContract(api, errorSchemaName));
   }
 
   get(path: string, headers: Record<string, string> = {}): Promise<CheckedResponse> {

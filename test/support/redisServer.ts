@@ -88,8 +88,13 @@ export function redisLimitsEnv(server: RedisServer): Record<string, string> {
   return { REDIS_URL: server.url, REDIS_KEY_PREFIX: `test-${randomUUID()}:` };
 }
 
-/** Where the limit suites count: SQLite alone (no REDIS_URL), and a real Redis; `env` is read when a test app starts. */
+/**
+ * Where the limit suites count: SQLite alone (no REDIS_URL), and a real Redis; `env` is read when a
+ * test app starts. On PostgreSQL (TEST_ENGINE=postgres) the test app counts in a Redis of its own
+ * already, so that both would be one configuration: it runs once.
+ */
 export function limitEngines(redis: () => RedisServer): { engine: string; env: () => Record<string, string> }[] {
+  if (process.env.TEST_ENGINE === 'postgres') return [{ engine: 'Redis', env: () => ({}) }];
   return [
     { engine: 'SQLite', env: () => ({}) },
     { engine: 'Redis', env: () => redisLimitsEnv(redis()) },

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -11,7 +11,7 @@ import { postgresEngine, postgresStatementText, sqliteEngine, type StoreEngine }
 import { openPostgres } from '../../src/store/postgres.js';
 import { keyFilePath, loadKeyRing } from '../../src/auth/keyRings.js';
 import { loadSealingBox } from '../../src/auth/secretBox.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { ContractClient } from './contractClient.js';
 import { fakeDnsResolver } from './fakeDns.js';
 import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
@@ -123,9 +123,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = mkdtempSync(path.join(tmpdir(), 'contract-api-test-'));
   const databasePath = path.join(dataDir, 'app.db');
   const engineKind = testEngineKind();
-  const opened = engineKind === 'postgres' ? await openPostgresForTest() : openSqliteForTest(databasePath);
+  const seed = options.now ? undefined : await demoSeed(engineKind, options);
+  // The seed's folder holds its database file (SQLite) and the key files its demo tokens were signed and sealed with.
+  if (seed) cpSync(seed.dataDir, dataDir, { recursive: true });
+  const opened = engineKind === 'postgres' ? await openPostgresForTest(seed?.postgresTemplate) : openSqliteForTest(databasePath);
   try {
-    return await startOnEngine(opened, dataDir, databasePath, engineKind, options);
+    const fixture = seed ? structuredClone(seed.fixture) : undefined;
+    return await startOnEngine(opened, dataDir, databasePath, engineKind, options, fixture);
   } catch (error) {
     // Nothing of a start that failed outlives it: the suite's afterAll has no app to close.
     await opened.close();
@@ -134,17 +138,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
 }
 
-async function startOnEngine(
-  opened: OpenedTestEngine,
-  dataDir: string,
-  databasePath: string,
-  engineKind: TestEngineKind,
-  options: TestAppOptions,
-): Promise<TestApp> {
-  const config: Config = {
+/** The configuration of a test app over the database at `databasePath` (the data folder beside it) or `engineEnv`'s. */
+function testConfig(databasePath: string, engineEnv: Record<string, string>, options: TestAppOptions): Config {
+  return {
     ...loadConfig({
       DATABASE_PATH: databasePath,
-      ...opened.env,
+      ...engineEnv,
       PORT: '0',
       HOST: '127.0.0.1',
       RESPONSE_VALIDATION: 'enforce',
@@ -161,10 +160,76 @@ async function startOnEngine(
     }),
     ...options.config,
   };
+}
+
+/**
+ * A data folder and database loaded with the demo data, which each app of the process copies
+ * instead of loading the demo again (on PostgreSQL that load is thousands of round trips, the
+ * most of an app's start): SQLite's file is copied with the folder, PostgreSQL's database is the
+ * template of the app's own. The fixture names what the copy holds; the demo's ids are seeded, its
+ * tokens and keys are those of the seed. An app with an injected clock loads its own demo, dated
+ * by that clock.
+ */
+interface DemoSeed {
+  dataDir: string;
+  fixture: DemoFixture;
+  /** The name of the seeded PostgreSQL database, the template of each app's own. */
+  postgresTemplate?: string;
+  madeAt: number;
+}
+
+/**
+ * Made again after a while: the demo is dated by the real clock (its timeline ends today, its
+ * sessions last a day), and a worker process runs for many minutes.
+ */
+const DEMO_SEED_LIFETIME_MS = 5 * 60_000;
+const demoSeeds = new Map<string, Promise<DemoSeed>>();
+
+async function demoSeed(engineKind: TestEngineKind, options: TestAppOptions): Promise<DemoSeed> {
+  // The secrets the demo is signed and sealed with may come from the app's configuration.
+  const key = JSON.stringify([engineKind, options.env ?? {}, options.config ?? {}]);
+  const current = demoSeeds.get(key);
+  if (current) {
+    const seed = await current.catch(() => undefined);
+    if (seed && Date.now() - seed.madeAt < DEMO_SEED_LIFETIME_MS) return seed;
+    if (demoSeeds.get(key) !== current) return demoSeed(engineKind, options);
+  }
+  const made = makeDemoSeed(engineKind, options);
+  demoSeeds.set(key, made);
+  return made;
+}
+
+async function makeDemoSeed(engineKind: TestEngineKind, options: TestAppOptions): Promise<DemoSeed> {
+  // In the run's rendezvous folder, which the global teardown deletes (a worker process may end without its exit event).
+  const dataDir = mkdtempSync(path.join(inject('postgresRendezvous'), 'demo-seed-'));
+  const databasePath = path.join(dataDir, 'app.db');
+  const madeAt = Date.now();
+  const postgresUrl = engineKind === 'postgres' ? await (await sharedPostgresServer()).createDatabase({ migrated: true }) : undefined;
+  const instance = postgresUrl ? await postgresInstance(postgresUrl) : sqliteInstance(databasePath);
+  try {
+    const config = testConfig(databasePath, postgresUrl ? { DATABASE_URL: postgresUrl } : {}, options);
+    const sessionSecret = loadKeyRing(config.sessionJwtSecret, keyFilePath('session', config.dataDirectory), { name: 'SESSION_JWT_SECRET' }).newest().key;
+    const fixture = await loadDemoData(instance.sqlite ?? instance.store, Date.now, { sessionSecret, webhookSecretBox: loadSealingBox(config) });
+    return { dataDir, fixture, postgresTemplate: postgresUrl && new URL(postgresUrl).pathname.slice(1), madeAt };
+  } finally {
+    // Closed before it is copied: SQLite's log is checkpointed into the file, and PostgreSQL copies no database anyone is connected to.
+    await instance.close();
+  }
+}
+
+async function startOnEngine(
+  opened: OpenedTestEngine,
+  dataDir: string,
+  databasePath: string,
+  engineKind: TestEngineKind,
+  options: TestAppOptions,
+  seededFixture: DemoFixture | undefined,
+): Promise<TestApp> {
+  const config = testConfig(databasePath, opened.env, options);
   const now = options.now ?? Date.now;
   // The same secret the server will read, so the demo's session tokens (and the tests' own) verify.
   const sessionSecret = loadKeyRing(config.sessionJwtSecret, keyFilePath('session', config.dataDirectory), { name: 'SESSION_JWT_SECRET' }).newest().key;
-  const fixture = await loadDemoData(opened.sqlite ?? opened.store, now, { sessionSecret, webhookSecretBox: loadSealingBox(config) });
+  const fixture = seededFixture ?? (await loadDemoData(opened.sqlite ?? opened.store, now, { sessionSecret, webhookSecretBox: loadSealingBox(config) }));
   const logLines: string[] = [];
   const app = await startApp(config, {
     logger: memoryLogger(logLines),
@@ -261,7 +326,7 @@ function openSqliteForTest(databasePath: string): OpenedTestEngine {
   return { ...sqliteInstance(databasePath), env: {}, openAnother: async () => sqliteInstance(databasePath) };
 }
 
-async function postgresInstance(url: string): Promise<OtherInstance> {
+async function postgresInstance(url: string): Promise<OtherInstance & { sqlite?: undefined }> {
   const { pool } = await openPostgres(url, { poolMax: 4 });
   const engine = postgresEngine(pool);
   const arrays = async (text: string, params: unknown[]) => (await pool.query({ text: postgresStatementText(text), values: params, rowMode: 'array' })).rows;
@@ -297,8 +362,9 @@ async function postgresInstance(url: string): Promise<OtherInstance> {
   };
 }
 
-async function openPostgresForTest(): Promise<OpenedTestEngine> {
-  const url = await (await sharedPostgresServer()).createDatabase({ migrated: true });
+/** A database of the app's own: a copy of `template` (the demo's seed), or else of the migrated template. */
+async function openPostgresForTest(template?: string): Promise<OpenedTestEngine> {
+  const url = await (await sharedPostgresServer()).createDatabase(template ? { template } : { migrated: true });
   const redis = await startRedisServer();
   const instance = await postgresInstance(url).catch(async (error: unknown) => {
     await redis.stop();
