@@ -11,7 +11,7 @@ import { createCursorCodec } from '../../src/paging/cursor.js';
 import { verifyWebhook } from '../../src/webhooks/verifyWebhook.js';
 import { startGithubApiServer, makeIssues, type GithubApiServer } from '../support/githubApiServer.js';
 import { runAdmin } from '../../src/cli/admin.js';
-import { runAdminInProcess } from '../support/serverProcess.js';
+import { runAdminCli } from '../support/serverProcess.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectSuccess, jsonHeaders, liftCallLimits } from '../support/workPlatform.js';
 import { startReceiver, waitFor, type Receiver } from '../webhooks/deliveryFixtures.js';
@@ -36,9 +36,8 @@ afterAll(async () => {
   await github?.close();
 });
 
-// The CLI's commands in this process (runAdminInProcess), beside the app that keeps serving; the CLI as a process is test/cli/admin.test.ts's.
 async function admin(args: string[]): Promise<{ json: any; stderr: string }> {
-  const run = await runAdminInProcess([...args, '--json'], {
+  const run = await runAdminCli([...args, '--json'], {
     env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '', OAUTH_COOKIE_SECRET: '', OAUTH_SIGNING_JWK: '' },
   });
   expect(run.code, run.stderr).toBe(0);
@@ -197,7 +196,7 @@ describe('admin keys rotate, reseal and retire while the server runs', () => {
   }, 120_000);
 
   it('refuses to retire the newest key, a sealing key still in use, and a session key in its grace period', async () => {
-    const run = (args: string[]) => runAdminInProcess([...args, '--json'], { env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '' } });
+    const run = (args: string[]) => runAdminCli([...args, '--json'], { env: { DATABASE_PATH: path.join(t.dataDir, 'app.db'), SESSION_JWT_SECRET: '', CURSOR_SECRET: '', WEBHOOK_SECRET_KEY: '' } });
     const newest = await run(['keys', 'retire', 'sealing', 'k1']);
     expect(newest.code).toBe(1);
     expect(JSON.parse(newest.stdout).error.message).toMatch(/newest/);
