@@ -1,10 +1,11 @@
-// npx tsx scripts/bench/readPathAb.ts <other checkout> [--cpu-prof DIR]: the read path of this checkout
+// npx tsx scripts/bench/readPathAb.ts <other checkout> [--redis URL] [--cpu-prof DIR]: the read path of this checkout
 // against another one (a commit exported with git archive, its node_modules linked), each server as
 // `npm start` runs it in a process of its own on one database, loaded by wrk (or autocannon) in a
 // process of its own in alternating rounds (A, B, B, A, …), so that a machine whose load changes
 // during the run weighs on both alike. Prints per scenario the median req/s of each server and its
 // CPU time per request (from /proc, Linux), which a busy machine disturbs far less, then each
-// server's per-request budget (PHASE_TIMINGS_FILE) for the loaded operations.
+// server's per-request budget (PHASE_TIMINGS_FILE) for the loaded operations. With --redis, a third
+// server of this checkout counts its limits in that Redis (under a key prefix of its own).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -21,9 +22,9 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 // AB_ONLY=portfolio or AB_ONLY=tasks: one scenario (a profile of one operation).
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'cpu-prof': { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'cpu-prof': { type: 'string' }, redis: { type: 'string' } } });
 const [otherCheckout] = positionals;
-if (!otherCheckout) throw new Error('usage: readPathAb.ts <other checkout> [--cpu-prof DIR]');
+if (!otherCheckout) throw new Error('usage: readPathAb.ts <other checkout> [--redis URL] [--cpu-prof DIR]');
 
 interface Server {
   name: string;
@@ -105,6 +106,9 @@ try {
   const env = { DATABASE_PATH: databasePath };
   servers.push(await startServer('before', path.resolve(otherCheckout), { ...env, PHASE_TIMINGS_FILE: path.join(dir, 'phases-before.json') }));
   servers.push(await startServer('after', repoRoot, { ...env, PHASE_TIMINGS_FILE: path.join(dir, 'phases-after.json') }));
+  if (values.redis) {
+    servers.push(await startServer('redis', repoRoot, { ...env, REDIS_URL: values.redis, REDIS_KEY_PREFIX: `ab-${Date.now()}:`, PHASE_TIMINGS_FILE: path.join(dir, 'phases-redis.json') }));
+  }
   const scenarios = [
     { name: 'GET /api/v1/portfolio', path: '/api/v1/portfolio', headers: { authorization: `Bearer ${bench.portfolioKey}` } },
     { name: 'GET /v1/tasks?limit=50 (page kept)', path: '/v1/tasks?limit=50', headers: { authorization: `Bearer ${bench.workspaces[0]!.token}` } },
