@@ -20,6 +20,8 @@ export type CursorBinding = Pick<CursorPayload, 'resource' | 'workspaceId' | 'so
 
 export interface CursorCodec {
   encode(payload: CursorPayload): string;
+  /** The id of the key `encode` signs with now: what is kept encoded (a list page) is kept per signing key. */
+  signingKeyId(): string;
   /** Throws `CursorError` when the text is not a cursor this codec issued for `expected`. */
   decode(text: string, expected: CursorBinding): CursorPayload;
 }
@@ -128,6 +130,8 @@ export function createCursorCodec(secret: Uint8Array | KeyRing, options: CursorK
       }
       return text;
     },
+
+    signingKeyId: () => ring.newest().id,
 
     decode(text, expected) {
       const payload = readPayload(macMatches, text);

@@ -72,8 +72,11 @@ export async function listReply<S extends string, F extends string, T>(
   const { sort, order, limit } = query;
   const cursor = query.cursor || undefined;
   const request: ListRequest = { resource: filters ? filteredResource(collection, filters) : collection, workspaceId, sort, order, cursor };
-  const key = JSON.stringify(filters ? [sort, order, limit, cursor, ...Object.values(filters)] : [sort, order, limit, cursor]);
   const { cursors, listPages } = ctx.services;
+  // The page's nextCursor is signed: a page kept from before a key rotation would hand out cursors of the old key
+  // for as long as the collection stays unchanged, past the old key's grace period.
+  const signedWith = cursors.signingKeyId();
+  const key = JSON.stringify(filters ? [signedWith, sort, order, limit, cursor, ...Object.values(filters)] : [signedWith, sort, order, limit, cursor]);
   const body = await listPages.page(
     workspaceId,
     collection,

@@ -1,4 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCursorCodec } from '../../src/paging/cursor.js';
 import { createBoundedCache } from '../../src/store/boundedCache.js';
 import { createListPageCache } from '../../src/store/listPageCache.js';
 import { createCompanyStore } from '../../src/store/companies.js';
@@ -222,6 +226,28 @@ describe('createListPageCache bounds', () => {
 });
 
 describe('LIST_PAGE_CACHE_PAGES=0', () => {
+  it('are kept per cursor key: after a rotation the next page is built again, its cursor signed with the new key', async () => {
+    // Untouched since: every request serves the kept page.
+    const kept = await list('projects', 'limit=1');
+    expect(kept.nextCursor).not.toBeNull();
+    const cursorFile = path.join(t.dataDir, 'cursor.key');
+    const newKey = randomBytes(32);
+    // As `admin keys rotate` writes it: a new line, written whole and moved into place.
+    writeFileSync(`${cursorFile}.new`, `${readFileSync(cursorFile, 'utf8').trim()}\nk9 ${newKey.toString('base64url')} ${new Date().toISOString()}\n`);
+    renameSync(`${cursorFile}.new`, cursorFile);
+    const binding = { resource: 'projects', workspaceId: t.fixture.workPlatform.workspaceId, sort: 'createdAt', order: 'desc' } as const;
+    // The server looks at the file at most a second after it changed; no project was written meanwhile.
+    await vi.waitFor(
+      async () => {
+        const { nextCursor } = await list('projects', 'limit=1');
+        expect(() => createCursorCodec(newKey).decode(nextCursor!, binding)).not.toThrow();
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    // The old key still verifies within its grace period: the cursor handed out before goes on.
+    expect((await list('projects', `limit=1&cursor=${encodeURIComponent(kept.nextCursor!)}`)).items).toHaveLength(1);
+  });
+
   it('keeps no page: every request builds its page', async () => {
     const cache = createListPageCache(otherConnection, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }), maxPages: 0 });
     const workspaceId = (await makeWorkspace(otherConnection)).workspaceId;
