@@ -12,22 +12,24 @@ export interface ApiServerProcess {
   stop(): Promise<void>;
 }
 
+/** The bench's settings of a server process (see above); an engine's variables go on top. */
+export const benchServerEnvironment: Readonly<Record<string, string>> = {
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  RESPONSE_VALIDATION: 'off',
+  LOG_REQUESTS: 'off',
+  DEMO_DATA: 'off',
+  WEBHOOK_WORKER: 'off',
+  PORTFOLIO_RATE_LIMIT: '1000000000',
+};
+
 export async function startApiServer(options: { environment: Record<string, string>; cpuProfileDir?: string; name?: string }): Promise<ApiServerProcess> {
   const server = await startBenchProcess({
     script: 'start',
     nodeArguments: options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [],
-    env: {
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RESPONSE_VALIDATION: 'off',
-      LOG_REQUESTS: 'off',
-      DEMO_DATA: 'off',
-      WEBHOOK_WORKER: 'off',
-      PORTFOLIO_RATE_LIMIT: '1000000000',
-      ...options.environment,
-    },
+    env: { ...benchServerEnvironment, ...options.environment },
     ready: /listening on (http:\/\/\S+)/,
     name: options.name ?? 'the server',
     // The server forces its own exit 15 s after SIGTERM.

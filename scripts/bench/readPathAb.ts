@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { npmScriptEnvironment, npmScriptNodeArguments } from '../npmScriptArguments.js';
 import type { OperationBudget } from '../../src/contract/phaseTimings.js';
 import type { LoadResult } from './loadGenerator.js';
+import { benchServerEnvironment } from './apiServerProcess.js';
 import { seedBenchData } from './seed.js';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
@@ -42,15 +43,7 @@ function startServer(name: string, root: string, env: Record<string, string>): P
       ...npmScriptEnvironment('start'),
       NODE_ENV: 'production',
       ALLOW_DEMO_DATA_IN_PRODUCTION: 'on',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RESPONSE_VALIDATION: 'off',
-      LOG_REQUESTS: 'off',
-      DEMO_DATA: 'off',
-      WEBHOOK_WORKER: 'off',
-      PORTFOLIO_RATE_LIMIT: '1000000000',
+      ...benchServerEnvironment,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
