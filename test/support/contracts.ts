@@ -144,7 +144,10 @@ export function registerContractMoveCases(suite: ContractSuite, spec: ContractMo
       expect(problem.detail).toContain('expired');
       // The refusal changed nothing: the read shows the expiry, which the sweep records.
       expect(expectSuccess(await contracts.get(sent.id), 200)).toMatchObject({ status: 'expired', version: 3, expiredAt: new Date(lastMoment + 1).toISOString() });
-      expect((await eventsAbout(app().t.store, sent.id)).map((event) => event.type)).toEqual(['contract.created', 'contract.sent']);
+      // The refusal recorded no event; the sweep, running on its own timer, may have recorded the expiry meanwhile (once).
+      const recorded = (await eventsAbout(app().t.store, sent.id)).map((event) => event.type);
+      expect(recorded.filter((type) => type !== 'contract.expired')).toEqual(['contract.created', 'contract.sent']);
+      expect(recorded.filter((type) => type === 'contract.expired').length).toBeLessThanOrEqual(1);
       clock.at = start;
     });
   }
