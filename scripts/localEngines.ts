@@ -94,7 +94,7 @@ export async function stopLocalPostgres(folder: string, mode: 'fast' | 'immediat
   await asServerUser(pgCtl, ['-D', dataDir, '-m', mode, '-w', 'stop']).catch(() => undefined);
 }
 
-const redisServerBinary = () => process.env.REDIS_SERVER_PATH || 'redis-server';
+export const redisServerBinary = () => process.env.REDIS_SERVER_PATH || 'redis-server';
 
 export function assertRedisInstalled(): void {
   const probe = spawnSync(redisServerBinary(), ['--version'], { encoding: 'utf8' });
@@ -115,10 +115,15 @@ export interface LocalRedisOptions {
 }
 
 /** Starts redis-server on 127.0.0.1 and resolves once it accepts connections; its output is drained from then on. */
-export function startLocalRedis(options: LocalRedisOptions): Promise<ChildProcess> {
+/** redis-server's arguments for a server on 127.0.0.1 that keeps no snapshot, and an append-only file only when `durable`. */
+export function redisServerArguments(options: LocalRedisOptions): string[] {
   const args = ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', options.durable ? 'yes' : 'no', '--dir', options.dir, '--loglevel', 'notice'];
   if (options.password !== undefined) args.push('--requirepass', options.password);
-  const child = spawn(redisServerBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return args;
+}
+
+export function startLocalRedis(options: LocalRedisOptions): Promise<ChildProcess> {
+  const child = spawn(redisServerBinary(), redisServerArguments(options), { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Context, Document } from 'openapi-backend';
-import { ContractBackend } from './contractBackend.js';
+import type { Context, Document, Operation } from 'openapi-backend';
+import { ContractBackend, type ParameterObject } from './contractBackend.js';
 import { storeOutageFailure } from './storeOutage.js';
 import { retryWhileBusy, WRITE_RETRY_PAUSES_MS } from '../store/busyWrites.js';
 import { isTwoPhaseHandler, type AnyOperationHandler } from './operationContext.js';
@@ -87,6 +87,11 @@ interface CompiledOperation {
   securitySchemes: string[];
   /** Declares parameters or a body: the request is validated and coerced. */
   takesInput: boolean;
+  /**
+   * Validated requests by path and query string, for an operation whose input is only its path and query
+   * (no body, no header or cookie parameter): its validation depends on nothing else.
+   */
+  keptValidations: Map<string, ValidatedRequest> | undefined;
 }
 
 interface ValidatedRequest {
@@ -186,6 +191,7 @@ async function compileOperations<Caller, Services>(
       securityRequirements,
       securitySchemes: [...new Set(securityRequirements.flat())],
       takesInput: (matched.parameters?.length ?? 0) > 0 || matched.requestBody !== undefined,
+      keptValidations: readsOnlyPathAndQuery(matched) ? new Map() : undefined,
     });
   }
   return operations;
@@ -420,7 +426,46 @@ function validate<Caller, Services>(
   // An operation that declares nothing to validate has nothing to coerce either.
   if (!operation.takesInput) return { params: {}, query: {}, body: undefined };
   if (operation.rules.bodyMediaTypes.length > 0) return readBodyAndValidate(pipeline, operation, context, call);
-  return validateRequest(pipeline, context, call, undefined);
+  if (!operation.keptValidations) return validateRequest(pipeline, context, call, undefined);
+  return keptValidation(pipeline, operation.keptValidations, context, call);
+}
+
+/** How many validated requests an operation keeps, and the longest path and query string kept. */
+const KEPT_VALIDATIONS = 256;
+const KEPT_VALIDATION_KEY_LENGTH = 512;
+
+function readsOnlyPathAndQuery(operation: Operation): boolean {
+  if (operation.requestBody !== undefined) return false;
+  return ((operation.parameters ?? []) as ParameterObject[]).every((parameter) => parameter.in === 'path' || parameter.in === 'query');
+}
+
+/**
+ * A request validated before (its errors are not kept: a refused request is validated again), frozen, so that no
+ * handler can change what the next call gets. Full, the operation's kept requests are dropped at once.
+ */
+function keptValidation<Caller, Services>(
+  pipeline: Pipeline<Caller, Services>,
+  kept: Map<string, ValidatedRequest>,
+  context: Context,
+  call: IncomingCall,
+): ValidatedRequest {
+  const key = call.rawQuery === '' ? call.path : `${call.path}?${call.rawQuery}`;
+  const found = kept.get(key);
+  if (found) return found;
+  const validated = validateRequest(pipeline, context, call, undefined);
+  if (key.length > KEPT_VALIDATION_KEY_LENGTH) return validated;
+  if (kept.size >= KEPT_VALIDATIONS) kept.clear();
+  const frozen = Object.freeze({ params: deepFreeze(validated.params), query: deepFreeze(validated.query), body: undefined });
+  kept.set(key, frozen);
+  return frozen;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 async function readBodyAndValidate<Caller, Services>(

@@ -10,7 +10,8 @@
 // out-of-memory end) fails the read it was running with AnalyticsWorkerCrashedError (a 500
 // problem whose body names nothing of it) and is replaced on the next read.
 import { createRequire } from 'node:module';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -83,29 +84,100 @@ function defaultWorkerUrl(): URL {
 
 /**
  * What a thread runs: the built module itself; for TypeScript (npm start, tests) the same module
- * bundled once per process with esbuild (tsx's own compiler) into node_modules/.cache, with the parts
+ * bundled with esbuild (tsx's own compiler) into node_modules/.cache, with the parts
  * of its packages it uses (drizzle-orm, tree-shaken); only better-sqlite3 (native) stays an import.
  * Loading drizzle-orm's whole module graph in the thread cost about 3 MB more RSS than the bundle
  * (measured: a thread with one read done, +17 to +20 MB with the packages as imports, +14 to +15 MB
  * bundled; a bare thread with a better-sqlite3 connection is +7 MB). A thread then needs no loader: tsx registered in a thread costs a loader thread
  * of its own (about 20 MB more RSS per thread, measured), and `--import tsx` in a thread's execArgv
  * does not reach its entry module on Node 20.
+ *
+ * The bundle is made once for the files it is made of (their paths, sizes and change times), not at each start: it was
+ * about a sixth of a start's CPU. Each process runs a link of its own to it, removed at exit, so that a process that
+ * made a newer bundle may delete the older ones.
  */
 const bundled = new Map<string, URL>();
 function threadEntry(url: URL): URL {
   if (!url.pathname.endsWith('.ts')) return url;
   let entry = bundled.get(url.href);
   if (!entry) {
-    const require = createRequire(import.meta.url);
-    const esbuild = require('esbuild') as typeof import('esbuild');
     const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-    const outfile = path.join(root, 'node_modules', '.cache', 'contract-api-server', `${path.basename(url.pathname, '.ts')}-${process.pid}.mjs`);
-    esbuild.buildSync({ entryPoints: [fileURLToPath(url)], bundle: true, platform: 'node', format: 'esm', external: ['better-sqlite3'], outfile, logLevel: 'silent' });
-    entry = pathToFileURL(outfile);
+    const folder = path.join(root, 'node_modules', '.cache', 'contract-api-server');
+    const name = path.basename(url.pathname, '.ts');
+    const own = path.join(folder, `${name}-${process.pid}.mjs`);
+    const bundle = currentBundle(fileURLToPath(url), folder, name);
+    removeLinksOfEndedProcesses(folder, name);
+    rmSync(own, { force: true });
+    linkSync(bundle, own);
+    entry = pathToFileURL(own);
     bundled.set(url.href, entry);
-    process.once('exit', () => rmSync(outfile, { force: true }));
+    process.once('exit', () => rmSync(own, { force: true }));
   }
   return entry;
+}
+
+/** The bundle of `source` made from its files as they are now: the kept one, or one made now. */
+export function currentBundle(source: string, folder: string, name: string): string {
+  const inputsFile = path.join(folder, `${name}.inputs.json`);
+  const bundleOf = (key: string) => path.join(folder, `${name}.${key}.mjs`);
+  const kept = readInputs(inputsFile);
+  if (kept) {
+    const key = inputsKey(kept);
+    if (key !== undefined && existsSync(bundleOf(key))) return bundleOf(key);
+  }
+  mkdirSync(folder, { recursive: true });
+  const require = createRequire(import.meta.url);
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const made = esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', external: ['better-sqlite3'], write: false, metafile: true, logLevel: 'silent' });
+  const inputs = Object.keys(made.metafile.inputs).map((input) => path.resolve(input));
+  const key = inputsKey(inputs) ?? `${process.pid}`;
+  for (const file of readdirSync(folder)) if (file.startsWith(`${name}.`) && file.endsWith('.mjs') && file !== path.basename(bundleOf(key))) rmSync(path.join(folder, file), { force: true });
+  // Written whole, then renamed: a process starting meanwhile sees the old files or the new ones.
+  writeAtomically(bundleOf(key), made.outputFiles[0]!.contents);
+  writeAtomically(inputsFile, JSON.stringify(inputs));
+  return bundleOf(key);
+}
+
+/** The links of processes that ended without their exit handler (killed): `<name>-<pid>.mjs` of a pid that is gone. */
+function removeLinksOfEndedProcesses(folder: string, name: string): void {
+  for (const file of readdirSync(folder)) {
+    const pid = new RegExp(`^${name}-(\\d+)\\.mjs$`).exec(file)?.[1];
+    if (pid === undefined) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(path.join(folder, file), { force: true });
+    }
+  }
+}
+
+function readInputs(file: string): string[] | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as string[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A name for these files as they are now; none when one of them is gone. */
+function inputsKey(inputs: readonly string[]): string | undefined {
+  const hash = createHash('sha256');
+  for (const input of inputs) {
+    let stats;
+    try {
+      stats = statSync(input);
+    } catch {
+      return undefined;
+    }
+    hash.update(`${input}\0${stats.size}\0${stats.mtimeMs}\n`);
+  }
+  return hash.digest('base64url').slice(0, 16);
+}
+
+function writeAtomically(file: string, contents: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
 }
 
 export function createAnalyticsWorkerPool(options: AnalyticsWorkerPoolOptions): AnalyticsWorkerPool {

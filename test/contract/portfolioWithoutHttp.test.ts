@@ -14,7 +14,7 @@ import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { createApiKeyStore } from '../../src/store/apiKeys.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createBoundedCache } from '../../src/store/boundedCache.js';
-import { createPortfolioReader } from '../../src/store/portfolioContent.js';
+import { createPortfolioReader, type PageRequest } from '../../src/store/portfolioContent.js';
 import { memoryLogger } from '../support/testApp.js';
 
 /** The portfolio API driven through `handle()` alone: no HTTP, no Express. */
@@ -24,9 +24,10 @@ let fixture: DemoFixture;
 const artifacts = loadServedArtifacts('portfolio', 'http://api.example.test');
 const contract = new ResponseContract(artifacts.document as Record<string, unknown>);
 
-async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {}): Promise<ContractApi> {
+async function buildApi(overrides: { failWith?: Error; logLines?: string[]; pageRequests?: PageRequest[] } = {}): Promise<ContractApi> {
   const reader = createPortfolioReader(db, { cache: createBoundedCache({ maxBytes: 1024 * 1024 }) });
   const failing = overrides.failWith;
+  const pageRequests = overrides.pageRequests;
   const profile = portfolioProfile({
     document: artifacts.document as Document,
     findApiKeyByHash: createApiKeyStore(db).findApiKeyByHash,
@@ -40,7 +41,15 @@ async function buildApi(overrides: { failWith?: Error; logLines?: string[] } = {
             throw failing;
           },
         }
-      : reader },
+      : pageRequests
+        ? {
+            ...reader,
+            encodedListPage: (tenantId, kind, page, encode) => {
+              pageRequests.push(page);
+              return reader.encodedListPage(tenantId, kind, page, encode);
+            },
+          }
+        : reader },
     rateLimiter: new SqliteRateLimiter(db, Date.now),
     rateLimit: { requestsPerWindow: 1000, windowSeconds: 60 },
     now: Date.now,
@@ -108,6 +117,35 @@ describe('the portfolio API without HTTP', () => {
     }
     expect(logLines.join('\n')).toContain('SELECT * FROM api_keys');
     expect(logLines.join('\n')).toContain('req_test_0001');
+  });
+
+  it('validates a path and query string once, and hands every later call the same frozen request', async () => {
+    const pageRequests: PageRequest[] = [];
+    const api = await buildApi({ pageRequests });
+    const items = async (target: string) => {
+      const { reply } = await api.handle(call(target, fixture.portfolio.apiKey));
+      expect(reply.status).toBe(200);
+      return (JSON.parse((reply.body as Buffer).toString('utf8')) as { items: unknown[] }).items.length;
+    };
+    expect(await items('/api/v1/posts?limit=2')).toBe(2);
+    expect(await items('/api/v1/posts?limit=2')).toBe(2);
+    expect(await items('/api/v1/posts?limit=1')).toBe(1);
+    expect(pageRequests).toHaveLength(3);
+    expect(pageRequests[1]).toBe(pageRequests[0]);
+    expect(pageRequests[2]).not.toBe(pageRequests[0]);
+    // Coerced, with the defaults filled in, and closed to the handler.
+    expect(pageRequests[0]).toEqual({ limit: 2, offset: 0 });
+    expect(Object.isFrozen(pageRequests[0])).toBe(true);
+    expect(() => {
+      (pageRequests[0] as { limit: number }).limit = 50;
+    }).toThrow(TypeError);
+
+    // A refusal is not kept: the same bad query is refused each time, and a good one after it still answers.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const { reply } = await api.handle(call('/api/v1/posts?limit=0', fixture.portfolio.apiKey));
+      expect(reply.status).toBe(400);
+    }
+    expect(await items('/api/v1/posts?limit=2')).toBe(2);
   });
 
   it('answers a wrong method with 405 and Allow', async () => {

@@ -3,10 +3,11 @@
 // call a 500 that names nothing of it), and a pool that never keeps its process alive.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsPoolClosedError, AnalyticsWorkerCrashedError, createAnalyticsWorkerPool, type AnalyticsWorkerPool } from '../../src/expensiveCalls/analyticsWorkerPool.js';
+import { AnalyticsPoolClosedError, AnalyticsWorkerCrashedError, createAnalyticsWorkerPool, currentBundle, type AnalyticsWorkerPool } from '../../src/expensiveCalls/analyticsWorkerPool.js';
 import { createAnalyticsStore, type AnalyticsRange } from '../../src/store/analytics.js';
 import { analyticsWorkspace, getAnalytics } from '../support/analytics.js';
 import { startTestApp } from '../support/testApp.js';
@@ -109,6 +110,32 @@ describe('a crashed analytics thread over HTTP', () => {
       expect(app.app.expensiveCalls.pool!.threads()).toBe(0);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('the TypeScript bundle a thread runs (npm start, tests)', () => {
+  it('is made once for its files as they are, and made again, alone in its folder, once one of them changes', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'analytics-bundle-'));
+    try {
+      const helper = path.join(folder, 'helper.ts');
+      const source = path.join(folder, 'entry.ts');
+      writeFileSync(helper, 'export const answer: number = 41;\n');
+      writeFileSync(source, "import { answer } from './helper.ts';\nexport const value = answer + 1;\n");
+      const first = currentBundle(source, folder, 'entry');
+      expect(readFileSync(first, 'utf8')).toContain('answer + 1');
+      const madeAt = statSync(first).mtimeMs;
+      expect(currentBundle(source, folder, 'entry')).toBe(first);
+      expect(statSync(first).mtimeMs).toBe(madeAt);
+
+      // An imported file changes: its size and change time name another bundle.
+      writeFileSync(helper, 'export const answer: number = 99;\n');
+      const second = currentBundle(source, folder, 'entry');
+      expect(second).not.toBe(first);
+      expect(readFileSync(second, 'utf8')).toContain('99');
+      expect(readdirSync(folder).filter((file) => file.endsWith('.mjs'))).toEqual([path.basename(second)]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

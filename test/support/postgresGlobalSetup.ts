@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { stopSharedPostgresServer } from './postgresServer.js';
+import { stopSharedRedisServer } from './redisServer.js';
 
 // Both projects of vitest.config.ts run this setup in the one main process: they share one folder.
 const runState = globalThis as { postgresRendezvous?: { folder: string; users: number } };
@@ -20,6 +21,7 @@ export default function setup(project: TestProject): () => Promise<void> {
     rendezvous.users -= 1;
     if (rendezvous.users === 0) {
       runState.postgresRendezvous = undefined;
+      await stopSharedRedisServer(rendezvous.folder);
       await stopSharedPostgresServer(rendezvous.folder);
     }
   };

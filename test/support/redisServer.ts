@@ -1,13 +1,13 @@
 // A real redis-server for the tests: its own port and temp folder, no persistence, stopped by the
 // test that started it. Fails (never skips) when redis-server is not installed.
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { assertRedisInstalled, exited, startLocalRedis } from '../../scripts/localEngines.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { assertRedisInstalled, exited, redisServerArguments, redisServerBinary, startLocalRedis } from '../../scripts/localEngines.js';
 
 
 export interface RedisServer {
@@ -99,4 +99,104 @@ export function limitEngines(redis: () => RedisServer): { engine: string; env: (
     { engine: 'SQLite', env: () => ({}) },
     { engine: 'Redis', env: () => redisLimitsEnv(redis()) },
   ];
+}
+
+/** Where the run's shared redis-server listens, and the file its process id is in. */
+interface SharedRedisLocation {
+  port: number;
+  pidFile: string;
+}
+
+const sharedRedisFile = 'redis.json';
+let sharedRedis: Promise<string> | undefined;
+
+/**
+ * The URL of the test run's redis-server, for the test apps on PostgreSQL, which count their limits in it each under a
+ * key prefix of its own (redisLimitsEnv). As the shared PostgreSQL server (postgresServer.ts): whichever test process
+ * asks first starts it, detached (its own daemon, so that it outlives that process), and writes where it listens into
+ * the run's rendezvous folder; the global teardown stops it. A test that stops, pauses or kills its Redis starts one of
+ * its own (startRedisServer).
+ */
+export function sharedRedisUrl(): Promise<string> {
+  sharedRedis ??= joinOrStartSharedRedis(inject('postgresRendezvous'));
+  return sharedRedis;
+}
+
+async function joinOrStartSharedRedis(rendezvous: string): Promise<string> {
+  const file = path.join(rendezvous, sharedRedisFile);
+  let starter = false;
+  try {
+    mkdirSync(path.join(rendezvous, 'redis-starting')); // atomic: exactly one process wins
+    starter = true;
+  } catch {
+    // another test process is starting it
+  }
+  if (starter) {
+    let written: SharedRedisLocation | { error: string };
+    try {
+      written = await startDetachedRedis(path.join(rendezvous, 'redis'));
+    } catch (error) {
+      written = { error: error instanceof Error ? error.message : String(error) };
+    }
+    writeFileSync(`${file}.tmp`, JSON.stringify(written));
+    renameSync(`${file}.tmp`, file);
+  }
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`No redis-server appeared in ${rendezvous} within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const location = JSON.parse(readFileSync(file, 'utf8')) as SharedRedisLocation | { error: string };
+  if ('error' in location) throw new Error(location.error);
+  return `redis://127.0.0.1:${location.port}`;
+}
+
+async function startDetachedRedis(dir: string): Promise<SharedRedisLocation> {
+  assertRedisInstalled();
+  mkdirSync(dir, { recursive: true });
+  const pidFile = path.join(dir, 'redis.pid');
+  let failure = '';
+  // Another process may take the free port before redis-server binds it: try another.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const port = await freePort();
+    const logFile = path.join(dir, `redis-${port}.log`);
+    const started = spawnSync(redisServerBinary(), [...redisServerArguments({ port, dir }), '--daemonize', 'yes', '--pidfile', pidFile, '--logfile', logFile], {
+      encoding: 'utf8',
+    });
+    if (started.status !== 0) throw new Error(`redis-server did not start: ${started.stderr}${started.stdout}`);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+      if (/Ready to accept connections/.test(log)) return { port, pidFile };
+      if (/# (Could not create|Failed listening|Warning: Could not create)/.test(log)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    failure = existsSync(logFile) ? readFileSync(logFile, 'utf8') : 'no log';
+  }
+  throw new Error(`redis-server did not become ready: ${failure}`);
+}
+
+/** For the global teardown: stops the run's redis-server (by the process id it wrote) if a test started one. */
+export async function stopSharedRedisServer(rendezvous: string): Promise<void> {
+  const file = path.join(rendezvous, sharedRedisFile);
+  if (!existsSync(file)) return;
+  const location = JSON.parse(readFileSync(file, 'utf8')) as SharedRedisLocation | { error: string };
+  if ('error' in location || !existsSync(location.pidFile)) return;
+  const pid = Number(readFileSync(location.pidFile, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  process.kill(pid, 'SIGKILL');
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { ContractClient } from './contractClient.js';
 import { fakeDnsResolver } from './fakeDns.js';
 import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
 import { sharedPostgresServer } from './postgresServer.js';
-import { startRedisServer } from './redisServer.js';
+import { sharedRedisUrl } from './redisServer.js';
 import { liftCallLimits } from './workPlatform.js';
 
 export type TestEngineKind = 'sqlite' | 'postgres';
@@ -24,8 +25,8 @@ export type TestEngineKind = 'sqlite' | 'postgres';
 /**
  * The engines the API suites run on: a SQLite file (the default), or with TEST_ENGINE=postgres
  * (vitest.config.ts's `api-postgres` project) a PostgreSQL database of their own on the run's one
- * real server, with the limits counted in a real redis-server of their own, as a scaled-out
- * deployment runs.
+ * real server, with the limits counted in the run's one real redis-server under a key prefix of
+ * their own, as a scaled-out deployment runs.
  */
 export function testEngineKind(): TestEngineKind {
   // Read at each start: a worker that runs files of both projects keeps this module between them.
@@ -365,19 +366,13 @@ async function postgresInstance(url: string): Promise<OtherInstance & { sqlite?:
 /** A database of the app's own: a copy of `template` (the demo's seed), or else of the migrated template. */
 async function openPostgresForTest(template?: string): Promise<OpenedTestEngine> {
   const url = await (await sharedPostgresServer()).createDatabase(template ? { template } : { migrated: true });
-  const redis = await startRedisServer();
-  const instance = await postgresInstance(url).catch(async (error: unknown) => {
-    await redis.stop();
-    throw error;
-  });
+  const redisUrl = await sharedRedisUrl();
+  const instance = await postgresInstance(url);
   return {
     ...instance,
-    env: { DATABASE_URL: url, REDIS_URL: redis.url },
+    env: { DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `test-${randomUUID()}:` },
     openAnother: () => postgresInstance(url),
-    async close() {
-      await instance.close();
-      await redis.stop();
-    },
+    close: () => instance.close(),
   };
 }
 

@@ -130,16 +130,22 @@ export interface Receiver {
   received: ReceivedDelivery[];
   /** Decides the answer to each request; 204 by default. */
   answer: (delivery: ReceivedDelivery) => ReceiverAnswer;
+  /** Answers 204 to every request it holds ('hang') so far. */
+  releaseHeld(): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const sockets = new Set<Socket>();
+  const held: ServerResponse[] = [];
   const receiver: Receiver = {
     url: '',
     port: 0,
     received: [],
     answer: () => ({ status: 204 }),
+    releaseHeld: () => {
+      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(204).end();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -159,7 +165,10 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       };
       receiver.received.push(delivery);
       const answer = receiver.answer(delivery);
-      if (answer === 'hang') return;
+      if (answer === 'hang') {
+        held.push(res);
+        return;
+      }
       if (answer === 'reset') {
         req.socket.destroy();
         return;

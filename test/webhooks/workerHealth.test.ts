@@ -70,7 +70,7 @@ describe('npm run worker with WORKER_HEALTH_PORT', () => {
 
   it('answers /readyz 503 from SIGTERM on while an attempt finishes, /livez 200 to the end', async () => {
     receiver = await startReceiver();
-    // The attempt hangs until its 10-second budget ends: the worker is stopping all that time.
+    // The receiver holds the attempt (for up to its 10-second budget): the worker is stopping all that time.
     receiver.answer = () => 'hang';
     const env = { DATABASE_PATH: path.join(dir, 'app.db'), WEBHOOK_ALLOW_LOOPBACK: '1', WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'), DEMO_DATA: 'off' };
     const setup = openDatabase(env.DATABASE_PATH);
@@ -102,8 +102,9 @@ describe('npm run worker with WORKER_HEALTH_PORT', () => {
     expect(stopping.headers.get('content-type')).toBe('application/problem+json');
     expect(((await stopping.json()) as { checks: unknown }).checks).toEqual({ database: 'ok', migrations: 'ok', shutdown: 'fail' });
     expect((await fetch(`${url}/livez`)).status).toBe(200);
-    // Still in flight: the worker has not stopped.
+    // Still in flight: the worker has not stopped. Once answered, the attempt is recorded and the worker stops.
     expect(worker.output()).not.toContain('Stopped.');
+    receiver.releaseHeld();
     expect(await exit).toBe(0);
   }, 60_000);
 });
