@@ -18,6 +18,7 @@ import type { OperationBudget } from '../../src/contract/phaseTimings.js';
 import type { LoadResult } from './loadGenerator.js';
 import { benchServerEnvironment } from './apiServerProcess.js';
 import { seedBenchData } from './seed.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
@@ -86,7 +87,6 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'read-path-ab-'));
 const servers: Server[] = [];

@@ -20,6 +20,7 @@ import { createCachedRows, listenForCachedRowChanges } from '../../src/store/cac
 import { openDatabase } from '../../src/store/database.js';
 import { engineOf } from '../../src/store/engine.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 8);
 const CALLS = Number(process.env.AB_CALLS ?? 20_000);
@@ -62,7 +63,6 @@ try {
       arm.cpu.push((used.user + used.system) / CALLS);
     }
   }
-  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
   const reference = median(arms[1]!.cpu);
   process.stdout.write(`GET /api/v1/portfolio through handle(), ${ROUNDS} alternating rounds of ${CALLS} calls: CPU µs per call\n`);
   for (const arm of arms) {

@@ -20,6 +20,7 @@ import { measureWebhookDns } from './webhookDnsPhase.js';
 import { measureStartup, type StartupFigures } from './startupPhase.js';
 import { pipelinePhases, type OperationBudget } from '../../src/contract/phaseTimings.js';
 import { measureScaleOut, scaleOutReport, type ScaleOutFigures } from './scaleOutPhase.js';
+import { median } from './median.js';
 
 const HELP = `Usage: npm run bench [-- --connections N] [--duration S] [--warmup S] [--quick] [--webhook-events N] [--no-scale-out | --only http|startup|scale-out|webhook-dns|noisy-neighbour] [--json-out FILE]
 
@@ -451,12 +452,6 @@ async function measureGoalRounds(scenarios: Scenario[], firstPass: Measured[], s
     rounds.push(ratiosOf((index) => rates.get(index)!));
   }
   return rounds;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 const INSERT_REFERENCE = 'reference: bare Express 5 + better-sqlite3, the same insert';

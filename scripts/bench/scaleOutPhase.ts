@@ -42,6 +42,7 @@ import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { startSteppedLoadGenerator, type SteppedLoadGenerator } from './loadGeneratorProcess.js';
 import { seedBenchData, type BenchData } from './seed.js';
+import { median } from './median.js';
 
 export interface ScaleOutSettings {
   /** The bench's temporary folder: the phase works in scale-out/ inside it. */
@@ -584,9 +585,9 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
         sqlite: onSqlite,
         postgres: onPostgres,
         twoInstances: onTwo,
-        postgresOverSqlite: median(rounds),
+        postgresOverSqlite: round(median(rounds)),
         postgresOverSqliteRounds: rounds,
-        ...(scenario.writes ? { atSqliteDurability: { overSqlite: median(relaxedRounds), rounds: relaxedRounds } } : {}),
+        ...(scenario.writes ? { atSqliteDurability: { overSqlite: round(median(relaxedRounds)), rounds: relaxedRounds } } : {}),
         twoOverOne: ratio(onTwo.requestsPerSecond, onPostgres.requestsPerSecond),
       });
     }
@@ -615,11 +616,6 @@ export async function measureScaleOut(settings: ScaleOutSettings, report: (line:
 
 const round = (value: number) => Math.round(value * 100) / 100;
 const spreadOf = (value: number, rounds: number[]) => `${value.toFixed(2)} (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2);
-}
 const ratio = (value: number, reference: number) => (reference > 0 ? round(value / reference) : 0);
 
 /** The phase's figures as markdown lines. */

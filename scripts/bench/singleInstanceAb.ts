@@ -24,6 +24,7 @@ import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadScenario } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { seedBenchData, type BenchData } from './seed.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
@@ -112,10 +113,6 @@ try {
     for (const [pid, value] of after.postgres) ticks += value - (before.postgres.get(pid) ?? 0);
     const requests = result.requestsPerSecond * (SECONDS + 1);
     return { rate: result.requestsPerSecond, cpuMs: (ticks * 1000) / ticksPerSecond / requests };
-  };
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
   };
   console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(', ')}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
   for (const [name, target] of scenarios) {

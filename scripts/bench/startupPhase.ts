@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildIntoScratchFolder } from '../compiledBuild.js';
 import { compiledScriptNodeArguments, npmScriptNodeArguments } from '../npmScriptArguments.js';
+import { median } from './median.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const STARTUP_DEADLINE_MS = 60_000;
@@ -124,12 +125,6 @@ async function startOnce(nodeArguments: string[], databasePath: string, credenti
     clearTimeout(forced);
     process.off('exit', killAtExit);
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function medianRun(runs: StartRun[]): StartRun {

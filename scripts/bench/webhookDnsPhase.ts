@@ -21,6 +21,7 @@ import { createWebhookSubscriptions } from '../../src/webhooks/subscriptions.js'
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import type { BenchWorkspace } from './seed.js';
 import { startSlowDnsServer, type SlowDnsEntry } from './slowDnsServer.js';
+import { median } from './median.js';
 
 /** How long the DNS server takes to answer a slow name: past the resolver's own timeout (c-ares gives up after about 2 s). */
 export const SLOW_DELAY_MS = 3_000;
@@ -42,10 +43,6 @@ export interface WebhookDnsFigures {
   queriesPerSlowName: number;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 function startWorkerProcess(databasePath: string, dnsServer: string): Promise<BenchProcess> {
   return startBenchProcess({

@@ -76,7 +76,7 @@ export async function listReply<S extends string, F extends string, T>(
   // The page's nextCursor is signed: a page kept from before a key rotation would hand out cursors of the old key
   // for as long as the collection stays unchanged, past the old key's grace period.
   const signedWith = cursors.signingKeyId();
-  const key = JSON.stringify(filters ? [signedWith, sort, order, limit, cursor, ...Object.values(filters)] : [signedWith, sort, order, limit, cursor]);
+  const key = JSON.stringify([signedWith, sort, order, limit, cursor, ...Object.values(filters ?? {})]);
   const body = await listPages.page(
     workspaceId,
     collection,

@@ -490,12 +490,13 @@ describe('slow names', () => {
     const answering = subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost'), eventTypes: ['task.created'] });
     for (let index = 0; index < 10; index += 1) await fx.createTask(`Task ${index}`);
     // Two slots, and every event has a delivery to the stuck name claimed beside the other one.
-    const w = worker({ resolver, concurrency: 2, timeoutMs: 6_000 });
+    // The budget is spent in real time (the end of the test waits it out): long enough for ten local deliveries on a busy machine.
+    const w = worker({ resolver, concurrency: 2, timeoutMs: 3_000 });
     const started = performance.now();
     await w.start();
-    await waitFor(() => deliveriesOf(fx.db, answering.id).every((delivery) => delivery.status === 'SUCCEEDED'), 'the deliveries to the name that answers', 5_500);
+    await waitFor(() => deliveriesOf(fx.db, answering.id).every((delivery) => delivery.status === 'SUCCEEDED'), 'the deliveries to the name that answers', 2_900);
     // Before the first attempt to the stuck name has spent its budget: nothing waited for it.
-    expect(performance.now() - started).toBeLessThan(6_000);
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect(receiver.received).toHaveLength(10);
     expect(deliveriesOf(fx.db, stuck.id).map((delivery) => delivery.attempt_count)).toEqual(Array(10).fill(0));
     expect(dns.asked.filter((query) => query.endsWith(' stuck.example.com'))).toEqual(['A stuck.example.com', 'AAAA stuck.example.com']);
