@@ -105,10 +105,17 @@ function threadEntry(url: URL): URL {
     const folder = path.join(root, 'node_modules', '.cache', 'contract-api-server');
     const name = path.basename(url.pathname, '.ts');
     const own = path.join(folder, `${name}-${process.pid}.mjs`);
-    const bundle = currentBundle(fileURLToPath(url), folder, name);
+    const source = fileURLToPath(url);
+    const bundle = currentBundle(source, folder, name);
     removeLinksOfEndedProcesses(folder, name);
     rmSync(own, { force: true });
-    linkSync(bundle, own);
+    try {
+      linkSync(bundle, own);
+    } catch (error) {
+      // Another process, started after a source changed, replaced the bundle meanwhile: take the current one.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      linkSync(currentBundle(source, folder, name), own);
+    }
     entry = pathToFileURL(own);
     bundled.set(url.href, entry);
     process.once('exit', () => rmSync(own, { force: true }));
