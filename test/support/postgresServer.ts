@@ -8,13 +8,14 @@
 // takes its own database: an empty one, or a clone of a template migrated once per server (CREATE
 // DATABASE … TEMPLATE copies files, far quicker than running the migrations again).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { giveToPostgresUser, startLocalPostgres, stopLocalPostgres } from '../../scripts/localEngines.js';
+import { joinOrStart, startedInRendezvous } from './rendezvous.js';
 
 export interface PostgresServer {
   /** The `postgres` maintenance database, as the superuser `app` (no password: trust on 127.0.0.1). */
@@ -159,8 +160,6 @@ declare module 'vitest' {
   }
 }
 
-const locationFile = 'server.json';
-
 let shared: Promise<PostgresServer> | undefined;
 
 /**
@@ -168,45 +167,13 @@ let shared: Promise<PostgresServer> | undefined;
  * nothing: the global teardown stops it once every file is done.
  */
 export function sharedPostgresServer(): Promise<PostgresServer> {
-  shared ??= joinOrStartSharedServer(inject('postgresRendezvous'));
+  shared ??= joinOrStart(inject('postgresRendezvous'), 'postgres', startServerProcess, 60_000).then((location) => serverHandle(location, async () => undefined));
   return shared;
-}
-
-async function joinOrStartSharedServer(rendezvous: string): Promise<PostgresServer> {
-  const file = path.join(rendezvous, locationFile);
-  let starter = false;
-  try {
-    mkdirSync(path.join(rendezvous, 'starting')); // atomic: exactly one process wins
-    starter = true;
-  } catch {
-    // another test process is starting it
-  }
-  if (starter) {
-    let written: ServerLocation | { error: string };
-    try {
-      written = await startServerProcess();
-    } catch (error) {
-      written = { error: error instanceof Error ? error.message : String(error) };
-    }
-    writeFileSync(`${file}.tmp`, JSON.stringify(written));
-    renameSync(`${file}.tmp`, file);
-  }
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error(`No PostgreSQL server appeared in ${rendezvous} within 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const location = JSON.parse(readFileSync(file, 'utf8')) as ServerLocation | { error: string };
-  if ('error' in location) throw new Error(location.error);
-  return serverHandle(location, async () => undefined);
 }
 
 /** For the global teardown: stops the run's server if a test started one. */
 export async function stopSharedPostgresServer(rendezvous: string): Promise<void> {
-  const file = path.join(rendezvous, locationFile);
-  if (existsSync(file)) {
-    const location = JSON.parse(readFileSync(file, 'utf8')) as ServerLocation | { error: string };
-    if (!('error' in location)) await stopServer(location);
-  }
+  const location = startedInRendezvous<ServerLocation>(rendezvous, 'postgres');
+  if (location) await stopServer(location);
   rmSync(rendezvous, { recursive: true, force: true });
 }

@@ -2,11 +2,12 @@
 // test that started it. Fails (never skips) when redis-server is not installed.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { freePort } from './freePort.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { joinOrStart, startedInRendezvous } from './rendezvous.js';
 import { assertRedisInstalled, exited, redisServerArguments, redisServerBinary, startLocalRedis } from '../../scripts/localEngines.js';
 
 
@@ -107,7 +108,6 @@ interface SharedRedisLocation {
   pidFile: string;
 }
 
-const sharedRedisFile = 'redis.json';
 let sharedRedis: Promise<string> | undefined;
 
 /**
@@ -118,37 +118,9 @@ let sharedRedis: Promise<string> | undefined;
  * its own (startRedisServer).
  */
 export function sharedRedisUrl(): Promise<string> {
-  sharedRedis ??= joinOrStartSharedRedis(inject('postgresRendezvous'));
+  const rendezvous = inject('postgresRendezvous');
+  sharedRedis ??= joinOrStart(rendezvous, 'redis', () => startDetachedRedis(path.join(rendezvous, 'redis-server')), 30_000).then(({ port }) => `redis://127.0.0.1:${port}`);
   return sharedRedis;
-}
-
-async function joinOrStartSharedRedis(rendezvous: string): Promise<string> {
-  const file = path.join(rendezvous, sharedRedisFile);
-  let starter = false;
-  try {
-    mkdirSync(path.join(rendezvous, 'redis-starting')); // atomic: exactly one process wins
-    starter = true;
-  } catch {
-    // another test process is starting it
-  }
-  if (starter) {
-    let written: SharedRedisLocation | { error: string };
-    try {
-      written = await startDetachedRedis(path.join(rendezvous, 'redis'));
-    } catch (error) {
-      written = { error: error instanceof Error ? error.message : String(error) };
-    }
-    writeFileSync(`${file}.tmp`, JSON.stringify(written));
-    renameSync(`${file}.tmp`, file);
-  }
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error(`No redis-server appeared in ${rendezvous} within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const location = JSON.parse(readFileSync(file, 'utf8')) as SharedRedisLocation | { error: string };
-  if ('error' in location) throw new Error(location.error);
-  return `redis://127.0.0.1:${location.port}`;
 }
 
 async function startDetachedRedis(dir: string): Promise<SharedRedisLocation> {
@@ -178,10 +150,8 @@ async function startDetachedRedis(dir: string): Promise<SharedRedisLocation> {
 
 /** For the global teardown: stops the run's redis-server (by the process id it wrote) if a test started one. */
 export async function stopSharedRedisServer(rendezvous: string): Promise<void> {
-  const file = path.join(rendezvous, sharedRedisFile);
-  if (!existsSync(file)) return;
-  const location = JSON.parse(readFileSync(file, 'utf8')) as SharedRedisLocation | { error: string };
-  if ('error' in location || !existsSync(location.pidFile)) return;
+  const location = startedInRendezvous<SharedRedisLocation>(rendezvous, 'redis');
+  if (!location || !existsSync(location.pidFile)) return;
   const pid = Number(readFileSync(location.pidFile, 'utf8').trim());
   if (!Number.isInteger(pid) || pid <= 1) return;
   try {
