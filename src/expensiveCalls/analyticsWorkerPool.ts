@@ -147,8 +147,9 @@ export function currentBundle(source: string, folder: string, name: string): str
 
 /** The links of processes that ended without their exit handler (killed): `<name>-<pid>.mjs` of a pid that is gone. */
 function removeLinksOfEndedProcesses(folder: string, name: string): void {
+  const link = new RegExp(`^${name}-(\\d+)\\.mjs$`);
   for (const file of readdirSync(folder)) {
-    const pid = new RegExp(`^${name}-(\\d+)\\.mjs$`).exec(file)?.[1];
+    const pid = link.exec(file)?.[1];
     if (pid === undefined) continue;
     try {
       process.kill(Number(pid), 0);

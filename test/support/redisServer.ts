@@ -85,7 +85,7 @@ export function useRedisServer(): () => RedisServer {
 }
 
 /** The environment of a server (or test app) that counts its limits in `server`, under a key prefix of its own. */
-export function redisLimitsEnv(server: RedisServer): Record<string, string> {
+export function redisLimitsEnv(server: Pick<RedisServer, 'url'>): Record<string, string> {
   return { REDIS_URL: server.url, REDIS_KEY_PREFIX: `test-${randomUUID()}:` };
 }
 

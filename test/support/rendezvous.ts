@@ -32,15 +32,22 @@ export async function joinOrStart<T>(rendezvous: string, name: string, start: ()
     if (Date.now() > deadline) throw new Error(`No ${name} appeared in ${rendezvous} within ${waitMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const location = JSON.parse(readFileSync(file, 'utf8')) as T | { error: string };
-  if (typeof location === 'object' && location !== null && 'error' in location) throw new Error((location as { error: string }).error);
-  return location as T;
+  const written = readWritten<T>(file);
+  if ('error' in written) throw new Error(written.error);
+  return written.location;
+}
+
+/** The winner's file: what its start answered, or the message of its failure. */
+function readWritten<T>(file: string): { location: T } | { error: string } {
+  const written = JSON.parse(readFileSync(file, 'utf8')) as T | { error: string };
+  if (typeof written === 'object' && written !== null && 'error' in written) return { error: (written as { error: string }).error };
+  return { location: written as T };
 }
 
 /** What the winner wrote, for the global teardown; undefined when no process started it (or its start failed). */
 export function startedInRendezvous<T>(rendezvous: string, name: string): T | undefined {
   const file = path.join(rendezvous, `${name}.json`);
   if (!existsSync(file)) return undefined;
-  const location = JSON.parse(readFileSync(file, 'utf8')) as T | { error: string };
-  return typeof location === 'object' && location !== null && 'error' in location ? undefined : (location as T);
+  const written = readWritten<T>(file);
+  return 'error' in written ? undefined : written.location;
 }

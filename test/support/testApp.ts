@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +16,7 @@ import { ContractClient } from './contractClient.js';
 import { fakeDnsResolver } from './fakeDns.js';
 import type { DnsResolver } from '../../src/webhooks/hostResolver.js';
 import { sharedPostgresServer } from './postgresServer.js';
-import { sharedRedisUrl } from './redisServer.js';
+import { redisLimitsEnv, sharedRedisUrl } from './redisServer.js';
 import { liftCallLimits } from './workPlatform.js';
 
 export type TestEngineKind = 'sqlite' | 'postgres';
@@ -370,7 +369,7 @@ async function openPostgresForTest(template?: string): Promise<OpenedTestEngine>
   const instance = await postgresInstance(url);
   return {
     ...instance,
-    env: { DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `test-${randomUUID()}:` },
+    env: { DATABASE_URL: url, ...redisLimitsEnv({ url: redisUrl }) },
     openAnother: () => postgresInstance(url),
     close: () => instance.close(),
   };
