@@ -148,7 +148,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
   const db = opened.sqlite;
   const storeEngine = opened.engine;
   const apiKeys = createApiKeyStore(storeEngine, { now });
-  // Credentials and portfolio revisions are kept in memory until a change is announced (PostgreSQL, at most 1 s) or the SQLite file changed.
+  // Credentials, portfolio and collection revisions are kept in memory until a change is announced (PostgreSQL, at most 1 s) or the SQLite file changed.
   const cachedRowChanges = await listenForCachedRowChanges(storeEngine);
   const cachedApiKeys = createCachedRows<ApiKeyRecord>(cachedRowChanges, ['api_keys'], { now, maxEntries: CACHED_CREDENTIALS });
   const cachedPatCallers = createCachedRows<PatCaller>(cachedRowChanges, ['personal_access_tokens', 'users', 'workspaces'], { now, maxEntries: CACHED_CREDENTIALS });
@@ -246,7 +246,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
         analytics: expensiveCalls.analytics,
         webhooks: createWebhookSubscriptions(storeEngine, { secretBox: webhookSecrets, allowLoopback: config.webhookAllowLoopback, now, resolver: webhookResolver }),
         cursors: createCursorCodec(cursorKeys, { graceMs: config.previousKeyGraceMs, now }),
-        listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages }),
+        listPages: createListPageCache(storeEngine, { cache: answerCache, maxPages: config.listPageCachePages, changes: cachedRowChanges, now }),
         planTable,
         quota: callCounter ?? sqliteLimits!.usage,
         downloads: workPlatformArtifacts,

@@ -1,8 +1,13 @@
 // Rows a PostgreSQL server keeps in memory so that a request need not read them again: a
-// credential and the caller it names, a portfolio's revision. The database announces every
-// committed change to their tables on one channel (migration 0005_cached_row_notices: a trigger
-// per table, so whatever code or process writes, it is announced), and a change drops every kept
-// row of its table on every listening process at once.
+// credential and the caller it names, a portfolio's revision, a listed collection's revision. The
+// database announces every committed change to their tables on one channel (migration
+// 0005_cached_row_notices: a trigger per table, so whatever code or process writes, it is
+// announced), and a change drops every kept row of its table on every listening process at once.
+// Collections are written on every change of a versioned resource, and a NOTIFY inside a
+// transaction serializes the commits of the whole cluster, so their writes are announced by the
+// engine instead, after the commit (src/store/engine.ts, `collectionRowsNotice`), and to the
+// writing process's own listeners before its write resolves: a client sees its own change on its
+// next request to the same instance. A write that no engine made (SQL by hand) shows within the bound.
 //
 // The bound: a kept row is served at most CACHED_ROW_MAX_AGE_MS (1 s) after it was read, so a
 // change is seen by every instance within about a second even when its announcement is lost (a
@@ -25,7 +30,13 @@ export const cachedRowNoticeTriggers = ['api_keys', 'personal_access_tokens', 'u
 /** How long a kept row is served at most after it was read. */
 export const CACHED_ROW_MAX_AGE_MS = 1_000;
 
-export type CachedTable = 'api_keys' | 'personal_access_tokens' | 'users' | 'workspaces' | 'portfolios';
+export type CachedTable = 'api_keys' | 'personal_access_tokens' | 'users' | 'workspaces' | 'portfolios' | 'collection_revisions';
+
+/** The versioned resources' tables, whose writes raise their collection's revision (the revision triggers). */
+export const listedCollections = ['tasks', 'projects', 'companies', 'contacts', 'deals', 'contracts', 'connectors'] as const;
+
+/** What the PostgreSQL engine announces on every committed write to a listed collection. */
+export const collectionRowsNotice = { tables: listedCollections, channel: cachedRowsChannel, payload: 'collection_revisions' } as const;
 
 export interface CachedRowChanges {
   /** Whether rows may be kept and served now: the listening connection is up. */
@@ -68,7 +79,7 @@ export async function listenForCachedRowChanges(engine: StoreEngine): Promise<Ca
 }
 
 /** SQLite: a generation raised whenever the change stamp moved since it was last asked for; never live without a stamp. */
-function changesOfStamp(changeStamp: StoreEngine['changeStamp']): CachedRowChanges {
+export function changesOfStamp(changeStamp: StoreEngine['changeStamp']): CachedRowChanges {
   if (!changeStamp) return { live: () => false, generation: () => 0, stop: async () => undefined };
   let lastStamp = changeStamp();
   let generation = 0;

@@ -19,6 +19,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type pg from 'pg';
 import * as schema from '../../db/schema.js';
 import { drizzleFor, type AppDatabase, type BuiltQuery } from './drizzle.js';
+import { collectionRowsNotice } from './cachedRows.js';
 import { asStoreFailure } from './errors.js';
 import { readCommitted, sqliteWriteTransactions } from './writeTransactions.js';
 
@@ -348,6 +349,24 @@ export interface PostgresEngineOptions {
   retryDelayMs?: (attempt: number) => number;
   /** Milliseconds before a lost LISTEN connection is made again (`listen`). Default 1000. */
   relistenDelayMs?: number;
+  /** What a committed write to some tables announces. Default: src/store/cachedRows.ts's `collectionRowsNotice`. */
+  announcedWrites?: AnnouncedWrites;
+}
+
+/**
+ * Committed writes (insert, update, delete statements) to one of `tables` that are announced on
+ * `channel` with `payload`, whichever of the engine's callers made them: by a NOTIFY after the
+ * commit, and to this process's own listeners of `channel` at once, before the write resolves.
+ */
+export interface AnnouncedWrites {
+  tables: readonly string[];
+  channel: string;
+  payload: string;
+}
+
+/** The table an insert, update or delete statement writes to (drizzle's SQLite dialect names it first, quoted). */
+function writtenTable(source: string): string | undefined {
+  return /^(?:insert into|update|delete from) "([^"]+)"/.exec(source)?.[1];
 }
 
 interface PostgresTransaction {
@@ -358,8 +377,8 @@ interface PostgresTransaction {
   ended: boolean;
   /** What runs once it has committed. */
   committed: (() => void)[];
-  /** The channels to NOTIFY once it has committed. */
-  announced: Set<string>;
+  /** The announcements to make once it has committed (`noticeKey`s). */
+  announced: Map<string, Notice>;
   /**
    * Its BEGIN, SAVEPOINTs and RELEASEs not sent yet: they go with the next statement's round trip
    * before it (one simple query), or with the COMMIT. A savepoint no statement ran in is never sent.
@@ -371,6 +390,14 @@ interface PostgresFrame {
   transaction: PostgresTransaction;
   savepoint: string | undefined;
 }
+
+/** An announcement: a NOTIFY on `channel`, with `payload` when it is not empty. */
+interface Notice {
+  channel: string;
+  payload: string;
+}
+
+const noticeKey = ({ channel, payload }: Notice) => `${channel}\u0000${payload}`;
 
 /** Statement names the pool's connections prepare a text under: one name per text, however many engines use it. */
 const preparedNames = new Map<string, string>();
@@ -513,20 +540,33 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
    * the commit is made up for by the listeners' own sweeps.
    */
   const announcing = new Map<string, 'sending' | 'again'>();
-  function announce(channel: string): void {
-    if (announcing.has(channel)) {
-      announcing.set(channel, 'again');
+  function announce(notice: Notice): void {
+    const key = noticeKey(notice);
+    if (announcing.has(key)) {
+      announcing.set(key, 'again');
       return;
     }
-    announcing.set(channel, 'sending');
+    announcing.set(key, 'sending');
     void pool
-      .query(`NOTIFY ${channel}`)
+      .query(notice.payload === '' ? `NOTIFY ${notice.channel}` : `NOTIFY ${notice.channel}, '${notice.payload}'`)
       .catch(() => undefined)
       .finally(() => {
-        const again = announcing.get(channel) === 'again';
-        announcing.delete(channel);
-        if (again) announce(channel);
+        const again = announcing.get(key) === 'again';
+        announcing.delete(key);
+        if (again) announce(notice);
       });
+  }
+
+  /** This process's listeners, per channel: they hear an announced write at its commit, before its NOTIFY comes back. */
+  const localListeners = new Map<string, Set<(payload: string) => void>>();
+  const announcedWrites = options.announcedWrites ?? collectionRowsNotice;
+  channelName(announcedWrites.channel);
+  if (!/^[a-z_]+$/.test(announcedWrites.payload)) throw new Error(`not a payload to announce: ${announcedWrites.payload}`);
+  const writeNotice: Notice = { channel: announcedWrites.channel, payload: announcedWrites.payload };
+  const announcedTables = new Set(announcedWrites.tables);
+  function announceWrite(): void {
+    announce(writeNotice);
+    for (const listener of localListeners.get(writeNotice.channel) ?? []) listener(writeNotice.payload);
   }
 
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
@@ -544,7 +584,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
-      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Set(), pending: [begin] };
+      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Map(), pending: [begin] };
       let broken: Error | undefined;
       // The server may end the connection between two statements (a restart, a failover: 57P01). pg reports that as
       // an 'error' event on the client, which the pool no longer listens to while the client is checked out: without
@@ -559,7 +599,10 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           // A transaction that ran no statement was never begun.
           if (transaction.pending[0] === begin) transaction.pending.length = 0;
           else await sendPending(transaction, 'COMMIT');
-          for (const channel of transaction.announced) announce(channel);
+          for (const notice of transaction.announced.values()) {
+            if (notice === writeNotice) announceWrite();
+            else announce(notice);
+          }
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
@@ -630,12 +673,22 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       else setImmediate(callback);
     },
     announceCommit(channel) {
-      const name = channelName(channel);
+      const notice = { channel: channelName(channel), payload: '' };
       const frame = context.getStore();
-      if (frame && !frame.transaction.ended) frame.transaction.announced.add(name);
-      else announce(name);
+      if (frame && !frame.transaction.ended) frame.transaction.announced.set(noticeKey(notice), notice);
+      else announce(notice);
     },
-    listen: (channel, listener, onLost) => listenOn(pool, channelName(channel), listener, options.relistenDelayMs ?? 1000, onLost),
+    async listen(channel, listener, onLost) {
+      const name = channelName(channel);
+      const stop = await listenOn(pool, name, listener, options.relistenDelayMs ?? 1000, onLost);
+      let listeners = localListeners.get(name);
+      if (!listeners) localListeners.set(name, (listeners = new Set()));
+      listeners.add(listener);
+      return async () => {
+        listeners.delete(listener);
+        await stop();
+      };
+    },
     changeStamp: undefined,
     statement<Item, Args extends object, Row extends readonly unknown[]>(query: BuiltQuery): EngineStatement<Args, Row, Item> {
       const compiled = compiledOnFirstRun<Item>(query);
@@ -650,10 +703,24 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
         }
         return (prepared = { name, text });
       };
+      let announced: boolean | undefined;
       const query_ = async (args: Args) => {
         const config: pg.QueryArrayConfig = { ...preparedStatement(), values: compiled().bind(args), rowMode: 'array' };
-        const result = await failingAsStore(() => runStatement(config));
-        return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
+        announced ??= announcedTables.has(writtenTable(compiled().source) ?? '');
+        if (!announced) {
+          const result = await failingAsStore(() => runStatement(config));
+          return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
+        }
+        const frame = context.getStore();
+        const inTransaction = frame !== undefined && !frame.transaction.ended;
+        // Announced even when the statement fails: it may have run before the failure was reported.
+        if (inTransaction) frame.transaction.announced.set(noticeKey(writeNotice), writeNotice);
+        try {
+          const result = await failingAsStore(() => runStatement(config));
+          return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
+        } finally {
+          if (!inTransaction) announceWrite();
+        }
       };
       return {
         rows: async (args) => (await query_(args)).rows,

@@ -8,14 +8,17 @@
 // never served stale, and no read transaction is needed. A page that shows its rows as of the
 // instant it is read (contracts past their expiry, connectors past their credential's) is kept
 // only until the first instant it would read otherwise.
-// On SQLite the revision itself is read again only when the engine's change stamp moved (a commit
-// of any connection; other processes' seen from the next turn of the event loop).
+// The revision itself is read again only once its collection may have changed (src/store/cachedRows.ts:
+// on SQLite when the engine's change stamp moved, a commit of any connection, other processes' seen
+// from the next turn of the event loop; on PostgreSQL when a write to a collection was announced,
+// at once for this process's own writes, within the bound of CACHED_ROW_MAX_AGE_MS for others').
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
+import { changesOfStamp, createCachedRows, type CachedRowChanges, type listedCollections } from './cachedRows.js';
 import { engineOf, type StoreSource } from './engine.js';
 
-export type ListedCollection = 'tasks' | 'projects' | 'companies' | 'contacts' | 'deals' | 'contracts' | 'connectors';
+export type ListedCollection = (typeof listedCollections)[number];
 
 /** A page to keep: what to encode, and the first instant it may read otherwise without any write (none: never). */
 export interface PageToKeep {
@@ -28,6 +31,9 @@ export interface ListPageCacheOptions {
   cache: BoundedCache;
   /** Most pages kept across all workspaces (least recently used dropped first); 0 keeps none. */
   maxPages?: number;
+  /** The announced changes (listenForCachedRowChanges); without them, SQLite's change stamp alone, and PostgreSQL reads the revision every time. */
+  changes?: CachedRowChanges;
+  now?: () => number;
 }
 
 export interface ListPageCache {
@@ -40,7 +46,7 @@ export interface ListPageCache {
   page(workspaceId: string, collection: ListedCollection, query: string, build: () => PageToKeep | Promise<PageToKeep>, at?: number): Promise<Buffer>;
 }
 
-export function createListPageCache(source: StoreSource, { cache, maxPages = 512 }: ListPageCacheOptions): ListPageCache {
+export function createListPageCache(source: StoreSource, { cache, maxPages = 512, changes, now = Date.now }: ListPageCacheOptions): ListPageCache {
   // Keeping nothing, a page needs no revision either.
   if (maxPages === 0) return { page: async (_workspaceId, _collection, _query, build) => Buffer.from(JSON.stringify((await build()).body)) };
   const engine = engineOf(source);
@@ -52,22 +58,9 @@ export function createListPageCache(source: StoreSource, { cache, maxPages = 512
       .where(and(eq(collectionRevisions.workspaceId, sql.placeholder('workspaceId')), eq(collectionRevisions.collection, sql.placeholder('collection')))),
   );
   const pages = cache.space('list pages', { maxEntries: maxPages });
-  const { changeStamp } = engine;
-  /** The revision last read per workspace and collection, and the change stamp read just before it. */
-  const revisionsRead = new Map<string, { stamp: string; revision: number }>();
-  const readRevision = async (workspaceId: string, collection: ListedCollection): Promise<number> =>
-    ((await selectRevision.value({ workspaceId, collection })) as number | undefined) ?? 0;
-  const currentRevision = async (workspaceId: string, collection: ListedCollection): Promise<number> => {
-    if (!changeStamp) return readRevision(workspaceId, collection);
-    const key = `${workspaceId}\u0000${collection}`;
-    const stamp = changeStamp();
-    const known = revisionsRead.get(key);
-    if (known?.stamp === stamp) return known.revision;
-    const revision = await readRevision(workspaceId, collection);
-    if (revisionsRead.size >= maxPages) revisionsRead.clear();
-    revisionsRead.set(key, { stamp, revision });
-    return revision;
-  };
+  const revisions = createCachedRows<number>(changes ?? changesOfStamp(engine.changeStamp), ['collection_revisions'], { now, maxEntries: maxPages });
+  const currentRevision = (workspaceId: string, collection: ListedCollection): Promise<number> =>
+    revisions.get(`${workspaceId}\u0000${collection}`, async () => ((await selectRevision.value({ workspaceId, collection })) as number | undefined) ?? 0) as Promise<number>;
 
   return {
     async page(workspaceId, collection, query, build, at) {
