@@ -384,7 +384,18 @@ interface PostgresTransaction {
    * before it (one simple query), or with the COMMIT. A savepoint no statement ran in is never sent.
    */
   pending: string[];
+  /** Whether nested changes run inside savepoints (see `joined`). */
+  savepointed: boolean;
+  /** Statements sent so far. */
+  statements: number;
+  /** A nested change without a savepoint failed after its statements ran: it cannot be undone alone. */
+  undoneOnlyWhole: boolean;
+  /** A statement or the COMMIT was refused because of `undoneOnlyWhole`: the transaction runs again, with savepoints. */
+  refusedForSavepoints: boolean;
 }
+
+/** Refuses what a transaction would do after a nested change that cannot be undone alone failed (caught by the engine, never by a caller that rethrows it). */
+class SavepointsNeeded extends Error {}
 
 interface PostgresFrame {
   transaction: PostgresTransaction;
@@ -398,6 +409,11 @@ interface Notice {
 }
 
 const noticeKey = ({ channel, payload }: Notice) => `${channel}\u0000${payload}`;
+
+const notifyStatement = ({ channel, payload }: Notice) => (payload === '' ? `NOTIFY ${channel}` : `NOTIFY ${channel}, '${payload}'`);
+
+/** SQLSTATE of a NOTIFY refused because the server's notification queue is full. */
+const notificationQueueFull = '54000';
 
 /** Statement names the pool's connections prepare a text under: one name per text, however many engines use it. */
 const preparedNames = new Map<string, string>();
@@ -518,12 +534,20 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       if (transaction.ended) throw new Error('the write transaction this statement belongs to has already ended');
     };
     refuseEnded();
+    refuseWithoutSavepoint(transaction);
+    transaction.statements += 1;
     if (transaction.pending.length > 0) {
       await sendPending(transaction);
       // It may have ended meanwhile (a change beside this one failed): the statement must not run after its ROLLBACK.
       refuseEnded();
     }
     return transaction.client.query(config);
+  }
+
+  function refuseWithoutSavepoint(transaction: PostgresTransaction): void {
+    if (!transaction.undoneOnlyWhole) return;
+    transaction.refusedForSavepoints = true;
+    throw new SavepointsNeeded('a nested change that ran statements failed, and its transaction went on: it runs again with savepoints');
   }
 
   async function sendPending(transaction: PostgresTransaction, last?: string): Promise<void> {
@@ -533,11 +557,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   }
 
   /**
-   * NOTIFY after the commit, on the pool, not inside the transaction: a transaction that NOTIFYs
-   * takes a lock of the whole cluster at its commit and holds it through the WAL flush, so every
-   * commit that announced would wait for the one before. At most one NOTIFY per channel is in
-   * flight; commits meanwhile are announced by one more when it ends. One lost in a crash after
-   * the commit is made up for by the listeners' own sweeps.
+   * A NOTIFY outside any transaction, on the pool (a transaction's own go with its COMMIT, see
+   * `commitAndAnnounce`), never inside one: a transaction that NOTIFYs takes a lock of the whole
+   * cluster at its commit and holds it through the WAL flush, so every commit that announced would
+   * wait for the one before. At most one NOTIFY per notice is in flight; those asked for meanwhile
+   * are made by one more when it ends. One lost in a crash is made up for by the listeners' own sweeps.
    */
   const announcing = new Map<string, 'sending' | 'again'>();
   function announce(notice: Notice): void {
@@ -548,13 +572,29 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     }
     announcing.set(key, 'sending');
     void pool
-      .query(notice.payload === '' ? `NOTIFY ${notice.channel}` : `NOTIFY ${notice.channel}, '${notice.payload}'`)
+      .query(notifyStatement(notice))
       .catch(() => undefined)
       .finally(() => {
         const again = announcing.get(key) === 'again';
         announcing.delete(key);
         if (again) announce(notice);
       });
+  }
+
+  /**
+   * COMMIT, and the transaction's NOTIFYs after it in the same round trip: each runs once the
+   * commit is done, in an implicit transaction of its own that writes nothing (the cluster-wide
+   * lock a NOTIFY takes is not held through this commit's WAL flush). A COMMIT that fails stops
+   * the rest, and reaches the caller. A NOTIFY that fails after it (54000: the notification queue
+   * is full) leaves the commit standing; the listeners' sweeps and bounds make up for it.
+   */
+  async function commitAndAnnounce(transaction: PostgresTransaction): Promise<void> {
+    const notifies = [...transaction.announced.values()].map(notifyStatement);
+    try {
+      await sendPending(transaction, ['COMMIT', ...notifies].join('; '));
+    } catch (error) {
+      if (notifies.length === 0 || (error as { code?: unknown }).code !== notificationQueueFull) throw error;
+    }
   }
 
   /** This process's listeners, per channel: they hear an announced write at its commit, before its NOTIFY comes back. */
@@ -564,9 +604,8 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   if (!/^[a-z_]+$/.test(announcedWrites.payload)) throw new Error(`not a payload to announce: ${announcedWrites.payload}`);
   const writeNotice: Notice = { channel: announcedWrites.channel, payload: announcedWrites.payload };
   const announcedTables = new Set(announcedWrites.tables);
-  function announceWrite(): void {
-    announce(writeNotice);
-    for (const listener of localListeners.get(writeNotice.channel) ?? []) listener(writeNotice.payload);
+  function tellLocalListeners(notice: Notice): void {
+    for (const listener of localListeners.get(notice.channel) ?? []) listener(notice.payload);
   }
 
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
@@ -581,10 +620,29 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     return transaction(read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
+  /**
+   * Nested changes first run without savepoints: most failures end the whole transaction anyway,
+   * and a savepoint costs a round trip and a subtransaction. Should a caller catch the failure of a
+   * nested change that ran statements and go on, the transaction is rolled back and runs again
+   * from the start with savepoints, as after a serialization failure.
+   */
   async function transaction<T>(change: () => T | Promise<T>, begin: string): Promise<T> {
+    let savepointed = false;
     for (let attempt = 1; ; attempt += 1) {
       const client = await pool.connect();
-      const transaction: PostgresTransaction = { client, savepoints: [], made: 0, ended: false, committed: [], announced: new Map(), pending: [begin] };
+      const transaction: PostgresTransaction = {
+        client,
+        savepoints: [],
+        made: 0,
+        ended: false,
+        committed: [],
+        announced: new Map(),
+        pending: [begin],
+        savepointed,
+        statements: 0,
+        undoneOnlyWhole: false,
+        refusedForSavepoints: false,
+      };
       let broken: Error | undefined;
       // The server may end the connection between two statements (a restart, a failover: 57P01). pg reports that as
       // an 'error' event on the client, which the pool no longer listens to while the client is checked out: without
@@ -594,15 +652,15 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       try {
         try {
           const result = await context.run({ transaction, savepoint: undefined }, change);
+          refuseWithoutSavepoint(transaction);
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
           // A transaction that ran no statement was never begun.
-          if (transaction.pending[0] === begin) transaction.pending.length = 0;
-          else await sendPending(transaction, 'COMMIT');
-          for (const notice of transaction.announced.values()) {
-            if (notice === writeNotice) announceWrite();
-            else announce(notice);
-          }
+          if (transaction.pending[0] === begin) {
+            transaction.pending.length = 0;
+            for (const notice of transaction.announced.values()) announce(notice);
+          } else await commitAndAnnounce(transaction);
+          if (transaction.announced.has(noticeKey(writeNotice))) tellLocalListeners(writeNotice);
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
@@ -611,6 +669,12 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           else {
             transaction.pending.length = 0;
             await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+          }
+          if (transaction.refusedForSavepoints && !savepointed) {
+            savepointed = true;
+            // Not a failure of the database: this run does not count as an attempt, and the next starts at once.
+            attempt -= 1;
+            continue;
           }
           if (!runAgain(error, attempt, maxAttempts)) throw error;
         }
@@ -631,6 +695,19 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
     const savepoint = `nested_change_${(transaction.made += 1)}`;
     // Pushed before the await, so that a second change started meanwhile is refused above.
     transaction.savepoints.push(savepoint);
+    if (!transaction.savepointed) {
+      const statementsBefore = transaction.statements;
+      try {
+        const result = await context.run({ transaction, savepoint }, change);
+        if (transaction.ended) throw new Error('the write transaction this change joined has already ended');
+        return result;
+      } catch (error) {
+        if (transaction.statements !== statementsBefore) transaction.undoneOnlyWhole = true;
+        throw error;
+      } finally {
+        if (!transaction.ended) transaction.savepoints.pop();
+      }
+    }
     const opening = `SAVEPOINT ${savepoint}`;
     transaction.pending.push(opening);
     try {
@@ -719,7 +796,10 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           const result = await failingAsStore(() => runStatement(config));
           return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
         } finally {
-          if (!inTransaction) announceWrite();
+          if (!inTransaction) {
+            announce(writeNotice);
+            tellLocalListeners(writeNotice);
+          }
         }
       };
       return {

@@ -1,6 +1,8 @@
-// What a write transaction sends PostgreSQL: its BEGIN, SAVEPOINTs and RELEASEs ride with the next
-// statement or the COMMIT (one simple query each time), and a savepoint no statement ran in is never
-// sent; a nested change that fails still undoes exactly its own statements.
+// What a write transaction sends PostgreSQL: nested changes first run without savepoints, its BEGIN
+// rides before the first statement and its NOTIFYs with the COMMIT; a nested change that fails
+// after its statements ran, and whose caller goes on, makes the transaction run again with
+// savepoints (which ride with the next statement or the COMMIT, one simple query each time; a
+// savepoint no statement ran in is never sent), so that it undoes exactly its own statements.
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,24 +38,35 @@ async function recordedEngine(): Promise<{ engine: StoreEngine; sent: string[] }
 }
 
 describe('write transactions on PostgreSQL', () => {
-  it('sends two nested changes of one statement each in five round trips, not nine', async () => {
+  it('sends two nested changes of one statement each in four round trips, not nine, its announcement with the COMMIT', async () => {
     const { engine, sent } = await recordedEngine();
     const insert = engine.statement(engine.orm.insert(tenants).values({ id: sql.placeholder('id'), name: 'T', createdAt: 1 }));
     await engine.write(async () => {
       await engine.write(() => insert.run({ id: 'ten_1' }));
-      // Nothing runs in this one: its savepoint is never sent.
       await engine.write(async () => undefined);
       await engine.write(() => insert.run({ id: 'ten_2' }));
+      engine.announceCommit('tenants_written');
     });
-    expect(sent).toEqual([
-      'BEGIN ISOLATION LEVEL SERIALIZABLE; SAVEPOINT nested_change_1',
-      'insert',
-      'RELEASE SAVEPOINT nested_change_1; SAVEPOINT nested_change_3',
-      'insert',
-      'RELEASE SAVEPOINT nested_change_3; COMMIT',
-    ]);
+    expect(sent).toEqual(['BEGIN ISOLATION LEVEL SERIALIZABLE', 'insert', 'insert', 'COMMIT; NOTIFY tenants_written']);
     const count = engine.statement(engine.orm.select({ count: sql<number>`count(*)::int` }).from(tenants));
     expect(await count.value({})).toBe(2);
+  });
+
+  it('lets a failing nested change end its whole transaction without any savepoint', async () => {
+    const { engine, sent } = await recordedEngine();
+    const insert = engine.statement(engine.orm.insert(tenants).values({ id: sql.placeholder('id'), name: 'T', createdAt: 1 }));
+    await expect(
+      engine.write(async () => {
+        await insert.run({ id: 'ten_gone' });
+        await engine.write(async () => {
+          await insert.run({ id: 'ten_gone_too' });
+          throw new Error('refused');
+        });
+      }),
+    ).rejects.toThrow('refused');
+    expect(sent).toEqual(['BEGIN ISOLATION LEVEL SERIALIZABLE', 'insert', 'insert', 'ROLLBACK']);
+    const count = engine.statement(engine.orm.select({ count: sql<number>`count(*)::int` }).from(tenants));
+    expect(await count.value({})).toBe(0);
   });
 
   it('undoes only the statements of a nested change that fails, and sends nothing for a transaction that ran none', async () => {
@@ -71,16 +84,24 @@ describe('write transactions on PostgreSQL', () => {
         }),
       ).rejects.toThrow('undo me');
       await expect(engine.write(async () => Promise.reject(new Error('nothing ran')))).rejects.toThrow('nothing ran');
+      await insert.run({ id: 'ten_after' });
     });
     const ids = engine.statement<{ id: string }>(engine.orm.select({ id: tenants.id }).from(tenants));
-    expect(await ids.objects({})).toEqual([{ id: 'ten_kept' }]);
+    expect((await ids.objects({})).map((row) => row.id).sort()).toEqual(['ten_after', 'ten_kept']);
     expect(sent).toEqual([
+      // The first run, without savepoints: the caller went on after the nested change failed, and its next statement is not sent.
+      'BEGIN ISOLATION LEVEL SERIALIZABLE',
+      'insert',
+      'insert',
+      'ROLLBACK',
+      // Run again at once, with savepoints.
       'BEGIN ISOLATION LEVEL SERIALIZABLE',
       'insert',
       'SAVEPOINT nested_change_1',
       'insert',
       'ROLLBACK TO SAVEPOINT nested_change_1; RELEASE SAVEPOINT nested_change_1',
       // The change that failed before any statement: its savepoint was never sent.
+      'insert',
       'COMMIT',
       'select',
     ]);
