@@ -144,6 +144,7 @@ const OUTSIDE_THE_FAMILY: Record<string, string> = {
   StoreUnavailableError: "with the drivers' own connection errors, turned by storeOutageFailure into the pipeline's `unavailable` before any funnel",
   MigrationForeignKeyError: 'migrations refuse to finish; no request is served',
   TransactionOpenElsewhereError: 'caught by the rate limiter and the busy-write retries',
+  SavepointsNeeded: 'caught by the PostgreSQL engine itself, which runs the transaction again with savepoints; never reaches a funnel',
   AnalyticsWorkerCrashedError: 'a thread that died: the 500',
   AnalyticsWorkerError: "a thread's error with its SQLite code: busy is the outage step's 503, anything else the 500",
   GithubFailure: "worded by the connector operations, with the connector's id and, for a 401, the credential marked expired",
