@@ -22,7 +22,7 @@ import { median } from './median.js';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
-// AB_ONLY=portfolio or AB_ONLY=tasks: one scenario (a profile of one operation).
+// AB_ONLY=portfolio, AB_ONLY=tasks or AB_ONLY=POST: one scenario (a profile of one operation).
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'cpu-prof': { type: 'string' }, redis: { type: 'string' } } });
 const [otherCheckout] = positionals;
@@ -69,9 +69,9 @@ function stopServer(server: Server): Promise<void> {
   });
 }
 
-function load(url: string, headers: Record<string, string>): Promise<LoadResult> {
+function load(url: string, headers: Record<string, string>, createTasks?: { token: string; projectId: string }): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts/bench/loadGenerator.ts'), JSON.stringify({ url, connections: 10, seconds: SECONDS, headers })], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts/bench/loadGenerator.ts'), JSON.stringify({ url, connections: 10, seconds: SECONDS, headers, createTasks })], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -105,16 +105,22 @@ try {
   const scenarios = [
     { name: 'GET /api/v1/portfolio', path: '/api/v1/portfolio', headers: { authorization: `Bearer ${bench.portfolioKey}` } },
     { name: 'GET /v1/tasks?limit=50 (page kept)', path: '/v1/tasks?limit=50', headers: { authorization: `Bearer ${bench.workspaces[0]!.token}` } },
-  ];
+    {
+      name: 'POST /v1/tasks (a new Idempotency-Key each)',
+      path: '/v1/tasks',
+      headers: {},
+      createTasks: { token: bench.workspaces[0]!.token, projectId: bench.workspaces[0]!.projectId },
+    },
+  ] as { name: string; path: string; headers: Record<string, string>; createTasks?: { token: string; projectId: string } }[];
   for (const scenario of scenarios.filter(({ name }) => !process.env.AB_ONLY || name.includes(process.env.AB_ONLY))) {
     const rates = new Map<string, number[]>(servers.map((server) => [server.name, []]));
     const cpuPerRequest = new Map<string, number[]>(servers.map((server) => [server.name, []]));
-    for (const server of servers) await load(`${server.url}${scenario.path}`, scenario.headers); // warm-up
+    for (const server of servers) await load(`${server.url}${scenario.path}`, scenario.headers, scenario.createTasks); // warm-up
     for (let round = 0; round < ROUNDS; round += 1) {
       // A, B, then B, A: neither server is always the one loaded right after the other.
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
         const cpuBefore = cpuMs(server.child.pid!);
-        const result = await load(`${server.url}${scenario.path}`, scenario.headers);
+        const result = await load(`${server.url}${scenario.path}`, scenario.headers, scenario.createTasks);
         if (result.non2xx > 0) throw new Error(`${server.name} ${scenario.path}: ${result.non2xx} non-2xx answers`);
         rates.get(server.name)!.push(result.requestsPerSecond);
         cpuPerRequest.get(server.name)!.push(((cpuMs(server.child.pid!) - cpuBefore) * 1000) / (result.requestsPerSecond * SECONDS));

@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import type { Config } from '../config.js';
+import { defaultRandomBytes, type RandomBytes } from '../store/ids.js';
 import { fixedKeyRing, keyFilePath, legacyKeyId, loadKeyRing, type KeyRing, type RingKey } from './keyRings.js';
 
 /**
@@ -32,7 +33,7 @@ export function sealedKeyId(sealed: string): string | undefined {
   return undefined;
 }
 
-export function createSecretBox(keys: Uint8Array | KeyRing, randomBytes: (size: number) => Uint8Array = cryptoRandomBytes): SecretBox {
+export function createSecretBox(keys: Uint8Array | KeyRing, randomBytes: RandomBytes = defaultRandomBytes): SecretBox {
   const ring = keys instanceof Uint8Array ? fixedKeyRing(keys) : keys;
   const derived = new WeakMap<RingKey, Buffer>();
   const aesKey = (key: RingKey) => {
