@@ -148,7 +148,11 @@ export function checkFileModes(config: Pick<Config, 'dataDirectory' | 'databaseP
   // Files: owner-only. The directory: no one else may write it (replace a file); listing or entering it
   // (0755, what a plain mkdir makes) shows names, never contents, so it is allowed.
   const open = files.flatMap((file) => {
-    const mode = statSync(file).mode & 0o777;
+    // Another process on the same file (a second server, the admin CLI) removes -wal and -shm when its last connection
+    // closes: a file gone since it was listed has no mode to check.
+    const stats = statSync(file, { throwIfNoEntry: false });
+    if (!stats) return [];
+    const mode = stats.mode & 0o777;
     const forbidden = file === config.dataDirectory ? 0o022 : 0o077;
     return mode & forbidden ? [{ file, from: mode, to: mode & 0o700 }] : [];
   });
@@ -160,7 +164,13 @@ export function checkFileModes(config: Pick<Config, 'dataDirectory' | 'databaseP
         `and the directory writable by its owner only (chmod 700 ${config.dataDirectory}), or start once with FIX_FILE_MODES=on to have it done. Nothing was changed.`,
     );
   }
-  for (const { file, to } of open) chmodSync(file, to);
+  for (const { file, to } of open) {
+    try {
+      chmodSync(file, to);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
   return open;
 }
 
