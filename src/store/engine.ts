@@ -5,7 +5,8 @@
 // dialects spell differently come from `engine.dialect`.
 //
 // A change runs in `engine.write`: one transaction that every store call made inside it joins
-// (a savepoint when nested), found through the async context. On SQLite that is BEGIN IMMEDIATE on
+// (a savepoint when nested; on PostgreSQL only once a caller went on after a nested change failed,
+// see `transaction`), found through the async context. On SQLite that is BEGIN IMMEDIATE on
 // the process's one connection (src/store/writeTransactions.ts). On PostgreSQL it is a pooled
 // connection at SERIALIZABLE: the same guarantee as SQLite's single writer (a read-then-write
 // decision such as an If-Match check or an idempotency claim cannot interleave with another
@@ -107,8 +108,9 @@ export interface StoreEngine {
   afterCommit(callback: () => void): void;
   /**
    * Tells every process listening on `channel` (see `listen`) that the open write transaction
-   * committed: on PostgreSQL a NOTIFY right after its COMMIT (none after a rollback; at once
-   * outside a transaction; commits close together may share one). SQLite announces nothing: its
+   * committed: on PostgreSQL a NOTIFY sent with its COMMIT, run once the commit is done (none after
+   * a rollback); outside a transaction at once, on the pool (while one is in flight, those asked
+   * for meanwhile share the next). SQLite announces nothing: its
    * other processes notice commits by PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
    */
   announceCommit(channel: string): void;
