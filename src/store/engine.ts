@@ -108,9 +108,8 @@ export interface StoreEngine {
   afterCommit(callback: () => void): void;
   /**
    * Tells every process listening on `channel` (see `listen`) that the open write transaction
-   * committed: on PostgreSQL a NOTIFY sent with its COMMIT, run once the commit is done (none after
-   * a rollback); outside a transaction at once, on the pool (while one is in flight, those asked
-   * for meanwhile share the next). SQLite announces nothing: its
+   * committed: on PostgreSQL a NOTIFY on the pool once its COMMIT is confirmed (none after a
+   * rollback; at once outside a transaction; commits close together may share one). SQLite announces nothing: its
    * other processes notice commits by PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
    */
   announceCommit(channel: string): void;
@@ -396,7 +395,11 @@ interface PostgresTransaction {
   refusedForSavepoints: boolean;
 }
 
-/** Refuses what a transaction would do after a nested change that cannot be undone alone failed (caught by the engine, never by a caller that rethrows it). */
+/**
+ * Refuses what a transaction would do after a nested change that cannot be undone alone failed.
+ * A caller may catch it like any error; the engine runs the transaction again with savepoints
+ * whatever became of it (`refusedForSavepoints`).
+ */
 class SavepointsNeeded extends Error {}
 
 interface PostgresFrame {
@@ -414,8 +417,7 @@ const noticeKey = ({ channel, payload }: Notice) => `${channel}\u0000${payload}`
 
 const notifyStatement = ({ channel, payload }: Notice) => (payload === '' ? `NOTIFY ${channel}` : `NOTIFY ${channel}, '${payload}'`);
 
-/** SQLSTATE of a NOTIFY refused because the server's notification queue is full. */
-const notificationQueueFull = '54000';
+
 
 /** Statement names the pool's connections prepare a text under: one name per text, however many engines use it. */
 const preparedNames = new Map<string, string>();
@@ -559,11 +561,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   }
 
   /**
-   * A NOTIFY outside any transaction, on the pool (a transaction's own go with its COMMIT, see
-   * `commitAndAnnounce`), never inside one: a transaction that NOTIFYs takes a lock of the whole
-   * cluster at its commit and holds it through the WAL flush, so every commit that announced would
-   * wait for the one before. At most one NOTIFY per notice is in flight; those asked for meanwhile
-   * are made by one more when it ends. One lost in a crash is made up for by the listeners' own sweeps.
+   * NOTIFY after the commit, on the pool, not inside the transaction: a transaction that NOTIFYs
+   * takes a lock of the whole cluster at its commit and holds it through the WAL flush, so every
+   * commit that announced would wait for the one before. No caller waits for it. At most one NOTIFY
+   * per notice is in flight; commits meanwhile are announced by one more when it ends. One lost in
+   * a crash after the commit is made up for by the listeners' own sweeps and bounds.
    */
   const announcing = new Map<string, 'sending' | 'again'>();
   function announce(notice: Notice): void {
@@ -583,22 +585,6 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
       });
   }
 
-  /**
-   * COMMIT, and the transaction's NOTIFYs after it in the same round trip: each runs once the
-   * commit is done, in an implicit transaction of its own that writes nothing (the cluster-wide
-   * lock a NOTIFY takes is not held through this commit's WAL flush). A COMMIT that fails stops
-   * the rest, and reaches the caller. A NOTIFY that fails after it (54000: the notification queue
-   * is full) leaves the commit standing; the listeners' sweeps and bounds make up for it.
-   */
-  async function commitAndAnnounce(transaction: PostgresTransaction): Promise<void> {
-    const notifies = [...transaction.announced.values()].map(notifyStatement);
-    try {
-      await sendPending(transaction, ['COMMIT', ...notifies].join('; '));
-    } catch (error) {
-      if (notifies.length === 0 || (error as { code?: unknown }).code !== notificationQueueFull) throw error;
-    }
-  }
-
   /** This process's listeners, per channel: they hear an announced write at its commit, before its NOTIFY comes back. */
   const localListeners = new Map<string, Set<(payload: string) => void>>();
   const announcedWrites = options.announcedWrites ?? collectionRowsNotice;
@@ -607,7 +593,13 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   const writeNotice: Notice = { channel: announcedWrites.channel, payload: announcedWrites.payload };
   const announcedTables = new Set(announcedWrites.tables);
   function tellLocalListeners(notice: Notice): void {
-    for (const listener of localListeners.get(notice.channel) ?? []) listener(notice.payload);
+    for (const listener of localListeners.get(notice.channel) ?? []) {
+      try {
+        listener(notice.payload);
+      } catch {
+        // The write has committed: a listener's failure must not make it read as failed (each listener keeps its own bounds).
+      }
+    }
   }
 
   async function write<T>(change: () => T | Promise<T>): Promise<T> {
@@ -658,10 +650,11 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           // Ended before COMMIT is sent: a statement a stray change issues now is refused, not run after it.
           transaction.ended = true;
           // A transaction that ran no statement was never begun.
-          if (transaction.pending[0] === begin) {
-            transaction.pending.length = 0;
-            for (const notice of transaction.announced.values()) announce(notice);
-          } else await commitAndAnnounce(transaction);
+          if (transaction.pending[0] === begin) transaction.pending.length = 0;
+          else await sendPending(transaction, 'COMMIT');
+          // Only once the COMMIT is confirmed, and apart from it: a NOTIFY in the COMMIT's round trip would make a
+          // failure after a commit that stands (a lost connection, a timeout) read as a failed transaction.
+          for (const notice of transaction.announced.values()) announce(notice);
           if (transaction.announced.has(noticeKey(writeNotice))) tellLocalListeners(writeNotice);
           for (const callback of transaction.committed) setImmediate(callback);
           return result;

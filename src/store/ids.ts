@@ -13,7 +13,8 @@ let randomPoolOffset = 0;
  * gets a copy of bytes no other caller gets, never a view of the pool.
  */
 export const defaultRandomBytes: RandomBytes = (size) => {
-  if (size > RANDOM_POOL_BYTES / 8) return cryptoRandomBytes(size);
+  // node:crypto refuses what is not a size; large sizes gain nothing from the pool.
+  if (!Number.isSafeInteger(size) || size < 0 || size > RANDOM_POOL_BYTES / 8) return cryptoRandomBytes(size);
   if (randomPoolOffset + size > randomPool.length) {
     randomPool = new Uint8Array(cryptoRandomBytes(RANDOM_POOL_BYTES));
     randomPoolOffset = 0;

@@ -12,8 +12,10 @@ describe('defaultRandomBytes', () => {
     expect(first.buffer.byteLength).toBe(40);
   });
 
-  it('gives exactly the size asked for, large sizes straight from node:crypto', () => {
+  it('gives exactly the size asked for, large sizes straight from node:crypto, and refuses what is not a size', () => {
     for (const size of [0, 1, 12, 32, 512, 513, 10_000]) expect(defaultRandomBytes(size)).toHaveLength(size);
+    for (const size of [Number.NaN, -1]) expect(() => defaultRandomBytes(size)).toThrow();
+    expect(defaultRandomBytes(40)).toHaveLength(40);
   });
 
   it('makes ids of the contract pattern from it', () => {

@@ -41,9 +41,10 @@ function exchange(
       response.on('error', reject);
       response.on('end', () => {
         const received: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) {
-          // As fetch's Headers iterate: each set-cookie apart (the last one stays), every other header once.
-          if (value !== undefined) received[name] = Array.isArray(value) ? value.at(-1)! : value;
+        // As fetch's Headers iterate: each set-cookie apart (the last one stays), every other header's values joined,
+        // so that a header the server sent twice shows as such (node:http's own `headers` keeps only the first of some).
+        for (const [name, values] of Object.entries(response.headersDistinct)) {
+          if (values) received[name] = name === 'set-cookie' ? values.at(-1)! : values.join(', ');
         }
         resolve({ status: response.statusCode!, headers: received, text: Buffer.concat(chunks).toString('utf8') });
       });
