@@ -21,6 +21,7 @@
 // the event loop). Any commit to the file drops every kept row, so a revocation by the admin CLI
 // or another server on the same file shows from this server's next turn of the event loop.
 import type { StoreEngine } from './engine.js';
+import { listedCollections } from './revisionTriggers.js';
 
 /** The channel of migration 0005's triggers. */
 const cachedRowsChannel = 'cached_rows_changed';
@@ -31,9 +32,6 @@ export const cachedRowNoticeTriggers = ['api_keys', 'personal_access_tokens', 'u
 export const CACHED_ROW_MAX_AGE_MS = 1_000;
 
 export type CachedTable = 'api_keys' | 'personal_access_tokens' | 'users' | 'workspaces' | 'portfolios' | 'collection_revisions';
-
-/** The versioned resources' tables, whose writes raise their collection's revision (the revision triggers). */
-export const listedCollections = ['tasks', 'projects', 'companies', 'contacts', 'deals', 'contracts', 'connectors'] as const;
 
 /** What the PostgreSQL engine announces on every committed write to a listed collection. */
 export const collectionRowsNotice = { tables: listedCollections, channel: cachedRowsChannel, payload: 'collection_revisions' } as const;

@@ -15,8 +15,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
-import { changesOfStamp, createCachedRows, type CachedRowChanges, type listedCollections } from './cachedRows.js';
+import { changesOfStamp, createCachedRows, type CachedRowChanges } from './cachedRows.js';
 import { engineOf, type StoreSource } from './engine.js';
+import type { listedCollections } from './revisionTriggers.js';
 
 export type ListedCollection = (typeof listedCollections)[number];
 
