@@ -109,8 +109,9 @@ export interface StoreEngine {
   /**
    * Tells every process listening on `channel` (see `listen`) that the open write transaction
    * committed: on PostgreSQL a NOTIFY on the pool once its COMMIT is confirmed (none after a
-   * rollback; at once outside a transaction; commits close together may share one). SQLite announces nothing: its
-   * other processes notice commits by PRAGMA data_version (src/webhooks/worker/deliveryLoop.ts).
+   * rollback; at once outside a transaction; commits close together may share one). SQLite
+   * announces nothing: its other processes notice commits by PRAGMA data_version
+   * (src/webhooks/worker/deliveryLoop.ts).
    */
   announceCommit(channel: string): void;
   /**
@@ -416,8 +417,6 @@ interface Notice {
 const noticeKey = ({ channel, payload }: Notice) => `${channel}\u0000${payload}`;
 
 const notifyStatement = ({ channel, payload }: Notice) => (payload === '' ? `NOTIFY ${channel}` : `NOTIFY ${channel}, '${payload}'`);
-
-
 
 /** Statement names the pool's connections prepare a text under: one name per text, however many engines use it. */
 const preparedNames = new Map<string, string>();
