@@ -590,6 +590,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
   channelName(announcedWrites.channel);
   if (!/^[a-z_]+$/.test(announcedWrites.payload)) throw new Error(`not a payload to announce: ${announcedWrites.payload}`);
   const writeNotice: Notice = { channel: announcedWrites.channel, payload: announcedWrites.payload };
+  const writeNoticeKey = noticeKey(writeNotice);
   const announcedTables = new Set(announcedWrites.tables);
   function tellLocalListeners(notice: Notice): void {
     for (const listener of localListeners.get(notice.channel) ?? []) {
@@ -654,7 +655,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
           // Only once the COMMIT is confirmed, and apart from it: a NOTIFY in the COMMIT's round trip would make a
           // failure after a commit that stands (a lost connection, a timeout) read as a failed transaction.
           for (const notice of transaction.announced.values()) announce(notice);
-          if (transaction.announced.has(noticeKey(writeNotice))) tellLocalListeners(writeNotice);
+          if (transaction.announced.has(writeNoticeKey)) tellLocalListeners(writeNotice);
           for (const callback of transaction.committed) setImmediate(callback);
           return result;
         } catch (error) {
@@ -785,7 +786,7 @@ export function postgresEngine(pool: pg.Pool, options: PostgresEngineOptions = {
         const frame = context.getStore();
         const inTransaction = frame !== undefined && !frame.transaction.ended;
         // Announced even when the statement fails: it may have run before the failure was reported.
-        if (inTransaction) frame.transaction.announced.set(noticeKey(writeNotice), writeNotice);
+        if (inTransaction) frame.transaction.announced.set(writeNoticeKey, writeNotice);
         try {
           const result = await failingAsStore(() => runStatement(config));
           return { rows: result.rows as unknown as Row[], rowCount: result.rowCount };
