@@ -101,7 +101,7 @@ describe('npm run worker with NODE_ENV=production', () => {
   it('refuses a database that holds the demo data set unless ALLOW_DEMO_DATA_IN_PRODUCTION=on, and then warns', async () => {
     const database = await makeDemoDatabaseFile('contract-api-production-worker-');
     demoFiles.push(database);
-    const refused = runWorkerProcess([], { NODE_ENV: 'production', DATABASE_PATH: database.databasePath });
+    const refused = await runWorkerProcess([], { NODE_ENV: 'production', DATABASE_PATH: database.databasePath });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('Configuration error: NODE_ENV=production on a database that holds demo records');
     expect(refused.stderr).toContain('ALLOW_DEMO_DATA_IN_PRODUCTION=on');
@@ -112,11 +112,11 @@ describe('npm run worker with NODE_ENV=production', () => {
     expect(worker.output()).toMatch(/WARNING: NODE_ENV=production serves the demo data set/);
   });
 
-  it('refuses DEMO_DATA=on without ALLOW_DEMO_DATA_IN_PRODUCTION, before creating the database', () => {
+  it('refuses DEMO_DATA=on without ALLOW_DEMO_DATA_IN_PRODUCTION, before creating the database', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'contract-api-production-worker-'));
     dirs.push(root);
     const databasePath = path.join(root, 'data', 'app.db');
-    const refused = runWorkerProcess([], { NODE_ENV: 'production', DEMO_DATA: 'on', DATABASE_PATH: databasePath });
+    const refused = await runWorkerProcess([], { NODE_ENV: 'production', DEMO_DATA: 'on', DATABASE_PATH: databasePath });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('Configuration error: NODE_ENV=production with DEMO_DATA=on');
     expect(existsSync(databasePath)).toBe(false);

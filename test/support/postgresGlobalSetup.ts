@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { stopSharedPostgresServer } from './postgresServer.js';
 import { stopSharedRedisServer } from './redisServer.js';
+import { removeTranspiledSources } from './transpiledSources.js';
 
 // Both projects of vitest.config.ts run this setup in the one main process: they share one folder.
 const runState = globalThis as { postgresRendezvous?: { folder: string; users: number } };
@@ -22,6 +23,7 @@ export default function setup(project: TestProject): () => Promise<void> {
     if (rendezvous.users === 0) {
       runState.postgresRendezvous = undefined;
       await stopSharedRedisServer(rendezvous.folder);
+      removeTranspiledSources(rendezvous.folder);
       await stopSharedPostgresServer(rendezvous.folder);
     }
   };

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
+import { transpiledPath, transpiledSources, withTranspiledEntry, withTranspiledImports } from './transpiledSources.js';
 
 /** A database file in a temporary folder, holding the demo data, for server processes to share. */
 export interface DemoDatabaseFile {
@@ -35,13 +36,13 @@ export interface ServerProcess {
 /**
  * The one way the tests start the server as a child process, for what only a process has (its
  * start-up and refusals, signals, restarts, several processes on one database): `npm start`'s node
- * command (its arguments from package.json) on the given environment; resolves with the URL it
- * prints once listening. `nodeArguments` start another way (the compiled build:
+ * command (its arguments from package.json, its entry from the run's transpiled sources: see scriptNodeArguments) on
+ * the given environment; resolves with the URL it prints once listening. `nodeArguments` start another way (the compiled build:
  * compiledScriptNodeArguments), from the repository root or from `cwd` (a project laid out as the
  * Docker image). Everything else starts the app in the test's own process (startTestApp).
  */
-export function startServerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('start'), cwd = repoRoot): Promise<ServerProcess> {
-  const child = spawnServer(env, nodeArguments, cwd);
+export async function startServerProcess(env: Record<string, string>, nodeArguments?: readonly string[], cwd = repoRoot): Promise<ServerProcess> {
+  const child = spawnServer(env, nodeArguments ?? (await scriptNodeArguments('start', cwd)), cwd);
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -70,12 +71,13 @@ export interface ExitedServerProcess {
  * startServerProcess's process run to its end (a refused start, `--help` in `args`); one that starts
  * listening instead is stopped with SIGTERM after `timeoutMs`.
  */
-export function runServerProcess(
+export async function runServerProcess(
   env: Record<string, string>,
   options: { args?: readonly string[]; cwd?: string; timeoutMs?: number; nodeArguments?: readonly string[] } = {},
 ): Promise<ExitedServerProcess> {
-  const nodeArguments = options.nodeArguments ?? npmScriptNodeArguments('start');
-  const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...nodeArguments, ...(options.args ?? [])], options.cwd ?? repoRoot);
+  const cwd = options.cwd ?? repoRoot;
+  const nodeArguments = options.nodeArguments ?? (await scriptNodeArguments('start', cwd));
+  const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...nodeArguments, ...(options.args ?? [])], cwd);
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -96,8 +98,17 @@ export function runServerProcess(
   });
 }
 
-function spawnServer(env: Record<string, string>, nodeArguments: string[], cwd: string): ChildProcess {
-  return spawn(process.execPath, nodeArguments, {
+/**
+ * `npm start`'s or `npm run worker`'s node arguments, its entry taken from the run's transpiled sources
+ * (transpiledSources.ts) when it runs from the repository; from another folder (a project copy) its own sources under tsx.
+ */
+async function scriptNodeArguments(script: 'start' | 'worker', cwd: string): Promise<string[]> {
+  const nodeArguments = npmScriptNodeArguments(script);
+  return cwd === repoRoot ? withTranspiledEntry(nodeArguments, await transpiledSources()) : nodeArguments;
+}
+
+function spawnServer(env: Record<string, string>, nodeArguments: readonly string[], cwd: string): ChildProcess {
+  return spawn(process.execPath, [...nodeArguments], {
     cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RESPONSE_VALIDATION: 'enforce', LOG_REQUESTS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -125,8 +136,8 @@ export interface WorkerProcess {
 }
 
 /** `npm run worker` (src/worker.ts, or what `nodeArguments` name) as a child process on `env`; resolves once it has printed that it started. */
-export function startWorkerProcess(env: Record<string, string>, nodeArguments = npmScriptNodeArguments('worker')): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, nodeArguments, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWorkerProcess(env: Record<string, string>, nodeArguments?: readonly string[]): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...(nodeArguments ?? (await scriptNodeArguments('worker', repoRoot)))], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -142,14 +153,14 @@ export function startWorkerProcess(env: Record<string, string>, nodeArguments = 
 }
 
 /** `npm run worker` with `args` on `env`, run to its exit (a help text, a refused start); fails after `timeoutMs`. */
-export function runWorkerProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [...npmScriptNodeArguments('worker'), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    timeout: timeoutMs,
+export async function runWorkerProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const nodeArguments = await scriptNodeArguments('worker', repoRoot);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...nodeArguments, ...args], { env: { ...process.env, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(error);
+      else resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
+    });
   });
-  if (result.error) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /**
@@ -233,12 +244,17 @@ async function runAdminNow(args: readonly string[], options: Omit<ChildOptions, 
   return { code, stdout, stderr };
 }
 
-/** A TypeScript entry point of the repository (`src/…`) run under tsx as its npm script runs it, to its end. */
-export function runSourceFile(file: string, args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
+/**
+ * A TypeScript entry point of the repository (`src/…`, `scripts/…`) run to its end: from the run's transpiled sources
+ * (transpiledSources.ts) when it is one of them, else under tsx as its npm script runs it.
+ */
+export async function runSourceFile(file: string, args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
+  const transpiled = transpiledPath(await transpiledSources(), file);
+  const entry = transpiled === undefined ? ['--import', tsxLoaderUrl, path.join(repoRoot, file)] : [transpiled];
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', tsxLoaderUrl, path.join(repoRoot, file), ...args],
+      [...entry, ...args],
       { cwd: options.cwd ?? repoRoot, env: childEnvironment(options.env) },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) || 1 : 0, stdout, stderr }),
     );
@@ -247,13 +263,15 @@ export function runSourceFile(file: string, args: readonly string[], options: Ch
 }
 
 /**
- * An ES module given as source text, run by a node process of its own under tsx (so it may import
- * the TypeScript sources by file URL, see sourceUrl): for tests where several processes share one
- * database or key file.
+ * An ES module given as source text, run by a node process of its own: for tests where several processes share one
+ * database or key file. It may import the TypeScript sources by file URL (see sourceUrl): those are run from the
+ * run's transpiled sources (transpiledSources.ts), and any other TypeScript it imports under tsx.
  */
-export function runScriptProcess(source: string, options: ChildOptions = {}): Promise<FinishedProcess> {
+export async function runScriptProcess(source: string, options: ChildOptions = {}): Promise<FinishedProcess> {
+  const script = withTranspiledImports(source, await transpiledSources());
+  const loader = /\.ts["']/.test(script) ? ['--import', tsxLoaderUrl] : [];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', tsxLoaderUrl, '--input-type=module', '-e', source], {
+    const child = spawn(process.execPath, [...loader, '--input-type=module', '-e', script], {
       cwd: options.cwd ?? repoRoot,
       env: childEnvironment(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

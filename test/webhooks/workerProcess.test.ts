@@ -24,8 +24,8 @@ afterAll(async () => {
 });
 
 describe('npm run worker', () => {
-  it('prints its help', () => {
-    const result = runWorkerProcess(['--help']);
+  it('prints its help', async () => {
+    const result = await runWorkerProcess(['--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run worker/);
     expect(result.stdout).toContain('DATABASE_PATH');
@@ -39,7 +39,7 @@ describe('npm run worker', () => {
     const sealedWith = loadSealingBox({ webhookSecretKey: randomBytes(32).toString('base64url'), dataDirectory: dir });
     insertSubscription(setup, { workspaceId: workspace.workspaceId, url: 'https://hooks.example.com/in' }, sealedWith);
     setup.close();
-    const result = runWorkerProcess([], { DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
+    const result = await runWorkerProcess([], { DATABASE_PATH: databasePath, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Start-up failed: WEBHOOK_SECRET_KEY cannot open the stored webhook signing secrets/);
     expect(result.stdout).not.toContain('started');
