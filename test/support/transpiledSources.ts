@@ -1,4 +1,4 @@
-// The server's sources (src/, generated/, db/) transpiled once per test run, file by file, by esbuild: what tsx does
+// The server's sources (src/, generated/, db/, and the scripts tests run) transpiled once per test run, file by file, by esbuild: what tsx does
 // in memory at every start of `npm start`, done once for the run's child processes. A tsx start spent about 1.4 s more
 // CPU than the same start from these files (its loader thread resolves and compiles every module), and a run starts
 // a hundred or so servers, workers and CLI calls. The output is the same JavaScript tsx runs (esbuild, per file, no
@@ -14,8 +14,9 @@ import { inject } from 'vitest';
 import { joinOrStart, startedInRendezvous } from './rendezvous.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const TRANSPILED = ['src', 'generated', 'db'];
-const NOT_TRANSPILED = new Set([path.join('src', 'client'), path.join('db', 'migrations'), path.join('db', 'postgres', 'migrations')]);
+// Of scripts/, the conformance runner and what it imports: the others find the project root from where they are.
+const TRANSPILED = ['src', 'generated', 'db', 'scripts/conformance.ts', 'scripts/conformance', 'scripts/contract'].map(path.normalize);
+const NOT_TRANSPILED = new Set(['src/client', 'db/migrations', 'db/postgres/migrations'].map(path.normalize));
 
 interface TranspiledLocation {
   outDir: string;
@@ -49,6 +50,7 @@ async function transpile(): Promise<TranspiledLocation> {
 }
 
 function typeScriptFiles(folder: string): string[] {
+  if (folder.endsWith('.ts')) return [path.join(repoRoot, folder)];
   return readdirSync(path.join(repoRoot, folder), { withFileTypes: true }).flatMap((entry) => {
     const relativePath = path.join(folder, entry.name);
     if (entry.isDirectory()) return NOT_TRANSPILED.has(relativePath) ? [] : typeScriptFiles(relativePath);
@@ -59,8 +61,8 @@ function typeScriptFiles(folder: string): string[] {
 /** Where `repositoryPath` (`src/server.ts`) is in the transpiled folder, or undefined when it is not transpiled. */
 export function transpiledPath(outDir: string, repositoryPath: string): string | undefined {
   const relative = path.isAbsolute(repositoryPath) ? path.relative(repoRoot, repositoryPath) : path.normalize(repositoryPath);
-  const [folder] = relative.split(path.sep);
-  if (!relative.endsWith('.ts') || !TRANSPILED.includes(folder!) || [...NOT_TRANSPILED].some((skipped) => relative.startsWith(skipped + path.sep))) return undefined;
+  const within = (folder: string) => relative === folder || relative.startsWith(folder + path.sep);
+  if (!relative.endsWith('.ts') || !TRANSPILED.some(within) || [...NOT_TRANSPILED].some(within)) return undefined;
   return path.join(outDir, relative.replace(/\.ts$/, '.js'));
 }
 
