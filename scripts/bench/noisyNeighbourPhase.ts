@@ -6,11 +6,11 @@
 // noisy workspaces' limits are lifted (seedAnalyticsWorkspace), so that isolation does not rest on
 // refusing their work: their answers are counted by status. Every load generator is a process of
 // its own (one per noisy workspace, each with its token, and one for the victim).
-import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { startApiServer } from './apiServerProcess.js';
 import type { LoadResult } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
+import { rssMegabytes } from './processFigures.js';
 import type { AnalyticsBenchWorkspace } from './seed.js';
 
 export interface NoisyNeighbourFigures {
@@ -33,11 +33,6 @@ export interface NoisyNeighbourFigures {
 
 /** The widest call: the slowest report (overdue), by day, over 364 days of the seeded span. */
 const NOISY_QUERY = 'from=2025-02-03&to=2026-02-02&bucket=day';
-
-function rssMegabytes(pid: number): number {
-  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
-  return Math.round(kilobytes / 1024);
-}
 
 export async function measureNoisyNeighbour(
   options: {
@@ -124,6 +119,6 @@ export function noisyNeighbourReport(figures: NoisyNeighbourFigures): string[] {
     row('idle', figures.idle),
     row('4 noisy workspaces', figures.loaded),
     '',
-    `Noisy loops meanwhile: ${figures.noisyRequestsPerSecond} calls/s in all, p50 ${figures.noisyP50Ms.join(' / ')} ms, non-2xx ${figures.noisyNon2xx}. Server RSS: ${figures.serverRssMbIdle} MB idle, ${figures.serverRssMbLoaded} MB loaded, ${figures.serverRssMbAfter} MB after.`,
+    `Noisy loops meanwhile: ${figures.noisyRequestsPerSecond} calls/s in all, p50 ${figures.noisyP50Ms.join(' / ')} ms, non-2xx ${figures.noisyNon2xx}. Server RSS: ${figures.serverRssMbIdle.toFixed(1)} MB idle, ${figures.serverRssMbLoaded.toFixed(1)} MB loaded, ${figures.serverRssMbAfter.toFixed(1)} MB after.`,
   ];
 }

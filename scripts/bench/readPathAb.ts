@@ -17,6 +17,7 @@ import { npmScriptEnvironment, npmScriptNodeArguments } from '../npmScriptArgume
 import type { OperationBudget } from '../../src/contract/phaseTimings.js';
 import type { LoadResult } from './loadGenerator.js';
 import { benchServerEnvironment } from './apiServerProcess.js';
+import { cpuMilliseconds } from './processFigures.js';
 import { seedBenchData } from './seed.js';
 import { median } from './median.js';
 
@@ -81,11 +82,6 @@ function load(url: string, headers: Record<string, string>, createTasks?: { toke
   });
 }
 
-/** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'read-path-ab-'));
@@ -119,11 +115,11 @@ try {
     for (let round = 0; round < ROUNDS; round += 1) {
       // A, B, then B, A: neither server is always the one loaded right after the other.
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const cpuBefore = cpuMs(server.child.pid!);
+        const cpuBefore = cpuMilliseconds(server.child.pid!);
         const result = await load(`${server.url}${scenario.path}`, scenario.headers, scenario.createTasks);
         if (result.non2xx > 0) throw new Error(`${server.name} ${scenario.path}: ${result.non2xx} non-2xx answers`);
         rates.get(server.name)!.push(result.requestsPerSecond);
-        cpuPerRequest.get(server.name)!.push(((cpuMs(server.child.pid!) - cpuBefore) * 1000) / (result.requestsPerSecond * SECONDS));
+        cpuPerRequest.get(server.name)!.push(((cpuMilliseconds(server.child.pid!) - cpuBefore) * 1000) / (result.requestsPerSecond * SECONDS));
       }
     }
     const reference = median(rates.get(servers[0]!.name)!);

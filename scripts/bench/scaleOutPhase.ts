@@ -14,7 +14,7 @@
 // beside every figure the share of the machine's CPU that was busy and where the CPU went
 // (server, PostgreSQL, Redis per request), since on a 2-core machine two servers, PostgreSQL and
 // the generators compete for the same cores.
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,7 @@ import {
 import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { startSteppedLoadGenerator, type SteppedLoadGenerator } from './loadGeneratorProcess.js';
+import { clockTicksPerSecond, processTicks } from './processFigures.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { median } from './median.js';
 
@@ -175,23 +176,6 @@ async function createDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-const clockTicksPerSecond = (() => {
-  let ticks: number | undefined;
-  return () => (ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
-})();
-
-/** utime + stime of a process, and its parent, from /proc/<pid>/stat; undefined when it has gone. */
-function processTicks(pid: number): { ticks: number; parent: number } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { ticks: Number(fields[11]) + Number(fields[12]), parent: Number(fields[1]) };
-}
 
 interface WatchedProcesses {
   servers: number[];

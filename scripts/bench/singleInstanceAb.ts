@@ -6,7 +6,6 @@
 // request of each setup (server, plus PostgreSQL's backends and Redis), which a busy machine
 // disturbs far less than the rates. AB_ROUNDS (default 4), AB_SECONDS (3),
 // AB_CONNECTIONS (10), AB_TASKS (20000).
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import { exited, freePort, giveToPostgresUser, startLocalPostgres, startLocalRed
 import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadScenario } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
+import { clockTicksPerSecond, processTicks } from './processFigures.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { median } from './median.js';
 
@@ -31,18 +31,6 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 10);
 const TASKS = Number(process.env.AB_TASKS ?? 20_000);
 
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** utime + stime and the parent of a process, from /proc; undefined when it has gone. */
-function processTicks(pid: number): { ticks: number; parent: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ticks: Number(fields[11]) + Number(fields[12]), parent: Number(fields[1]) };
-  } catch {
-    return undefined;
-  }
-}
 
 /** CPU ticks of the server, of PostgreSQL's processes (per pid: backends come and go) and of Redis. */
 function cpuTicks(server: number, postmaster: number | undefined, redisPid: number): { server: number; postgres: Map<number, number>; redis: number } {
@@ -112,7 +100,7 @@ try {
     let ticks = after.server - before.server + (onPostgres ? after.redis - before.redis : 0);
     for (const [pid, value] of after.postgres) ticks += value - (before.postgres.get(pid) ?? 0);
     const requests = result.requestsPerSecond * (SECONDS + 1);
-    return { rate: result.requestsPerSecond, cpuMs: (ticks * 1000) / ticksPerSecond / requests };
+    return { rate: result.requestsPerSecond, cpuMs: (ticks * 1000) / clockTicksPerSecond() / requests };
   };
   console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(', ')}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
   for (const [name, target] of scenarios) {

@@ -3,12 +3,12 @@
 // `npm run start:production` (the compiled build), each start a process of its own, the two kinds alternating.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildIntoScratchFolder } from '../compiledBuild.js';
 import { compiledScriptNodeArguments, npmScriptNodeArguments } from '../npmScriptArguments.js';
 import { median } from './median.js';
+import { cpuMilliseconds, rssMegabytes } from './processFigures.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const STARTUP_DEADLINE_MS = 60_000;
@@ -64,22 +64,6 @@ function get(url: string, token: string): Promise<number> {
     });
     request.once('error', reject);
   });
-}
-
-function rssMegabytes(pid: number): number {
-  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
-  return Math.round(kilobytes / 1024);
-}
-
-/** Linux counts a process's CPU time in clock ticks of 10 ms (USER_HZ, 100 on every mainstream architecture). */
-const MS_PER_CLOCK_TICK = 10;
-
-/** User and system CPU time of the process so far (/proc/<pid>/stat, fields 14 and 15). */
-function cpuMilliseconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces; the fields after it are counted from its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK;
 }
 
 async function startOnce(nodeArguments: string[], databasePath: string, credentials: StartupCredentials): Promise<StartRun> {
