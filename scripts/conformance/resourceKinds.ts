@@ -22,7 +22,7 @@ export function idPrefixOf(value: string): string | undefined {
 }
 
 /** The kinds of resource that the operations' path parameters name, by instance template, with their ids' examples. */
-export function resourceKindsOf(operations: ContractOperation[]): Map<string, ResourceKind> {
+export function resourceKindsOf(operations: readonly ContractOperation[]): Map<string, ResourceKind> {
   const kinds = new Map<string, ResourceKind>();
   for (const [template, kind] of resourcePathsOf(operations, (operation) => operation)) {
     // The example of the operation that first names the parameter; the read operation's, when there is one.

@@ -18,12 +18,20 @@ function retypedElsewhere(YAML: Yaml, value: string): boolean {
   if (value === '=' || value === '<<') return true;
   // Only a plain scalar that starts like a number, null or boolean can resolve to one.
   if (!/^[-+.0-9~nNtTfF]/.test(value) || value.includes('\n')) return false;
-  try {
-    return YAML.parse(value) !== value;
-  } catch {
-    return true;
+  // A contract repeats its words (type, format, true, nullable) thousands of times: each is parsed once.
+  let retyped = parsedBefore.get(value);
+  if (retyped === undefined) {
+    try {
+      retyped = YAML.parse(value) !== value;
+    } catch {
+      retyped = true;
+    }
+    parsedBefore.set(value, retyped);
   }
+  return retyped;
 }
+
+const parsedBefore = new Map<string, boolean>();
 
 /**
  * Prepares `document` to print so that those loaders read every value as the JSON has it, type for type: the
