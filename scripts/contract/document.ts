@@ -27,13 +27,15 @@ export function resolvePointer(root: JsonValue, fragment: string): JsonValue | u
   if (!fragment.startsWith('/')) return undefined;
   let node: JsonValue | undefined = root;
   for (const rawSegment of fragment.slice(1).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(rawSegment);
-    } catch {
-      return undefined;
+    let segment = rawSegment;
+    if (segment.includes('%')) {
+      try {
+        segment = decodeURIComponent(rawSegment);
+      } catch {
+        return undefined;
+      }
     }
-    segment = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (segment.includes('~')) segment = segment.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(node)) {
       if (!/^(0|[1-9][0-9]*)$/.test(segment)) return undefined;
       node = node[Number(segment)];
