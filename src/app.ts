@@ -289,7 +289,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
     });
     const mountedWorkPlatform = {
       api: workPlatformApi,
-      responseContract: new ResponseContract(workPlatformArtifacts.document as Record<string, unknown>),
+      responseContract: ResponseContract.sharedFor(workPlatformArtifacts.document as Record<string, unknown>),
       errorReply: workPlatform.errorReply,
     };
     const agentTools = createMcpHttpHandler({
@@ -319,7 +319,7 @@ export async function startApp(config: Config, deps: AppDependencies): Promise<R
       apis: [
         {
           api: portfolioApi,
-          responseContract: new ResponseContract(portfolioArtifacts.document as Record<string, unknown>),
+          responseContract: ResponseContract.sharedFor(portfolioArtifacts.document as Record<string, unknown>),
           errorReply: portfolio.errorReply,
         },
         mountedWorkPlatform,

@@ -1,6 +1,7 @@
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation, type ValidationContext, type ValidationResult } from 'openapi-backend';
-import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
+import type { Ajv, ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { ajv2020Customizer } from './ajv.js';
+import { compiledSchemasCache } from './compiledSchemas.js';
 import { parsedQueryOf, PrecompiledRouter, queryValues } from './precompiledRouter.js';
 
 export type ParameterObject = { name: string; in: 'query' | 'path' | 'header' | 'cookie'; schema?: Record<string, unknown> };
@@ -83,7 +84,7 @@ export class ContractBackend extends OpenAPIBackend {
       ignoreTrailingSlashes: this.ignoreTrailingSlashes,
     });
     this.router = router;
-    this.validator = new ContractValidator({
+    this.validator = new ContractValidator(compiledSchemasCache(this.inputDocument as object, 'request validators'), {
       definition: this.definition,
       ajvOpts: this.ajvOpts,
       customizeAjv: this.customizeAjv,
@@ -117,6 +118,23 @@ export class ContractBackend extends OpenAPIBackend {
  */
 class ContractValidator extends OpenAPIValidator {
   private readonly ajvByOptions = new Map<string, Ajv>();
+
+  constructor(
+    /** Each operation's compiled validators, shared with the other servers of the process on the same contract (compiledSchemas.ts). */
+    private readonly compiled: Map<string, ValidateFunction[]>,
+    options: ConstructorParameters<typeof OpenAPIValidator>[0],
+  ) {
+    super(options);
+  }
+
+  override getRequestValidatorsForOperation(operationId: string): ValidateFunction[] {
+    let validators = this.compiled.get(operationId);
+    if (validators === undefined) {
+      validators = super.getRequestValidatorsForOperation(operationId);
+      this.compiled.set(operationId, validators);
+    }
+    return validators;
+  }
 
   override getAjv(validationContext: ValidationContext, options: AjvOptions = {}): Ajv {
     const key = JSON.stringify(options);

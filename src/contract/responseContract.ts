@@ -1,6 +1,7 @@
 import type { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { createAjv2020 } from './ajv.js';
+import { compiledSchemasCache } from './compiledSchemas.js';
 import { escapePointerToken, unescapePointerToken } from './jsonPointer.js';
 import { validationIssues } from './validationIssues.js';
 
@@ -28,6 +29,17 @@ export class ResponseContract {
   private documentAjv: Ajv | undefined;
   private readonly operationPointers = new Map<string, string>();
   private readonly validators = new Map<string, ValidateFunction>();
+
+  /** The process's one checker of `document`'s contract, shared by every server serving it (compiledSchemas.ts). */
+  static sharedFor(document: JsonObject): ResponseContract {
+    const shared = compiledSchemasCache<ResponseContract>(document, 'response contract');
+    let contract = shared.get('');
+    if (!contract) {
+      contract = new ResponseContract(document);
+      shared.set('', contract);
+    }
+    return contract;
+  }
 
   constructor(private readonly document: JsonObject) {
     const paths = (document.paths ?? {}) as Record<string, JsonObject>;

@@ -5,12 +5,14 @@
 // loaded then (handlers answer synchronously, hence require): parsing and printing it took a fifth of the start-up
 // time, and printing the JSON texts about 15 ms more.
 
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { projectFile } from '../projectFiles.js';
 import { REFERENCE_PAGE_POLICY, referencePageHtml } from './referencePage.js';
 import { faithfulYaml } from './faithfulYaml.js';
+import { nameCompiledSchemas } from './compiledSchemas.js';
 
 export interface ServedArtifacts {
   /** openapi.json as served: pretty-printed, `servers` = the public base URL, OAuth 2.0 endpoints on its origin. */
@@ -119,6 +121,7 @@ export function loadServedArtifacts(api: string, publicBaseUrl: string, options:
   const committedDocument = JSON.parse(committedJson) as Record<string, unknown>;
   const flowUrls = oauthFlowUrls(committedDocument, new URL(baseUrl).origin);
   const document = documentAsServed(committedDocument);
+  nameCompiledSchemas(document, createHash('sha256').update(`${api}\u0000${loopback}\u0000`).update(committedJson).digest('base64url'));
 
   const yamlAsServed = () => {
     const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
