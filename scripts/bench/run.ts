@@ -305,8 +305,12 @@ function goalTable(goals: Goal[]): string[] {
     '| Goal | measured | met |',
     '|---|---:|---|',
     ...goals.map(
-      ({ goal, value, target, atMost, below, spread }) =>
-        `| ${goal} | ${fixed(value)}${spread ? ` (${fixed(spread[0])}–${fixed(spread[1])})` : ''} | ${(below ? value < target : atMost ? value <= target : value >= target) ? 'yes' : `no (target ${target})`} |`,
+      ({ goal, value, target, atMost, below, spread }) => {
+        const met = below ? value < target : atMost ? value <= target : value >= target;
+        // A value met just under its target is not printed as the target itself (159.996 as "160.00").
+        const shown = below && met && Number(fixed(value)) >= target ? String(value) : fixed(value);
+        return `| ${goal} | ${shown}${spread ? ` (${fixed(spread[0])}–${fixed(spread[1])})` : ''} | ${met ? 'yes' : `no (target ${target})`} |`;
+      },
     ),
   ];
 }

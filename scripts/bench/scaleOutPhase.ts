@@ -67,7 +67,8 @@ export interface CpuUse {
   redisMsPerRequest: number;
   /**
    * The machine's busy CPU less the servers', PostgreSQL's and Redis's, per request: the load generators, the
-   * kernel's network work, and anything else that ran meanwhile. A row far above its neighbours was disturbed.
+   * kernel's network work, and anything else that ran meanwhile (a PostgreSQL backend that ended during the run too).
+   * A row far above its neighbours was disturbed.
    */
   restMsPerRequest: number;
 }
@@ -233,9 +234,10 @@ interface CpuSample {
 function sampleCpu(watched: WatchedProcesses): CpuSample {
   const [, ...counters] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
   const values = counters.map(Number);
-  // user nice system idle iowait irq softirq steal: idle and iowait are the time no work ran.
+  // user nice system idle iowait irq softirq steal: idle and iowait are the time no work ran, and steal the time the
+  // hypervisor ran something else: none of them is this machine's work.
   const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
-  const idle = values[3]! + values[4]!;
+  const idle = values[3]! + values[4]! + values[7]!;
   const postgres = new Map<number, number>();
   if (watched.postmaster !== undefined) {
     for (const entry of readdirSync('/proc')) {

@@ -1,7 +1,7 @@
-// vitest globalSetup: gives every test process of the run one rendezvous folder for the shared
-// PostgreSQL server (see sharedPostgresServer in postgresServer.ts) and stops that server, if a
-// test started one, after the last file. It starts nothing itself: a run without PostgreSQL tests
-// pays nothing.
+// vitest globalSetup: gives every test process of the run one rendezvous folder for what the run
+// shares (the PostgreSQL server, see sharedPostgresServer in postgresServer.ts; the redis-server; the
+// transpiled sources of the child processes, see transpiledSources.ts) and stops or removes each, if a
+// test made it, after the last file. It starts nothing itself: a run that needs none of them pays nothing.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,9 +22,16 @@ export default function setup(project: TestProject): () => Promise<void> {
     rendezvous.users -= 1;
     if (rendezvous.users === 0) {
       runState.postgresRendezvous = undefined;
-      await stopSharedRedisServer(rendezvous.folder);
-      removeTranspiledSources(rendezvous.folder);
-      await stopSharedPostgresServer(rendezvous.folder);
+      // Each step whatever the one before it threw; the PostgreSQL stop last, as it deletes the rendezvous folder.
+      try {
+        removeTranspiledSources(rendezvous.folder);
+      } finally {
+        try {
+          await stopSharedRedisServer(rendezvous.folder);
+        } finally {
+          await stopSharedPostgresServer(rendezvous.folder);
+        }
+      }
     }
   };
 }

@@ -152,13 +152,36 @@ export async function startWorkerProcess(env: Record<string, string>, nodeArgume
   });
 }
 
-/** `npm run worker` with `args` on `env`, run to its exit (a help text, a refused start); fails after `timeoutMs`. */
-export async function runWorkerProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const nodeArguments = await scriptNodeArguments('worker', repoRoot);
+/**
+ * `npm run worker` with `args` on `env`, run to its exit (a help text, a refused start); fails after `timeoutMs`, when
+ * it is stopped (a worker stopped by SIGTERM exits 0, which must not read as a refusal that ended well). `nodeArguments`
+ * run it another way (npm's own: npmScriptNodeArguments('worker')).
+ */
+export async function runWorkerProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  nodeArguments?: readonly string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...(nodeArguments ?? (await scriptNodeArguments('worker', repoRoot))), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...nodeArguments, ...args], { env: { ...process.env, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') reject(error);
-      else resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      if (timedOut) reject(new Error(`npm run worker ${args.join(' ')} did not end within ${timeoutMs} ms:\n${stdout}${stderr}`));
+      else resolve({ status, stdout, stderr });
     });
   });
 }

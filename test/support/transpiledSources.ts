@@ -1,15 +1,19 @@
-// The server's sources (src/, generated/, db/, and the scripts tests run) transpiled once per test run, file by file, by esbuild: what tsx does
-// in memory at every start of `npm start`, done once for the run's child processes. A tsx start spent about 1.4 s more
-// CPU than the same start from these files (its loader thread resolves and compiles every module), and a run starts
-// a hundred or so servers, workers and CLI calls. The output is the same JavaScript tsx runs (esbuild, per file, no
-// type check; tsconfig's isolatedModules makes that exact); what `npm start` itself adds (its flags, --import tsx) is
-// proven by the tests that start it as npm does (test/readmeTour, test/devLoop, test/reliability/npmSignals).
+// The server's sources (src/, generated/, db/, and the scripts tests run) transpiled once per test run, file by file,
+// by the esbuild tsx itself uses, with tsx's target: what tsx does in memory at every start of `npm start`, done once
+// for the run's child processes. A tsx start spent about 1.4 s more CPU than the same start from these files (its
+// loader thread resolves and compiles every module), and a run starts a hundred or so servers, workers and CLI calls.
+// tsconfig's isolatedModules makes per-file transpiling exact. `npm start` and `npm run worker` as npm runs them
+// (their flags and --import tsx) are proven by test/reliability/npmSignals.test.ts and test/webhooks/workerProcess.test.ts,
+// and `npm run dev` by test/devLoop.test.ts.
 //
-// Made by the first test process that asks, in .scratch-builds/ (the compiled modules find node_modules and the project
-// root by walking up, as compiledBuild.ts's do); the global teardown removes it.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// Made by the first test process that asks for the sources as they are now (a save during a watch run makes another),
+// in .scratch-builds/ (the compiled modules find node_modules and the project root by walking up, as compiledBuild.ts's
+// do); the global teardown removes them.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
 import { joinOrStart, startedInRendezvous } from './rendezvous.js';
 
@@ -22,28 +26,40 @@ interface TranspiledLocation {
   outDir: string;
 }
 
-let transpiled: Promise<string> | undefined;
+const RENDEZVOUS_NAME = 'transpiled-sources';
+const transpiled = new Map<string, Promise<string>>();
 
-/** The folder holding the run's transpiled sources: `<outDir>/src/server.js` is src/server.ts as tsx runs it. */
+/**
+ * The folder holding the run's transpiled sources as they are now: `<outDir>/src/server.js` is src/server.ts as tsx
+ * runs it. The sources are stated at each call (about 300 files, a few ms): a changed one makes a new folder.
+ */
 export function transpiledSources(): Promise<string> {
   const rendezvous = inject('postgresRendezvous');
-  transpiled ??= joinOrStart<TranspiledLocation>(rendezvous, 'transpiled-sources', transpile, 60_000).then(({ outDir }) => outDir);
-  return transpiled;
+  const files = TRANSPILED.flatMap((folder) => typeScriptFiles(folder));
+  const state = files.map((file) => { const { mtimeMs, size } = statSync(file); return `${file}:${mtimeMs}:${size}`; }).join('\n');
+  const name = `${RENDEZVOUS_NAME}-${createHash('sha256').update(state).digest('hex').slice(0, 16)}`;
+  let outDir = transpiled.get(name);
+  if (!outDir) {
+    outDir = joinOrStart<TranspiledLocation>(rendezvous, name, () => transpile(files), 60_000).then((location) => location.outDir);
+    transpiled.set(name, outDir);
+  }
+  return outDir;
 }
 
-async function transpile(): Promise<TranspiledLocation> {
-  const { build } = await import('esbuild');
+async function transpile(entryPoints: string[]): Promise<TranspiledLocation> {
+  // tsx's own esbuild (the hoisted one may be another version), with the target tsx gives it.
+  const { build } = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild') as typeof import('esbuild');
   const scratch = path.join(repoRoot, '.scratch-builds');
   mkdirSync(scratch, { recursive: true });
   const outDir = mkdtempSync(path.join(scratch, 'transpiled-'));
   await build({
-    entryPoints: TRANSPILED.flatMap((folder) => typeScriptFiles(folder)),
+    entryPoints,
     outdir: outDir,
     outbase: repoRoot,
     bundle: false,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: `node${process.versions.node}`,
     logLevel: 'silent',
   });
   return { outDir };
@@ -92,8 +108,11 @@ export function withTranspiledImports(source: string, outDir: string): string {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** For the global teardown: removes the run's transpiled folder, if a test made one. */
+/** For the global teardown: removes the run's transpiled folders, if tests made any. */
 export function removeTranspiledSources(rendezvous: string): void {
-  const location = startedInRendezvous<TranspiledLocation>(rendezvous, 'transpiled-sources');
-  if (location) rmSync(location.outDir, { recursive: true, force: true });
+  for (const entry of readdirSync(rendezvous)) {
+    if (!entry.startsWith(`${RENDEZVOUS_NAME}-`) || !entry.endsWith('.json')) continue;
+    const location = startedInRendezvous<TranspiledLocation>(rendezvous, entry.slice(0, -'.json'.length));
+    if (location) rmSync(location.outDir, { recursive: true, force: true });
+  }
 }
