@@ -9,11 +9,11 @@
 // Made by the first test process that asks for the sources as they are now (a save during a watch run makes another),
 // in .scratch-builds/ (the compiled modules find node_modules and the project root by walking up, as compiledBuild.ts's
 // do); the global teardown removes them.
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
 import { joinOrStart, startedInRendezvous } from './rendezvous.js';
 
@@ -36,7 +36,12 @@ const transpiled = new Map<string, Promise<string>>();
 export function transpiledSources(): Promise<string> {
   const rendezvous = inject('postgresRendezvous');
   const files = TRANSPILED.flatMap((folder) => typeScriptFiles(folder));
-  const state = files.map((file) => { const { mtimeMs, size } = statSync(file); return `${file}:${mtimeMs}:${size}`; }).join('\n');
+  const state = files
+    .map((file) => {
+      const { mtimeMs, size } = statSync(file);
+      return `${file}:${mtimeMs}:${size}`;
+    })
+    .join('\n');
   const name = `${RENDEZVOUS_NAME}-${createHash('sha256').update(state).digest('hex').slice(0, 16)}`;
   let outDir = transpiled.get(name);
   if (!outDir) {
