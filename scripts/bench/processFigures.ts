@@ -1,6 +1,6 @@
 // What Linux's /proc says of a process the bench started or watches: its CPU so far and its resident memory.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -20,6 +20,21 @@ export function processTicks(pid: number): { ticks: number; parent: number } | u
   // The fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { ticks: Number(fields[11]) + Number(fields[12]), parent: Number(fields[1]) };
+}
+
+/**
+ * Clock ticks of a process and of each of its children, by pid (PostgreSQL's postmaster and its backends, which come
+ * and go: a caller compares pid by pid). Empty when the process has gone.
+ */
+export function processAndChildrenTicks(parent: number): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const process_ = processTicks(pid);
+    if (process_ && (pid === parent || process_.parent === parent)) ticks.set(pid, process_.ticks);
+  }
+  return ticks;
 }
 
 /** User + system CPU of a running process so far, in ms. */

@@ -82,8 +82,6 @@ function load(url: string, headers: Record<string, string>, createTasks?: { toke
   });
 }
 
-
-
 const dir = mkdtempSync(path.join(os.tmpdir(), 'read-path-ab-'));
 const servers: Server[] = [];
 try {

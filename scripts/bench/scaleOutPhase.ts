@@ -14,8 +14,8 @@
 // beside every figure the share of the machine's CPU that was busy and where the CPU went
 // (server, PostgreSQL, Redis per request), since on a 2-core machine two servers, PostgreSQL and
 // the generators compete for the same cores.
-import { type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -41,7 +41,7 @@ import {
 import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { startSteppedLoadGenerator, type SteppedLoadGenerator } from './loadGeneratorProcess.js';
-import { clockTicksPerSecond, processTicks } from './processFigures.js';
+import { clockTicksPerSecond, processAndChildrenTicks, processTicks } from './processFigures.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { median } from './median.js';
 
@@ -238,15 +238,7 @@ function sampleCpu(watched: WatchedProcesses): CpuSample {
   // hypervisor ran something else: none of them is this machine's work.
   const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
   const idle = values[3]! + values[4]! + values[7]!;
-  const postgres = new Map<number, number>();
-  if (watched.postmaster !== undefined) {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const pid = Number(entry);
-      const process_ = processTicks(pid);
-      if (process_ && (pid === watched.postmaster || process_.parent === watched.postmaster)) postgres.set(pid, process_.ticks);
-    }
-  }
+  const postgres = watched.postmaster === undefined ? new Map<number, number>() : processAndChildrenTicks(watched.postmaster);
   const ticksOf = (pid: number | undefined) => (pid === undefined ? 0 : (processTicks(pid)?.ticks ?? 0));
   return {
     machineBusy: total - idle,

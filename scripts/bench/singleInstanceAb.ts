@@ -6,7 +6,7 @@
 // request of each setup (server, plus PostgreSQL's backends and Redis), which a busy machine
 // disturbs far less than the rates. AB_ROUNDS (default 4), AB_SECONDS (3),
 // AB_CONNECTIONS (10), AB_TASKS (20000).
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,7 +22,7 @@ import { exited, freePort, giveToPostgresUser, startLocalPostgres, startLocalRed
 import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
 import type { LoadScenario } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
-import { clockTicksPerSecond, processTicks } from './processFigures.js';
+import { clockTicksPerSecond, processAndChildrenTicks, processTicks } from './processFigures.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { median } from './median.js';
 
@@ -31,17 +31,9 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 10);
 const TASKS = Number(process.env.AB_TASKS ?? 20_000);
 
-
 /** CPU ticks of the server, of PostgreSQL's processes (per pid: backends come and go) and of Redis. */
 function cpuTicks(server: number, postmaster: number | undefined, redisPid: number): { server: number; postgres: Map<number, number>; redis: number } {
-  const postgres = new Map<number, number>();
-  if (postmaster !== undefined) {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const found = processTicks(Number(entry));
-      if (found && (Number(entry) === postmaster || found.parent === postmaster)) postgres.set(Number(entry), found.ticks);
-    }
-  }
+  const postgres = postmaster === undefined ? new Map<number, number>() : processAndChildrenTicks(postmaster);
   return { server: processTicks(server)?.ticks ?? 0, postgres, redis: processTicks(redisPid)?.ticks ?? 0 };
 }
 
