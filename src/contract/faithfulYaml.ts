@@ -26,12 +26,15 @@ function retypedElsewhere(YAML: Yaml, value: string): boolean {
     } catch {
       retyped = true;
     }
+    if (parsedBefore.size >= PARSED_VALUES_KEPT) parsedBefore.clear();
     parsedBefore.set(value, retyped);
   }
   return retyped;
 }
 
+// Cleared whole when full: npm run dev prints the contract again after each save, with the edited words new.
 const parsedBefore = new Map<string, boolean>();
+const PARSED_VALUES_KEPT = 20_000;
 
 /**
  * Prepares `document` to print so that those loaders read every value as the JSON has it, type for type: the
