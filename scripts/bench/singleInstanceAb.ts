@@ -5,7 +5,9 @@
 // PostgreSQL ÷ SQLite ratio and their median per scenario, and the median CPU milliseconds per
 // request of each setup (server, plus PostgreSQL's backends and Redis), which a busy machine
 // disturbs far less than the rates. AB_ROUNDS (default 4), AB_SECONDS (3),
-// AB_CONNECTIONS (10), AB_TASKS (20000).
+// AB_CONNECTIONS (10), AB_TASKS (20000); AB_ONLY=TEXT runs the scenarios whose name holds it (portfolio, GET, POST);
+// AB_CPU_PROFILE_DIR=DIR writes each server's CPU profile there when it stops (sqlite-*.cpuprofile,
+// postgres-*.cpuprofile).
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +32,8 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 10);
 const TASKS = Number(process.env.AB_TASKS ?? 20_000);
+const ONLY = process.env.AB_ONLY;
+const CPU_PROFILE_DIR = process.env.AB_CPU_PROFILE_DIR ? path.resolve(process.env.AB_CPU_PROFILE_DIR) : undefined;
 
 /** CPU ticks of the server, of PostgreSQL's processes (per pid: backends come and go) and of Redis. */
 function cpuTicks(server: number, postmaster: number | undefined, redisPid: number): { server: number; postgres: Map<number, number>; redis: number } {
@@ -74,8 +78,20 @@ try {
   db.pragma('optimize');
   db.close();
   const secrets = Object.fromEntries(sharedSecretNames.map((name) => [name, name === 'OAUTH_SIGNING_JWK' ? generateSigningJwk() : generateSecret()]));
-  servers.push(await startApiServer({ environment: { DATABASE_PATH: sqlitePath }, name: 'the SQLite server' }));
-  servers.push(await startApiServer({ environment: { ...secrets, DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}` }, name: 'the PostgreSQL server' }));
+  const profileDir = (engine: string) => {
+    if (!CPU_PROFILE_DIR) return undefined;
+    const dir = path.join(CPU_PROFILE_DIR, engine);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  servers.push(await startApiServer({ environment: { DATABASE_PATH: sqlitePath }, name: 'the SQLite server', cpuProfileDir: profileDir('sqlite') }));
+  servers.push(
+    await startApiServer({
+      environment: { ...secrets, DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      name: 'the PostgreSQL server',
+      cpuProfileDir: profileDir('postgres'),
+    }),
+  );
   const [sqliteServer, postgresServer] = servers as [ApiServerProcess, ApiServerProcess];
   const scenarios: [string, (server: ApiServerProcess, data: BenchData) => Omit<LoadScenario, 'connections' | 'seconds'>][] = [
     ['GET /api/v1/portfolio', (server, data) => ({ url: `${server.url}/api/v1/portfolio`, headers: { authorization: `Bearer ${data.portfolioKey}` } })],
@@ -95,7 +111,9 @@ try {
     return { rate: result.requestsPerSecond, cpuMs: (ticks * 1000) / clockTicksPerSecond() / requests };
   };
   console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(', ')}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
-  for (const [name, target] of scenarios) {
+  const chosen = ONLY === undefined ? scenarios : scenarios.filter(([name]) => name.includes(ONLY));
+  if (chosen.length === 0) throw new Error(`AB_ONLY=${ONLY} names none of: ${scenarios.map(([name]) => name).join(', ')}`);
+  for (const [name, target] of chosen) {
     const ratios: number[] = [];
     const figures: string[] = [];
     const cpu: Record<string, number[]> = { sqlite: [], postgres: [] };
