@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The scripts written as `node <flags> <entry>`: under tsx, and their compiled twins (npm run build). */
-export type NodeScript = 'start' | 'dev' | 'worker' | 'start:production' | 'worker:production' | 'admin:production';
+/** The scripts written as `node <flags> <entry>`: the sources transpiled (scripts/runTranspiled.mjs), and their compiled twins (npm run build). */
+export type NodeScript = 'start' | 'dev' | 'worker' | 'admin' | 'mcp' | 'start:production' | 'worker:production' | 'admin:production';
 
 /** A script's words: its leading `NAME=value` assignments (the environment it sets), then `[exec] node <flags> <entry>`. */
 function parsedScript(script: NodeScript): { environment: Record<string, string>; nodeArguments: string[] } {

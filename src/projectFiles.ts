@@ -21,3 +21,14 @@ export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.met
 export function projectFile(relativePath: string): string {
   return path.join(projectRoot, relativePath);
 }
+
+/**
+ * The TypeScript source a module of src/ is made from, for messages that tell a developer which file to add or edit:
+ * the same path whether the module runs as TypeScript, transpiled into .cache/transpiled-sources/<key>/src/ (npm start)
+ * or compiled into dist/src/ (npm run build). `file` may name the .js or the .ts.
+ */
+export function sourceFileOf(file: string): string {
+  const segments = path.relative(projectRoot, file).split(path.sep);
+  const source = segments[0] === '..' ? -1 : segments.indexOf('src');
+  return (source === -1 ? file : path.join(projectRoot, ...segments.slice(source))).replace(/\.js$/, '.ts');
+}

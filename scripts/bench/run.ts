@@ -44,10 +44,10 @@ range by week, beside GET /v1/tasks?limit=50 of the same workspace (no list page
 reference measured in the same run.
 
 Before the HTTP scenarios, the start-up phase: builds the compiled server (as npm run build does,
-into a scratch folder) and starts npm start (tsx) and npm run start:production (compiled) on the same existing database
+into a scratch folder) and starts npm start (the sources transpiled) and npm run start:production (compiled) on the same existing database
 (--startup-runs times each, alternating, each a new process): time from spawning the process to
 its first 200 answers to GET /api/v1/portfolio and GET /v1/tasks?limit=50 (sent together the moment
-it prints that it listens), its CPU time and its RSS then; medians and compiled ÷ tsx.
+it prints that it listens), its CPU time and its RSS then; medians and compiled ÷ npm start.
 
 Then commits N task.created events (--webhook-events, default 5,000) for a local receiver that
 verifies every signature, and measures deliveries per second of the real worker and the latency
@@ -322,7 +322,7 @@ function startupTable(startup: StartupFigures, runs: number): string[] {
     '| Start | spawn → listening ms | → first 200s ms | CPU ms by then | RSS MB then |',
     '|---|---:|---:|---:|---:|',
     ...startup.starts.map(({ command, median }) => `| ${command} | ${median.listeningMs} | ${median.firstAnswersMs} | ${median.cpuMs} | ${fixed(median.rssMb, 1)} |`),
-    `| compiled ÷ tsx | | ${fixed(startup.firstAnswersRatio)} | ${fixed(startup.cpuRatio)} | ${fixed(startup.rssRatio)} |`,
+    `| compiled ÷ npm start | | ${fixed(startup.firstAnswersRatio)} | ${fixed(startup.cpuRatio)} | ${fixed(startup.rssRatio)} |`,
   ];
 }
 

@@ -1,5 +1,5 @@
 // The start-up phase of npm run bench: how long a new server process takes to give its first real answers on an
-// existing database, and its memory then, for `npm start` (TypeScript transpiled by tsx at run time) and for
+// existing database, and its memory then, for `npm start` (the sources transpiled by esbuild into .cache/, scripts/runTranspiled.mjs) and for
 // `npm run start:production` (the compiled build), each start a process of its own, the two kinds alternating.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -13,7 +13,7 @@ import { cpuMilliseconds, rssMegabytes } from './processFigures.js';
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const STARTUP_DEADLINE_MS = 60_000;
 
-export type StartKind = 'tsx' | 'compiled';
+export type StartKind = 'transpiled' | 'compiled';
 
 /** One start, in milliseconds from spawning the process. */
 export interface StartRun {
@@ -41,7 +41,7 @@ export interface StartupFigures {
   /** How long tsc -p tsconfig.build.json took (npm run build). */
   buildSeconds: number;
   starts: StartFigures[];
-  /** compiled median ÷ tsx median. */
+  /** compiled median ÷ npm start's median. */
   firstAnswersRatio: number;
   cpuRatio: number;
   rssRatio: number;
@@ -125,7 +125,7 @@ function medianRun(runs: StartRun[]): StartRun {
 
 /**
  * Builds the compiled server into a scratch folder (not dist/), starts each kind once unmeasured (the database's
- * key files exist afterwards, tsx's transform cache and the file cache are warm, as on any restart), then `runs`
+ * key files exist afterwards, npm start's transpiled folder is made and the file cache is warm, as on any restart), then `runs`
  * measured starts of each kind, alternating, and stops each start with SIGTERM before the next.
  */
 export async function measureStartup(
@@ -142,7 +142,7 @@ export async function measureStartup(
       ? [...compiledArguments.slice(0, -1), '--cpu-prof', '--cpu-prof-dir', cpuProfileDir, compiledArguments.at(-1)!]
       : compiledArguments;
     const kinds: { kind: StartKind; command: string; nodeArguments: string[] }[] = [
-      { kind: 'tsx', command: 'npm start', nodeArguments: npmScriptNodeArguments('start') },
+      { kind: 'transpiled', command: 'npm start', nodeArguments: npmScriptNodeArguments('start') },
       { kind: 'compiled', command: 'npm run start:production', nodeArguments: profiled },
     ];
     for (const { nodeArguments } of kinds) await startOnce(nodeArguments, databasePath, credentials);
@@ -151,13 +151,13 @@ export async function measureStartup(
       for (const { kind, nodeArguments } of kinds) measured.get(kind)!.push(await startOnce(nodeArguments, databasePath, credentials));
     }
     const starts = kinds.map(({ kind, command }) => ({ kind, command, runs: measured.get(kind)!, median: medianRun(measured.get(kind)!) }));
-    const [tsx, compiled] = starts as [StartFigures, StartFigures];
+    const [transpiled, compiled] = starts as [StartFigures, StartFigures];
     return {
       buildSeconds: Math.round(build.seconds * 10) / 10,
       starts,
-      firstAnswersRatio: compiled.median.firstAnswersMs / tsx.median.firstAnswersMs,
-      cpuRatio: compiled.median.cpuMs / tsx.median.cpuMs,
-      rssRatio: compiled.median.rssMb / tsx.median.rssMb,
+      firstAnswersRatio: compiled.median.firstAnswersMs / transpiled.median.firstAnswersMs,
+      cpuRatio: compiled.median.cpuMs / transpiled.median.cpuMs,
+      rssRatio: compiled.median.rssMb / transpiled.median.rssMb,
       loadAverage: os.loadavg()[0]!,
     };
   } finally {

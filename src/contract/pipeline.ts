@@ -8,6 +8,7 @@ import { isTwoPhaseHandler, type AnyOperationHandler } from './operationContext.
 import { readOperationRules, type OperationRules } from './operationRules.js';
 import { firstDuplicateKey } from './jsonDuplicateKeys.js';
 import { PipelineFailure } from './pipelineFailure.js';
+import { sourceFileOf } from '../projectFiles.js';
 import { ClientClosedError, type ContractApi, type HandledCall, type IncomingCall, type Reply, type Screening } from './reply.js';
 import type { IdempotencyDependencies, IdempotentRequest } from '../idempotency/idempotentCalls.js';
 import { idempotencyStep, type IdempotencyStep } from './idempotencyStep.js';
@@ -593,7 +594,7 @@ function withHeaders(reply: Reply, ...sets: (Record<string, string> | undefined)
 
 /**
  * The operation's handler, imported when first asked for: importing every handler and what only handlers use took about
- * 0.1 s of CPU at each start. That the file is there is checked now (compiled `.js`, or `.ts` under tsx); that it exports
+ * 0.1 s of CPU at each start. That the file is there is checked now (transpiled or compiled `.js`, or `.ts`); that it exports
  * the handler is checked by npm run check:contract (scripts/contract/handlerFiles.ts), and again by the import.
  */
 function handlerOnFirstCall(directory: URL, operationId: string): () => AnyOperationHandler | Promise<AnyOperationHandler> {
@@ -609,11 +610,11 @@ function handlerOnFirstCall(directory: URL, operationId: string): () => AnyOpera
     }));
 }
 
-/** What to add for each operation whose handler file is not in `directory` (compiled `.js`, or `.ts` under tsx); start-up asks before it changes anything. */
+/** What to add (the TypeScript source) for each operation whose handler file is not in `directory` (transpiled or compiled `.js`, or `.ts`); start-up asks before it changes anything. */
 export function missingHandlerFiles(directory: URL, operationIds: readonly string[]): string[] {
   return operationIds
     .filter((operationId) => !['.js', '.ts'].some((extension) => existsSync(new URL(`${operationId}${extension}`, directory))))
-    .map((operationId) => `No handler for operation ${operationId}: add ${fileURLToPath(new URL(`${operationId}.ts`, directory))} exporting const ${operationId}`);
+    .map((operationId) => `No handler for operation ${operationId}: add ${sourceFileOf(fileURLToPath(new URL(`${operationId}.ts`, directory)))} exporting const ${operationId}`);
 }
 
 async function loadHandler(directory: URL, operationId: string): Promise<AnyOperationHandler> {
@@ -622,9 +623,9 @@ async function loadHandler(directory: URL, operationId: string): Promise<AnyOper
   try {
     module = (await import(file.href)) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`No handler for operation ${operationId}: add ${file.pathname.replace(/\.js$/, '.ts')} exporting const ${operationId}`, { cause: error });
+    throw new Error(`No handler for operation ${operationId}: add ${sourceFileOf(fileURLToPath(file))} exporting const ${operationId}`, { cause: error });
   }
   const handler = module[operationId];
-  if (typeof handler !== 'function') throw new Error(`${file.pathname.replace(/\.js$/, '.ts')} must export const ${operationId}, the operation's handler`);
+  if (typeof handler !== 'function') throw new Error(`${sourceFileOf(fileURLToPath(file))} must export const ${operationId}, the operation's handler`);
   return handler as AnyOperationHandler;
 }

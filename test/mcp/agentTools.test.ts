@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAjv2020 } from '../../src/contract/ajv.js';
 import { readSpecOperations } from '../../src/contract/specOperations.js';
 import { runSourceFile } from '../support/serverProcess.js';
+import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
 import { type TestApp, useTestApp, type WorkPlatformFixture } from '../support/testApp.js';
 import { loadContractDocument } from '../support/contractClient.js';
@@ -247,12 +248,13 @@ describe('what /v1/mcp refuses before any tool runs, as the API does', () => {
 const UNKNOWN_TOOL_MESSAGE = 'MCP error -32602: There is no tool launchRocket; tools/list names them.';
 
 describe('MCP over stdio (npm run mcp, relaying to /v1/mcp)', () => {
-  const relayArgs = ['--import', 'tsx', path.join(REPO_ROOT, 'src/mcp/stdioRelay.ts')];
+  // As an agent's configuration runs it: `npm run --silent mcp`'s node command, from the project folder.
+  const relayArgs = npmScriptNodeArguments('mcp');
 
   it('lists the same tools and calls them through the server', async () => {
     const client = new Client({ name: 'test-stdio', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [...relayArgs, '--base-url', t.app.url], env: { ...(process.env as Record<string, string>), WORK_PLATFORM_TOKEN: fx.tokens.readOnly }, stderr: 'pipe' }),
+      new StdioClientTransport({ command: process.execPath, args: [...relayArgs, '--base-url', t.app.url], cwd: REPO_ROOT, env: { ...(process.env as Record<string, string>), WORK_PLATFORM_TOKEN: fx.tokens.readOnly }, stderr: 'pipe' }),
     );
     clients.push(client);
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(operationsAllowedTo(['tasks:read']));

@@ -1,14 +1,13 @@
 // vitest globalSetup: gives every test process of the run one rendezvous folder for what the run
-// shares (the PostgreSQL server, see sharedPostgresServer in postgresServer.ts; the redis-server; the
-// transpiled sources of the child processes, see transpiledSources.ts) and stops or removes each, if a
-// test made it, after the last file. It starts nothing itself: a run that needs none of them pays nothing.
+// shares (the PostgreSQL server, see sharedPostgresServer in postgresServer.ts; the redis-server) and
+// stops each, if a test started it, after the last file. It starts nothing itself: a run that needs
+// none of them pays nothing.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { stopSharedPostgresServer } from './postgresServer.js';
 import { stopSharedRedisServer } from './redisServer.js';
-import { removeTranspiledSources } from './transpiledSources.js';
 
 // Both projects of vitest.config.ts run this setup in the one main process: they share one folder.
 const runState = globalThis as { postgresRendezvous?: { folder: string; users: number } };
@@ -22,15 +21,11 @@ export default function setup(project: TestProject): () => Promise<void> {
     rendezvous.users -= 1;
     if (rendezvous.users === 0) {
       runState.postgresRendezvous = undefined;
-      // Each step whatever the one before it threw; the PostgreSQL stop last, as it deletes the rendezvous folder.
+      // The PostgreSQL stop whatever the Redis stop threw, and last, as it deletes the rendezvous folder.
       try {
-        removeTranspiledSources(rendezvous.folder);
+        await stopSharedRedisServer(rendezvous.folder);
       } finally {
-        try {
-          await stopSharedRedisServer(rendezvous.folder);
-        } finally {
-          await stopSharedPostgresServer(rendezvous.folder);
-        }
+        await stopSharedPostgresServer(rendezvous.folder);
       }
     }
   };

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { loadDemoData, type DemoFixture } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
-import { transpiledPath, transpiledSources, withTranspiledEntry, withTranspiledImports } from './transpiledSources.js';
+import { transpiledPath, transpiledSources, withTranspiledImports } from './transpiledSources.js';
 
 /** A database file in a temporary folder, holding the demo data, for server processes to share. */
 export interface DemoDatabaseFile {
@@ -36,13 +36,13 @@ export interface ServerProcess {
 /**
  * The one way the tests start the server as a child process, for what only a process has (its
  * start-up and refusals, signals, restarts, several processes on one database): `npm start`'s node
- * command (its arguments from package.json, its entry from the run's transpiled sources: see scriptNodeArguments) on
+ * command (its arguments from package.json: scripts/runTranspiled.mjs and the server's entry) on
  * the given environment; resolves with the URL it prints once listening. `nodeArguments` start another way (the compiled build:
  * compiledScriptNodeArguments), from the repository root or from `cwd` (a project laid out as the
  * Docker image). Everything else starts the app in the test's own process (startTestApp).
  */
 export async function startServerProcess(env: Record<string, string>, nodeArguments?: readonly string[], cwd = repoRoot): Promise<ServerProcess> {
-  const child = spawnServer(env, nodeArguments ?? (await scriptNodeArguments('start', cwd)), cwd);
+  const child = spawnServer(env, nodeArguments ?? npmScriptNodeArguments('start'), cwd);
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -76,7 +76,7 @@ export async function runServerProcess(
   options: { args?: readonly string[]; cwd?: string; timeoutMs?: number; nodeArguments?: readonly string[] } = {},
 ): Promise<ExitedServerProcess> {
   const cwd = options.cwd ?? repoRoot;
-  const nodeArguments = options.nodeArguments ?? (await scriptNodeArguments('start', cwd));
+  const nodeArguments = options.nodeArguments ?? npmScriptNodeArguments('start');
   const child = spawnServer({ NODE_OPTIONS: '', ...env }, [...nodeArguments, ...(options.args ?? [])], cwd);
   return new Promise((resolve) => {
     let stdout = '';
@@ -96,15 +96,6 @@ export async function runServerProcess(
       resolve({ code, stdout, stderr, output });
     });
   });
-}
-
-/**
- * `npm start`'s or `npm run worker`'s node arguments, its entry taken from the run's transpiled sources
- * (transpiledSources.ts) when it runs from the repository; from another folder (a project copy) its own sources under tsx.
- */
-async function scriptNodeArguments(script: 'start' | 'worker', cwd: string): Promise<string[]> {
-  const nodeArguments = npmScriptNodeArguments(script);
-  return cwd === repoRoot ? withTranspiledEntry(nodeArguments, await transpiledSources()) : nodeArguments;
 }
 
 function spawnServer(env: Record<string, string>, nodeArguments: readonly string[], cwd: string): ChildProcess {
@@ -137,7 +128,7 @@ export interface WorkerProcess {
 
 /** `npm run worker` (src/worker.ts, or what `nodeArguments` name) as a child process on `env`; resolves once it has printed that it started. */
 export async function startWorkerProcess(env: Record<string, string>, nodeArguments?: readonly string[]): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...(nodeArguments ?? (await scriptNodeArguments('worker', repoRoot)))], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(nodeArguments ?? npmScriptNodeArguments('worker'))], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -163,7 +154,7 @@ export async function runWorkerProcess(
   timeoutMs = 20_000,
   nodeArguments?: readonly string[],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...(nodeArguments ?? (await scriptNodeArguments('worker', repoRoot))), ...args], {
+  const child = spawn(process.execPath, [...(nodeArguments ?? npmScriptNodeArguments('worker')), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -232,7 +223,7 @@ function childEnvironment(env: ChildOptions['env']): NodeJS.ProcessEnv {
   return { ...process.env, NODE_OPTIONS: '', ...env };
 }
 
-/** `npm run admin -- <args>` as an operator runs it: src/cli/admin.ts under tsx. */
+/** `npm run admin -- <args>` as an operator runs it: src/cli/admin.ts transpiled. */
 export function runAdminCli(args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
   return runSourceFile('src/cli/admin.ts', args, options);
 }
@@ -272,7 +263,7 @@ async function runAdminNow(args: readonly string[], options: Omit<ChildOptions, 
  * (transpiledSources.ts) when it is one of them, else under tsx as its npm script runs it.
  */
 export async function runSourceFile(file: string, args: readonly string[], options: ChildOptions = {}): Promise<FinishedProcess> {
-  const transpiled = transpiledPath(await transpiledSources(), file);
+  const transpiled = transpiledPath(transpiledSources(), file);
   const entry = transpiled === undefined ? ['--import', tsxLoaderUrl, path.join(repoRoot, file)] : [transpiled];
   return new Promise((resolve) => {
     const child = execFile(
@@ -291,7 +282,7 @@ export async function runSourceFile(file: string, args: readonly string[], optio
  * run's transpiled sources (transpiledSources.ts), and any other TypeScript it imports under tsx.
  */
 export async function runScriptProcess(source: string, options: ChildOptions = {}): Promise<FinishedProcess> {
-  const script = withTranspiledImports(source, await transpiledSources());
+  const script = withTranspiledImports(source, transpiledSources());
   const loader = /\.ts["']/.test(script) ? ['--import', tsxLoaderUrl] : [];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...loader, '--input-type=module', '-e', script], {

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('npm run worker', () => {
-  it('prints its help, started as npm runs it (under tsx)', async () => {
+  it('prints its help, started as npm runs it (scripts/runTranspiled.mjs)', async () => {
     const result = await runWorkerProcess(['--help'], {}, 20_000, npmScriptNodeArguments('worker'));
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run worker/);
