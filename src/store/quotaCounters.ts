@@ -49,29 +49,19 @@ export interface EngineQuotaCounterStore {
   quotaUsage(workspaceId: string, now: number): Promise<QuotaUsage>;
 }
 
-/** The UTC calendar month containing `now`. */
-export function quotaPeriod(now: number): QuotaPeriod {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  return {
-    period: `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}`,
-    resetAt: Date.UTC(year, month + 1, 1),
-  };
-}
+let lastMonth: QuotaPeriod = { period: '1970-01', resetAt: Date.UTC(1970, 1, 1) };
+let lastMonthStart = 0;
 
-/** quotaPeriod, computed again only when `now` leaves the month of the previous call. */
-function monthCache(): (now: number) => QuotaPeriod {
-  let current = quotaPeriod(0);
-  let monthStart = 0;
-  return (now) => {
-    if (!(now >= monthStart && now < current.resetAt)) {
-      current = quotaPeriod(now);
-      const date = new Date(now);
-      monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-    }
-    return current;
-  };
+/** The UTC calendar month containing `now` (counted on every token call: computed again only when `now` leaves the month of the call before). */
+export function quotaPeriod(now: number): QuotaPeriod {
+  if (!(now >= lastMonthStart && now < lastMonth.resetAt)) {
+    const date = new Date(now);
+    const year = date.getUTCFullYear();
+    const month = date.getUTCMonth();
+    lastMonthStart = Date.UTC(year, month, 1);
+    lastMonth = Object.freeze({ period: `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}`, resetAt: Date.UTC(year, month + 1, 1) });
+  }
+  return lastMonth;
 }
 
 type CountArgs = { workspaceId: string; period: string };
@@ -120,7 +110,6 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
   const incrementCapped = compiledStatement<CountArgs & { limit: number }, [number]>(db, queries.incrementCapped);
   const read = compiledStatement<CountArgs, [number]>(db, queries.read);
   const addCalls = compiledStatement<CountArgs & { calls: number }>(db, queries.addCalls);
-  const periodOf = monthCache();
 
   const usage = (workspaceId: string, period: QuotaPeriod): QuotaUsage => ({
     ...period,
@@ -129,7 +118,7 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
 
   return {
     countQuotaCall(workspaceId, now, limit, earlierCalls = 0) {
-      const period = periodOf(now);
+      const period = quotaPeriod(now);
       checkedLimit(limit);
       if (earlierCalls > 0) addCalls.run({ workspaceId, period: period.period, calls: earlierCalls });
       if (limit === null) return admitted(period, incrementUncapped.value({ workspaceId, period: period.period }) as number, null);
@@ -144,7 +133,7 @@ export function createQuotaCounterStore(db: BetterSqlite3.Database): QuotaCounte
     },
 
     quotaUsage(workspaceId, now) {
-      return usage(workspaceId, periodOf(now));
+      return usage(workspaceId, quotaPeriod(now));
     },
   };
 }
@@ -155,13 +144,12 @@ export function createEngineQuotaCounterStore(source: StoreSource): EngineQuotaC
   const incrementUncapped = engine.statement<unknown, CountArgs>(queries.incrementUncapped);
   const incrementCapped = engine.statement<unknown, CountArgs & { limit: number }>(queries.incrementCapped);
   const read = engine.statement<unknown, CountArgs>(queries.read);
-  const periodOf = monthCache();
 
   const used = async (workspaceId: string, period: QuotaPeriod) => ((await read.value({ workspaceId, period: period.period })) as number | undefined) ?? 0;
 
   return {
     async countQuotaCall(workspaceId, now, limit) {
-      const period = periodOf(now);
+      const period = quotaPeriod(now);
       checkedLimit(limit);
       return engine.autocommit(async () => {
         if (limit === null) return admitted(period, (await incrementUncapped.value({ workspaceId, period: period.period })) as number, null);
@@ -172,7 +160,7 @@ export function createEngineQuotaCounterStore(source: StoreSource): EngineQuotaC
     },
 
     async quotaUsage(workspaceId, now) {
-      const period = periodOf(now);
+      const period = quotaPeriod(now);
       return { ...period, used: await engine.read(() => used(workspaceId, period)) };
     },
   };
