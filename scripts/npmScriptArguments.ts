@@ -4,12 +4,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+const thisProject = path.resolve(import.meta.dirname, '..');
+
 /** The scripts written as `node <flags> <entry>`: the sources transpiled (scripts/runTranspiled.mjs), and their compiled twins (npm run build). */
 export type NodeScript = 'start' | 'dev' | 'worker' | 'admin' | 'mcp' | 'start:production' | 'worker:production' | 'admin:production';
 
 /** A script's words: its leading `NAME=value` assignments (the environment it sets), then `[exec] node <flags> <entry>`. */
-function parsedScript(script: NodeScript): { environment: Record<string, string>; nodeArguments: string[] } {
-  const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+function parsedScript(script: NodeScript, projectRoot: string): { environment: Record<string, string>; nodeArguments: string[] } {
+  const packageJson = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const words = (packageJson.scripts[script] ?? '').trim().split(/\s+/);
   const environment: Record<string, string> = {};
   while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0]!)) {
@@ -24,13 +26,14 @@ function parsedScript(script: NodeScript): { environment: Record<string, string>
   return { environment, nodeArguments };
 }
 
-export function npmScriptNodeArguments(script: NodeScript): string[] {
-  return parsedScript(script).nodeArguments;
+/** `projectRoot`: another checkout's package.json (an A/B against an older commit), this one's by default. */
+export function npmScriptNodeArguments(script: NodeScript, projectRoot = thisProject): string[] {
+  return parsedScript(script, projectRoot).nodeArguments;
 }
 
 /** The environment variables a script sets before node (MALLOC_ARENA_MAX for the servers), to start it as npm does. */
-export function npmScriptEnvironment(script: NodeScript): Record<string, string> {
-  return parsedScript(script).environment;
+export function npmScriptEnvironment(script: NodeScript, projectRoot = thisProject): Record<string, string> {
+  return parsedScript(script, projectRoot).environment;
 }
 
 /**

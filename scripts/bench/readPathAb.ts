@@ -38,11 +38,11 @@ interface Server {
 
 function startServer(name: string, root: string, env: Record<string, string>): Promise<Server> {
   const profile = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'], name)] : [];
-  const child = spawn(process.execPath, [...profile, ...npmScriptNodeArguments('start')], {
+  const child = spawn(process.execPath, [...profile, ...npmScriptNodeArguments('start', root)], {
     cwd: root,
     env: {
       ...process.env,
-      ...npmScriptEnvironment('start'),
+      ...npmScriptEnvironment('start', root),
       NODE_ENV: 'production',
       ALLOW_DEMO_DATA_IN_PRODUCTION: 'on',
       ...benchServerEnvironment,
