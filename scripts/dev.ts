@@ -132,7 +132,10 @@ async function main(args: string[]): Promise<number> {
   const [build, { ContractBuildError }]: [Build, Problems] = await Promise.all([import('./contract/build.js'), import('./contract/problems.js')]);
 
   cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ exec: path.join(projectRoot, 'src/server.ts'), execArgv: npmScriptNodeArguments('start').slice(0, -1), cwd: projectRoot });
+  // npm start's node flags, under tsx rather than npm start's runner (scripts/runTranspiled.mjs): tsx transpiles a
+  // saved file alone, where the runner makes the whole folder again for every change of the sources.
+  const startFlags = npmScriptNodeArguments('start').filter((argument) => argument.startsWith('--'));
+  cluster.setupPrimary({ exec: path.join(projectRoot, 'src/server.ts'), execArgv: [...startFlags, '--import', 'tsx'], cwd: projectRoot });
 
   /** The server that serves now. */
   let serving: Worker | undefined;

@@ -25,7 +25,11 @@ let folder;
 try {
   folder = transpiledSources(RUN_SOURCES);
 } catch (error) {
-  process.stderr.write(`${error.message}: nothing was started.\n`);
+  const unwritable = ['EACCES', 'EPERM', 'EROFS'].includes(error.code);
+  process.stderr.write(
+    `${error.message}: nothing was started.\n` +
+      (unwritable ? 'The sources are transpiled into .cache/ of the project, which must be writable; a read-only copy runs the compiled build: npm run build, then npm run start:production.\n' : ''),
+  );
   process.exit(1);
 }
 const compiledEntry = path.join(folder, relativeEntry.replace(/\.ts$/, '.js'));

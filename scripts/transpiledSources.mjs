@@ -7,8 +7,8 @@
 // build's do from dist/. Source maps are written beside each file (stack traces name the TypeScript lines with
 // `NODE_OPTIONS=--enable-source-maps`). Each process marks the folder it runs from (<key>/.users/<pid>; the one that
 // makes a folder, before the folder appears) and removes its mark at exit. A start removes the other folders that no
-// running process marks and none has marked for a minute, so that it cannot remove one another start is about to mark.
-// Plain JavaScript: it runs before any TypeScript can.
+// running process marks and none has marked for a minute, moving each aside first and giving it back when a start
+// marked it meanwhile. Plain JavaScript: it runs before any TypeScript can.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -45,10 +45,10 @@ function esbuildFolder() {
   return path.dirname(fromTsx.resolve('esbuild/package.json'));
 }
 
-/** The folder's key: the files' paths, sizes and change times, the project's place, node's version and esbuild's. */
+/** The folder's key: the files' paths, sizes and change times (tsconfig.json's too: esbuild reads it), the project's place, node's version and esbuild's. */
 function sourcesKey(files, esbuildVersion) {
   const hash = createHash('sha256').update(`${projectRoot}\n${process.versions.node}\n${esbuildVersion}\n`);
-  for (const file of files) {
+  for (const file of [...files, 'tsconfig.json']) {
     const { mtimeMs, size } = statSync(path.join(projectRoot, file));
     hash.update(`${file}:${mtimeMs}:${size}\n`);
   }
@@ -67,49 +67,72 @@ function isRunning(pid) {
 /** How long a folder no running process marks is kept after its last mark came or went: a start of its sources may be under way. */
 const KEPT_UNUSED_MS = 60_000;
 
-/** Removes the folders no running process marks and none has marked for a minute (and half-made ones of ended processes), but `keep`. */
+/** Whether a running process marks `folder`, or one marked or unmarked it within KEPT_UNUSED_MS. */
+function inUse(folder) {
+  const marks = path.join(folder, '.users');
+  return readdirSync(marks).some((pid) => isRunning(Number(pid))) || Date.now() - statSync(marks).mtimeMs < KEPT_UNUSED_MS;
+}
+
+/**
+ * Removes the folders not in use but `keep`, and what ended processes left half-made or half-removed. A folder is moved
+ * aside before it is removed, so that no start finds it half-removed; a start that marked it meanwhile (after the look
+ * at its marks) gets it back. Nothing here fails a start.
+ */
 function removeUnused(keep) {
   for (const entry of readdirSync(cacheFolder)) {
     if (entry === keep) continue;
     const folder = path.join(cacheFolder, entry);
-    const making = /\.making-(\d+)$/.exec(entry);
-    if (making) {
-      if (!isRunning(Number(making[1]))) rmSync(folder, { recursive: true, force: true });
-      continue;
-    }
-    const marks = path.join(folder, '.users');
-    let users;
-    let lastMarked;
     try {
-      users = readdirSync(marks);
-      lastMarked = statSync(marks).mtimeMs;
+      const ofProcess = /\.(making|removing)-(\d+)$/.exec(entry);
+      if (ofProcess) {
+        if (!isRunning(Number(ofProcess[2]))) rmSync(folder, { recursive: true, force: true });
+        continue;
+      }
+      if (inUse(folder)) continue;
+      const aside = `${folder}.removing-${process.pid}`;
+      renameSync(folder, aside);
+      if (inUse(aside)) {
+        try {
+          renameSync(aside, folder);
+          continue;
+        } catch {
+          // Made again meanwhile (the same JavaScript, where the start that marked this one finds its modules).
+        }
+      }
+      rmSync(aside, { recursive: true, force: true });
     } catch {
-      continue;
+      // Removed or moved by another start meanwhile, or not removable: left for a later start.
     }
-    if (!users.some((pid) => isRunning(Number(pid))) && Date.now() - lastMarked >= KEPT_UNUSED_MS) rmSync(folder, { recursive: true, force: true });
   }
 }
 
 const marked = new Set();
 
-/** Marks `folder` as run from by this process until it exits; false when the folder is not there (removed meanwhile). */
+/**
+ * Marks `folder` as run from by this process until it exits; false when the folder is not there (not yet made, or moved
+ * aside to be removed: the mark went with it). Any other failure (a folder this user may not write) is thrown.
+ */
 function markUse(folder) {
   const mark = path.join(folder, '.users', String(process.pid));
   if (!marked.has(mark)) {
     try {
       mkdirSync(path.dirname(mark));
     } catch (error) {
-      if (error.code !== 'EEXIST') return false;
+      if (error.code === 'ENOENT') return false;
+      if (error.code !== 'EEXIST') throw error;
     }
     try {
       writeFileSync(mark, '');
-    } catch {
-      return false;
+    } catch (error) {
+      if (error.code === 'ENOENT') return false;
+      throw error;
     }
     marked.add(mark);
     process.once('exit', () => rmSync(mark, { force: true }));
   }
-  return existsSync(mark);
+  if (existsSync(mark)) return true;
+  marked.delete(mark);
+  return false;
 }
 
 /** Transpiles `files` into <cache>/<key>: into a folder of this process's, marked as run from by it, renamed into place when whole. */
@@ -158,7 +181,7 @@ export function transpiledSources(sources = RUN_SOURCES) {
   mkdirSync(cacheFolder, { recursive: true });
   for (let attempt = 1; ; attempt += 1) {
     if (!existsSync(folder)) make(files, key, createRequire(path.join(esbuildPackage, 'package.json'))('esbuild'));
-    // Not there to mark: removed as unused since (its sources were not run for a minute): make it again.
+    // Not there to mark: moved aside to be removed (its sources were not run for a minute): made again, or given back.
     if (markUse(folder)) {
       removeUnused(key);
       return folder;

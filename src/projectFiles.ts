@@ -1,6 +1,7 @@
 // The files this server reads by path at run time (generated/ artifacts, db/migrations, the import schema in specs/),
 // found from the project root: the nearest folder above this module that holds package.json. That is the same folder
-// whether the module runs from src/ under tsx or compiled into dist/src/ (npm run build), so nothing is copied into dist/.
+// whether the module runs from src/ under tsx, transpiled into .cache/transpiled-sources/<key>/src/ (npm start) or
+// compiled into dist/src/ (npm run build), so nothing is copied into either.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -9,7 +9,7 @@ import { missingHandlerFiles } from './contract/pipeline.js';
 import { databaseFiles, keyFilesIn } from './dataFiles.js';
 import { projectFile } from './projectFiles.js';
 
-/** Each API's served contract and where its handlers are (beside this file: src/ under tsx, dist/src/ compiled). */
+/** Each API's served contract and where its handlers are (beside this file: src/ under tsx, .cache/transpiled-sources/<key>/src/ under npm start, dist/src/ compiled). */
 const apis = [
   { name: 'portfolio', operations: new URL('./portfolio/operations/', import.meta.url) },
   { name: 'work-platform', operations: new URL('./workPlatform/operations/', import.meta.url) },

@@ -78,12 +78,12 @@ interface Thread {
 const methods: readonly AnalyticsMethod[] = ['hasProject', 'hasUser', 'tasksCreated', 'tasksCompleted', 'cycleTimes', 'overdue', 'pipeline'];
 
 function defaultWorkerUrl(): URL {
-  // Under tsx (npm start, tests) the TypeScript source; built, the .js beside this file.
+  // As TypeScript (tests, npm run dev) the source; transpiled (npm start) or built, the .js beside this file.
   return new URL(`./analyticsWorker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 }
 
 /**
- * What a thread runs: the built module itself; for TypeScript (npm start, tests) the same module
+ * What a thread runs: the transpiled or built module itself, its packages as imports; for TypeScript (tests, npm run dev) the same module
  * bundled with esbuild (tsx's own compiler) into node_modules/.cache, with the parts
  * of its packages it uses (drizzle-orm, tree-shaken); only better-sqlite3 (native) stays an import.
  * Loading drizzle-orm's whole module graph in the thread cost about 3 MB more RSS than the bundle
