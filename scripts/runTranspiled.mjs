@@ -1,6 +1,6 @@
-// `node [flags] scripts/runTranspiled.mjs <entry.ts> [arguments]`: how npm start and npm run worker run the TypeScript
-// sources. The sources are transpiled once for the files as they are (scripts/transpiledSources.mjs), then the entry's
-// twin is imported in this process, with process.argv as if node had been given it.
+// `node [flags] scripts/runTranspiled.mjs <entry.ts> [arguments]`: how npm start, npm run worker, npm run admin and
+// npm run mcp run the TypeScript sources. The sources are transpiled once for the files as they are
+// (scripts/transpiledSources.mjs), then the entry's twin is imported in this process, with process.argv as if node had been given it.
 //
 // Not `--import tsx`: tsx's loader runs in a thread of its own with its own heap and keeps every module's source map,
 // which cost the server about 30 MB of RSS (measured: 121 against 96 MB at start, 167 against 139 MB after a load of
