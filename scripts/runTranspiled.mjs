@@ -16,14 +16,15 @@ if (entry === '--help' || entry === '-h') {
   process.stdout.write(USAGE);
   process.exit(0);
 }
+const files = sourceFiles(RUN_SOURCES);
 const relativeEntry = entry === undefined ? undefined : path.relative(projectRoot, path.resolve(entry));
-if (relativeEntry === undefined || !sourceFiles(RUN_SOURCES).includes(relativeEntry)) {
+if (relativeEntry === undefined || !files.includes(relativeEntry)) {
   process.stderr.write(`${entry === undefined ? 'No entry point given' : `${entry} is not among the sources it runs (src/, generated/, db/)`}.\n${USAGE}`);
   process.exit(2);
 }
 let folder;
 try {
-  folder = transpiledSources(RUN_SOURCES);
+  folder = transpiledSources(RUN_SOURCES, files);
 } catch (error) {
   const unwritable = ['EACCES', 'EPERM', 'EROFS'].includes(error.code);
   process.stderr.write(

@@ -10,4 +10,4 @@ export const RUN_SOURCES: SourceSet;
 
 export function sourceFiles(sources?: SourceSet): string[];
 
-export function transpiledSources(sources?: SourceSet): string;
+export function transpiledSources(sources?: SourceSet, files?: readonly string[]): string;

@@ -170,11 +170,10 @@ function make(files, key, esbuild) {
 
 /**
  * The folder of `sources` as they are now, transpiled (made now when they changed), and marked as run from by this
- * process: `<folder>/src/server.js` is src/server.ts. Stating the files takes a few milliseconds; making the folder
- * about half a second.
+ * process: `<folder>/src/server.js` is src/server.ts. `files`: sourceFiles(sources), when the caller has listed them
+ * already. Stating the files takes a few milliseconds; making the folder about half a second.
  */
-export function transpiledSources(sources = RUN_SOURCES) {
-  const files = sourceFiles(sources);
+export function transpiledSources(sources = RUN_SOURCES, files = sourceFiles(sources)) {
   const esbuildPackage = esbuildFolder();
   const key = sourcesKey(files, JSON.parse(readFileSync(path.join(esbuildPackage, 'package.json'), 'utf8')).version);
   const folder = path.join(cacheFolder, key);

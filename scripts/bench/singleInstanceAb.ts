@@ -6,8 +6,7 @@
 // request of each setup (server, plus PostgreSQL's backends and Redis), which a busy machine
 // disturbs far less than the rates. AB_ROUNDS (default 4), AB_SECONDS (3),
 // AB_CONNECTIONS (10), AB_TASKS (20000); AB_ONLY=TEXT runs the scenarios whose name holds it (portfolio, GET, POST);
-// AB_CPU_PROFILE_DIR=DIR writes each server's CPU profile there when it stops (sqlite-*.cpuprofile,
-// postgres-*.cpuprofile).
+// AB_CPU_PROFILE_DIR=DIR writes each server's CPU profile when it stops, into DIR/sqlite/ and DIR/postgres/.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,12 +77,8 @@ try {
   db.pragma('optimize');
   db.close();
   const secrets = Object.fromEntries(sharedSecretNames.map((name) => [name, name === 'OAUTH_SIGNING_JWK' ? generateSigningJwk() : generateSecret()]));
-  const profileDir = (engine: string) => {
-    if (!CPU_PROFILE_DIR) return undefined;
-    const dir = path.join(CPU_PROFILE_DIR, engine);
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  };
+  // node --cpu-prof-dir makes the folder itself.
+  const profileDir = (engine: string) => (CPU_PROFILE_DIR ? path.join(CPU_PROFILE_DIR, engine) : undefined);
   servers.push(await startApiServer({ environment: { DATABASE_PATH: sqlitePath }, name: 'the SQLite server', cpuProfileDir: profileDir('sqlite') }));
   servers.push(
     await startApiServer({

@@ -145,16 +145,10 @@ export async function startWorkerProcess(env: Record<string, string>, nodeArgume
 
 /**
  * `npm run worker` with `args` on `env`, run to its exit (a help text, a refused start); fails after `timeoutMs`, when
- * it is stopped (a worker stopped by SIGTERM exits 0, which must not read as a refusal that ended well). `nodeArguments`
- * run it another way (npm's own: npmScriptNodeArguments('worker')).
+ * it is stopped (a worker stopped by SIGTERM exits 0, which must not read as a refusal that ended well).
  */
-export async function runWorkerProcess(
-  args: string[],
-  env: Record<string, string> = {},
-  timeoutMs = 20_000,
-  nodeArguments?: readonly string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...(nodeArguments ?? npmScriptNodeArguments('worker')), ...args], {
+export async function runWorkerProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...npmScriptNodeArguments('worker'), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,7 +8,6 @@ import { openDatabase } from '../../src/store/database.js';
 import { createProjectStore } from '../../src/store/projects.js';
 import { loadSealingBox } from '../../src/auth/secretBox.js';
 import { runWorkerProcess, startServerProcess, startWorkerProcess, stopServerProcesses } from '../support/serverProcess.js';
-import { npmScriptNodeArguments } from '../../scripts/npmScriptArguments.js';
 import { liftCallLimits } from '../support/workPlatform.js';
 import { makeToken, makeWorkspace } from '../store/workPlatformFactories.js';
 import { attemptsOf, deliveriesOf, insertSubscription, startReceiver, waitFor, type Receiver } from './deliveryFixtures.js';
@@ -26,7 +25,7 @@ afterAll(async () => {
 
 describe('npm run worker', () => {
   it('prints its help, started as npm runs it (scripts/runTranspiled.mjs)', async () => {
-    const result = await runWorkerProcess(['--help'], {}, 20_000, npmScriptNodeArguments('worker'));
+    const result = await runWorkerProcess(['--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run worker/);
     expect(result.stdout).toContain('DATABASE_PATH');
