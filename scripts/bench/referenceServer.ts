@@ -2,6 +2,9 @@
 // validation, limits, idempotency or events:
 //   http|express BODY_FILE     bare node:http or a bare Express 5 app answering GET /api/v1/portfolio
 //                              with the given bytes and the server's content type and length headers;
+//   http-work BODY_FILE MICROSECONDS
+//                              bare node:http that first spins the CPU for that long on each request:
+//                              a stand-in for a pipeline of that cost (scripts/bench/pipelineCeiling.ts);
 //   express-insert DATABASE_PATH WORKSPACE_ID
 //                              a bare Express 5 app answering POST /v1/tasks with the same insert into
 //                              the same SQLite file through better-sqlite3 (one prepared statement),
@@ -13,14 +16,18 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import express from 'express';
 
-const USAGE = 'Usage: tsx scripts/bench/referenceServer.ts http|express BODY_FILE | express-insert DATABASE_PATH WORKSPACE_ID\n';
+const USAGE = 'Usage: tsx scripts/bench/referenceServer.ts http|express BODY_FILE | http-work BODY_FILE MICROSECONDS | express-insert DATABASE_PATH WORKSPACE_ID\n';
 const [kind, first, second] = process.argv.slice(2);
 
-function portfolioListener(bodyFile: string, viaExpress: boolean): RequestListener {
+function portfolioListener(bodyFile: string, viaExpress: boolean, workNanoseconds = 0n): RequestListener {
   const body = readFileSync(bodyFile);
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
   if (!viaExpress) {
     return (_request, response) => {
+      if (workNanoseconds > 0n) {
+        const until = process.hrtime.bigint() + workNanoseconds;
+        while (process.hrtime.bigint() < until);
+      }
       response.writeHead(200, headers);
       response.end(body);
     };
@@ -63,6 +70,7 @@ function insertListener(databasePath: string, workspaceId: string): RequestListe
 
 let listener: RequestListener;
 if ((kind === 'http' || kind === 'express') && first) listener = portfolioListener(first, kind === 'express');
+else if (kind === 'http-work' && first && second && /^\d+$/.test(second)) listener = portfolioListener(first, false, BigInt(second) * 1000n);
 else if (kind === 'express-insert' && first && second) listener = insertListener(first, second);
 else {
   process.stderr.write(USAGE);
