@@ -10,6 +10,9 @@ import { openRedisConnection } from '../../src/limits/redisConnection.js';
 import { RedisLimitCounters } from '../../src/limits/redisLimitCounters.js';
 import { createJsonLogger } from '../../src/logger.js';
 import { openDatabase } from '../../src/store/database.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const CALLS = 20_000;
 const LIMIT = 1_000_000_000;

@@ -6,7 +6,7 @@
 // CEILING_SECONDS, default 3). Prints each one's median req/s, its ratio to W = 0 (the bench's
 // reference) and its CPU per request (from /proc), then the work at which the ratio crosses 0.5,
 // interpolated. Node's own share of a request (parse, the write) is what W = 0 costs.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadDemoData } from '../../src/demo/demoData.js';
@@ -17,12 +17,9 @@ import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { median } from './median.js';
 import { cpuMilliseconds } from './processFigures.js';
 import { seedBenchData } from './seed.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
 
-if (process.argv.includes('--help')) {
-  const header = readFileSync(import.meta.filename, 'utf8').split('\nimport ')[0]!;
-  process.stdout.write(`${header.replace(/^\/\/ ?/gm, '')}\n`);
-  process.exit(0);
-}
+printHelpWhenAsked(import.meta.filename);
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const works = (process.env.CEILING_WORK_US ?? '0,15,30,45,60,90').split(',').map(Number);

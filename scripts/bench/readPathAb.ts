@@ -20,6 +20,9 @@ import { benchServerEnvironment } from './apiServerProcess.js';
 import { cpuMilliseconds } from './processFigures.js';
 import { seedBenchData } from './seed.js';
 import { median } from './median.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);

@@ -15,6 +15,9 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import express from 'express';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const USAGE = 'Usage: tsx scripts/bench/referenceServer.ts http|express BODY_FILE | http-work BODY_FILE MICROSECONDS | express-insert DATABASE_PATH WORKSPACE_ID\n';
 const [kind, first, second] = process.argv.slice(2);

@@ -15,6 +15,9 @@ import { createTenantStore } from '../../src/store/tenants.js';
 import { exited, freePort, giveToPostgresUser, startLocalPostgres, startLocalRedis, stopLocalPostgres } from '../localEngines.js';
 import { startApiServer } from './apiServerProcess.js';
 import { seedBenchData } from './seed.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'round-trips-'));
 const postgresFolder = path.join(folder, 'postgres');

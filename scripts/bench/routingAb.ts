@@ -21,6 +21,9 @@ import { openDatabase } from '../../src/store/database.js';
 import { engineOf } from '../../src/store/engine.js';
 import { createPortfolioReader } from '../../src/store/portfolioContent.js';
 import { median } from './median.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 8);
 const CALLS = Number(process.env.AB_CALLS ?? 20_000);

@@ -26,6 +26,9 @@ import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { clockTicksPerSecond, processAndChildrenTicks, processTicks } from './processFigures.js';
 import { seedBenchData, type BenchData } from './seed.js';
 import { median } from './median.js';
+import { printHelpWhenAsked } from './helpWhenAsked.js';
+
+printHelpWhenAsked(import.meta.filename);
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
