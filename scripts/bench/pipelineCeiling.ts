@@ -9,14 +9,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadDemoData } from '../../src/demo/demoData.js';
-import { openDatabase } from '../../src/store/database.js';
 import { startApiServer } from './apiServerProcess.js';
 import { startBenchProcess, type BenchProcess } from './benchProcess.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { median } from './median.js';
 import { cpuMilliseconds } from './processFigures.js';
-import { seedBenchData } from './seed.js';
+import { seedBenchDatabase } from './seed.js';
 import { printHelpWhenAsked } from './helpWhenAsked.js';
 
 printHelpWhenAsked(import.meta.filename);
@@ -39,10 +37,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'pipeline-ceiling-'));
 const subjects: Subject[] = [];
 try {
   const databasePath = path.join(dir, 'app.db');
-  const db = openDatabase(databasePath);
-  const demo = await loadDemoData(db, Date.now, {});
-  const bench = await seedBenchData(db, [1000], demo.portfolio.tenantId);
-  db.close();
+  const bench = await seedBenchDatabase(databasePath, [1000]);
   const server = await startApiServer({ environment: { DATABASE_PATH: databasePath } });
   const headers = { authorization: `Bearer ${bench.portfolioKey}` };
   const bodyFile = path.join(dir, 'portfolio.json');

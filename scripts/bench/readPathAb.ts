@@ -11,14 +11,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDemoData } from '../../src/demo/demoData.js';
-import { openDatabase } from '../../src/store/database.js';
 import { npmScriptEnvironment, npmScriptNodeArguments } from '../npmScriptArguments.js';
 import type { OperationBudget } from '../../src/contract/phaseTimings.js';
 import type { LoadResult } from './loadGenerator.js';
 import { benchServerEnvironment } from './apiServerProcess.js';
 import { cpuMilliseconds } from './processFigures.js';
-import { seedBenchData } from './seed.js';
+import { seedBenchDatabase } from './seed.js';
 import { median } from './median.js';
 import { printHelpWhenAsked } from './helpWhenAsked.js';
 
@@ -89,10 +87,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'read-path-ab-'));
 const servers: Server[] = [];
 try {
   const databasePath = path.join(dir, 'app.db');
-  const db = openDatabase(databasePath);
-  const demo = await loadDemoData(db, Date.now, {});
-  const bench = await seedBenchData(db, [1000], demo.portfolio.tenantId);
-  db.close();
+  const bench = await seedBenchDatabase(databasePath, [1000]);
   const env = { DATABASE_PATH: databasePath };
   servers.push(await startServer('before', path.resolve(otherCheckout), { ...env, PHASE_TIMINGS_FILE: path.join(dir, 'phases-before.json') }));
   servers.push(await startServer('after', repoRoot, { ...env, PHASE_TIMINGS_FILE: path.join(dir, 'phases-after.json') }));

@@ -15,6 +15,8 @@ import { engineOf, type StoreEngine, type StoreSource } from '../../src/store/en
 import { deals, dealStages, taskPriorities, taskStatuses, tasks } from '../../db/schema.js';
 import { priorityRank } from '../../src/store/tasks.js';
 import { scopeCatalogue } from '../../generated/work-platform/rules.js';
+import { loadDemoData } from '../../src/demo/demoData.js';
+import { openDatabase } from '../../src/store/database.js';
 
 export interface BenchWorkspace {
   workspaceId: string;
@@ -69,6 +71,17 @@ async function insertRows(engine: StoreEngine, table: SQLiteTable, rows: readonl
     const args: Record<string, unknown> = {};
     for (const [row, values] of batch.entries()) for (const column of columns) args[`${column}${row}`] = values[column];
     await engine.write(() => statementFor(batch.length).run(args));
+  }
+}
+
+/** A new SQLite file at `databasePath` holding the demo data and task workspaces of the given sizes, closed again for a server to open. */
+export async function seedBenchDatabase(databasePath: string, sizes: readonly number[]): Promise<BenchData> {
+  const db = openDatabase(databasePath);
+  try {
+    const demo = await loadDemoData(db, Date.now, {});
+    return await seedBenchData(db, sizes, demo.portfolio.tenantId);
+  } finally {
+    db.close();
   }
 }
 
