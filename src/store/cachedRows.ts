@@ -16,10 +16,12 @@
 // request reads the database, as without a cache, until the connection is back (which drops
 // everything kept before). A read that started before a change and ends after its announcement
 // is not kept.
-// On SQLite there is no announcement: the engine's change stamp stands for it (total_changes() for
-// this process's writes, at once; PRAGMA data_version for other processes', read once per turn of
-// the event loop). Any commit to the file drops every kept row, so a revocation by the admin CLI
-// or another server on the same file shows from this server's next turn of the event loop.
+// On SQLite there is no announcement: the engine's change stamp of the tables stands for it (this
+// connection's own writes to each table, counted by temporary triggers at once; PRAGMA data_version
+// for other connections' and processes' commits, read once per turn of the event loop). A write of
+// this server drops only the kept rows of the tables it wrote (a new task keeps the credentials);
+// any commit of another process drops every kept row, so a revocation by the admin CLI or another
+// server on the same file shows from this server's next turn of the event loop.
 import type { StoreEngine } from './engine.js';
 import { listedCollections } from './revisionTriggers.js';
 
@@ -76,23 +78,10 @@ export async function listenForCachedRowChanges(engine: StoreEngine): Promise<Ca
   };
 }
 
-/** SQLite: a generation raised whenever the change stamp moved since it was last asked for; never live without a stamp. */
+/** SQLite: the change stamp of the tables asked for is their generation; never live without a stamp. */
 export function changesOfStamp(changeStamp: StoreEngine['changeStamp']): CachedRowChanges {
   if (!changeStamp) return { live: () => false, generation: () => 0, stop: async () => undefined };
-  let lastStamp = changeStamp();
-  let generation = 0;
-  return {
-    live: () => true,
-    generation: () => {
-      const stamp = changeStamp();
-      if (stamp !== lastStamp) {
-        lastStamp = stamp;
-        generation += 1;
-      }
-      return generation;
-    },
-    stop: async () => undefined,
-  };
+  return { live: () => true, generation: (tables) => changeStamp(tables), stop: async () => undefined };
 }
 
 export interface CachedRows<Value> {

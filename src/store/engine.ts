@@ -123,14 +123,15 @@ export interface StoreEngine {
    */
   listen(channel: string, listener: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /**
-   * A stamp that differs once something may have been committed since it was last read (SQLite:
-   * total_changes(), which this connection's changes move at once, rollbacks too; and PRAGMA
-   * data_version, which other connections' commits move, read once per turn of the event loop, so
-   * another process's commit shows from the next turn). Read it first: what is read after it stays
-   * current for as long as the stamp stays the same. PostgreSQL has none (undefined): there, read
-   * again each time.
+   * A stamp of `tables` that grows once something may have been written to one of them since it
+   * was last read, and otherwise stays the same (SQLite: this connection's own writes to each table,
+   * counted at once, rollbacks too; and PRAGMA data_version, which other connections' commits move,
+   * read once per turn of the event loop, so another process's commit shows from the next turn).
+   * Read it first: what is read after it stays current for as long as the stamp stays the same. A
+   * table whose writes cannot be counted yet gives a stamp that never repeats (nothing is kept).
+   * PostgreSQL has none (undefined): there, read again each time.
    */
-  readonly changeStamp: (() => string) | undefined;
+  readonly changeStamp: ((tables: readonly string[]) => number) | undefined;
   statement<Item = unknown, Args extends object = Record<string, unknown>, Row extends readonly unknown[] = unknown[]>(
     query: BuiltQuery,
   ): EngineStatement<Args, Row, Item>;
@@ -261,22 +262,66 @@ function failingAsStoreNow<T>(work: () => T): T {
 
 /**
  * PRAGMA data_version starts a read of the WAL index (about 5 µs), so it is read once per turn of
- * the event loop; total_changes() costs nothing and is read every time, so this connection's own
- * commits show at once and another process's from the next turn.
+ * the event loop, and each change of it counts as one commit of another connection, to every table.
+ * This connection's own writes are counted per table by temporary triggers, which belong to this
+ * connection alone and are not in the file's schema: every write to a watched table, however it is
+ * made (a store statement, drizzle, a foreign key's cascade, an upsert, another table's trigger),
+ * calls `own_write_counted` during its statement, so it shows at once, before its commit. A write
+ * that then rolls back has moved the stamp for nothing, which costs one read again. A table's
+ * triggers are made the first time its stamp is asked for outside a transaction: made inside one,
+ * they would be undone by its rollback. Until then, or where they cannot be made (the table does not
+ * exist yet), its stamp never repeats.
  */
-function changeStampOf(db: BetterSqlite3.Database): () => string {
+function changeStampOf(db: BetterSqlite3.Database): (tables: readonly string[]) => number {
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
-  const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
-  let otherConnections: number | undefined;
-  const forgetOtherConnections = () => {
-    otherConnections = undefined;
+  let lastDataVersion = dataVersion.get()!;
+  let otherCommits = 0;
+  let checkedThisTurn = false;
+  const checkNextTurn = () => {
+    checkedThisTurn = false;
   };
-  return () => {
-    if (otherConnections === undefined) {
-      otherConnections = dataVersion.get()!;
-      setImmediate(forgetOtherConnections);
+  const ownWrites = new Map<string, number>();
+  /** Tables whose three triggers all exist. */
+  const watched = new Set<string>();
+  let counting = false;
+  let uncounted = 0;
+  const watch = (table: string): boolean => {
+    if (watched.has(table)) return true;
+    if (db.inTransaction || !/^[a-z_][a-z0-9_]*$/.test(table)) return false;
+    try {
+      if (!counting) {
+        db.function('own_write_counted', { deterministic: false }, (written: unknown) => {
+          ownWrites.set(String(written), (ownWrites.get(String(written)) ?? 0) + 1);
+          return null;
+        });
+        counting = true;
+      }
+      for (const operation of ['insert', 'update', 'delete']) {
+        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS own_write_${table}_${operation} AFTER ${operation.toUpperCase()} ON main."${table}" BEGIN SELECT own_write_counted('${table}'); END`);
+      }
+      watched.add(table);
+      return true;
+    } catch {
+      return false;
     }
-    return `${otherConnections}.${totalChanges.get()!}`;
+  };
+  return (tables) => {
+    if (!checkedThisTurn) {
+      const version = dataVersion.get()!;
+      if (version !== lastDataVersion) {
+        lastDataVersion = version;
+        otherCommits += 1;
+      }
+      checkedThisTurn = true;
+      setImmediate(checkNextTurn);
+    }
+    let stamp = otherCommits;
+    for (const table of tables) {
+      // Below zero, and new at every call: equal to no stamp given before or after.
+      if (!watch(table)) return (uncounted -= 1);
+      stamp += ownWrites.get(table) ?? 0;
+    }
+    return stamp;
   };
 }
 

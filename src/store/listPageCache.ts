@@ -9,8 +9,8 @@
 // instant it is read (contracts past their expiry, connectors past their credential's) is kept
 // only until the first instant it would read otherwise.
 // The revision itself is read again only once its collection may have changed (src/store/cachedRows.ts:
-// on SQLite when the engine's change stamp moved, a commit of any connection, other processes' seen
-// from the next turn of the event loop; on PostgreSQL when a write to a collection was announced,
+// on SQLite when the engine's change stamp of collection_revisions moved, a write of this connection
+// at once, another process's commit from the next turn of the event loop; on PostgreSQL when a write to a collection was announced,
 // at once for this process's own writes, within the bound of CACHED_ROW_MAX_AGE_MS for others').
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
