@@ -261,8 +261,8 @@ function failingAsStoreNow<T>(work: () => T): T {
 }
 
 /**
- * PRAGMA data_version starts a read of the WAL index (about 5 µs), so it is read once per turn of
- * the event loop, and each change of it counts as one commit of another connection, to every table.
+ * PRAGMA data_version starts a read of the WAL index, so it is read once per turn of the event loop,
+ * and each change of it counts as one commit of another connection, to every table.
  * This connection's own writes are counted per table by temporary triggers, which belong to this
  * connection alone and are not in the file's schema: every write to a watched table, however it is
  * made (a store statement, drizzle, a foreign key's cascade, an upsert, another table's trigger),
@@ -270,11 +270,14 @@ function failingAsStoreNow<T>(work: () => T): T {
  * that then rolls back has moved the stamp for nothing, which costs one read again. A table's
  * triggers are made the first time its stamp is asked for outside a transaction: made inside one,
  * they would be undone by its rollback. Until then, or where they cannot be made (the table does not
- * exist yet), its stamp never repeats.
+ * exist yet), its stamp never repeats. A change of the file's schema (a table dropped or rebuilt on
+ * this connection drops its triggers), seen once per turn with data_version, drops everything kept
+ * and makes the triggers again; the server changes no schema after its start.
  */
 function changeStampOf(db: BetterSqlite3.Database): (tables: readonly string[]) => number {
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
-  let lastDataVersion = dataVersion.get()!;
+  // One statement for both (one look at the WAL index): about 6 µs, against 3.5 for data_version alone.
+  const versions = db.prepare<[], [dataVersion: number, schemaVersion: number]>('SELECT data_version, (SELECT schema_version FROM pragma_schema_version) FROM pragma_data_version').raw(true);
+  let [lastDataVersion, lastSchemaVersion] = versions.get()!;
   let otherCommits = 0;
   let checkedThisTurn = false;
   const checkNextTurn = () => {
@@ -307,9 +310,16 @@ function changeStampOf(db: BetterSqlite3.Database): (tables: readonly string[]) 
   };
   return (tables) => {
     if (!checkedThisTurn) {
-      const version = dataVersion.get()!;
+      const [version, schema] = versions.get()!;
       if (version !== lastDataVersion) {
         lastDataVersion = version;
+        otherCommits += 1;
+      }
+      // A table dropped (or rebuilt) on this connection took its triggers with it: count nothing as
+      // kept, and make them again.
+      if (schema !== lastSchemaVersion) {
+        lastSchemaVersion = schema;
+        watched.clear();
         otherCommits += 1;
       }
       checkedThisTurn = true;

@@ -102,6 +102,21 @@ describe('SQLite change stamp', () => {
     expect(await caller.get()).toBe('read 2');
   });
 
+  it('counts again after a table is rebuilt on the serving connection, which drops its triggers', async () => {
+    t.db.exec('CREATE TABLE scratch_credentials (id TEXT PRIMARY KEY, revoked INTEGER NOT NULL)');
+    const scratch = keptCaller(['scratch_credentials' as CachedTable]);
+    await scratch.get();
+    await nextTurn();
+    t.db.exec('DROP TABLE scratch_credentials; CREATE TABLE scratch_credentials (id TEXT PRIMARY KEY, revoked INTEGER NOT NULL)');
+    t.db.prepare('INSERT INTO scratch_credentials VALUES (?, 1)').run('revoked');
+    expect(await scratch.get()).toBe('read 2');
+    // Its triggers made again, and no schema change of theirs: kept from one turn to the next.
+    await nextTurn();
+    expect(await scratch.get()).toBe('read 2');
+    t.db.prepare('UPDATE scratch_credentials SET revoked = 0').run();
+    expect(await scratch.get()).toBe('read 3');
+  });
+
   it('keeps nothing for tables first asked about inside a transaction, until asked again outside one', async () => {
     const engine = engineOf(t.db);
     const stamps = await engine.write(async () => [engine.changeStamp!(['portfolios']), engine.changeStamp!(['portfolios'])]);
