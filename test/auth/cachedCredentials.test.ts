@@ -5,7 +5,7 @@
 // PostgreSQL and Redis; each instance's clock is its own and stands still unless a test moves it, so
 // that only what the test does can make a kept credential go.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { issueApiKey } from '../../src/auth/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
@@ -108,15 +108,26 @@ const revokeUnannounced = (token: string) =>
 
 describe('credentials kept in memory on PostgreSQL', () => {
   it('serves a kept PAT without reading it again, for at most a second of its clock', async () => {
-    const token = await newPat();
-    expect((await tasks(second, token)).status).toBe(200);
-    await revokeUnannounced(token);
-    // Kept: the unannounced revocation is not seen while the instance's clock stands still.
-    expect((await tasks(second, token)).status).toBe(200);
-    second.clock.now += 999;
-    expect((await tasks(second, token)).status).toBe(200);
+    // The token's own creation is announced too (its workspace, user and token rows): a notice that
+    // reaches the instance after its first read drops what it kept, as it must. So the steps that
+    // need the token kept are tried again with a new token until none arrived late; a cache that
+    // keeps nothing never gets past them.
+    const { token, readAt } = await vi.waitFor(
+      async () => {
+        const candidate = await newPat();
+        const at = second.clock.now;
+        expect((await tasks(second, candidate)).status).toBe(200);
+        await revokeUnannounced(candidate);
+        // Kept: the unannounced revocation is not seen while the instance's clock stands still.
+        expect((await tasks(second, candidate)).status).toBe(200);
+        second.clock.now = at + 999;
+        expect((await tasks(second, candidate)).status).toBe(200);
+        return { token: candidate, readAt: at };
+      },
+      { timeout: 15_000, interval: 20 },
+    );
     // The bound: a second after it was read, a kept credential is read again.
-    second.clock.now += 1;
+    second.clock.now = readAt + 1000;
     expect((await tasks(second, token)).status).toBe(401);
     expect((await tasks(first, token)).status).toBe(401);
   });

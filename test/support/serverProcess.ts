@@ -45,17 +45,31 @@ export async function startServerProcess(env: Record<string, string>, nodeArgume
   const child = spawnServer(env, nodeArguments ?? npmScriptNodeArguments('start'), cwd);
   return new Promise((resolve, reject) => {
     let output = '';
+    // A start that neither listens nor exits fails with what it printed, before the test's own timeout says nothing.
+    const deadline = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server printed no listening line within ${START_DEADLINE_MS} ms (pid ${child.pid}); its output:\n${output}`));
+    }, START_DEADLINE_MS);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match) resolve({ child, url: match[1]!, output: () => output });
+      if (match) {
+        clearTimeout(deadline);
+        resolve({ child, url: match[1]!, output: () => output });
+      }
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+    child.once('exit', (code) => {
+      clearTimeout(deadline);
+      reject(new Error(`server exited with ${code}: ${output}`));
+    });
   });
 }
+
+/** Well under the suites' 60 s test timeout; a start takes about a second, a few under a loaded CI run. */
+const START_DEADLINE_MS = 40_000;
 
 /** A server process that ran to its end: a refused start, or `--help`. */
 export interface ExitedServerProcess {
