@@ -1,7 +1,7 @@
 // The secrets the server keeps in its data directory when the environment gives none: the
 // session-token key, the cursor key, the webhook secrets key, and the OAuth authorization
 // server's cookie key and signing key.
-import { generateKeyPairSync, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { createECDH, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RandomBytes } from '../store/ids.js';
@@ -29,9 +29,30 @@ export function generateSecret(randomBytes: RandomBytes = (size) => cryptoRandom
   return Buffer.from(randomBytes(secretByteLength)).toString('base64url');
 }
 
-/** A new private EC P-256 JWK (ES256) as JSON, as OAUTH_SIGNING_JWK takes it. */
+/** Bytes of a P-256 coordinate and private scalar in a JWK (RFC 7518, 6.2.1.2 and 6.2.2.1). */
+const P256_BYTES = 32;
+
+/**
+ * A new private EC P-256 JWK (ES256) as JSON, as OAUTH_SIGNING_JWK takes it. Made with ECDH, not
+ * `generateKeyPairSync('ec').privateKey.export({ format: 'jwk' })`: on Node 20 that export holds the
+ * key's mutex while it allocates, a garbage collection then may finalize the spent generation job,
+ * whose destructor waits for the same mutex, and the process hangs for good (a server's first start
+ * hung so in CI: KeyGenJob::~KeyGenJob under ExportJWKEcKey, in gdb).
+ */
 export function generateSigningJwk(now: () => number = Date.now): string {
-  const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const point = ecdh.getPublicKey(); // uncompressed: 0x04, x, y
+  const privateScalar = Buffer.alloc(P256_BYTES);
+  const scalar = ecdh.getPrivateKey(); // without its leading zero bytes
+  scalar.copy(privateScalar, P256_BYTES - scalar.length);
+  const jwk = {
+    kty: 'EC',
+    crv: 'P-256',
+    x: point.subarray(1, 1 + P256_BYTES).toString('base64url'),
+    y: point.subarray(1 + P256_BYTES).toString('base64url'),
+    d: privateScalar.toString('base64url'),
+  };
   return JSON.stringify({ ...jwk, kid: `es256-${now().toString(36)}`, alg: 'ES256', use: 'sig' });
 }
 
