@@ -82,3 +82,14 @@ export async function startBenchProcess(options: {
   startup = '';
   return { child, ready, stop };
 }
+
+/** A reference server of scripts/bench/referenceServer.ts (its kind first in `args`), ready once listening: `ready[1]` is its URL. */
+export function startReferenceServer(args: string[]): Promise<BenchProcess> {
+  return startBenchProcess({
+    script: { file: path.join(repoRoot, 'scripts/bench/referenceServer.ts'), args },
+    env: {},
+    ready: /listening on (http:\/\/\S+)/,
+    name: `the ${args.join(' ')} reference`,
+    stopDeadlineMs: 5_000,
+  });
+}

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApiServer } from './apiServerProcess.js';
-import { startBenchProcess, type BenchProcess } from './benchProcess.js';
+import { startReferenceServer } from './benchProcess.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { median } from './median.js';
 import { cpuMilliseconds } from './processFigures.js';
@@ -19,7 +19,6 @@ import { printHelpWhenAsked } from './helpWhenAsked.js';
 
 printHelpWhenAsked(import.meta.filename);
 
-const repoRoot = path.resolve(import.meta.dirname, '../..');
 const works = (process.env.CEILING_WORK_US ?? '0,15,30,45,60,90').split(',').map(Number);
 if (works[0] !== 0 || works.some((work) => !Number.isSafeInteger(work) || work < 0)) throw new Error('CEILING_WORK_US: whole microseconds, starting with 0 (the reference)');
 const ROUNDS = Number(process.env.CEILING_ROUNDS ?? 3);
@@ -44,13 +43,7 @@ try {
   writeFileSync(bodyFile, Buffer.from(await (await fetch(`${server.url}/api/v1/portfolio`, { headers })).arrayBuffer()));
   subjects.push({ name: 'GET /api/v1/portfolio (the server)', url: `${server.url}/api/v1/portfolio`, headers, process: { stop: server.stop, pid: server.child.pid! } });
   for (const work of works) {
-    const reference: BenchProcess = await startBenchProcess({
-      script: { file: path.join(repoRoot, 'scripts/bench/referenceServer.ts'), args: work === 0 ? ['http', bodyFile] : ['http-work', bodyFile, String(work)] },
-      env: {},
-      ready: /listening on (http:\/\/\S+)/,
-      name: `bare node:http + ${work} µs`,
-      stopDeadlineMs: 5_000,
-    });
+    const reference = await startReferenceServer(work === 0 ? ['http', bodyFile] : ['http-work', bodyFile, String(work)]);
     subjects.push({ name: `bare node:http + ${work} µs of work`, url: `${reference.ready[1]}/api/v1/portfolio`, headers: {}, process: { stop: reference.stop, pid: reference.child.pid! } });
   }
   const rates = new Map<Subject, number[]>(subjects.map((subject) => [subject, []]));

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadDemoData } from '../../src/demo/demoData.js';
 import { openDatabase } from '../../src/store/database.js';
 import { startApiServer, type ApiServerProcess } from './apiServerProcess.js';
-import { startBenchProcess, type BenchProcess } from './benchProcess.js';
+import { startReferenceServer, type BenchProcess } from './benchProcess.js';
 import type { LoadResult, LoadScenario } from './loadGenerator.js';
 import { runLoadGenerator } from './loadGeneratorProcess.js';
 import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourFigures } from './noisyNeighbourPhase.js';
@@ -110,8 +110,6 @@ interface Measured extends LoadResult {
   name: string;
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-
 /** One run of the load generator in its own process. */
 function load(scenario: Scenario, connections: number, seconds: number): Promise<LoadResult> {
   return runLoadGenerator({ url: scenario.url, connections, seconds, headers: scenario.headers, createTasks: scenario.createTasks }, scenario.name);
@@ -187,18 +185,8 @@ function readSettings(): Settings | undefined {
 async function startReferences(body: Buffer, dataDir: string): Promise<{ bareUrl: string; expressUrl: string; processes: BenchProcess[] }> {
   const bodyFile = path.join(dataDir, 'portfolio.json');
   writeFileSync(bodyFile, body);
-  const [bare, viaExpress] = await Promise.all([startReference(['http', bodyFile]), startReference(['express', bodyFile])]);
+  const [bare, viaExpress] = await Promise.all([startReferenceServer(['http', bodyFile]), startReferenceServer(['express', bodyFile])]);
   return { bareUrl: bare.ready[1]!, expressUrl: viaExpress.ready[1]!, processes: [bare, viaExpress] };
-}
-
-function startReference(args: string[]): Promise<BenchProcess> {
-  return startBenchProcess({
-    script: { file: path.join(repoRoot, 'scripts/bench/referenceServer.ts'), args },
-    env: {},
-    ready: /listening on (http:\/\/\S+)/,
-    name: `the ${args[0]} reference`,
-    stopDeadlineMs: 5_000,
-  });
 }
 
 /** The server as `npm start` runs it on the bench's SQLite database (see apiServerProcess.ts). */
@@ -387,7 +375,7 @@ async function measureHttpScenarios(setting: HttpScenarioSetting, referenceProce
   const references = await startReferences(portfolioBody, dataDir);
   referenceProcesses.push(...references.processes);
   const largest = bench.workspaces.at(-1)!;
-  const insertReference = await startReference(['express-insert', databasePath, largest.workspaceId]);
+  const insertReference = await startReferenceServer(['express-insert', databasePath, largest.workspaceId]);
   referenceProcesses.push(insertReference);
 
   const deepDepth = Math.min(largest.taskCount - 100, settings.quick ? 10_000 : 50_000);

@@ -10,8 +10,9 @@
 // only until the first instant it would read otherwise.
 // The revision itself is read again only once its collection may have changed (src/store/cachedRows.ts:
 // on SQLite when the engine's change stamp of collection_revisions moved, a write of this connection
-// at once, another process's commit from the next turn of the event loop; on PostgreSQL when a write to a collection was announced,
-// at once for this process's own writes, within the bound of CACHED_ROW_MAX_AGE_MS for others').
+// at once, another process's commit from the next turn of the event loop; on PostgreSQL when a
+// write to a collection was announced, at once for this process's own writes, within the bound of
+// CACHED_ROW_MAX_AGE_MS for others').
 import { and, eq, sql } from 'drizzle-orm';
 import { collectionRevisions } from '../../db/schema.js';
 import type { BoundedCache } from './boundedCache.js';
